@@ -1,0 +1,244 @@
+// Start/stop helpers for the three ways of running the hello server under test:
+// raw node:cluster, superd and pm2. Each start*() resolves once all workers answer and
+// returns { name, port, stop() }.
+//
+// Cleanup is belt and braces, because a leaked worker would skew every later run:
+//  1. stop() asks nicely (SIGTERM to the raw primary, `super kill`, `pm2 kill`);
+//  2. every process we spawn gets a marker env var (BENCH_MARK) that its descendants
+//     inherit (daemons, cluster workers), so stop() then finds and SIGKILLs anything of
+//     that target still alive by scanning /proc/*/environ, and reports it as a leak;
+//  3. killEverythingSync() does the same scan for the whole run from process 'exit'.
+import fs from 'node:fs';
+import os from 'node:os';
+import net from 'node:net';
+import path from 'node:path';
+import http from 'node:http';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+export const HELLO = path.join(ROOT, 'examples/hello/server.js');
+export const SUPER_BIN = path.join(ROOT, 'bin/super.js');
+export const PM2_BIN = path.join(ROOT, 'node_modules/.bin/pm2');
+const RAW_PRIMARY = path.join(ROOT, 'bench/raw-cluster.js');
+
+const MARK = 'SUPERD_BENCH_MARK';
+export const RUN_ID = `${process.pid}-${Date.now().toString(36)}`;
+let seq = 0;
+const live = new Set(); // targets started and not stopped yet (for SIGINT)
+export const leaks = []; // processes found alive after a target's stop(): reported, then killed
+
+/** Env for a child: ours, minus any SUPER_HOME/PM2_HOME of the caller, plus the marker. */
+function childEnv(mark, extra) {
+  const env = { ...process.env, ...extra, [MARK]: mark };
+  for (const k of ['SUPER_HOME', 'PM2_HOME']) if (!(k in extra)) delete env[k];
+  return env;
+}
+
+/** A free TCP port on 127.0.0.1 (bind 0, read it, close; the tiny race is acceptable here). */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer().once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Runs a command to completion (async, so the driver's loop stays free). Rejects on failure. */
+export function run(cmd, args, { env, timeout = 60000 } = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], timeout, killSignal: 'SIGKILL' });
+    let out = '';
+    child.stdout.on('data', (d) => { out += d; });
+    child.stderr.on('data', (d) => { out += d; });
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      if (code === 0) resolve(out);
+      else reject(new Error(`${path.basename(cmd)} ${args.join(' ')} failed (${signal ?? `exit ${code}`}):\n${out.trim().split('\n').slice(-15).join('\n')}`));
+    });
+  });
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Waits until `n` different worker pids have answered on fresh connections. Round-robin
+ * hands new connections to every listening worker in turn, so this proves all n listen
+ * (pm2's `start` returns when workers are forked, not when they listen).
+ */
+async function waitForWorkers(port, n, timeout = 20000) {
+  const pids = new Set();
+  const deadline = Date.now() + timeout;
+  while (pids.size < n) {
+    if (Date.now() > deadline) throw new Error(`only ${pids.size}/${n} workers answered on port ${port} within ${timeout} ms`);
+    const body = await new Promise((resolve) => {
+      const req = http.get({ host: '127.0.0.1', port, path: '/', agent: false, timeout: 1000 }, (res) => {
+        let b = '';
+        res.on('data', (d) => { b += d; }).on('end', () => resolve(b));
+      });
+      req.on('error', () => resolve('')).on('timeout', () => req.destroy());
+    });
+    const pid = /pid (\d+)/.exec(body)?.[1];
+    if (pid) pids.add(pid);
+    else await sleep(50);
+  }
+}
+
+/** Pids of live (non-zombie) processes whose environment has MARK=<value>, or MARK=<value>-* when prefix. */
+function findMarked(value, { prefix = false } = {}) {
+  const found = [];
+  for (const ent of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(ent) || Number(ent) === process.pid) continue;
+    let environ;
+    try {
+      environ = fs.readFileSync(`/proc/${ent}/environ`, 'latin1');
+    } catch {
+      continue; // gone, or not ours
+    }
+    const hit = environ.split('\0').find((kv) => kv.startsWith(`${MARK}=`))?.slice(MARK.length + 1);
+    if (hit && (hit === value || (prefix && hit.startsWith(`${value}-`)))) found.push(Number(ent));
+  }
+  return found;
+}
+
+function killPids(pids) {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch { /* already gone */ }
+  }
+}
+
+/** After a graceful stop: give stragglers `grace` ms, then SIGKILL and record them as leaks. */
+async function reap(target, mark, grace = 3000) {
+  const deadline = Date.now() + grace;
+  let left = findMarked(mark);
+  while (left.length && Date.now() < deadline) {
+    await sleep(100);
+    left = findMarked(mark);
+  }
+  if (left.length) {
+    const cmds = left.map((pid) => { try { return `${pid} ${fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim()}`; } catch { return `${pid}`; } });
+    leaks.push({ target, processes: cmds });
+    killPids(left);
+  }
+}
+
+/** Wraps a target so stop() runs once, is bounded, and always ends with the /proc sweep. */
+function makeTarget(name, port, mark, home, gracefulStop) {
+  let stopping;
+  const target = {
+    name,
+    port,
+    stop() {
+      stopping ??= (async () => {
+        try {
+          await gracefulStop();
+        } catch (err) {
+          process.stderr.write(`warning: graceful stop of ${name} failed: ${err.message}\n`);
+        } finally {
+          await reap(name, mark);
+          live.delete(target);
+          if (home) fs.rmSync(home, { recursive: true, force: true });
+        }
+      })();
+      return stopping;
+    },
+  };
+  live.add(target);
+  return target;
+}
+
+/** Starts a target, and if it never becomes ready, tears down whatever it started. */
+async function guarded(target, ready) {
+  try {
+    await ready();
+    return target;
+  } catch (err) {
+    await target.stop();
+    throw err;
+  }
+}
+
+export async function startRaw({ instances }) {
+  const port = await freePort();
+  const mark = `${RUN_ID}-raw-${++seq}`;
+  // detached: own process group, so stop() can signal the primary and its workers at once.
+  const child = spawn(process.execPath, [RAW_PRIMARY], {
+    cwd: ROOT,
+    detached: true,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    env: childEnv(mark, { PORT: String(port), WORKERS: String(instances) }),
+  });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const target = makeTarget('raw node:cluster', port, mark, null, async () => {
+    try {
+      process.kill(-child.pid, 'SIGTERM');
+    } catch { /* gone */ }
+    const timer = setTimeout(() => { try { process.kill(-child.pid, 'SIGKILL'); } catch { /* gone */ } }, 5000);
+    await exited;
+    clearTimeout(timer);
+  });
+  return guarded(target, async () => {
+    await new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('raw cluster: workers not listening within 15 s')), 15000);
+      child.once('message', (m) => { if (m === 'ready') { clearTimeout(timer); resolve(); } });
+      child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`raw cluster exited early (code ${code})`)); });
+    });
+    if (child.connected) child.disconnect(); // the IPC channel is only for 'ready'
+    await waitForWorkers(port, instances);
+  });
+}
+
+export async function startSuperd({ instances }) {
+  const port = await freePort();
+  const mark = `${RUN_ID}-superd-${++seq}`;
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'superd-bench-'));
+  const eco = path.join(home, 'bench.yml');
+  // JSON strings are valid YAML scalars: no quoting surprises with paths.
+  fs.writeFileSync(eco, [
+    'apps:',
+    '  - name: bench-hello',
+    `    script: ${JSON.stringify(HELLO)}`,
+    `    cwd: ${JSON.stringify(path.dirname(HELLO))}`,
+    `    instances: ${instances}`,
+    '    env:',
+    `      PORT: "${port}"`,
+    '',
+  ].join('\n'));
+  const env = childEnv(mark, { SUPER_HOME: home });
+  const target = makeTarget('superd', port, mark, home, () => run(process.execPath, [SUPER_BIN, 'kill'], { env, timeout: 30000 }));
+  target.env = env;
+  return guarded(target, async () => {
+    await run(process.execPath, [SUPER_BIN, 'start', eco], { env, timeout: 60000 }); // returns once workers listen
+    await waitForWorkers(port, instances);
+  });
+}
+
+export async function startPm2({ instances }) {
+  const port = await freePort();
+  const mark = `${RUN_ID}-pm2-${++seq}`;
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'pm2-bench-'));
+  const env = childEnv(mark, { PM2_HOME: home, PORT: String(port) });
+  const target = makeTarget('pm2', port, mark, home, () => run(PM2_BIN, ['kill'], { env, timeout: 30000 }));
+  target.env = env;
+  return guarded(target, async () => {
+    // -i N = cluster mode. PORT reaches the app through the CLI's environment.
+    await run(PM2_BIN, ['start', HELLO, '-i', String(instances), '--name', 'bench-hello'], { env, timeout: 60000 });
+    await waitForWorkers(port, instances);
+  });
+}
+
+/** For SIGINT: stop every live target gracefully (bounded). */
+export async function stopAll() {
+  await Promise.allSettled([...live].map((t) => t.stop()));
+}
+
+/** For process 'exit' (synchronous): SIGKILL anything this run started that still lives. */
+export function killEverythingSync() {
+  try {
+    killPids(findMarked(RUN_ID, { prefix: true }));
+  } catch { /* best effort */ }
+}

@@ -1,0 +1,221 @@
+// One app entry of the ecosystem file -> the normalized App the daemon consumes,
+// plus the checks a schema cannot make (files exist, instances fit the CPUs,
+// mode and interpreter agree). Values the schema already refused are skipped
+// (problems.isBad), so each mistake is reported once; the result only matters
+// when the whole file has no problem.
+
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { didYouMean } from './did-you-mean.js';
+import { resolveInstances } from './instances.js';
+import { defaultInterpreter, resolveScript } from './resolve-script.js';
+import { shellSplit } from './shell-split.js';
+import { parseDuration, parseSize } from './units.js';
+
+const SIGNALS = Object.keys(os.constants.signals);
+
+/**
+ * @typedef {object} App
+ * @property {string} name
+ * @property {string} script  absolute path
+ * @property {string[]} args
+ * @property {string} cwd  absolute path
+ * @property {number} instances  resolved, >= 1
+ * @property {number|'max'} instances_spec  as written (default 1)
+ * @property {'cluster'|'fork'} exec_mode
+ * @property {'node'|'none'} interpreter
+ * @property {string[]} node_args
+ * @property {Record<string,string>} env  env merged with env_<name> for `--env <name>`
+ * @property {string} instance_var
+ * @property {boolean} autorestart
+ * @property {number[]} stop_exit_codes
+ * @property {number} min_uptime  ms
+ * @property {number} max_restarts
+ * @property {number} restart_delay  ms
+ * @property {number} exp_backoff_restart_delay  ms, 0 = off
+ * @property {number} kill_timeout  ms
+ * @property {string} kill_signal
+ * @property {number} listen_timeout  ms
+ * @property {boolean} wait_ready
+ * @property {'listen'|'ready'|'spawn'} ready_on
+ * @property {string[]} watch  absolute paths; [] = off
+ * @property {string[]} ignore_watch
+ * @property {number} watch_delay  ms
+ * @property {number|null} max_memory_restart  bytes
+ * @property {string|null} out_file  absolute path, null = default
+ * @property {string|null} error_file  absolute path, null = default
+ * @property {boolean} merge_logs
+ * @property {string|null} log_date_format
+ * @property {'raw'|'json'} log_type
+ * @property {boolean} disable_logs
+ * @property {boolean} time
+ * @property {number|null} log_max_size  bytes
+ * @property {number|null} log_retain
+ * @property {string|number|number[]|Record<string,unknown>|null} cpu_affinity  as written
+ * @property {number} reload_parallel
+ * @property {number} probation  ms
+ * @property {number|null} metrics_interval  ms
+ * @property {{ file: string, line: number }} source  where the entry starts
+ */
+
+/**
+ * @param {unknown} raw  the app entry as parsed
+ * @param {number} index  its place in `apps`
+ * @param {object} ctx
+ * @param {import('./problems.js').Problems} ctx.problems
+ * @param {string} ctx.file  absolute path of the ecosystem file
+ * @param {string} ctx.baseDir  directory relative cwds resolve against
+ * @param {number} ctx.cpus
+ * @param {string} [ctx.envName]  `--env <name>`
+ * @returns {App|null} null when the entry is not a mapping
+ */
+export function normalizeApp(raw, index, ctx) {
+  const { problems } = ctx;
+  const here = ['apps', index];
+  if (problems.isBad(here) || !raw || typeof raw !== 'object' || Array.isArray(raw)) return null;
+  const at = (key) => [...here, key];
+  /** The value of `key`, or undefined when absent or already refused. */
+  const get = (key) => (problems.isBad(at(key)) ? undefined : raw[key]);
+  const report = (key, message) => problems.add(at(key), message);
+  const ms = (key, fallback) => convert(key, parseDuration, fallback, 'a duration like 500ms, 5s, 2m or 1h');
+  const bytes = (key) => convert(key, parseSize, null, 'a size like 512K, 300M or 1G');
+  function convert(key, parse, fallback, expected) {
+    const v = get(key);
+    if (v === undefined || v === null) return fallback;
+    const out = parse(v);
+    if (out === undefined) report(key, `must be ${expected} (got ${v}); use a finite value`);
+    return out ?? fallback;
+  }
+
+  const cwd = resolveCwd(get('cwd'), ctx.baseDir, (m) => report('cwd', m));
+  const env = mergeEnv(get('env'), ctx.envName && get(`env_${ctx.envName}`));
+  const script = typeof get('script') === 'string' ? get('script') : undefined;
+  const interpreter = get('interpreter') ?? (script ? defaultInterpreter(script) : 'node');
+  let scriptPath = script && path.resolve(cwd ?? ctx.baseDir, script);
+  if (script && cwd) {
+    const found = resolveScript(script, cwd, interpreter, env.PATH ?? process.env.PATH);
+    if (found.error) report('script', found.error);
+    else scriptPath = found.path;
+  }
+
+  const execMode = get('exec_mode') ?? (interpreter === 'node' ? 'cluster' : 'fork');
+  if (get('exec_mode') === 'cluster' && interpreter === 'none' && !problems.isBad(at('interpreter'))) {
+    const why = raw.interpreter === 'none' ? 'interpreter is none' : `${script} is not a .js, .mjs or .cjs file`;
+    report('exec_mode', `cluster mode needs a Node script (${why}); use exec_mode: fork`);
+  }
+
+  const spec = get('instances') ?? 1;
+  let instances = 1;
+  if (!problems.isBad(at('instances'))) {
+    try {
+      instances = resolveInstances(spec, ctx.cpus);
+    } catch (err) {
+      const range = ctx.cpus > 2 ? `-1 to -${ctx.cpus - 1}, ` : ctx.cpus === 2 ? '-1, ' : '';
+      report('instances', `${err.message}; use ${range}a positive number, or max`);
+    }
+  }
+
+  const killSignal = get('kill_signal') ?? 'SIGINT';
+  if (!SIGNALS.includes(killSignal)) report('kill_signal', `unknown signal "${killSignal}"; ${signalHint(killSignal)}`);
+
+  const waitReady = get('wait_ready') ?? false;
+  const readyOn = get('ready_on') ?? (waitReady ? 'ready' : execMode === 'fork' ? 'spawn' : 'listen');
+  if (waitReady && readyOn !== 'ready') {
+    report('ready_on', `${readyOn} contradicts wait_ready: true (which means ready_on: ready); remove one of them`);
+  }
+
+  const base = cwd ?? ctx.baseDir;
+  const filePath = (key) => (typeof get(key) === 'string' ? path.resolve(base, get(key)) : null);
+  return {
+    name: get('name'),
+    script: scriptPath,
+    args: argList(get('args'), (m) => report('args', m)),
+    cwd,
+    instances,
+    instances_spec: spec,
+    exec_mode: execMode,
+    interpreter,
+    node_args: argList(get('node_args'), (m) => report('node_args', m)),
+    env,
+    instance_var: get('instance_var') ?? 'NODE_APP_INSTANCE',
+    autorestart: get('autorestart') ?? true,
+    stop_exit_codes: [].concat(get('stop_exit_codes') ?? []),
+    min_uptime: ms('min_uptime', 1000),
+    max_restarts: get('max_restarts') ?? 16,
+    restart_delay: ms('restart_delay', 0),
+    exp_backoff_restart_delay: ms('exp_backoff_restart_delay', 0),
+    kill_timeout: ms('kill_timeout', 1600),
+    kill_signal: killSignal,
+    listen_timeout: ms('listen_timeout', 8000),
+    wait_ready: waitReady,
+    ready_on: readyOn,
+    watch: watchList(get('watch'), base),
+    ignore_watch: [].concat(get('ignore_watch') ?? []),
+    watch_delay: ms('watch_delay', 1000),
+    max_memory_restart: bytes('max_memory_restart'),
+    out_file: filePath('out_file'),
+    error_file: filePath('error_file'),
+    merge_logs: get('merge_logs') ?? true,
+    log_date_format: get('log_date_format') ?? null,
+    log_type: get('log_type') ?? 'raw',
+    disable_logs: get('disable_logs') ?? false,
+    time: get('time') ?? false,
+    log_max_size: bytes('log_max_size'),
+    log_retain: get('log_retain') ?? null,
+    cpu_affinity: get('cpu_affinity') ?? null,
+    reload_parallel: get('reload_parallel') ?? 1,
+    probation: ms('probation', 1000),
+    metrics_interval: ms('metrics_interval', null),
+    source: { file: ctx.file, line: problems.positions?.locate(here).line ?? 1 },
+  };
+}
+
+/** Absolute cwd, or undefined (after reporting) when it is not an existing directory. */
+function resolveCwd(cwd, baseDir, report) {
+  if (cwd === undefined) return baseDir;
+  if (typeof cwd !== 'string') return undefined;
+  const abs = path.resolve(baseDir, cwd);
+  const stat = fs.statSync(abs, { throwIfNoEntry: false });
+  const where = path.isAbsolute(cwd) ? '' : ` (relative to ${baseDir})`;
+  if (!stat) report(`directory not found: ${abs}; check the path${where}`);
+  else if (!stat.isDirectory()) report(`not a directory: ${abs}; give the directory the app runs in`);
+  else return abs;
+  return undefined;
+}
+
+/** env then env_<name>, values as strings (an empty value is ""). */
+function mergeEnv(env, overrides) {
+  const entries = [...Object.entries(asMap(env)), ...Object.entries(asMap(overrides))];
+  // fromEntries defines own properties, so a `__proto__` variable stays a plain variable.
+  return Object.fromEntries(entries.map(([k, v]) => [k, v === null ? '' : String(v)]));
+}
+
+function asMap(v) {
+  return v && typeof v === 'object' && !Array.isArray(v) ? v : {};
+}
+
+function argList(v, report) {
+  if (v === undefined || v === null) return [];
+  if (Array.isArray(v)) return v.map(String);
+  try {
+    return shellSplit(String(v));
+  } catch (err) {
+    report(`cannot split into arguments: ${err.message}; close the quote, or write a list`);
+    return [];
+  }
+}
+
+function watchList(watch, base) {
+  if (watch === true) return [base];
+  if (!watch) return [];
+  return [].concat(watch).map((p) => path.resolve(base, p));
+}
+
+function signalHint(sig) {
+  const upper = String(sig).toUpperCase();
+  const guess = SIGNALS.includes(upper) ? upper
+    : SIGNALS.includes(`SIG${upper}`) ? `SIG${upper}`
+      : didYouMean(sig, SIGNALS);
+  return guess ? `did you mean "${guess}"?` : 'use a signal name like SIGINT or SIGTERM';
+}

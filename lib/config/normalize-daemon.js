@@ -1,0 +1,58 @@
+// The top-level (daemon-wide) keys of the ecosystem file -> `daemon` settings
+// with every default filled in, so the daemon never checks for absent keys.
+
+import path from 'node:path';
+import { parseDuration, parseSize } from './units.js';
+
+/**
+ * @typedef {object} DaemonSettings
+ * @property {'round-robin'|'os'} scheduling
+ * @property {{ listen: string|null, tls: { cert: string, key: string }|null, origins: string[] }} control
+ * @property {{ dir: string|null, max_size: number|null, retain: number|null, compress: boolean }} logs
+ *   dir absolute (null = $SUPER_HOME/logs), max_size in bytes
+ * @property {{ listen: string|null, interval: number }} metrics  interval in ms
+ * @property {string|number|number[]|null} cpu_affinity  as written
+ */
+
+/**
+ * @param {object} data  the parsed document (a mapping)
+ * @param {object} ctx
+ * @param {import('./problems.js').Problems} ctx.problems
+ * @param {string} ctx.baseDir  directory of the ecosystem file
+ * @returns {DaemonSettings}
+ */
+export function normalizeDaemon(data, { problems, baseDir }) {
+  /** Value at a key path, or undefined when absent or already refused. */
+  const get = (...segs) => {
+    if (problems.isBad(segs)) return undefined;
+    return segs.reduce((cur, s) => (cur && typeof cur === 'object' ? cur[s] : undefined), data);
+  };
+  const abs = (...segs) => (typeof get(...segs) === 'string' ? path.resolve(baseDir, get(...segs)) : null);
+
+  for (const key of ['control', 'metrics']) {
+    const listen = get(key, 'listen');
+    const port = typeof listen === 'string' ? Number(listen.slice(listen.lastIndexOf(':') + 1)) : 1;
+    if (port < 1 || port > 65535) problems.add([key, 'listen'], `port ${port} is out of range; use a port from 1 to 65535`);
+  }
+
+  const tls = get('control', 'tls');
+  return {
+    scheduling: get('scheduling') ?? 'round-robin',
+    control: {
+      listen: get('control', 'listen') ?? null,
+      tls: tls ? { cert: abs('control', 'tls', 'cert'), key: abs('control', 'tls', 'key') } : null,
+      origins: get('control', 'origins') ?? [],
+    },
+    logs: {
+      dir: abs('logs', 'dir'),
+      max_size: parseSize(get('logs', 'max_size')) ?? null,
+      retain: get('logs', 'retain') ?? null,
+      compress: get('logs', 'compress') ?? false,
+    },
+    metrics: {
+      listen: get('metrics', 'listen') ?? null,
+      interval: parseDuration(get('metrics', 'interval')) ?? 1000,
+    },
+    cpu_affinity: get('daemon', 'cpu_affinity') ?? null,
+  };
+}

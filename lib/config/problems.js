@@ -1,0 +1,88 @@
+// Collects the problems of one ecosystem file as one-line strings:
+//   `<file>:<line>:<col>: <key path>: <what is wrong>; <what to do>`
+// and remembers which key paths are already known bad, so later checks do not
+// report the same value twice.
+
+/**
+ * `['apps', 0, 'env', 'A.B']` -> `apps[0].env["A.B"]`; `[]` -> `top level`.
+ * @param {(string|number)[]} segments
+ * @returns {string}
+ */
+export function formatPath(segments) {
+  if (segments.length === 0) return 'top level';
+  let out = '';
+  for (const s of segments) {
+    if (typeof s === 'number') out += `[${s}]`;
+    else if (/^[A-Za-z_$][\w$-]*$/.test(s)) out += out ? `.${s}` : s;
+    else out += `[${JSON.stringify(s)}]`;
+  }
+  return out;
+}
+
+/**
+ * Describe a value the user wrote, for `(got ...)`: scalars as written, containers by kind.
+ * @param {unknown} v
+ * @returns {string}
+ */
+export function describeValue(v) {
+  if (v === undefined) return 'nothing';
+  if (v === null) return 'an empty value';
+  if (Array.isArray(v)) return v.length ? 'a list' : 'an empty list';
+  if (typeof v === 'object') return Object.keys(v).length ? 'a mapping' : 'an empty mapping';
+  if (typeof v === 'string') return JSON.stringify(v.length > 40 ? `${v.slice(0, 37)}...` : v);
+  return String(v);
+}
+
+export class Problems {
+  /**
+   * @param {string} display  the file name as the user gave it
+   * @param {import('./positions.js').PositionMap} [positions]
+   */
+  constructor(display, positions) {
+    this.display = display;
+    this.positions = positions;
+    this.items = [];
+    this.bad = new Set();
+  }
+
+  get size() {
+    return this.items.length;
+  }
+
+  /**
+   * @param {(string|number)[]} segments  key path of the offending key or value
+   * @param {string} message  `<what is wrong>; <what to do>`
+   * @param {'value'|'key'} [which='value']  point at the value, or at the key (unknown keys)
+   */
+  add(segments, message, which = 'value') {
+    const { line, col } = this.positions?.locate(segments, which) ?? { line: 1, col: 1 };
+    this.bad.add(JSON.stringify(segments));
+    this.items.push({ line, col, text: `${this.display}:${line}:${col}: ${formatPath(segments)}: ${message}` });
+  }
+
+  /** A problem with no place in the file (e.g. a bad `--only` name): listed last. */
+  addGeneral(message) {
+    this.items.push({ line: Infinity, col: 0, text: `${this.display}: ${message}` });
+  }
+
+  /** A problem with an explicit position (YAML syntax errors). */
+  addAt(line, col, message) {
+    this.items.push({ line, col, text: `${this.display}:${line}:${col}: ${message}` });
+  }
+
+  /** Was a problem already reported at this path or at one of its ancestors? */
+  isBad(segments) {
+    for (let n = segments.length; n >= 0; n--) {
+      if (this.bad.has(JSON.stringify(segments.slice(0, n)))) return true;
+    }
+    return false;
+  }
+
+  /** @returns {string[]} in file order (stable for equal positions) */
+  list() {
+    return this.items
+      .map((p, i) => ({ ...p, i }))
+      .sort((a, b) => a.line - b.line || a.col - b.col || a.i - b.i)
+      .map((p) => p.text);
+  }
+}

@@ -1,0 +1,22 @@
+// super describe <app> [--json]
+import { request } from '../session.js';
+import { renderLs } from '../render-ls.js';
+
+export default async function describe(name, opts) {
+  const { app } = await request('describe', { app: name });
+  if (opts.json) {
+    process.stdout.write(`${JSON.stringify(app, null, 2)}\n`);
+    return;
+  }
+  const out = [];
+  out.push(`${app.name}: ${app.status}, ${app.instances} instance(s), ${app.exec_mode} mode, scheduling ${app.scheduling}`);
+  out.push(`  out log: ${app.logs.out}`, `  err log: ${app.logs.err}`);
+  if (app.pending_config?.length) out.push(`  config changed, applies at next restart: ${app.pending_config.join(', ')}`);
+  out.push('', renderLs({ apps: [app] }), '', 'config:');
+  for (const [k, v] of Object.entries(app.config)) out.push(`  ${k}: ${JSON.stringify(v)}`);
+  for (const w of app.workers) {
+    if (w.last_exit) out.push(`  #${w.slot} last exit: ${w.last_exit.signal ? `signal ${w.last_exit.signal}` : `code ${w.last_exit.code}`} after ${w.last_exit.uptime_ms} ms`);
+  }
+  if (app.last_stderr) out.push('', 'last stderr lines:', ...app.last_stderr.split('\n').map((l) => `  | ${l}`));
+  process.stdout.write(`${out.join('\n')}\n`);
+}

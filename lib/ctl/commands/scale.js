@@ -1,0 +1,11 @@
+// super scale <app> <N|+N|-N>
+import { request } from '../session.js';
+import { printOutcome } from '../report.js';
+import { SuperError } from '../../errors.js';
+
+export default async function scale(app, count) {
+  if (!/^[+-]?\d{1,4}$/.test(count)) throw new SuperError('E_USAGE', `count must be N, +N or -N (got "${count}")`);
+  const data = await request('scale', { app, count }, { timeout: 0 });
+  process.stdout.write(`${data.app}: ${data.from} -> ${data.to} instances\n`);
+  return printOutcome(data);
+}

@@ -1,0 +1,32 @@
+// super start <file> [--env name] [--only a,b]
+import path from 'node:path';
+import os from 'node:os';
+import { loadEcosystem } from '../../config/index.js';
+import { superHome } from '../../home.js';
+import { ensureDaemon } from '../launch-daemon.js';
+import { printOutcome } from '../report.js';
+import { renderLs } from '../render-ls.js';
+
+export default async function start(file, opts) {
+  const abs = path.resolve(file);
+  const only = opts.only ? opts.only.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
+  // Refuse a bad file here, before a daemon is even started (the daemon checks again).
+  await loadEcosystem(abs, { env: opts.env, only, cpus: os.availableParallelism() });
+  const client = await ensureDaemon(superHome());
+  try {
+    const clientEnv = Object.fromEntries(Object.entries(process.env).filter(([, v]) => typeof v === 'string'));
+    const data = await client.request('start', { file: abs, env: opts.env, only, clientEnv }, { timeout: 0 });
+    for (const name of data.started) process.stdout.write(`started ${name}\n`);
+    for (const name of data.running) {
+      const changed = data.changed.find((c) => c.name === name);
+      process.stdout.write(changed
+        ? `${name} is already running; its config changed (${changed.keys.join(', ')}): it applies at the next \`super restart ${name}\`\n`
+        : `${name} is already running; use \`super restart ${name}\` to restart it\n`);
+    }
+    const status = printOutcome(data);
+    process.stdout.write(`${renderLs(await client.request('ls'))}\n`);
+    return status;
+  } finally {
+    client.close();
+  }
+}

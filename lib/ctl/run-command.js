@@ -1,0 +1,26 @@
+// Runs one CLI command module and turns its outcome into output and an exit status:
+// 0 done, 1 the operation failed, 2 bad input, 3 no daemon reachable (lib/errors.js).
+import { SuperError, EXIT } from '../errors.js';
+
+export async function runCommand(name, args) {
+  let status = EXIT.OK;
+  try {
+    const mod = await import(`./commands/${name}.js`);
+    status = (await mod.default(...args)) ?? EXIT.OK;
+  } catch (err) {
+    status = printError(err);
+  }
+  process.exitCode = status;
+  // Commands hold no timers; exit promptly even if a socket lingers in close.
+  setImmediate(() => process.exit(status));
+}
+
+export function printError(err) {
+  if (err instanceof SuperError) {
+    process.stderr.write(`super: ${err.code}: ${err.message}\n`);
+    for (const p of err.details?.problems ?? []) process.stderr.write(`  ${p}\n`);
+    return err.exitStatus;
+  }
+  process.stderr.write(`super: E_INTERNAL: ${err?.stack ?? err}\n`);
+  return EXIT.FAILED;
+}

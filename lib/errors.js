@@ -1,0 +1,63 @@
+// The one registry of coded errors (DESIGN.md "Errors and bad input").
+// Every user-facing failure carries one of these codes, a one-line message
+// that says what to do, and the CLI exit status. The README's error table is
+// tested against this list (test/errors.test.js).
+
+/** Exit statuses of the `super` CLI. */
+export const EXIT = Object.freeze({ OK: 0, FAILED: 1, BAD_INPUT: 2, NO_DAEMON: 3 });
+
+/** code -> [exit status, what it means / what to do] */
+export const CODES = Object.freeze({
+  E_CONFIG: [EXIT.BAD_INPUT, 'The ecosystem file is invalid; fix the listed problems and run the command again.'],
+  E_USAGE: [EXIT.BAD_INPUT, 'The command line is wrong; see `super <command> --help`.'],
+  E_APP_NOT_FOUND: [EXIT.BAD_INPUT, 'No app by that name is known to the daemon; `super ls` lists them.'],
+  E_BAD_REQUEST: [EXIT.BAD_INPUT, 'A control message was malformed (not JSON, missing id/op, wrong argument types).'],
+  E_UNKNOWN_OP: [EXIT.BAD_INPUT, 'The control channel does not know that operation; the client and daemon may differ in version.'],
+  E_FRAME_TOO_LARGE: [EXIT.BAD_INPUT, 'A control message exceeded the frame size limit and the connection was closed.'],
+  E_PROTOCOL: [EXIT.BAD_INPUT, 'Client and daemon speak different protocol versions; restart the daemon with `super kill` then `super start`.'],
+  E_BUSY: [EXIT.FAILED, 'Another operation is changing that app right now; wait for it to finish and try again.'],
+  E_NOT_READY: [EXIT.FAILED, 'A worker did not become ready in time; check its error log, or set `ready_on`/`listen_timeout`.'],
+  E_START_FAILED: [EXIT.FAILED, 'A worker could not be started; its error log says why.'],
+  E_TIMEOUT: [EXIT.FAILED, 'The daemon did not answer in time.'],
+  E_INTERNAL: [EXIT.FAILED, 'The daemon hit an unexpected error; see $SUPER_HOME/daemon.log.'],
+  E_HOME: [EXIT.FAILED, 'SUPER_HOME cannot be used; check that the directory is yours and writable.'],
+  E_DAEMON_RUNNING: [EXIT.FAILED, 'A daemon already runs for this SUPER_HOME.'],
+  E_DAEMON_START: [EXIT.NO_DAEMON, 'The daemon could not be started; see $SUPER_HOME/daemon.err for why.'],
+  E_NO_DAEMON: [EXIT.NO_DAEMON, 'No daemon answers on this SUPER_HOME; start one with `super start <ecosystem.yml>`.'],
+});
+
+/** An error that crosses the control channel and ends a CLI with its exit status. */
+export class SuperError extends Error {
+  /**
+   * @param {keyof CODES} code
+   * @param {string} message  one line, saying what is wrong and what to do
+   * @param {object} [details] structured extras (e.g. config problems)
+   */
+  constructor(code, message, details) {
+    super(message);
+    if (!(code in CODES)) throw new TypeError(`unknown error code ${code}`);
+    this.name = 'SuperError';
+    this.code = code;
+    if (details !== undefined) this.details = details;
+  }
+
+  get exitStatus() {
+    return CODES[this.code][0];
+  }
+
+  /** The wire shape: `{code, message, details?}`. */
+  toJSON() {
+    const out = { code: this.code, message: this.message };
+    if (this.details !== undefined) out.details = this.details;
+    return out;
+  }
+
+  static fromJSON(obj) {
+    const code = obj && obj.code in CODES ? obj.code : 'E_INTERNAL';
+    return new SuperError(code, String(obj?.message ?? 'unknown error'), obj?.details);
+  }
+}
+
+export function exitStatusOf(code) {
+  return (CODES[code] ?? CODES.E_INTERNAL)[0];
+}

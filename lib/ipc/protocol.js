@@ -1,0 +1,99 @@
+// The control protocol between `super` (or any client) and the daemon, in one place.
+//
+// Transport: a websocket (ws) on the unix socket $SUPER_HOME/super.sock; one JSON
+// object per text frame, at most MAX_FRAME bytes (larger frames close the connection
+// with code 1009).
+//
+//   daemon -> client, on connect:  {"hello": {"protocol": 1, "version": "0.1.0", "pid": 123}}
+//   client -> daemon, request:     {"id": 7, "op": "ls", "args": {}}
+//   daemon -> client, reply:       {"id": 7, "ok": true, "data": {...}}
+//                                  {"id": 7, "ok": false, "error": {"code": "E_APP_NOT_FOUND", "message": "..."}}
+//   daemon -> client, event:       {"event": "worker", "data": {...}}   (only after "subscribe")
+//
+// A frame that is not JSON, not an object, lacks a valid id/op, or has arguments of the
+// wrong type gets an error reply (id null when the id itself is unusable); nothing a
+// client sends reaches an app it did not name. Errors carry the stable codes of
+// lib/errors.js.
+//
+// Ops (args -> data):
+//   ping        {}                                   -> {pong: true, pid, uptime_ms}
+//   version     {}                                   -> {version, protocol, node}
+//   start       {file, env?, only?, clientEnv?}      -> {started: [name], running: [name], changed: [{name, keys}], warnings: [string]}
+//   stop        {target}                             -> {apps: [name]}          target = app name or "all"
+//   restart     {target}                             -> {apps: [name]}
+//   delete      {target}                             -> {apps: [name]}
+//   scale       {app, count}                         -> {app, from, to}      count = "N" | "+N" | "-N"
+//   ls          {}                                   -> {apps: [AppStatus]}
+//   describe    {app}                                -> {app: AppStatus & {config}}
+//   kill        {}                                   -> {stopping: true}    the daemon exits after replying
+//   subscribe   {topics: ["worker"]}                 -> {topics}            worker state events follow
+//   unsubscribe {}                                   -> {}
+//
+// Events (topic "worker"): {app, slot, pid, state, prev, code?, signal?, restarts, reason?}
+// with state one of lib/master/states.js WORKER_STATES.
+
+export const PROTOCOL = 1;
+export const MAX_FRAME = 1024 * 1024;
+export const TOPICS = Object.freeze(['worker']);
+
+const str = (v) => typeof v === 'string' && v.length > 0 && v.length <= 4096;
+const optStr = (v) => v === undefined || str(v);
+const strList = (v) => Array.isArray(v) && v.length <= 1000 && v.every(str);
+const plainObj = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+const envMap = (v) => v === undefined || (plainObj(v) && Object.values(v).every((x) => typeof x === 'string'));
+
+/** op -> {args: {name: [check, required, what it must be]}} */
+export const OPS = Object.freeze({
+  ping: {},
+  version: {},
+  start: {
+    file: [str, true, 'an absolute path to an ecosystem file'],
+    env: [optStr, false, 'an environment name'],
+    only: [(v) => v === undefined || strList(v), false, 'a list of app names'],
+    clientEnv: [envMap, false, 'an object of string values'],
+  },
+  stop: { target: [str, true, 'an app name or "all"'] },
+  restart: { target: [str, true, 'an app name or "all"'] },
+  delete: { target: [str, true, 'an app name or "all"'] },
+  scale: {
+    app: [str, true, 'an app name'],
+    count: [(v) => typeof v === 'string' && /^[+-]?\d{1,4}$/.test(v), true, 'a count like "4", "+2" or "-1"'],
+  },
+  ls: {},
+  describe: { app: [str, true, 'an app name'] },
+  kill: {},
+  subscribe: { topics: [(v) => strList(v) && v.every((t) => TOPICS.includes(t)), true, `a list of topics from: ${TOPICS.join(', ')}`] },
+  unsubscribe: {},
+});
+
+/**
+ * Checks one decoded frame. Returns {id, op, args} or {id, error: {code, message}}.
+ * Pure: no I/O, so it is unit-tested with garbage directly.
+ */
+export function parseRequest(text) {
+  let msg;
+  try {
+    msg = JSON.parse(text);
+  } catch {
+    return { id: null, error: { code: 'E_BAD_REQUEST', message: 'frame is not valid JSON' } };
+  }
+  if (!plainObj(msg)) return { id: null, error: { code: 'E_BAD_REQUEST', message: 'a request must be a JSON object {id, op, args}' } };
+  const id = Number.isSafeInteger(msg.id) || (typeof msg.id === 'string' && msg.id.length <= 64) ? msg.id : null;
+  if (id === null) return { id: null, error: { code: 'E_BAD_REQUEST', message: 'a request needs an "id" (integer or short string)' } };
+  if (typeof msg.op !== 'string') return { id, error: { code: 'E_BAD_REQUEST', message: 'a request needs an "op" string' } };
+  if (!Object.hasOwn(OPS, msg.op)) return { id, error: { code: 'E_UNKNOWN_OP', message: `unknown op "${msg.op.slice(0, 64)}"; known ops: ${Object.keys(OPS).join(', ')}` } };
+  const args = msg.args === undefined ? {} : msg.args;
+  if (!plainObj(args)) return { id, error: { code: 'E_BAD_REQUEST', message: `${msg.op}: "args" must be an object` } };
+  const spec = OPS[msg.op];
+  for (const key of Object.keys(args)) {
+    if (!Object.hasOwn(spec, key)) return { id, error: { code: 'E_BAD_REQUEST', message: `${msg.op}: unknown argument "${key.slice(0, 64)}"` } };
+  }
+  for (const [key, [check, required, what]] of Object.entries(spec)) {
+    if (args[key] === undefined) {
+      if (required) return { id, error: { code: 'E_BAD_REQUEST', message: `${msg.op}: argument "${key}" is required (${what})` } };
+    } else if (!check(args[key])) {
+      return { id, error: { code: 'E_BAD_REQUEST', message: `${msg.op}: argument "${key}" must be ${what}` } };
+    }
+  }
+  return { id, op: msg.op, args };
+}

@@ -1,0 +1,130 @@
+// A minimal websocket client for the CLI, over a unix socket or TCP.
+// Why not `ws`: loading it costs 20-40 ms per CLI call, and `super ls` must cost little
+// more than `node -e 0`. The daemon, which faces untrusted clients, keeps using `ws`.
+// Scope: text frames (masked, as RFC 6455 requires of clients), ping/pong, close.
+import net from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+
+const OP = { CONT: 0, TEXT: 1, BIN: 2, CLOSE: 8, PING: 9, PONG: 10 };
+
+/**
+ * Opens a websocket. Emits 'open', 'message' (string), 'close' (code, reason), 'error'.
+ * @param {{socketPath?: string, host?: string, port?: number, path?: string, headers?: object}} where
+ */
+export function connectWebSocket(where) {
+  const ee = new EventEmitter();
+  const sock = where.socketPath ? net.connect(where.socketPath) : net.connect(where.port, where.host);
+  const key = randomBytes(16).toString('base64');
+  let buf = Buffer.alloc(0);
+  let upgraded = false;
+  let fragments = [];
+  let closed = false;
+
+  sock.setNoDelay(true);
+  sock.on('connect', () => {
+    const extra = Object.entries(where.headers ?? {}).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+    sock.write(`GET ${where.path ?? '/'} HTTP/1.1\r\nHost: ${where.host ?? 'localhost'}\r\nUpgrade: websocket\r\n` +
+      `Connection: Upgrade\r\nSec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n${extra}\r\n`);
+  });
+  sock.on('data', (chunk) => {
+    buf = buf.length ? Buffer.concat([buf, chunk]) : chunk;
+    if (!upgraded) {
+      const end = buf.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      const head = buf.subarray(0, end).toString('latin1');
+      if (!/^HTTP\/1\.1 101/.test(head)) {
+        fail(new Error(`websocket upgrade refused: ${head.split('\r\n')[0]}`));
+        return;
+      }
+      upgraded = true;
+      buf = buf.subarray(end + 4);
+      ee.emit('open');
+    }
+    parseFrames();
+  });
+  sock.on('error', fail);
+  sock.on('close', () => finish(1006, ''));
+
+  function fail(err) {
+    if (closed) return;
+    ee.emit('error', err);
+    sock.destroy();
+  }
+
+  function finish(code, reason) {
+    if (closed) return;
+    closed = true;
+    ee.emit('close', code, reason);
+  }
+
+  function parseFrames() {
+    for (;;) {
+      if (buf.length < 2) return;
+      const fin = (buf[0] & 0x80) !== 0;
+      const op = buf[0] & 0x0f;
+      let len = buf[1] & 0x7f;
+      let off = 2;
+      if (len === 126) {
+        if (buf.length < 4) return;
+        len = buf.readUInt16BE(2);
+        off = 4;
+      } else if (len === 127) {
+        if (buf.length < 10) return;
+        len = Number(buf.readBigUInt64BE(2));
+        off = 10;
+      }
+      if (buf[1] & 0x80) off += 4; // servers do not mask, but tolerate it
+      if (buf.length < off + len) return;
+      const payload = buf.subarray(off, off + len);
+      buf = buf.subarray(off + len);
+      if (op === OP.PING) send(OP.PONG, payload);
+      else if (op === OP.CLOSE) {
+        const code = payload.length >= 2 ? payload.readUInt16BE(0) : 1005;
+        const reason = payload.subarray(2).toString('utf8');
+        send(OP.CLOSE, payload.subarray(0, 2));
+        sock.end();
+        finish(code, reason);
+        return;
+      } else if (op === OP.TEXT || op === OP.CONT) {
+        fragments.push(payload);
+        if (fin) {
+          const text = Buffer.concat(fragments).toString('utf8');
+          fragments = [];
+          ee.emit('message', text);
+        }
+      }
+    }
+  }
+
+  function send(op, payload) {
+    if (closed || sock.destroyed) return false;
+    const len = payload.length;
+    const head = len < 126 ? Buffer.alloc(6) : len < 65536 ? Buffer.alloc(8) : Buffer.alloc(14);
+    head[0] = 0x80 | op;
+    let off = 2;
+    if (len < 126) head[1] = 0x80 | len;
+    else if (len < 65536) { head[1] = 0x80 | 126; head.writeUInt16BE(len, 2); off = 4; }
+    else { head[1] = 0x80 | 127; head.writeBigUInt64BE(BigInt(len), 2); off = 10; }
+    const mask = randomBytes(4);
+    mask.copy(head, off);
+    const masked = Buffer.allocUnsafe(len);
+    for (let i = 0; i < len; i++) masked[i] = payload[i] ^ mask[i & 3];
+    sock.write(head);
+    return sock.write(masked);
+  }
+
+  ee.send = (text) => send(OP.TEXT, Buffer.from(text, 'utf8'));
+  /** Sends a raw, possibly malformed, frame payload as text (for tests of hostile input). */
+  ee.sendRaw = (buffer) => send(OP.TEXT, buffer);
+  ee.close = (code = 1000) => {
+    if (closed) return;
+    const p = Buffer.alloc(2);
+    p.writeUInt16BE(code);
+    send(OP.CLOSE, p);
+    sock.end();
+    setTimeout(() => sock.destroy(), 200).unref();
+  };
+  ee.destroy = () => sock.destroy();
+  return ee;
+}

@@ -1,0 +1,31 @@
+// Control ops -> supervisor calls. Arguments were already checked by protocol.parseRequest.
+import { PROTOCOL } from '../ipc/protocol.js';
+
+/** @param {{supervisor: import('./supervisor.js').Supervisor, version: string, shutdown: (reason: string) => void}} o */
+export function makeHandlers({ supervisor, version, shutdown }) {
+  const startedAt = Date.now();
+  return {
+    ping: () => ({ pong: true, pid: process.pid, uptime_ms: Date.now() - startedAt }),
+    version: () => ({ version, protocol: PROTOCOL, node: process.version }),
+    start: (a) => supervisor.startFromFile(a),
+    stop: (a) => supervisor.stop(a.target),
+    restart: (a) => supervisor.restart(a.target),
+    delete: (a) => supervisor.delete(a.target),
+    scale: (a) => supervisor.scale(a.app, a.count),
+    ls: () => supervisor.ls(),
+    describe: (a) => supervisor.describe(a.app),
+    kill: () => {
+      // Reply first; the client then waits for the connection to close.
+      setImmediate(() => shutdown('kill command'));
+      return { stopping: true, pid: process.pid };
+    },
+    subscribe: (a, conn) => {
+      for (const t of a.topics) conn.topics.add(t);
+      return { topics: [...conn.topics] };
+    },
+    unsubscribe: (a, conn) => {
+      conn.topics.clear();
+      return {};
+    },
+  };
+}

@@ -1,0 +1,20 @@
+// Starts one fork-mode worker: any executable (interpreter: none) or a Node script with
+// the agent and an IPC channel (interpreter: node), one child per instance.
+import { spawn } from 'node:child_process';
+import { execTools } from './exec-prefix.js';
+
+/** @returns {import('node:child_process').ChildProcess} */
+export function spawnForkWorker({ app, env, stdio, agentPath }) {
+  const { setpriv } = execTools();
+  const node = app.interpreter === 'node';
+  const argv = node ? [process.execPath, '--require', agentPath, ...app.node_args, app.script, ...app.args] : [app.script, ...app.args];
+  const [file, ...args] = setpriv ? [setpriv, '--pdeathsig', 'KILL', ...argv] : argv;
+  return spawn(file, args, {
+    cwd: app.cwd,
+    env,
+    // detached: the child leads a new session and process group, like cluster workers
+    detached: true,
+    stdio: ['ignore', stdio.out, stdio.err, ...(node ? ['ipc'] : [])],
+    serialization: 'json',
+  });
+}

@@ -1,0 +1,46 @@
+// Signals to a worker's whole process group (the worker leads it: see exec-prefix.js),
+// so the processes a worker started go with it.
+
+/** Sends `signal` to every process of group `pgid`. False when the group is empty. */
+export function signalGroup(pgid, signal) {
+  try {
+    process.kill(-pgid, signal);
+    return true;
+  } catch (err) {
+    if (err.code === 'ESRCH') return false;
+    // EPERM: not our group (setsid missing, or a pid reused): fall back to the one process
+    try {
+      process.kill(pgid, signal);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}
+
+const pendingReaps = new Map(); // pgid -> timer
+
+/**
+ * After a worker exits, whatever is left of its group gets `signal`, then SIGKILL after
+ * `timeout` ms. No orphan outlives its worker.
+ */
+export function reapGroup(pgid, signal, timeout) {
+  if (!signalGroup(pgid, 0)) return;
+  signalGroup(pgid, signal);
+  clearTimeout(pendingReaps.get(pgid));
+  const timer = setTimeout(() => {
+    pendingReaps.delete(pgid);
+    signalGroup(pgid, 'SIGKILL');
+  }, timeout);
+  timer.unref();
+  pendingReaps.set(pgid, timer);
+}
+
+/** At daemon exit: groups still waiting for their SIGKILL get it now. */
+export function reapAllNow() {
+  for (const [pgid, timer] of pendingReaps) {
+    clearTimeout(timer);
+    signalGroup(pgid, 'SIGKILL');
+  }
+  pendingReaps.clear();
+}

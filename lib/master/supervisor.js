@@ -1,0 +1,199 @@
+// The registry of apps and the operations on them. The control handlers call these;
+// nothing here parses wire input (lib/ipc/protocol.js did) or talks to sockets.
+import os from 'node:os';
+import cluster from 'node:cluster';
+import { App } from './app.js';
+import { SuperError } from '../errors.js';
+import { changedKeys } from './config-diff.js';
+import { maskConfig } from './mask-secrets.js';
+import { sampleProcesses } from './proc-stats.js';
+import { tailFile } from './tail-file.js';
+
+export class Supervisor {
+  /** @param {{home: string, log: import('pino').Logger, agentPath: string, onEvent: (topic: string, data: object) => void}} o */
+  constructor({ home, log, agentPath, onEvent }) {
+    this.home = home;
+    this.log = log;
+    this.apps = new Map();
+    this.policy = null; // scheduling policy, frozen by Node at the first fork
+    this.ctx = {
+      home,
+      log,
+      agentPath,
+      onSlotState: (app, slot, info) => {
+        const event = { app: app.name, slot: slot.index, pid: info.pid ?? slot.pid, restarts: slot.restarts, ...info };
+        log.info(event, `${app.name}#${slot.index} ${info.prev} -> ${info.state}`);
+        onEvent('worker', event);
+      },
+    };
+  }
+
+  /** `super start <file>`: add new apps and start them, start stopped ones, report running ones. */
+  async startFromFile({ file, env, only, clientEnv }) {
+    const { loadEcosystem } = await import('../config/index.js');
+    const eco = await loadEcosystem(file, { env, only, cpus: os.availableParallelism() });
+    this.#freezePolicy(eco.daemon.scheduling);
+
+    const result = { started: [], running: [], changed: [], warnings: [], failed: [] };
+    const toStart = [];
+    for (const config of eco.apps) {
+      let app = this.apps.get(config.name);
+      if (app?.busy) throw new SuperError('E_BUSY', `${config.name} is busy (${app.busy}); try again when it is done`);
+      if (app && app.running) {
+        const keys = changedKeys(app.config, config);
+        result.running.push(config.name);
+        if (keys.length) {
+          app.pendingConfig = config;
+          result.changed.push({ name: config.name, keys });
+        }
+        continue;
+      }
+      if (app) {
+        app.config = config;
+        app.clientEnv = clientEnv ?? app.clientEnv;
+      } else {
+        app = new App(config, this.ctx, clientEnv);
+        this.apps.set(config.name, app);
+      }
+      toStart.push(app);
+    }
+    await Promise.all(toStart.map((app) => this.#withBusy(app, 'start', async () => {
+      const outcomes = await app.start('start');
+      result.started.push(app.name);
+      await this.#collectOutcomes(app, outcomes, result);
+    })));
+    return result;
+  }
+
+  async #collectOutcomes(app, outcomes, result) {
+    for (const o of outcomes) {
+      if (o.failed) {
+        const tail = await tailFile(app.stdio?.paths.err, 1200);
+        result.failed.push({ app: app.name, slot: o.slot, reason: o.failed, stderr: tail });
+      } else if (!o.ready) {
+        result.warnings.push(`${app.name}#${o.slot} did not become ready within listen_timeout (${app.config.listen_timeout} ms, ready_on: ${app.config.ready_on}); it is kept running. Apps that never listen need ready_on: spawn.`);
+      }
+    }
+  }
+
+  #freezePolicy(scheduling) {
+    const wanted = scheduling === 'os' ? cluster.SCHED_NONE : cluster.SCHED_RR;
+    if (this.policy === null) {
+      cluster.schedulingPolicy = wanted;
+      this.policy = wanted;
+    }
+  }
+
+  get schedulingName() {
+    return (this.policy ?? cluster.schedulingPolicy) === cluster.SCHED_NONE ? 'os' : 'round-robin';
+  }
+
+  /** The apps a target names: one app, or every app for "all". */
+  targets(target) {
+    if (target === 'all') return [...this.apps.values()];
+    const app = this.apps.get(target);
+    if (!app) {
+      const known = [...this.apps.keys()];
+      throw new SuperError('E_APP_NOT_FOUND', `no app named "${target}"${known.length ? `; known apps: ${known.join(', ')}` : '; no apps are running'}`);
+    }
+    return [app];
+  }
+
+  async #withBusy(app, op, fn) {
+    if (app.busy) throw new SuperError('E_BUSY', `${app.name} is busy (${app.busy}); try again when it is done`);
+    app.busy = op;
+    try {
+      return await fn();
+    } finally {
+      app.busy = null;
+    }
+  }
+
+  async stop(target) {
+    const apps = this.targets(target);
+    await Promise.all(apps.map((app) => this.#withBusy(app, 'stop', () => app.stop())));
+    return { apps: apps.map((a) => a.name) };
+  }
+
+  async restart(target) {
+    const apps = this.targets(target);
+    const result = { apps: apps.map((a) => a.name), warnings: [], failed: [] };
+    await Promise.all(apps.map((app) => this.#withBusy(app, 'restart', async () => {
+      await this.#collectOutcomes(app, await app.restart(), result);
+    })));
+    return result;
+  }
+
+  async delete(target) {
+    const apps = this.targets(target);
+    await Promise.all(apps.map((app) => this.#withBusy(app, 'delete', async () => {
+      await app.stop();
+      app.closeLogs();
+      this.apps.delete(app.name);
+    })));
+    return { apps: apps.map((a) => a.name) };
+  }
+
+  async scale(name, count) {
+    const [app] = this.targets(name);
+    const from = app.slots.length || app.config.instances;
+    const to = /^[+-]/.test(count) ? from + Number(count) : Number(count);
+    if (!Number.isInteger(to) || to < 1) {
+      throw new SuperError('E_USAGE', `${name} cannot have ${to} instances; it needs at least 1 (use \`super stop ${name}\` to stop it)`);
+    }
+    if (to > 1024) throw new SuperError('E_USAGE', `${to} instances is more than the limit of 1024`);
+    const result = { app: name, from, to, warnings: [], failed: [] };
+    await this.#withBusy(app, 'scale', async () => {
+      if (!app.running) {
+        app.config = { ...app.config, instances: to };
+        app.slots.splice(to);
+        result.warnings.push(`${name} is stopped; it will start ${to} instances with \`super start\``);
+        return;
+      }
+      await this.#collectOutcomes(app, await app.scale(to), result);
+    });
+    return result;
+  }
+
+  async ls() {
+    const pids = [];
+    for (const app of this.apps.values()) for (const s of app.slots) if (s.pid) pids.push(s.pid);
+    const stats = await sampleProcesses(pids);
+    const now = Date.now();
+    return {
+      apps: [...this.apps.values()].map((app) => ({
+        name: app.name,
+        status: app.status,
+        instances: app.config.instances,
+        exec_mode: app.config.exec_mode,
+        workers: app.slots.map((s) => {
+          const snap = s.snapshot(now);
+          const st = snap.pid ? stats.get(snap.pid) : null;
+          return { ...snap, cpu: st?.cpu ?? null, memory: st?.memory ?? null };
+        }),
+      })),
+    };
+  }
+
+  async describe(name) {
+    const [app] = this.targets(name);
+    const { apps } = await this.ls();
+    const status = apps.find((a) => a.name === name);
+    return {
+      app: {
+        ...status,
+        scheduling: this.schedulingName,
+        logs: app.logPaths(),
+        config: maskConfig(app.config),
+        pending_config: app.pendingConfig ? changedKeys(app.config, app.pendingConfig) : undefined,
+        last_stderr: await tailFile(app.logPaths().err, 800),
+      },
+    };
+  }
+
+  /** Graceful stop of everything, for `kill` and daemon signals. */
+  async stopAll() {
+    await Promise.all([...this.apps.values()].map((app) => app.stop()));
+    for (const app of this.apps.values()) app.closeLogs();
+  }
+}

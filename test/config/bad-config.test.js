@@ -1,0 +1,45 @@
+// Every file of test/fixtures/bad-config/*.yml must be refused with E_CONFIG
+// (exit status 2), and the error output (message, then one problem per line)
+// must contain each of the file's `# expect: <substring>` lines. The first line
+// of each file is an expectation, so a file cannot silently expect nothing.
+// An optional `# options: {json}` line gives loadEcosystem options; cpus is 2
+// unless it says otherwise.
+
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { loadEcosystem } from '../../lib/config/index.js';
+
+const dir = fileURLToPath(new URL('../fixtures/bad-config/', import.meta.url));
+const files = readdirSync(dir).filter((f) => f.endsWith('.yml')).sort();
+
+test('the corpus has at least 25 bad files', () => {
+  assert.ok(files.length >= 25, `only ${files.length} files`);
+});
+
+for (const name of files) {
+  test(`bad-config/${name} is refused with the expected problems`, async () => {
+    const text = readFileSync(path.join(dir, name), 'utf8');
+    const lines = text.split('\n');
+    assert.match(lines[0], /^# expect: ./, 'the first line must be `# expect: <substring>`');
+    const expects = lines.filter((l) => l.startsWith('# expect: ')).map((l) => l.slice('# expect: '.length));
+    const optionsLine = lines.find((l) => l.startsWith('# options: '));
+    const options = { cpus: 2, ...(optionsLine ? JSON.parse(optionsLine.slice('# options: '.length)) : {}) };
+
+    const err = await loadEcosystem(path.join(dir, name), options).then(
+      () => assert.fail('the file was accepted'),
+      (e) => e,
+    );
+    assert.equal(err.code, 'E_CONFIG', err.stack);
+    assert.equal(err.exitStatus, 2);
+    const problems = err.details.problems;
+    assert.match(err.message, new RegExp(`^${problems.length} problem\\(s\\) in `));
+    for (const p of problems) assert.doesNotMatch(p, /\n/, 'a problem is one line');
+    const output = [err.message, ...problems].join('\n');
+    for (const expected of expects) {
+      assert.ok(output.includes(expected), `missing ${JSON.stringify(expected)} in:\n${output}`);
+    }
+  });
+}

@@ -1,0 +1,150 @@
+// Good files normalize to exactly the object the daemon consumes.
+
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { loadEcosystem } from '../../lib/config/index.js';
+
+const dir = fileURLToPath(new URL('../fixtures/good-config/', import.meta.url));
+const at = (...p) => path.join(dir, ...p);
+
+const DEFAULT_DAEMON = {
+  scheduling: 'round-robin',
+  control: { listen: null, tls: null, origins: [] },
+  logs: { dir: null, max_size: null, retain: null, compress: false },
+  metrics: { listen: null, interval: 1000 },
+  cpu_affinity: null,
+};
+
+test('minimal.yml: every default', async () => {
+  const eco = await loadEcosystem(at('minimal.yml'), { cpus: 4 });
+  assert.deepEqual(eco, {
+    file: at('minimal.yml'),
+    daemon: DEFAULT_DAEMON,
+    apps: [{
+      name: 'web',
+      script: at('app.js'),
+      args: [],
+      cwd: dir.replace(/\/$/, ''),
+      instances: 1,
+      instances_spec: 1,
+      exec_mode: 'cluster',
+      interpreter: 'node',
+      node_args: [],
+      env: {},
+      instance_var: 'NODE_APP_INSTANCE',
+      autorestart: true,
+      stop_exit_codes: [],
+      min_uptime: 1000,
+      max_restarts: 16,
+      restart_delay: 0,
+      exp_backoff_restart_delay: 0,
+      kill_timeout: 1600,
+      kill_signal: 'SIGINT',
+      listen_timeout: 8000,
+      wait_ready: false,
+      ready_on: 'listen',
+      watch: [],
+      ignore_watch: [],
+      watch_delay: 1000,
+      max_memory_restart: null,
+      out_file: null,
+      error_file: null,
+      merge_logs: true,
+      log_date_format: null,
+      log_type: 'raw',
+      disable_logs: false,
+      time: false,
+      log_max_size: null,
+      log_retain: null,
+      cpu_affinity: null,
+      reload_parallel: 1,
+      probation: 1000,
+      metrics_interval: null,
+      source: { file: at('minimal.yml'), line: 3 },
+    }],
+  });
+});
+
+test('full.yml: every key, with --env production and 4 CPUs', async () => {
+  const eco = await loadEcosystem(at('full.yml'), { cpus: 4, env: 'production' });
+  assert.equal(eco.file, at('full.yml'));
+  assert.deepEqual(eco.daemon, {
+    scheduling: 'os',
+    control: {
+      listen: '127.0.0.1:9615',
+      tls: { cert: at('certs/cert.pem'), key: '/etc/superd/key.pem' },
+      origins: ['https://ops.example.com'],
+    },
+    logs: { dir: at('logs'), max_size: 10 * 1024 ** 2, retain: 5, compress: true },
+    metrics: { listen: '[::1]:9616', interval: 2000 },
+    cpu_affinity: '0',
+  });
+  assert.deepEqual(eco.apps[0], {
+    name: 'api',
+    script: at('api/server.mjs'),
+    args: ['--port', '8080', '--name', 'my api'],
+    cwd: at('api'),
+    instances: 3,
+    instances_spec: -1,
+    exec_mode: 'cluster',
+    interpreter: 'node',
+    node_args: ['--max-old-space-size=512'],
+    env: { NODE_ENV: 'production', PORT: '8080', DEBUG: 'false', EMPTY: '' },
+    instance_var: 'INSTANCE_ID',
+    autorestart: false,
+    stop_exit_codes: [0],
+    min_uptime: 5000,
+    max_restarts: 3,
+    restart_delay: 250,
+    exp_backoff_restart_delay: 100,
+    kill_timeout: 1500,
+    kill_signal: 'SIGTERM',
+    listen_timeout: 120000,
+    wait_ready: true,
+    ready_on: 'ready',
+    watch: [at('api/src'), at('shared')],
+    ignore_watch: ['node_modules'],
+    watch_delay: 500,
+    max_memory_restart: 300 * 1024 ** 2,
+    out_file: at('api/logs/out.log'),
+    error_file: null,
+    merge_logs: false,
+    log_date_format: 'YYYY-MM-DD HH:mm:ss',
+    log_type: 'json',
+    disable_logs: false,
+    time: true,
+    log_max_size: 1024 ** 3,
+    log_retain: 2,
+    cpu_affinity: { 0: [0], 1: '2-3' },
+    reload_parallel: 2,
+    probation: 3600000,
+    metrics_interval: 5000,
+    source: { file: at('full.yml'), line: 18 },
+  });
+  const tool = eco.apps[1];
+  assert.deepEqual(
+    { script: tool.script, args: tool.args, interpreter: tool.interpreter, exec_mode: tool.exec_mode, ready_on: tool.ready_on,
+      stop_exit_codes: tool.stop_exit_codes, watch: tool.watch, env: tool.env, source: tool.source },
+    { script: '/bin/sh', args: ['-c', 'exit 0'], interpreter: 'none', exec_mode: 'fork', ready_on: 'spawn',
+      stop_exit_codes: [0, 2], watch: [dir.replace(/\/$/, '')], env: {}, source: { file: at('full.yml'), line: 63 } },
+  );
+  assert.deepEqual(JSON.parse(JSON.stringify(eco)), eco, 'the result is plain JSON');
+});
+
+test('full.yml: without --env, env stays the base env', async () => {
+  const eco = await loadEcosystem(at('full.yml'), { cpus: 4 });
+  assert.deepEqual(eco.apps[0].env, { NODE_ENV: 'development', PORT: '8080', DEBUG: 'false', EMPTY: '' });
+});
+
+test('anchors.yml: x- keys hold anchors, << merges them, local keys win', async () => {
+  const eco = await loadEcosystem(at('anchors.yml'), { cpus: 8 });
+  assert.deepEqual(
+    eco.apps.map((a) => [a.name, a.script, a.instances, a.instances_spec, a.env, a.source.line]),
+    [
+      ['a', at('app.js'), 2, 2, { LOG_LEVEL: 'info' }, 8],
+      ['b', at('app.js'), 8, 'max', { LOG_LEVEL: 'info' }, 10],
+    ],
+  );
+});

@@ -1,0 +1,198 @@
+// Real daemons, real workers, real sockets: helpers for the lifecycle tests.
+// Every test gets its own SUPER_HOME and free ports, and `cleanup` kills every process
+// it started (daemon, workers, their process groups) even when the test failed.
+import fs from 'node:fs';
+import os from 'node:os';
+import net from 'node:net';
+import path from 'node:path';
+import http from 'node:http';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { connect } from '../../lib/ipc/client.js';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const SUPER = path.join(ROOT, 'bin', 'super.js');
+export const FIXTURES = path.join(ROOT, 'test', 'fixtures');
+
+/** A free TCP port on 127.0.0.1 (bound then released). */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.unref();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Runs `super ...args` against `home`; resolves {code, stdout, stderr}. */
+export function superCli(home, args, { env = {}, timeout = 60000, cwd = ROOT } = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [SUPER, ...args], { cwd, env: { ...process.env, SUPER_HOME: home, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeout);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+/**
+ * A sandbox for one test: a temporary SUPER_HOME (short path: unix socket paths are
+ * limited to 108 bytes) and a working directory for ecosystem files.
+ */
+export async function sandbox(t) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sd-'));
+  const home = path.join(dir, 'home');
+  const box = {
+    dir,
+    home,
+    cli: (args, opts) => superCli(home, args, opts),
+    /** Writes a file into the sandbox and returns its path. */
+    write(name, text) {
+      const p = path.join(dir, name);
+      fs.mkdirSync(path.dirname(p), { recursive: true });
+      fs.writeFileSync(p, text);
+      return p;
+    },
+    /** Copies a fixture app (test/fixtures/apps/<name>) into the sandbox. */
+    fixture(name) {
+      const p = path.join(dir, name);
+      fs.copyFileSync(path.join(FIXTURES, 'apps', name), p);
+      fs.chmodSync(p, 0o755);
+      return p;
+    },
+    client: () => connect(home),
+    daemonPid() {
+      try {
+        return Number(fs.readFileSync(path.join(home, 'daemon.pid'), 'utf8'));
+      } catch {
+        return null;
+      }
+    },
+    async cleanup() {
+      const pid = box.daemonPid();
+      const pids = pid ? await workerPids(pid) : [];
+      if (pid && alive(pid)) {
+        await superCli(home, ['kill'], { timeout: 20000 }).catch(() => {});
+        if (alive(pid)) process.kill(pid, 'SIGKILL');
+      }
+      // Whatever is left (workers and their process groups) is killed outright.
+      for (const p of pids) {
+        try {
+          process.kill(-p, 'SIGKILL');
+        } catch {}
+        try {
+          process.kill(p, 'SIGKILL');
+        } catch {}
+      }
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  t.after(() => box.cleanup());
+  return box;
+}
+
+export function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return err.code === 'EPERM';
+  }
+}
+
+/** Pids whose parent is `ppid` (from /proc). */
+export async function workerPids(ppid) {
+  const out = [];
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[1]) === ppid) out.push(Number(name));
+    } catch {}
+  }
+  return out;
+}
+
+/** Pids of every process in process group `pgid`. */
+export function groupPids(pgid) {
+  const out = [];
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[2]) === pgid && fields[0] !== 'Z') out.push(Number(name));
+    } catch {}
+  }
+  return out;
+}
+
+/** GET http://127.0.0.1:port/path with a fresh connection; resolves {status, body}. */
+export function httpGet(port, p = '/', { timeout = 5000 } = {}) {
+  return new Promise((resolve, reject) => {
+    const req = http.get({ host: '127.0.0.1', port, path: p, agent: false, timeout }, (res) => {
+      let body = '';
+      res.on('data', (d) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode, body }));
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', reject);
+  });
+}
+
+/**
+ * Subscribes to worker events and returns `waitFor(predicate, timeout)`, which resolves
+ * with the first event (seen from subscription on) that matches. Event-driven: no sleeps.
+ */
+export async function watchEvents(box, t) {
+  const client = await box.client();
+  const seen = [];
+  const waiters = new Set();
+  client.onEvent((e) => {
+    if (e.event !== 'worker') return;
+    seen.push(e.data);
+    for (const w of waiters) if (w.pred(e.data)) w.resolve(e.data);
+  });
+  await client.request('subscribe', { topics: ['worker'] });
+  t.after(() => client.close());
+  return {
+    seen,
+    client,
+    waitFor(pred, timeout = 20000, what = 'event') {
+      const hit = seen.find(pred);
+      if (hit) return Promise.resolve(hit);
+      return new Promise((resolve, reject) => {
+        const w = {
+          pred,
+          resolve: (e) => {
+            clearTimeout(timer);
+            waiters.delete(w);
+            resolve(e);
+          },
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(w);
+          reject(new Error(`timed out after ${timeout} ms waiting for ${what}; saw: ${JSON.stringify(seen.slice(-10))}`));
+        }, timeout);
+        waiters.add(w);
+      });
+    },
+  };
+}
+
+/** Parses `super ls --json`. */
+export async function lsJson(box) {
+  const r = await box.cli(['ls', '--json']);
+  if (r.code !== 0) throw new Error(`ls failed (${r.code}): ${r.stderr}`);
+  return JSON.parse(r.stdout);
+}

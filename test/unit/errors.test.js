@@ -1,0 +1,31 @@
+// The error registry and the README's error table must list the same codes, with the same
+// exit statuses (STYLE.md guideline 7).
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { CODES, SuperError, EXIT } from '../../lib/errors.js';
+import { ROOT } from '../helpers/harness.js';
+
+const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+const table = new Map([...readme.matchAll(/^\| `(E_[A-Z_]+)` \| (\d) \|/gm)].map((m) => [m[1], Number(m[2])]));
+
+test('every registered code is in the README error table with its exit status', () => {
+  for (const [code, [status]] of Object.entries(CODES)) {
+    assert.ok(table.has(code), `${code} missing from the README`);
+    assert.equal(table.get(code), status, `${code} exit status`);
+  }
+});
+
+test('every code in the README table is registered', () => {
+  for (const code of table.keys()) assert.ok(code in CODES, `${code} is in the README but not in lib/errors.js`);
+  assert.ok(table.size >= 10);
+});
+
+test('SuperError carries code, exit status and wire shape', () => {
+  const e = new SuperError('E_CONFIG', 'bad', { problems: ['x'] });
+  assert.equal(e.exitStatus, EXIT.BAD_INPUT);
+  assert.deepEqual(e.toJSON(), { code: 'E_CONFIG', message: 'bad', details: { problems: ['x'] } });
+  assert.equal(SuperError.fromJSON({ code: 'E_NOPE', message: 'm' }).code, 'E_INTERNAL');
+  assert.throws(() => new SuperError('E_NOPE', 'x'), /unknown error code/);
+});

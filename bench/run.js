@@ -12,7 +12,7 @@ import { spawn } from 'node:child_process';
 import autocannon from 'autocannon';
 import { median, min, max, ratio, fmt, table } from './stats.js';
 import {
-  ROOT, SUPER_BIN, PM2_BIN, startRaw, startSuperd, startPm2, stopAll, killEverythingSync, leaks,
+  ROOT, SUPER_BIN, PM2_BIN, startRaw, startSuperd, startPm2, stopAll, cpuSnapshot, cpuDelta, killEverythingSync, leaks,
 } from './targets.js';
 
 const WARMUP_S = 2;
@@ -77,7 +77,9 @@ async function throughput({ duration, rounds }) {
       const t = await start({ instances: 2 });
       try {
         await load(t.port, WARMUP_S);
+        const before = cpuSnapshot(t);
         const res = await load(t.port, duration);
+        const cpu = cpuDelta(before, cpuSnapshot(t));
         const s = {
           round: r,
           rps: res.requests.average,
@@ -88,9 +90,11 @@ async function throughput({ duration, rounds }) {
           errors: res.errors,
           timeouts: res.timeouts,
           non2xx: res.non2xx,
+          cpu_cores: cpu, // target / driver (autocannon) / other processes / steal
         };
         samples[name].push(s);
-        log(`  round ${r}/${rounds} ${name}: ${fmt(s.rps)} req/s, p99 ${s.p99} ms, errors ${s.errors}, non-2xx ${s.non2xx}`);
+        log(`  round ${r}/${rounds} ${name}: ${fmt(s.rps)} req/s, p99 ${s.p99} ms, errors ${s.errors}, non-2xx ${s.non2xx}; `
+          + `cores: target ${fmt(cpu.target, 2)}, autocannon ${fmt(cpu.driver, 2)}, other ${fmt(cpu.other, 2)}, steal ${fmt(cpu.steal, 2)}`);
       } finally {
         await t.stop();
       }
@@ -112,9 +116,11 @@ async function throughput({ duration, rounds }) {
   });
   const title = `## Cluster throughput (hello, 2 workers, ${CONNECTIONS} keep-alive connections, ${duration} s x ${rounds} rounds after ${WARMUP_S} s warm-up, medians)`;
   const md = table(
-    ['target', 'req/s', 'p99 ms', 'errors', 'non-2xx', 'vs raw cluster', 'req/s per round'],
+    ['target', 'req/s', 'p99 ms', 'errors', 'non-2xx', 'vs raw cluster', 'req/s per round', 'target CPU (cores)', 'other load (cores)'],
     rows.map((x) => [x.target, fmt(x.rps), fmt(x.p99_ms, 1), String(x.errors), String(x.non2xx), fmt(x.vs_raw, 3),
-      x.rounds.map((s) => fmt(s.rps)).join(' / ')]),
+      x.rounds.map((s) => fmt(s.rps)).join(' / '),
+      fmt(median(x.rounds.map((s) => s.cpu_cores.target)), 2),
+      x.rounds.map((s) => fmt(s.cpu_cores.other + s.cpu_cores.steal, 2)).join(' / ')]),
   );
   return { title, md, rows };
 }

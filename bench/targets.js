@@ -132,6 +132,7 @@ function makeTarget(name, port, mark, home, gracefulStop) {
   const target = {
     name,
     port,
+    mark,
     stop() {
       stopping ??= (async () => {
         try {
@@ -229,6 +230,38 @@ export async function startPm2({ instances }) {
     await run(PM2_BIN, ['start', HELLO, '-i', String(instances), '--name', 'bench-hello'], { env, timeout: 60000 });
     await waitForWorkers(port, instances);
   });
+}
+
+/**
+ * CPU accounting for one load window, to tell a slow target from a busy machine: the
+ * machine's busy and steal time (/proc/stat), the target's own processes (found by marker)
+ * and this driver (autocannon). Whatever is busy beyond those is someone else's load.
+ * Read before and after the window only, never during it.
+ */
+export function cpuSnapshot(target) {
+  const stat = fs.readFileSync('/proc/stat', 'latin1').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  const [user, nice, system, , , , , steal = 0] = stat; // irq/softirq left out: not any process's
+  let targetTicks = 0;
+  for (const pid of findMarked(target.mark)) {
+    try {
+      // fields after the ")" of comm: utime and stime are the 12th and 13th
+      const f = fs.readFileSync(`/proc/${pid}/stat`, 'latin1').split(') ')[1].split(' ');
+      targetTicks += Number(f[11]) + Number(f[12]);
+    } catch { /* exited */ }
+  }
+  const self = process.cpuUsage();
+  return { t: process.hrtime.bigint(), busy: user + nice + system, steal, targetTicks, selfUs: self.user + self.system };
+}
+
+/** Cores used over the window by: the target, the driver, everything else; plus steal. */
+export function cpuDelta(a, b) {
+  const secs = Number(b.t - a.t) / 1e9;
+  const HZ = 100; // USER_HZ: /proc/stat and /proc/<pid>/stat count in 1/100 s on Linux
+  const cores = (ticks) => ticks / HZ / secs;
+  const target = cores(b.targetTicks - a.targetTicks);
+  const driver = (b.selfUs - a.selfUs) / 1e6 / secs;
+  const busy = cores(b.busy - a.busy);
+  return { target, driver, other: Math.max(0, busy - target - driver), steal: cores(b.steal - a.steal) };
 }
 
 /** For SIGINT: stop every live target gracefully (bounded). */

@@ -129,7 +129,7 @@ function checkEnvName(env, rawApps, problems) {
 }
 
 function keepOnly(apps, only, problems) {
-  const names = apps.map((a) => a?.name);
+  const names = apps.map((a) => a?.name).filter((n) => typeof n === 'string');
   for (const name of only) {
     if (!names.includes(name)) problems.addGeneral(`--only ${name}: not in this file; apps are: ${names.join(', ')}`);
   }
@@ -138,7 +138,7 @@ function keepOnly(apps, only, problems) {
 
 function refused(file, problems) {
   const list = problems.list();
-  return new SuperError('E_CONFIG', `${list.length} problem(s) in ${file}`, { problems: list });
+  return new SuperError('E_CONFIG', `${list.length} ${list.length === 1 ? "problem" : "problems"} in ${file}`, { problems: list });
 }
 
 function unreadable(file, err) {
@@ -149,5 +149,5 @@ function unreadable(file, err) {
     EACCES: `permission denied: ${abs}; make it readable by this user`,
   }[err.code] ?? `cannot read ${abs} (${err.code ?? err.message}); check the file`;
   const problem = `${file}: cannot read the ecosystem file: ${why}`;
-  return new SuperError('E_CONFIG', `1 problem(s) in ${file}`, { problems: [problem] });
+  return new SuperError('E_CONFIG', `1 problem in ${file}`, { problems: [problem] });
 }

@@ -5,23 +5,14 @@
 //   x-hint      what to do (else: "e.g. <key>: <first of examples>")
 
 import { readFileSync } from 'node:fs';
-import Ajv2020 from 'ajv/dist/2020.js';
 import { didYouMean } from './did-you-mean.js';
 import { describeValue } from './problems.js';
+// Precompiled by lib/config/build-validator.js (ajv standalone, allErrors):
+// importing and compiling ajv at run time would cost ~200 ms per `super start`.
+import check from './schema-validator.generated.js';
 
 const SCHEMA = JSON.parse(readFileSync(new URL('../../config/schema.json', import.meta.url), 'utf8'));
 const ENV_KEY = /^env_[A-Za-z0-9_-]+$/;
-
-let validate; // compiled on first use: ajv compilation costs ~100 ms, only commands that load a file pay it
-
-function validator() {
-  if (!validate) {
-    const ajv = new Ajv2020({ allErrors: true, allowUnionTypes: true, strict: true });
-    ajv.addVocabulary(['x-expected', 'x-hint']);
-    validate = ajv.compile(SCHEMA);
-  }
-  return validate;
-}
 
 /** The schema, parsed (for docs and tests). */
 export function ecosystemSchema() {
@@ -41,7 +32,6 @@ export function ecosystemSchema() {
  * @returns {SchemaProblem[]} empty when valid
  */
 export function schemaProblems(data) {
-  const check = validator();
   if (check(data)) return [];
   const errors = check.errors.map((e) => ({ ...e, segments: toSegments(e.instancePath, data) }));
   // An anyOf that failed says it best as a whole ("a string or a list of strings"):

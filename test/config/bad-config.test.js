@@ -35,7 +35,7 @@ for (const name of files) {
     assert.equal(err.code, 'E_CONFIG', err.stack);
     assert.equal(err.exitStatus, 2);
     const problems = err.details.problems;
-    assert.match(err.message, new RegExp(`^${problems.length} problem\\(s\\) in `));
+    assert.match(err.message, new RegExp(`^${problems.length} ${problems.length === 1 ? "problem" : "problems"} in `));
     for (const p of problems) assert.doesNotMatch(p, /\n/, 'a problem is one line');
     const output = [err.message, ...problems].join('\n');
     for (const expected of expects) {

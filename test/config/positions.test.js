@@ -48,7 +48,7 @@ test('flow style, including a key without value', () => {
   assert.deepEqual(positions.locate(['apps']), { line: 1, col: 7 });
   assert.deepEqual(positions.locate(['apps', 0]), { line: 1, col: 9 });
   assert.deepEqual(positions.locate(['apps', 0, 'name']), { line: 1, col: 17 });
-  assert.deepEqual(positions.locate(['apps', 0, 'args', 1]), { line: 1, col: 33 });
+  assert.deepEqual(positions.locate(['apps', 0, 'args', 1]), { line: 1, col: 32 });
   assert.deepEqual(positions.locate(['apps', 1]), { line: 2, col: 3 });
   assert.deepEqual(positions.locate(['apps', 1, 'flag'], 'key'), { line: 2, col: 15 });
   assert.deepEqual(positions.locate(['apps', 1, 'x'], 'key'), { line: 2, col: 21 });

@@ -11,7 +11,7 @@ export default async function start(file, opts) {
   const abs = path.resolve(file);
   const only = opts.only ? opts.only.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
   // Refuse a bad file here, before a daemon is even started (the daemon checks again).
-  await loadEcosystem(abs, { env: opts.env, only, cpus: os.availableParallelism() });
+  await loadEcosystem(file, { env: opts.env, only, cpus: os.availableParallelism() });
   const client = await ensureDaemon(superHome());
   try {
     const clientEnv = Object.fromEntries(Object.entries(process.env).filter(([, v]) => typeof v === 'string'));

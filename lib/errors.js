@@ -16,7 +16,6 @@ export const CODES = Object.freeze({
   E_FRAME_TOO_LARGE: [EXIT.BAD_INPUT, 'A control message exceeded the frame size limit and the connection was closed.'],
   E_PROTOCOL: [EXIT.BAD_INPUT, 'Client and daemon speak different protocol versions; restart the daemon with `super kill` then `super start`.'],
   E_BUSY: [EXIT.FAILED, 'Another operation is changing that app right now; wait for it to finish and try again.'],
-  E_NOT_READY: [EXIT.FAILED, 'A worker did not become ready in time; check its error log, or set `ready_on`/`listen_timeout`.'],
   E_START_FAILED: [EXIT.FAILED, 'A worker could not be started; its error log says why.'],
   E_TIMEOUT: [EXIT.FAILED, 'The daemon did not answer in time.'],
   E_INTERNAL: [EXIT.FAILED, 'The daemon hit an unexpected error; see $SUPER_HOME/daemon.log.'],

@@ -1,6 +1,6 @@
 // The control-channel client used by the CLI (and tests): request/reply by id, events.
 import { connectWebSocket } from './ws-client.js';
-import { PROTOCOL } from './protocol.js';
+import { PROTOCOL, MAX_FRAME } from './protocol.js';
 import { SuperError } from '../errors.js';
 import { socketPath } from '../home.js';
 
@@ -30,7 +30,9 @@ export function connect(home, { timeout = 5000 } = {}) {
     });
     ws.on('close', (code, reason) => {
       clearTimeout(timer);
-      const err = new SuperError('E_NO_DAEMON', `the daemon closed the connection (${code}${reason ? ` ${reason}` : ''})`);
+      const err = code === 1009
+        ? new SuperError('E_FRAME_TOO_LARGE', `the daemon closed the connection: a message exceeded the ${MAX_FRAME}-byte frame limit`)
+        : new SuperError('E_NO_DAEMON', `the daemon closed the connection (${code}${reason ? ` ${reason}` : ''})`);
       for (const p of pending.values()) p.reject(err);
       pending.clear();
       if (!hello) reject(err);

@@ -110,7 +110,7 @@ apps:
 test('--env picks env_<name>, --only starts a subset', async (t) => {
   const box = await sandbox(t);
   const port = await freePort();
-  box.write('env.js', `require('node:http').createServer((q, r) => r.end(process.env.MODE)).listen(${port}, '127.0.0.1');`);
+  box.write('env.js', `require('node:http').createServer((q, r) => r.end([process.env.MODE, process.env.FROM_SHELL, process.env.SUPER_SLOT].join(' '))).listen(${port}, '127.0.0.1');`);
   box.fixture('idle.js');
   const eco = box.write('eco.yml', `
 apps:
@@ -122,8 +122,9 @@ apps:
     script: idle.js
     ready_on: spawn
 `);
-  const r = await box.cli(['start', eco, '--env', 'production', '--only', 'web']);
+  // The environment of `super start` is inherited (as with PM2), the app's env wins.
+  const r = await box.cli(['start', eco, '--env', 'production', '--only', 'web'], { env: { FROM_SHELL: 'yes', MODE: 'shell' } });
   assert.equal(r.code, 0, r.stderr);
-  assert.equal((await httpGet(port)).body, 'prod');
+  assert.equal((await httpGet(port)).body, 'prod yes 0');
   assert.deepEqual((await lsJson(box)).apps.map((a) => a.name), ['web']);
 });

@@ -76,3 +76,14 @@ test('malformed, unknown and oversized control messages are answered, never fata
   assert.match((await httpGet(port)).body, /app=web/);
   assert.equal((await box.cli(['ping'])).code, 0);
 });
+
+test('the CLI client reports an oversized request as E_FRAME_TOO_LARGE', async (t) => {
+  const box = await sandbox(t);
+  box.fixture('idle.js');
+  const eco = box.write('eco.yml', 'apps:\n  - name: bg\n    script: idle.js\n    ready_on: spawn\n    min_uptime: 100ms\n');
+  assert.equal((await box.cli(['start', eco])).code, 0);
+  const client = await box.client();
+  t.after(() => client.close());
+  await assert.rejects(client.request('describe', { app: 'x'.repeat(MAX_FRAME) }), (err) => err.code === 'E_FRAME_TOO_LARGE' && err.exitStatus === 2);
+  assert.equal((await box.cli(['ping'])).code, 0, 'daemon still answers');
+});

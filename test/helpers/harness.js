@@ -100,41 +100,36 @@ export async function sandbox(t) {
   return box;
 }
 
-export function alive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return err.code === 'EPERM';
-  }
-}
+export { processAlive as alive } from '../../lib/process-alive.js';
 
-/** Pids whose parent is `ppid` (from /proc). */
-export async function workerPids(ppid) {
+/** Every live process as {pid, ppid, pgid} (from /proc; zombies left out). */
+function processTable() {
   const out = [];
   for (const name of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     try {
       const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[1]) === ppid) out.push(Number(name));
+      const [state, ppid, pgid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (state !== 'Z') out.push({ pid: Number(name), ppid: Number(ppid), pgid: Number(pgid) });
     } catch {}
   }
   return out;
 }
+
+/** Pids whose parent is `ppid`. */
+export const workerPids = async (ppid) => processTable().filter((p) => p.ppid === ppid).map((p) => p.pid);
 
 /** Pids of every process in process group `pgid`. */
-export function groupPids(pgid) {
-  const out = [];
-  for (const name of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[2]) === pgid && fields[0] !== 'Z') out.push(Number(name));
-    } catch {}
-  }
-  return out;
+export const groupPids = (pgid) => processTable().filter((p) => p.pgid === pgid).map((p) => p.pid);
+
+/**
+ * Resolves once none of `pids` is alive, or after `timeout` ms (the caller asserts).
+ * Polls: the death of a process that is not our child sends us no event.
+ */
+export async function waitGone(pids, timeout = 10000) {
+  const deadline = Date.now() + timeout;
+  while (pids.some(alive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+  return pids.filter(alive);
 }
 
 /** GET http://127.0.0.1:port/path with a fresh connection; resolves {status, body}. */

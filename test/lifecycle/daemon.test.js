@@ -3,7 +3,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { sandbox, freePort, httpGet, lsJson, alive, workerPids, groupPids } from '../helpers/harness.js';
+import { sandbox, freePort, httpGet, lsJson, alive, workerPids, groupPids, waitGone } from '../helpers/harness.js';
 
 test('two concurrent `super start` make one daemon', async (t) => {
   const box = await sandbox(t);
@@ -49,9 +49,7 @@ apps:
   assert.equal(workers.length, 3);
   process.kill(daemon, 'SIGKILL');
   // Cluster workers exit when the IPC channel closes; fork-mode ones by pdeathsig.
-  const deadline = Date.now() + 10000;
-  while (workers.some(alive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-  assert.deepEqual(workers.filter(alive), [], 'every worker died with the daemon');
+  assert.deepEqual(await waitGone(workers), [], 'every worker died with the daemon');
   for (const pid of workers) assert.deepEqual(groupPids(pid), [], `nothing left of group ${pid}`);
   assert.ok(fs.existsSync(path.join(box.home, 'super.sock')), 'a stale socket is left behind');
 
@@ -71,9 +69,7 @@ test('SIGTERM to the daemon stops every app gracefully and exits 0', async (t) =
   const daemon = box.daemonPid();
   const workers = await workerPids(daemon);
   process.kill(daemon, 'SIGTERM');
-  const deadline = Date.now() + 10000;
-  while (alive(daemon) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-  assert.equal(alive(daemon), false);
+  assert.deepEqual(await waitGone([daemon]), []);
   assert.deepEqual(workers.filter(alive), []);
   assert.equal(fs.existsSync(path.join(box.home, 'super.sock')), false, 'socket removed');
   assert.equal(fs.existsSync(path.join(box.home, 'daemon.pid')), false, 'pid file removed');

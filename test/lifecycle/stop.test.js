@@ -3,7 +3,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { sandbox, freePort, httpGet, lsJson, alive, groupPids, watchEvents } from '../helpers/harness.js';
+import { sandbox, freePort, httpGet, lsJson, alive, groupPids, watchEvents, waitGone } from '../helpers/harness.js';
 
 test('an app that ignores signals is SIGKILLed after kill_timeout', async (t) => {
   const box = await sandbox(t);
@@ -30,9 +30,7 @@ test('stop reaps the processes a worker started (no orphans)', async (t) => {
   const group = groupPids(w.pid);
   assert.equal(group.length, 3, `worker + 2 sleeps in one group: ${group}`);
   assert.equal((await box.cli(['stop', 'parent'])).code, 0);
-  const deadline = Date.now() + 5000;
-  while (group.some(alive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-  assert.deepEqual(group.filter(alive), [], 'worker and grandchildren are gone');
+  assert.deepEqual(await waitGone(group, 5000), [], 'worker and grandchildren are gone');
 });
 
 test('exec_mode fork runs a non-Node executable, one child per instance', async (t) => {

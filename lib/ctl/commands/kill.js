@@ -1,6 +1,7 @@
 // super kill: stop every app gracefully, then the daemon; returns once it has exited.
 import { connect } from '../../ipc/client.js';
 import { superHome } from '../../home.js';
+import { processAlive } from '../../process-alive.js';
 
 export default async function kill() {
   let client;
@@ -15,16 +16,8 @@ export default async function kill() {
   const { pid } = await client.request('kill');
   await closed;
   // The socket closes before the process ends: wait (bounded) until it is gone.
-  for (let i = 0; i < 2400 && alive(pid); i++) await new Promise((r) => setTimeout(r, 25));
+  for (let i = 0; i < 2400 && processAlive(pid); i++) await new Promise((r) => setTimeout(r, 25));
   process.stdout.write(`daemon (pid ${pid}) stopped\n`);
   return 0;
 }
 
-function alive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return err.code === 'EPERM';
-  }
-}

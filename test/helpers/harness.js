@@ -9,6 +9,7 @@ import http from 'node:http';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { connect } from '../../lib/ipc/client.js';
+import { processAlive } from '../../lib/process-alive.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const SUPER = path.join(ROOT, 'bin', 'super.js');
@@ -100,7 +101,7 @@ export async function sandbox(t) {
   return box;
 }
 
-export { processAlive as alive } from '../../lib/process-alive.js';
+export const alive = processAlive;
 
 /** Every live process as {pid, ppid, pgid} (from /proc; zombies left out). */
 function processTable() {

@@ -49,7 +49,9 @@ export class Supervisor {
         continue;
       }
       if (app) {
+        // The file just read is newer than a change noted while the app ran.
         app.config = config;
+        app.pendingConfig = null;
         app.clientEnv = clientEnv ?? app.clientEnv;
       } else {
         app = new App(config, this.ctx, clientEnv);

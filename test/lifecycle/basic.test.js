@@ -2,6 +2,7 @@
 // with an ESM and a CommonJS app side by side.
 import test from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { sandbox, freePort, httpGet, lsJson, alive, workerPids } from '../helpers/harness.js';
 
 test('start, serve, ls, describe, restart, stop, delete, kill', async (t) => {
@@ -76,6 +77,9 @@ apps:
   const d2 = await box.cli(['describe', 'esm', '--json']);
   assert.equal(JSON.parse(d2.stdout).config.env.GREETING, 'hello');
 
+  // a change noted while running, then a stop: the noted change must not outlive the stop
+  box.write('eco.yml', fs.readFileSync(eco, 'utf8').replace('GREETING: hello', 'GREETING: pending'));
+  assert.match((await box.cli(['start', eco])).stdout, /its config changed \(env\)/);
   const st = await box.cli(['stop', 'esm']);
   assert.equal(st.code, 0, st.stderr);
   await assert.rejects(httpGet(p1, '/', { timeout: 1000 }), 'stopped app no longer answers');
@@ -83,9 +87,11 @@ apps:
   assert.deepEqual(stopped.apps.find((x) => x.name === 'esm').workers.map((x) => [x.status, x.pid]), [['stopped', null], ['stopped', null]]);
   for (const pid of pidsBefore) assert.equal(alive(pid), false);
 
-  // start brings a stopped app back
+  // start brings a stopped app back, with the file as it is now (not an older noted change)
+  box.write('eco.yml', fs.readFileSync(eco, 'utf8').replace('GREETING: pending', 'GREETING: again'));
   assert.equal((await box.cli(['start', eco])).code, 0);
   assert.match((await httpGet(p1)).body, /app=esm/);
+  assert.equal(JSON.parse((await box.cli(['describe', 'esm', '--json'])).stdout).config.env.GREETING, 'again');
 
   const del = await box.cli(['delete', 'cjs']);
   assert.equal(del.code, 0, del.stderr);

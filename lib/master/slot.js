@@ -61,6 +61,7 @@ export class Slot extends EventEmitter {
       return Promise.reject(err);
     }
     this.proc = proc;
+    proc.on('process-error', (err) => this.ctx.log.warn({ app: this.app.name, slot: this.index, pid: proc.pid, err: err.message }, 'worker process error'));
     this.startedAt = Date.now();
     this.notReady = false;
     this.#move(S.STARTING, { reason, pid: proc.pid });

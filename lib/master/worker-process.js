@@ -1,7 +1,7 @@
 // One running worker process behind one small interface, whatever launched it
 // (cluster worker or fork-mode child): STYLE.md guideline 4.
 //
-// Events: 'spawn', 'listening' (address), 'ready', 'exit' ({code, signal}).
+// Events: 'spawn', 'listening' (address), 'ready', 'exit' ({code, signal}), 'process-error'.
 // stop(killSignal, killTimeout) -> Promise<{code, signal}>: graceful, then SIGKILL.
 import { EventEmitter } from 'node:events';
 import { forkClusterWorker } from './launch-cluster.js';
@@ -28,15 +28,16 @@ export class WorkerProcess extends EventEmitter {
       w.on('message', (m) => this.#onMessage(m));
       w.on('disconnect', () => this.emit('disconnect'));
       w.on('exit', (code, signal) => this.#onExit(code, signal));
-      // A worker that failed to spawn at all (ENOENT, EAGAIN) reports it here.
-      w.process.on('error', (err) => this.emit('spawn-error', err));
+      // cluster re-emits the child's 'error' (spawn failure, EPIPE on a dead channel) on
+      // the Worker: unhandled, it would throw in the daemon. The exit path handles the rest.
+      w.on('error', (err) => this.emit('process-error', err));
     } else {
       const c = spawnForkWorker(opts);
       this.child = c;
       c.on('spawn', () => this.emit('spawn'));
       c.on('message', (m) => this.#onMessage(m));
       c.on('error', (err) => {
-        this.emit('spawn-error', err);
+        this.emit('process-error', err);
         if (c.pid === undefined) this.#onExit(null, null, err);
       });
       c.on('exit', (code, signal) => this.#onExit(code, signal));

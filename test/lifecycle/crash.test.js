@@ -70,3 +70,14 @@ apps:
   const ls = await lsJson(box);
   assert.deepEqual(ls.apps.map((a) => [a.name, a.status, a.workers[0].restarts]), [['once', 'stopped', 0], ['seven', 'stopped', 0]]);
 });
+
+test('a worker Node refuses to boot (bad node_args) fails the start with Node\'s message', async (t) => {
+  const box = await sandbox(t);
+  box.fixture('idle.js');
+  const eco = box.write('eco.yml', 'apps:\n  - name: badflag\n    script: idle.js\n    node_args: --definitely-not-a-node-flag\n    max_restarts: 1\n');
+  const r = await box.cli(['start', eco]);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /E_START_FAILED: badflag#0 exited with code 9 before it became ready/);
+  assert.match(r.stderr, /badflag#0 \| .*bad option: --definitely-not-a-node-flag/);
+  assert.equal((await box.cli(['ping'])).code, 0, 'the daemon is fine');
+});

@@ -5,7 +5,7 @@
 //   `<file>:<line>:<col>: <key path>: <what is wrong>; <what to do>`
 
 import { readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import yaml from 'js-yaml';
@@ -48,12 +48,18 @@ const YAML_SCHEMA = yaml.CORE_SCHEMA.extend({ implicit: [yaml.types.merge] });
 export async function loadEcosystem(file, options = {}) {
   let text;
   try {
+    // The daemon reads files that clients name: never one larger than any real ecosystem.
+    const { size } = await stat(file);
+    if (size > MAX_FILE_BYTES) throw Object.assign(new Error('too large'), { code: 'EFBIG', size });
     text = await readFile(file, 'utf8');
   } catch (err) {
     throw unreadable(file, err);
   }
   return loadEcosystemText(text, file, options);
 }
+
+/** Ecosystem files larger than this are refused unread. */
+export const MAX_FILE_BYTES = 1024 * 1024;
 
 /**
  * Load an ecosystem file from its text (synchronous; checks files with fs sync calls).
@@ -138,7 +144,7 @@ function keepOnly(apps, only, problems) {
 
 function refused(file, problems) {
   const list = problems.list();
-  return new SuperError('E_CONFIG', `${list.length} ${list.length === 1 ? "problem" : "problems"} in ${file}`, { problems: list });
+  return new SuperError('E_CONFIG', `${list.length} ${list.length === 1 ? 'problem' : 'problems'} in ${file}`, { problems: list });
 }
 
 function unreadable(file, err) {
@@ -147,6 +153,7 @@ function unreadable(file, err) {
     ENOENT: `no such file: ${abs}; check the path`,
     EISDIR: `is a directory: ${abs}; give the ecosystem file inside it`,
     EACCES: `permission denied: ${abs}; make it readable by this user`,
+    EFBIG: `${abs} is ${err.size} bytes, more than the ${MAX_FILE_BYTES} an ecosystem file may have; give the right file`,
   }[err.code] ?? `cannot read ${abs} (${err.code ?? err.message}); check the file`;
   const problem = `${file}: cannot read the ecosystem file: ${why}`;
   return new SuperError('E_CONFIG', `1 problem in ${file}`, { problems: [problem] });

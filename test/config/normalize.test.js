@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { loadEcosystem, loadEcosystemText } from '../../lib/config/index.js';
+import { loadEcosystem, loadEcosystemText, MAX_FILE_BYTES } from '../../lib/config/index.js';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'superd-config-'));
 after(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -183,4 +183,14 @@ test('a relative file name is shown as given and returned absolute', async () =>
   assert.equal(eco.file, path.join(tmp, 'eco.yml'));
   fs.writeFileSync(path.join(tmp, 'eco.yml'), 'apps: 1\n');
   await assert.rejects(loadEcosystem(rel), (err) => err.details.problems[0].startsWith(`${rel}:1:7: apps: `));
+});
+
+test('an ecosystem file over 1 MiB is refused unread', async () => {
+  const big = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sd-big-')), 'eco.yml');
+  fs.writeFileSync(big, `apps: []\n${'#'.repeat(MAX_FILE_BYTES)}\n`);
+  try {
+    await assert.rejects(loadEcosystem(big), (err) => err.code === 'E_CONFIG' && /more than the 1048576 an ecosystem file may have/.test(err.details.problems[0]));
+  } finally {
+    fs.rmSync(path.dirname(big), { recursive: true, force: true });
+  }
 });

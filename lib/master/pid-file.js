@@ -3,16 +3,13 @@
 // dead, or reused by a process that is not a superd daemon) is removed and retried.
 import fs from 'node:fs';
 import { SuperError } from '../errors.js';
+import { processAlive } from '../process-alive.js';
 
 // A superd daemon's command line: `node .../lib/master/daemon.js` or `super daemon`.
 const DAEMON_CMDLINE = /lib\/master\/daemon\.js|super(\.js)?\0daemon/;
 
 function isDaemon(pid) {
-  try {
-    process.kill(pid, 0);
-  } catch (err) {
-    if (err.code === 'ESRCH') return false;
-  }
+  if (!processAlive(pid)) return false;
   try {
     return DAEMON_CMDLINE.test(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
   } catch {

@@ -4,11 +4,6 @@ import path from 'node:path';
 import { Slot } from './slot.js';
 import { appStatus, isRunning, WORKER_STATES as S } from './states.js';
 
-// Node's own IPC plumbing: a `super start` run from inside a worker must not pass these on,
-// or a fork-mode child would take itself for a cluster worker.
-const NODE_IPC_VARS = new Set(['NODE_UNIQUE_ID', 'NODE_CHANNEL_FD', 'NODE_CHANNEL_SERIALIZATION_MODE']);
-const inheritable = (env) => Object.fromEntries(Object.entries(env).filter(([k]) => !NODE_IPC_VARS.has(k)));
-
 export class App {
   /**
    * @param {object} config  a normalized app from lib/config
@@ -33,7 +28,7 @@ export class App {
   workerEnv(i) {
     const c = this.config;
     return {
-      ...inheritable(this.clientEnv),
+      ...this.clientEnv,
       ...c.env,
       [c.instance_var]: String(i),
       SUPER_APP_NAME: c.name,

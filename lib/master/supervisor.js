@@ -9,6 +9,11 @@ import { maskConfig } from './mask-secrets.js';
 import { sampleProcesses } from './proc-stats.js';
 import { tailFile } from './tail-file.js';
 
+// Node's own IPC plumbing: a `super start` run from inside a worker must not pass these on,
+// or a fork-mode child would take itself for a cluster worker. Filtered once, on receipt.
+const NODE_IPC_VARS = new Set(['NODE_UNIQUE_ID', 'NODE_CHANNEL_FD', 'NODE_CHANNEL_SERIALIZATION_MODE']);
+const inheritable = (env) => Object.fromEntries(Object.entries(env).filter(([k]) => !NODE_IPC_VARS.has(k)));
+
 export class Supervisor {
   /** @param {{home: string, log: import('pino').Logger, agentPath: string, onEvent: (topic: string, data: object) => void}} o */
   constructor({ home, log, agentPath, onEvent }) {
@@ -29,8 +34,9 @@ export class Supervisor {
   }
 
   /** `super start <file>`: add new apps and start them, start stopped ones, report running ones. */
-  async startFromFile({ file, env, only, clientEnv }) {
+  async startFromFile({ file, env, only, clientEnv: rawClientEnv }) {
     const { loadEcosystem } = await import('../config/index.js');
+    const clientEnv = rawClientEnv && inheritable(rawClientEnv);
     const eco = await loadEcosystem(file, { env, only, cpus: os.availableParallelism() });
     this.#freezePolicy(eco.daemon.scheduling);
 

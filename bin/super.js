@@ -44,7 +44,13 @@ async function parseWithCommander() {
   program.command('describe').argument('<app>', 'app name').description('resolved config and per-worker details of an app')
     .option('--json', 'print JSON').action(run('describe'));
   program.command('kill').description('stop every app gracefully, then stop the daemon').action(run('kill'));
-  program.command('daemon').description('run the daemon in the foreground (for systemd and containers)').action(run('daemon'));
+  program.command('daemon').description('run the daemon in the foreground (for systemd and containers)')
+    .option('--foreground', 'stay in the foreground (the only mode; for unit files)')
+    .option('--resurrect', 'start the apps saved by `super save`')
+    .action(run('daemon'));
+  program.command('save').description('save the running apps to $SUPER_HOME/dump.json (for resurrect)')
+    .option('--force', 'save even an empty list over a dump that has apps').action(run('save'));
+  program.command('resurrect').description('start the apps saved by `super save`').action(run('resurrect'));
   program.command('ping').description('check that the daemon answers (exit 0) or not (exit 3)').action(run('ping'));
   program.command('version').description('print the CLI and daemon versions').action(run('version'));
   program.addOption(new Option('-v, --version', 'print the CLI version').hideHelp());

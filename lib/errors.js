@@ -22,6 +22,7 @@ export const CODES = Object.freeze({
   E_HOME: [EXIT.FAILED, 'SUPER_HOME cannot be used; check that the directory is yours and writable.'],
   E_DAEMON_RUNNING: [EXIT.FAILED, 'A daemon already runs for this SUPER_HOME.'],
   E_DAEMON_START: [EXIT.NO_DAEMON, 'The daemon could not be started; see $SUPER_HOME/daemon.err for why.'],
+  E_DUMP: [EXIT.FAILED, 'The saved process list ($SUPER_HOME/dump.json) is missing, corrupt, or would be replaced by an empty one; the message says what to do.'],
   E_NO_DAEMON: [EXIT.NO_DAEMON, 'No daemon answers on this SUPER_HOME; start one with `super start <ecosystem.yml>`.'],
 });
 

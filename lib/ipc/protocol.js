@@ -28,6 +28,10 @@
 //   kill        {}                                   -> {stopping: true}    the daemon exits after replying
 //   subscribe   {topics: ["worker"]}                 -> {topics}            worker state events follow
 //   unsubscribe {}                                   -> {}
+//   save        {force?}                             -> {file, apps: [name], skipped: [name], replaced}
+//               writes $SUPER_HOME/dump.json; refuses (E_DUMP) to replace a dump that has
+//               apps with an empty list unless force
+//   resurrect   {}                                   -> like start, plus {file}; E_DUMP if the dump is missing or corrupt
 //
 // Events (topic "worker"): {app, slot, pid, state, prev, code?, signal?, restarts, reason?}
 // with state one of lib/master/states.js WORKER_STATES.
@@ -64,6 +68,8 @@ export const OPS = Object.freeze({
   kill: {},
   subscribe: { topics: [(v) => strList(v) && v.every((t) => TOPICS.includes(t)), true, `a list of topics from: ${TOPICS.join(', ')}`] },
   unsubscribe: {},
+  save: { force: [(v) => v === undefined || typeof v === 'boolean', false, 'true or false'] },
+  resurrect: {},
 });
 
 /**

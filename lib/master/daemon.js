@@ -1,8 +1,10 @@
 // The superd daemon: the cluster primary for every app and the control-channel server.
-// Started detached by `super start` (lib/ctl/launch-daemon.js), or in the foreground.
+// Started detached by `super start` (lib/ctl/launch-daemon.js), or in the foreground
+// (`super daemon`, `super run`: lib/ctl/commands/) through startDaemon().
 //
 // Boot:     home checks -> pid file (one daemon per SUPER_HOME) -> log -> control socket
-//           -> "ready" to the launching CLI (IPC) if any.
+//           -> [--resurrect: apps of dump.json] -> "ready" to the launching CLI (IPC) if
+//           any, and to systemd (READY=1) when NOTIFY_SOCKET is set.
 // Shutdown: SIGTERM/SIGINT/`super kill` -> every worker stopped gracefully (kill_signal,
 //           SIGKILL after kill_timeout) -> socket and pid file removed -> exit 0.
 import fs from 'node:fs';
@@ -17,6 +19,7 @@ import { Supervisor } from './supervisor.js';
 import { makeHandlers } from './handlers.js';
 import { reapAllNow } from './process-group.js';
 import { SuperError } from '../errors.js';
+import { sdNotify } from './systemd-notify.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const agentPath = path.join(here, '..', 'worker', 'agent.cjs');
@@ -25,7 +28,12 @@ const { version } = JSON.parse(fs.readFileSync(path.join(here, '..', '..', 'pack
 /** Exit status of a daemon that lost the race to another one (the CLI then just connects). */
 export const EXIT_ALREADY_RUNNING = 10;
 
-async function main() {
+/**
+ * Runs this process as the daemon. Resolves once it is ready (the returned handles are
+ * for the foreground commands); the process exits from shutdown().
+ * @param {{resurrect?: boolean}} [opts]  resurrect: start the apps of $SUPER_HOME/dump.json
+ */
+export async function startDaemon({ resurrect = false } = {}) {
   const home = superHome();
   let log;
   try {
@@ -41,9 +49,11 @@ async function main() {
   const supervisor = new Supervisor({ home, log, agentPath, onEvent: (topic, data) => server?.broadcast(topic, data) });
 
   let stopping = null;
-  const shutdown = (reason) => {
+  /** Stops every app gracefully, then exits with `code` (0 unless told otherwise). */
+  const shutdown = (reason, code = 0) => {
     stopping ??= (async () => {
       log.info({ reason }, 'daemon stopping: stopping every app');
+      sdNotify(['STOPPING=1', 'STATUS=stopping every app'], log);
       const hard = setTimeout(() => {
         log.error('graceful stop took too long; exiting anyway');
         finish(1);
@@ -54,7 +64,7 @@ async function main() {
       } catch (err) {
         log.error({ err }, 'error while stopping apps');
       }
-      finish(0);
+      finish(code);
     })();
     return stopping;
   };
@@ -79,7 +89,7 @@ async function main() {
   try {
     server = await startControlServer({
       socketPath: socketPath(home),
-      handlers: makeHandlers({ supervisor, version, shutdown }),
+      handlers: makeHandlers({ supervisor, version, shutdown, stopping: () => stopping !== null }),
       hello: { version, pid: process.pid },
       log,
     });
@@ -91,10 +101,35 @@ async function main() {
     process.exit(code === 'E_DAEMON_RUNNING' ? EXIT_ALREADY_RUNNING : 1);
   }
   log.info({ home, version, node: process.version }, 'daemon ready');
+  if (resurrect) await resurrectAtBoot(supervisor, log);
   if (process.send) {
     process.send({ cmd: 'super:daemon-ready', pid: process.pid });
     process.disconnect();
   }
+  sdNotify(['READY=1', `STATUS=${supervisor.apps.size} app(s)`, `MAINPID=${process.pid}`], log);
+  return { home, log, supervisor, shutdown, version };
 }
 
-main();
+/**
+ * `--resurrect` at boot: no dump (a fresh machine) is fine; a corrupt one is said on
+ * stderr (the journal) and in daemon.log, and the daemon runs on without apps: exiting
+ * would only make systemd restart it into the same error.
+ */
+async function resurrectAtBoot(supervisor, log) {
+  const { resurrectApps } = await import('./saved-state.js');
+  try {
+    const r = await resurrectApps(supervisor);
+    log.info({ file: r.file, started: r.started, failed: r.failed }, 'resurrected saved apps');
+    for (const f of r.failed) process.stderr.write(`superd: E_START_FAILED: ${f.app}#${f.slot} ${f.reason} before it became ready\n`);
+  } catch (err) {
+    if (err.details?.missing) {
+      log.info('no saved process list; starting with no apps');
+      return;
+    }
+    log.error({ err }, 'resurrect failed');
+    process.stderr.write(`superd: ${err.code ?? 'E_INTERNAL'}: ${err.message}\n`);
+  }
+}
+
+// Run as a script (`node lib/master/daemon.js`, how `super start` launches it detached).
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) startDaemon();

@@ -1,8 +1,12 @@
 // Control ops -> supervisor calls. Arguments were already checked by protocol.parseRequest.
 import { PROTOCOL } from '../ipc/protocol.js';
+import { SuperError } from '../errors.js';
 
-/** @param {{supervisor: import('./supervisor.js').Supervisor, version: string, shutdown: (reason: string) => void}} o */
-export function makeHandlers({ supervisor, version, shutdown }) {
+/**
+ * @param {{supervisor: import('./supervisor.js').Supervisor, version: string, shutdown: (reason: string) => void,
+ *   stopping?: () => boolean}} o
+ */
+export function makeHandlers({ supervisor, version, shutdown, stopping = () => false }) {
   const startedAt = Date.now();
   return {
     ping: () => ({ pong: true, pid: process.pid, uptime_ms: Date.now() - startedAt }),
@@ -26,6 +30,16 @@ export function makeHandlers({ supervisor, version, shutdown }) {
     unsubscribe: (a, conn) => {
       conn.topics.clear();
       return {};
+    },
+    save: async (a) => {
+      // A stopping daemon's list is emptying: never let it replace a good dump.
+      if (stopping()) throw new SuperError('E_DUMP', 'the daemon is stopping; the saved process list was left as it was');
+      const { saveApps } = await import('./saved-state.js');
+      return saveApps(supervisor, { version, force: a.force });
+    },
+    resurrect: async () => {
+      const { resurrectApps } = await import('./saved-state.js');
+      return resurrectApps(supervisor);
     },
   };
 }

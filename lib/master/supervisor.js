@@ -38,11 +38,19 @@ export class Supervisor {
     const { loadEcosystem } = await import('../config/index.js');
     const clientEnv = rawClientEnv && inheritable(rawClientEnv);
     const eco = await loadEcosystem(file, { env, only, cpus: os.availableParallelism() });
-    this.#freezePolicy(eco.daemon.scheduling);
+    return this.startConfigs(eco.apps.map((config) => ({ config, clientEnv })), eco.daemon.scheduling);
+  }
 
+  /**
+   * Starts already-resolved app configs: from a file just loaded, or from a saved dump
+   * (lib/master/saved-state.js). Apps already running are reported, not touched.
+   * @param {{config: object, clientEnv?: Record<string,string>}[]} entries
+   */
+  async startConfigs(entries, scheduling) {
+    this.#freezePolicy(scheduling);
     const result = { started: [], running: [], changed: [], warnings: [], failed: [] };
     const toStart = [];
-    for (const config of eco.apps) {
+    for (const { config, clientEnv } of entries) {
       let app = this.apps.get(config.name);
       if (app?.busy) throw new SuperError('E_BUSY', `${config.name} is busy (${app.busy}); try again when it is done`);
       if (app && app.running) {

@@ -1,0 +1,129 @@
+// The saved process list, $SUPER_HOME/dump.json: written by `super save`, read by
+// `super resurrect` and `super daemon --resurrect`.
+//
+// Write sequence (a crash at any point leaves a complete dump.json, old or new):
+//   dump.json.tmp  <- write, fsync
+//   dump.json.bak  <- hard link to the current dump.json (the previous good dump)
+//   dump.json      <- rename(dump.json.tmp)   atomic replace
+//   fsync(SUPER_HOME)                          the rename itself survives a power cut
+//
+// Only an explicit `save` writes: a daemon that stops or dies never touches the dump, and
+// saving an empty list over a dump that has apps needs `--force` (PM2 #2653, #2827).
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { SuperError } from '../errors.js';
+
+export const DUMP_VERSION = 1;
+export const dumpPath = (home) => path.join(home, 'dump.json');
+export const bakPath = (home) => `${dumpPath(home)}.bak`;
+
+/**
+ * @typedef {object} DumpEntry
+ * @property {object} config     the app's resolved config (lib/config normalizeApp shape)
+ * @property {Record<string,string>} clientEnv  environment of the `super start` that added it
+ */
+
+/**
+ * Writes the dump atomically. Refuses to replace a dump that has apps with an empty one
+ * unless `force`.
+ * @param {string} home
+ * @param {{apps: DumpEntry[], scheduling: string, version: string}} state
+ * @param {{force?: boolean}} [opts]
+ * @returns {Promise<{file: string, apps: string[], replaced: number|null}>}
+ */
+export async function writeDump(home, { apps, scheduling, version }, { force = false } = {}) {
+  const file = dumpPath(home);
+  const previous = await previousCount(file);
+  if (apps.length === 0 && previous > 0 && !force) {
+    throw new SuperError('E_DUMP', `no app is running: saving would replace the ${previous} app(s) in ${file} with an empty list; run \`super save --force\` if that is what you want`);
+  }
+  const body = `${JSON.stringify({ superd: DUMP_VERSION, version, saved_at: new Date().toISOString(), scheduling, apps }, null, 2)}\n`;
+  const tmp = `${file}.tmp`;
+  const fh = await fs.open(tmp, 'w', 0o600);
+  try {
+    await fh.writeFile(body);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  if (previous !== null) {
+    await fs.rm(bakPath(home), { force: true });
+    await fs.link(file, bakPath(home)).catch(() => fs.copyFile(file, bakPath(home)));
+  }
+  await fs.rename(tmp, file);
+  await syncDir(home);
+  return { file, apps: apps.map((a) => a.config.name), replaced: previous };
+}
+
+/** Number of apps in the current dump; 0 if unreadable (a corrupt dump is not "good"); null if none. */
+async function previousCount(file) {
+  let text;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch (err) {
+    if (err.code === 'ENOENT') return null;
+    throw err;
+  }
+  try {
+    return parseDump(text, file).apps.length;
+  } catch {
+    return 0;
+  }
+}
+
+async function syncDir(dir) {
+  const dh = await fs.open(dir, 'r');
+  try {
+    await dh.sync();
+  } finally {
+    await dh.close();
+  }
+}
+
+/**
+ * Reads the dump. E_DUMP when it is missing or corrupt; the message names the .bak.
+ * @returns {Promise<{file: string, scheduling: string, apps: DumpEntry[]}>}
+ */
+export async function readDump(home) {
+  const file = dumpPath(home);
+  let text;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch (err) {
+    if (err.code === 'ENOENT') throw new SuperError('E_DUMP', `no saved process list at ${file}; run \`super save\` while your apps run`, { missing: true });
+    throw new SuperError('E_DUMP', `cannot read ${file} (${err.code ?? err.message})`);
+  }
+  try {
+    return { file, ...parseDump(text, file) };
+  } catch (err) {
+    const bak = bakPath(home);
+    const hasBak = await fs.access(bak).then(() => true, () => false);
+    const what = hasBak
+      ? `the previous dump is ${bak}: \`cp ${bak} ${file}\` then \`super resurrect\` to use it`
+      : `there is no previous dump (${bak}); start your apps with \`super start\` and \`super save\` again`;
+    throw new SuperError('E_DUMP', `${file} is corrupt (${err.message}); ${what}`);
+  }
+}
+
+/** Checks the shape (pure; throws Error with a short reason). */
+export function parseDump(text, file = 'dump.json') {
+  let data;
+  try {
+    data = JSON.parse(text);
+  } catch (err) {
+    throw new Error(`not valid JSON: ${err.message}`);
+  }
+  if (!data || typeof data !== 'object' || Array.isArray(data)) throw new Error('not a JSON object');
+  if (data.superd !== DUMP_VERSION) throw new Error(`unknown dump format ${JSON.stringify(data.superd)} (expected ${DUMP_VERSION})`);
+  if (!Array.isArray(data.apps)) throw new Error('"apps" is not a list');
+  data.apps.forEach((entry, i) => {
+    const c = entry?.config;
+    const bad = (what) => new Error(`apps[${i}] ${what} in ${path.basename(file)}`);
+    if (!c || typeof c !== 'object') throw bad('has no config');
+    if (typeof c.name !== 'string' || !/^[A-Za-z0-9_.-]+$/.test(c.name)) throw bad('has no valid name');
+    if (typeof c.script !== 'string' || !path.isAbsolute(c.script)) throw bad('has no absolute script path');
+    if (!Number.isInteger(c.instances) || c.instances < 1) throw bad('has no valid instances');
+    if (entry.clientEnv !== undefined && (typeof entry.clientEnv !== 'object' || entry.clientEnv === null)) throw bad('has a bad clientEnv');
+  });
+  return { scheduling: data.scheduling === 'os' ? 'os' : 'round-robin', apps: data.apps };
+}

@@ -1,0 +1,29 @@
+// `save` and `resurrect`: the supervisor's apps <-> the dump file (lib/master/dump.js).
+import { writeDump, readDump } from './dump.js';
+import { WORKER_STATES as S } from './states.js';
+
+/**
+ * Saves every app that is not stopped, with its resolved config (instances as scaled now)
+ * and the environment it was started with. Stopped apps are left out and reported.
+ */
+export async function saveApps(supervisor, { version, force }) {
+  const saved = [];
+  const skipped = [];
+  for (const app of supervisor.apps.values()) {
+    if (app.status === S.STOPPED) {
+      skipped.push(app.name);
+      continue;
+    }
+    const instances = app.slots.length || app.config.instances;
+    saved.push({ config: { ...app.config, instances }, clientEnv: app.clientEnv });
+  }
+  const out = await writeDump(supervisor.home, { apps: saved, scheduling: supervisor.schedulingName, version }, { force });
+  return { ...out, skipped };
+}
+
+/** Starts the apps of the dump; those already running are left alone (and reported). */
+export async function resurrectApps(supervisor) {
+  const dump = await readDump(supervisor.home);
+  const result = await supervisor.startConfigs(dump.apps.map((e) => ({ config: e.config, clientEnv: e.clientEnv ?? {} })), dump.scheduling);
+  return { file: dump.file, ...result };
+}

@@ -1,0 +1,164 @@
+// super save / resurrect / daemon --resurrect, and the dump's safety rules
+// (PM2 #2653, #2827: a dump replaced by an empty list loses every app at the next boot).
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { sandbox, freePort, httpGet, lsJson, waitGone } from '../helpers/harness.js';
+import { foreground, waitForDaemon } from './foreground.js';
+
+async function twoApps(box) {
+  const port = await freePort();
+  box.fixture('http-server.js');
+  box.fixture('idle.js');
+  const eco = box.write('eco.yml', `
+apps:
+  - name: web
+    script: http-server.js
+    instances: 1
+    env: { PORT: ${port}, GREETING: saved }
+  - name: idle
+    script: idle.js
+    ready_on: spawn
+    min_uptime: 200ms
+`);
+  const r = await box.cli(['start', eco]);
+  assert.equal(r.code, 0, r.stderr);
+  return { port, eco };
+}
+
+const dumpFile = (box) => path.join(box.home, 'dump.json');
+const appsOf = async (box) => (await lsJson(box)).apps.map((a) => [a.name, a.status, a.workers.length]);
+
+test('save writes resolved configs atomically; resurrect brings the same apps back after kill', async (t) => {
+  const box = await sandbox(t);
+  const { port } = await twoApps(box);
+  assert.equal((await box.cli(['scale', 'web', '3'])).code, 0);
+
+  const s1 = await box.cli(['save']);
+  assert.equal(s1.code, 0, s1.stderr);
+  assert.match(s1.stdout, /saved 2 app\(s\) to .*dump\.json: web, idle/);
+  const dump = JSON.parse(fs.readFileSync(dumpFile(box), 'utf8'));
+  assert.equal(dump.superd, 1);
+  const web = dump.apps.find((a) => a.config.name === 'web');
+  assert.equal(web.config.instances, 3, 'the scaled count is saved');
+  assert.equal(web.config.env.GREETING, 'saved');
+  assert.ok(path.isAbsolute(web.config.script));
+  assert.equal(fs.statSync(dumpFile(box)).mode & 0o777, 0o600);
+  assert.equal(fs.existsSync(`${dumpFile(box)}.bak`), false, 'no previous dump yet');
+
+  const s2 = await box.cli(['save']);
+  assert.equal(s2.code, 0, s2.stderr);
+  assert.match(s2.stdout, /previous dump kept as .*dump\.json\.bak/);
+  assert.deepEqual(JSON.parse(fs.readFileSync(`${dumpFile(box)}.bak`, 'utf8')).apps, dump.apps);
+  assert.deepEqual(fs.readdirSync(box.home).filter((f) => f.endsWith('.tmp')), [], 'no temp file left');
+
+  const daemon = box.daemonPid();
+  assert.equal((await box.cli(['kill'])).code, 0);
+  assert.deepEqual(await waitGone([daemon]), []);
+  assert.deepEqual(JSON.parse(fs.readFileSync(dumpFile(box), 'utf8')).apps, dump.apps, 'kill leaves the dump alone');
+
+  const r = await box.cli(['resurrect']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /started web/);
+  assert.notEqual(box.daemonPid(), daemon);
+  assert.deepEqual(await appsOf(box), [['web', 'online', 3], ['idle', 'online', 1]]);
+  assert.match((await httpGet(port)).body, /app=web/);
+
+  // Resurrecting again leaves running apps alone.
+  const again = await box.cli(['resurrect']);
+  assert.equal(again.code, 0, again.stderr);
+  assert.match(again.stdout, /web is already running/);
+});
+
+test('an empty list never replaces a good dump (stopped apps, stopping daemon); --force does', async (t) => {
+  const box = await sandbox(t);
+  await twoApps(box);
+  assert.equal((await box.cli(['save'])).code, 0);
+  const before = fs.readFileSync(dumpFile(box), 'utf8');
+
+  assert.equal((await box.cli(['stop', 'all'])).code, 0);
+  const r = await box.cli(['save']);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /^super: E_DUMP: no app is running: saving would replace the 2 app\(s\) in .*dump\.json with an empty list; run `super save --force`/);
+  assert.equal(fs.readFileSync(dumpFile(box), 'utf8'), before, 'dump untouched');
+
+  // A daemon that stops (SIGTERM) or dies (SIGKILL) does not write the dump either.
+  const daemon = box.daemonPid();
+  process.kill(daemon, 'SIGTERM');
+  assert.deepEqual(await waitGone([daemon]), []);
+  assert.equal(fs.readFileSync(dumpFile(box), 'utf8'), before, 'dump untouched by a stopping daemon');
+
+  assert.equal((await box.cli(['resurrect'])).code, 0);
+  process.kill(box.daemonPid(), 'SIGKILL');
+  assert.equal(fs.readFileSync(dumpFile(box), 'utf8'), before, 'dump untouched by a dying daemon');
+  await waitGone([box.daemonPid()]);
+  assert.equal((await box.cli(['resurrect'])).code, 0);
+  assert.equal((await box.cli(['delete', 'all'])).code, 0);
+
+  const f = await box.cli(['save', '--force']);
+  assert.equal(f.code, 0, f.stderr);
+  assert.equal(JSON.parse(fs.readFileSync(dumpFile(box), 'utf8')).apps.length, 0);
+  assert.equal(fs.readFileSync(`${dumpFile(box)}.bak`, 'utf8'), before, 'the good dump is the .bak');
+});
+
+test('a corrupt dump is a clear error naming the .bak; a missing one says to save', async (t) => {
+  const box = await sandbox(t);
+  const missing = await box.cli(['resurrect']);
+  assert.equal(missing.code, 1);
+  assert.match(missing.stderr, /^super: E_DUMP: no saved process list at .*dump\.json; run `super save`/);
+
+  await twoApps(box);
+  assert.equal((await box.cli(['save'])).code, 0);
+  assert.equal((await box.cli(['save'])).code, 0);
+  assert.equal((await box.cli(['kill'])).code, 0);
+  fs.writeFileSync(dumpFile(box), '{"superd": 1, "apps": [');
+  const r = await box.cli(['resurrect']);
+  assert.equal(r.code, 1);
+  const bak = `${dumpFile(box)}.bak`;
+  assert.equal(r.stderr.split('\n').filter(Boolean).length, 1, 'one line');
+  assert.ok(r.stderr.startsWith(`super: E_DUMP: ${dumpFile(box)} is corrupt (not valid JSON`), r.stderr);
+  assert.ok(r.stderr.includes(`the previous dump is ${bak}: \`cp ${bak} ${dumpFile(box)}\``), r.stderr);
+  assert.deepEqual((await lsJson(box)).apps, [], 'nothing started');
+
+  // Valid JSON of the wrong shape is corrupt too.
+  fs.writeFileSync(dumpFile(box), JSON.stringify({ superd: 1, apps: [{ config: { name: 'x', script: 'rel.js', instances: 1 } }] }));
+  const shape = await box.cli(['resurrect']);
+  assert.equal(shape.code, 1);
+  assert.match(shape.stderr, /E_DUMP: .*is corrupt \(apps\[0\] has no absolute script path/);
+
+  // Following the message works.
+  fs.copyFileSync(bak, dumpFile(box));
+  const ok = await box.cli(['resurrect']);
+  assert.equal(ok.code, 0, ok.stderr);
+  assert.deepEqual((await appsOf(box)).map((a) => a[0]), ['web', 'idle']);
+});
+
+test('super daemon --foreground --resurrect starts the saved apps at boot, and boots without a dump', async (t) => {
+  const box = await sandbox(t);
+  const { port } = await twoApps(box);
+  assert.equal((await box.cli(['save'])).code, 0);
+  assert.equal((await box.cli(['kill'])).code, 0);
+
+  const d = foreground(box, t, ['daemon', '--foreground', '--resurrect']);
+  await waitForDaemon(box);
+  // The daemon answers once apps are started (resurrect runs before it reports ready to
+  // systemd, but the socket is up before): wait for the apps through the CLI.
+  const deadline = Date.now() + 20000;
+  let apps;
+  do {
+    apps = await appsOf(box);
+    if (apps.length === 2 && apps.every((a) => a[1] === 'online')) break;
+    await new Promise((r) => setTimeout(r, 50));
+  } while (Date.now() < deadline);
+  assert.deepEqual(apps, [['web', 'online', 1], ['idle', 'online', 1]]);
+  assert.match((await httpGet(port)).body, /app=web/);
+  assert.deepEqual(await d.stop('SIGTERM'), { code: 0, signal: null });
+
+  fs.rmSync(dumpFile(box));
+  const d2 = foreground(box, t, ['daemon', '--foreground', '--resurrect']);
+  await waitForDaemon(box);
+  assert.deepEqual((await lsJson(box)).apps, []);
+  assert.equal(d2.stderr, '');
+  assert.deepEqual(await d2.stop('SIGINT'), { code: 0, signal: null });
+});

@@ -50,6 +50,16 @@ async function parseWithCommander() {
     .action(run('daemon'));
   program.command('save').description('save the running apps to $SUPER_HOME/dump.json (for resurrect)')
     .option('--force', 'save even an empty list over a dump that has apps').action(run('save'));
+  program.command('startup').argument('<init>', 'the init system: systemd')
+    .description('write a systemd unit that starts the daemon at boot and resurrects the saved apps')
+    .option('--user', 'a user unit (~/.config/systemd/user) instead of a system unit')
+    .option('--print', 'print the unit instead of writing it')
+    .option('--unit-dir <dir>', 'write the unit into this directory (no systemctl calls)')
+    .action(run('startup'));
+  program.command('unstartup').argument('[init]', 'the init system: systemd', 'systemd')
+    .description('disable and remove the unit written by `super startup`')
+    .option('--user', 'the user unit').option('--unit-dir <dir>', 'the directory the unit was written to')
+    .action(run('unstartup'));
   program.command('resurrect').description('start the apps saved by `super save`').action(run('resurrect'));
   program.command('ping').description('check that the daemon answers (exit 0) or not (exit 3)').action(run('ping'));
   program.command('version').description('print the CLI and daemon versions').action(run('version'));

@@ -15,6 +15,7 @@ export const CODES = Object.freeze({
   E_UNKNOWN_OP: [EXIT.BAD_INPUT, 'The control channel does not know that operation; the client and daemon may differ in version.'],
   E_FRAME_TOO_LARGE: [EXIT.BAD_INPUT, 'A control message exceeded the frame size limit and the connection was closed.'],
   E_PROTOCOL: [EXIT.BAD_INPUT, 'Client and daemon speak different protocol versions; restart the daemon with `super kill` then `super start`.'],
+  E_SCHEDULING_FIXED: [EXIT.BAD_INPUT, 'The daemon runs another cluster scheduling policy, fixed at its first start; restart the daemon (`super kill`, then `super start`) to change it.'],
   E_BUSY: [EXIT.FAILED, 'Another operation is changing that app right now; wait for it to finish and try again.'],
   E_START_FAILED: [EXIT.FAILED, 'A worker could not be started; its error log says why.'],
   E_TIMEOUT: [EXIT.FAILED, 'The daemon did not answer in time.'],

@@ -6,7 +6,6 @@
 
 import { readFileSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import yaml from 'js-yaml';
 import { SuperError } from '../errors.js';
@@ -14,6 +13,7 @@ import { normalizeApp } from './normalize-app.js';
 import { normalizeDaemon } from './normalize-daemon.js';
 import { parseWithPositions } from './positions.js';
 import { formatPath, Problems } from './problems.js';
+import { readAllowedCpus } from './cpu-set.js';
 import { schemaProblems } from './schema-check.js';
 import { yamlProblem } from './yaml-problem.js';
 
@@ -35,7 +35,10 @@ const YAML_SCHEMA = yaml.CORE_SCHEMA.extend({ implicit: [yaml.types.merge] });
  * @typedef {object} LoadOptions
  * @property {string} [env]  `--env <name>`: each app's env is `{...env, ...env_<name>}`
  * @property {string[]} [only]  keep only these apps (each must exist in the file)
- * @property {number} [cpus=os.availableParallelism()]  CPUs the daemon may use, for `instances`
+ * @property {number[]} [allowedCpus]  the CPUs the daemon may use, for `instances` and
+ *   `cpu_affinity` (default: 0..cpus-1 when `cpus` is given, else this process's own mask)
+ * @property {number} [cpus=allowedCpus.length]  how many CPUs the daemon may use, for `instances`
+ * @property {string|null} [noPinning]  why CPU pinning cannot work here (default: detected)
  */
 
 /**
@@ -70,7 +73,9 @@ export const MAX_FILE_BYTES = 1024 * 1024;
  * @returns {Ecosystem}
  * @throws {SuperError} E_CONFIG with `details.problems` (string[])
  */
-export function loadEcosystemText(text, file, { env, only, cpus = os.availableParallelism(), baseDir } = {}) {
+export function loadEcosystemText(text, file, { env, only, allowedCpus, cpus, noPinning, baseDir } = {}) {
+  allowedCpus ??= cpus !== undefined ? Array.from({ length: cpus }, (_, i) => i) : readAllowedCpus();
+  cpus ??= allowedCpus.length;
   const abs = path.resolve(file);
   baseDir = path.resolve(baseDir ?? path.dirname(abs));
   text = String(text).replace(/^\uFEFF/, ''); // js-yaml drops a BOM too; drop it first so columns match
@@ -93,7 +98,7 @@ export function loadEcosystemText(text, file, { env, only, cpus = os.availablePa
   let daemon = null;
   let apps = [];
   if (data && typeof data === 'object' && !Array.isArray(data)) {
-    const ctx = { problems, file: abs, baseDir, cpus, envName: env };
+    const ctx = { problems, file: abs, baseDir, cpus, allowedCpus, noPinning, envName: env };
     daemon = normalizeDaemon(data, ctx);
     if (Array.isArray(data.apps) && !problems.isBad(['apps'])) {
       apps = data.apps.map((raw, i) => normalizeApp(raw, i, ctx));

@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { checkAffinity } from './check-affinity.js';
 import { didYouMean } from './did-you-mean.js';
 import { resolveInstances } from './instances.js';
 import { defaultInterpreter, resolveScript } from './resolve-script.js';
@@ -52,7 +53,8 @@ const SIGNALS = Object.keys(os.constants.signals);
  * @property {boolean} time
  * @property {number|null} log_max_size  bytes
  * @property {number|null} log_retain
- * @property {string|number|number[]|Record<string,unknown>|null} cpu_affinity  as written
+ * @property {string|number|number[]|Record<string,unknown>|null} cpu_affinity  as written (checked:
+ *   every CPU is one the daemon may use); lib/master/affinity.js turns it into each slot's CPUs
  * @property {number} reload_parallel
  * @property {number} probation  ms
  * @property {number|null} metrics_interval  ms
@@ -67,6 +69,8 @@ const SIGNALS = Object.keys(os.constants.signals);
  * @param {string} ctx.file  absolute path of the ecosystem file
  * @param {string} ctx.baseDir  directory relative cwds resolve against
  * @param {number} ctx.cpus
+ * @param {number[]} ctx.allowedCpus  the CPUs the daemon may use
+ * @param {string|null} [ctx.noPinning]  why CPU pinning cannot work here (default: detected)
  * @param {string} [ctx.envName]  `--env <name>`
  * @returns {App|null} null when the entry is not a mapping
  */
@@ -124,6 +128,8 @@ export function normalizeApp(raw, index, ctx) {
   if (waitReady && readyOn !== 'ready') {
     report('ready_on', `${readyOn} contradicts wait_ready: true (which means ready_on: ready); remove one of them`);
   }
+
+  checkAffinity(get('cpu_affinity'), { allowed: ctx.allowedCpus, noPinning: ctx.noPinning }, (segs, m) => problems.add([...at('cpu_affinity'), ...segs], m));
 
   const base = cwd ?? ctx.baseDir;
   const filePath = (key) => (typeof get(key) === 'string' ? path.resolve(base, get(key)) : null);

@@ -2,16 +2,19 @@
 // with every default filled in, so the daemon never checks for absent keys.
 
 import path from 'node:path';
+import { checkAffinity } from './check-affinity.js';
 import { parseDuration, parseSize } from './units.js';
 
 /**
  * @typedef {object} DaemonSettings
  * @property {'round-robin'|'os'} scheduling
+ * @property {boolean} scheduling_set  whether the file says it (a daemon that runs another
+ *   policy refuses a file that does; a file that does not has no opinion)
  * @property {{ listen: string|null, tls: { cert: string, key: string }|null, origins: string[] }} control
  * @property {{ dir: string|null, max_size: number|null, retain: number|null, compress: boolean }} logs
  *   dir absolute (null = $SUPER_HOME/logs), max_size in bytes
  * @property {{ listen: string|null, interval: number }} metrics  interval in ms
- * @property {string|number|number[]|null} cpu_affinity  as written
+ * @property {string|number|number[]|null} cpu_affinity  as written (checked like an app's)
  */
 
 /**
@@ -19,9 +22,11 @@ import { parseDuration, parseSize } from './units.js';
  * @param {object} ctx
  * @param {import('./problems.js').Problems} ctx.problems
  * @param {string} ctx.baseDir  directory of the ecosystem file
+ * @param {number[]} ctx.allowedCpus  the CPUs the daemon may use
+ * @param {string|null} [ctx.noPinning]  why CPU pinning cannot work here (default: detected)
  * @returns {DaemonSettings}
  */
-export function normalizeDaemon(data, { problems, baseDir }) {
+export function normalizeDaemon(data, { problems, baseDir, allowedCpus, noPinning }) {
   /** Value at a key path, or undefined when absent or already refused. */
   const get = (...segs) => {
     if (problems.isBad(segs)) return undefined;
@@ -35,9 +40,13 @@ export function normalizeDaemon(data, { problems, baseDir }) {
     if (port < 1 || port > 65535) problems.add([key, 'listen'], `port ${port} is out of range; use a port from 1 to 65535`);
   }
 
+  const affinity = get('daemon', 'cpu_affinity');
+  checkAffinity(affinity, { allowed: allowedCpus, noPinning, perSlot: false }, (segs, m) => problems.add(['daemon', 'cpu_affinity', ...segs], m));
+
   const tls = get('control', 'tls');
   return {
     scheduling: get('scheduling') ?? 'round-robin',
+    scheduling_set: get('scheduling') !== undefined,
     control: {
       listen: get('control', 'listen') ?? null,
       tls: tls ? { cert: abs('control', 'tls', 'cert'), key: abs('control', 'tls', 'key') } : null,
@@ -53,6 +62,6 @@ export function normalizeDaemon(data, { problems, baseDir }) {
       listen: get('metrics', 'listen') ?? null,
       interval: parseDuration(get('metrics', 'interval')) ?? 1000,
     },
-    cpu_affinity: get('daemon', 'cpu_affinity') ?? null,
+    cpu_affinity: affinity ?? null,
   };
 }

@@ -49,6 +49,8 @@ export function schemaProblems(data) {
     } else if (e.keyword === 'propertyNames') {
       continue; // the inner error (with propertyName) says which name
     } else if (e.propertyName !== undefined) {
+      // Inside an anyOf (cpu_affinity's per-slot mapping) the whole anyOf says it better.
+      if (covered(e.segments)) continue;
       const segs = [...e.segments, e.propertyName];
       if (!seen.has(JSON.stringify(segs))) {
         seen.add(JSON.stringify(segs));

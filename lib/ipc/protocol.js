@@ -24,7 +24,7 @@
 //   delete      {target}                             -> {apps: [name]}
 //   scale       {app, count}                         -> {app, from, to}      count = "N" | "+N" | "-N"
 //   ls          {}                                   -> {apps: [AppStatus]}
-//   describe    {app}                                -> {app: AppStatus & {config}}
+//   describe    {app}                                -> {app: AppStatus & {config, scheduling, daemon_cpus}}
 //   kill        {}                                   -> {stopping: true}    the daemon exits after replying
 //   subscribe   {topics: ["worker"]}                 -> {topics}            worker state events follow
 //   unsubscribe {}                                   -> {}

@@ -4,25 +4,35 @@
 //  - setpriv --pdeathsig KILL (fork mode only): a non-Node child has no IPC channel to
 //    notice the daemon dying; the kernel kills it when the daemon does. Cluster workers
 //    exit by themselves when the primary's IPC channel closes (node's child.js).
-// Both exec in place (same pid). Where they are missing (not Linux) workers still run,
-// only without these guarantees.
-import fs from 'node:fs';
-import path from 'node:path';
-
-function which(name) {
-  for (const dir of (process.env.PATH || '/usr/bin:/bin').split(path.delimiter)) {
-    const p = path.join(dir, name);
-    try {
-      fs.accessSync(p, fs.constants.X_OK);
-      return p;
-    } catch {}
-  }
-  return null;
-}
+//  - taskset -c <cpus> (workers with cpu_affinity): sets the CPU mask before the program
+//    starts, so every thread it ever creates (libuv pool, worker_threads) inherits it.
+// All exec in place (same pid). Where setsid/setpriv are missing (not Linux) workers still
+// run, only without these guarantees; pinning without taskset is refused by the config check.
+import { which } from '../which.js';
 
 let found;
-/** @returns {{setsid: string|null, setpriv: string|null}} */
+/** @returns {{setsid: string|null, setpriv: string|null, taskset: string|null}} */
 export function execTools() {
-  found ??= process.platform === 'linux' ? { setsid: which('setsid'), setpriv: which('setpriv') } : { setsid: null, setpriv: null };
+  found ??= process.platform === 'linux'
+    ? { setsid: which('setsid'), setpriv: which('setpriv'), taskset: which('taskset') }
+    : { setsid: null, setpriv: null, taskset: null };
   return found;
+}
+
+/**
+ * The programs to exec through, in order, before the worker's own command line.
+ * @param {{session?: boolean, pdeathsig?: boolean, cpus?: string|null}} o  cpus: a taskset list like "0,2-3"
+ * @returns {string[]} e.g. ['/usr/bin/setsid', '/usr/bin/taskset', '-c', '0']
+ */
+export function execPrefix({ session = false, pdeathsig = false, cpus = null }) {
+  const t = execTools();
+  const out = [];
+  if (session && t.setsid) out.push(t.setsid);
+  if (pdeathsig && t.setpriv) out.push(t.setpriv, '--pdeathsig', 'KILL');
+  if (cpus) {
+    // The config check refuses pinning where taskset is missing; this is the last guard.
+    if (!t.taskset) throw new Error('cpu_affinity needs taskset (util-linux) on Linux; it was not found on PATH');
+    out.push(t.taskset, '-c', cpus);
+  }
+  return out;
 }

@@ -1,14 +1,16 @@
 // Starts one fork-mode worker: any executable (interpreter: none) or a Node script with
 // the agent and an IPC channel (interpreter: node), one child per instance.
 import { spawn } from 'node:child_process';
-import { execTools } from './exec-prefix.js';
+import { execPrefix } from './exec-prefix.js';
 
-/** @returns {import('node:child_process').ChildProcess} */
-export function spawnForkWorker({ app, env, stdio, agentPath }) {
-  const { setpriv } = execTools();
+/**
+ * @param {{app: object, env: object, stdio: object, agentPath: string, cpus?: string|null}} o
+ * @returns {import('node:child_process').ChildProcess}
+ */
+export function spawnForkWorker({ app, env, stdio, agentPath, cpus = null }) {
   const node = app.interpreter === 'node';
   const argv = node ? [process.execPath, '--require', agentPath, ...app.node_args, app.script, ...app.args] : [app.script, ...app.args];
-  const [file, ...args] = setpriv ? [setpriv, '--pdeathsig', 'KILL', ...argv] : argv;
+  const [file, ...args] = [...execPrefix({ pdeathsig: true, cpus }), ...argv];
   return spawn(file, args, {
     cwd: app.cwd,
     env,

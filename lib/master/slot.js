@@ -5,6 +5,7 @@ import { EventEmitter } from 'node:events';
 import { WORKER_STATES as S, assertMove, isRunning } from './states.js';
 import { decideRestart, freshHistory } from './restart-policy.js';
 import { WorkerProcess } from './worker-process.js';
+import { workerAffinity } from './affinity.js';
 
 export class Slot extends EventEmitter {
   /**
@@ -27,6 +28,7 @@ export class Slot extends EventEmitter {
     this.notReady = false;
     this.restartTimer = null;
     this.readyTimer = null;
+    this.affinity = null; // {cpus, pinned} of the last fork (lib/master/affinity.js)
   }
 
   get pid() {
@@ -50,9 +52,12 @@ export class Slot extends EventEmitter {
     this.restartTimer = null;
     const config = this.app.config;
     const env = this.app.workerEnv(this.index);
+    // Slot i's CPUs are recomputed from its index at every fork (restarts keep them).
+    const { taskset, ...affinity } = workerAffinity(config, this.index, this.ctx.affinity);
+    this.affinity = affinity;
     let proc;
     try {
-      proc = new WorkerProcess({ app: config, env, stdio: this.app.stdio, agentPath: this.ctx.agentPath });
+      proc = new WorkerProcess({ app: config, env, stdio: this.app.stdio, agentPath: this.ctx.agentPath, cpus: taskset });
     } catch (err) {
       // fork itself threw (EAGAIN, bad cwd): treat as an immediate exit
       this.#move(S.STARTING, { reason });
@@ -162,6 +167,8 @@ export class Slot extends EventEmitter {
       unstable_restarts: this.history.unstable,
       not_ready: this.notReady || undefined,
       last_exit: this.lastExit ?? undefined,
+      cpus: this.affinity?.cpus ?? null,
+      pinned: this.affinity?.pinned ?? false,
     };
   }
 }

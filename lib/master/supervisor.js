@@ -1,8 +1,8 @@
 // The registry of apps and the operations on them. The control handlers call these;
 // nothing here parses wire input (lib/ipc/protocol.js did) or talks to sockets.
-import os from 'node:os';
-import cluster from 'node:cluster';
 import { App } from './app.js';
+import { DaemonPolicy } from './daemon-policy.js';
+import { spreadWarning } from './affinity.js';
 import { SuperError } from '../errors.js';
 import { changedKeys } from './config-diff.js';
 import { maskConfig } from './mask-secrets.js';
@@ -20,11 +20,12 @@ export class Supervisor {
     this.home = home;
     this.log = log;
     this.apps = new Map();
-    this.policy = null; // scheduling policy, frozen by Node at the first fork
+    this.daemonPolicy = new DaemonPolicy({ log }); // scheduling policy and CPU sets
     this.ctx = {
       home,
       log,
       agentPath,
+      affinity: this.daemonPolicy.affinity,
       onSlotState: (app, slot, info) => {
         const event = { app: app.name, slot: slot.index, pid: info.pid ?? slot.pid, restarts: slot.restarts, ...info };
         log.info(event, `${app.name}#${slot.index} ${info.prev} -> ${info.state}`);
@@ -37,17 +38,23 @@ export class Supervisor {
   async startFromFile({ file, env, only, clientEnv: rawClientEnv }) {
     const { loadEcosystem } = await import('../config/index.js');
     const clientEnv = rawClientEnv && inheritable(rawClientEnv);
-    const eco = await loadEcosystem(file, { env, only, cpus: os.availableParallelism() });
-    return this.startConfigs(eco.apps.map((config) => ({ config, clientEnv })), eco.daemon.scheduling);
+    // The daemon's CPUs as at boot: daemon.cpu_affinity narrows the daemon, never the apps.
+    const eco = await loadEcosystem(file, { env, only, allowedCpus: this.daemonPolicy.allowed });
+    return this.startConfigs(eco.apps.map((config) => ({ config, clientEnv })), eco.daemon, file);
   }
 
   /**
    * Starts already-resolved app configs: from a file just loaded, or from a saved dump
    * (lib/master/saved-state.js). Apps already running are reported, not touched.
    * @param {{config: object, clientEnv?: Record<string,string>}[]} entries
+   * @param {import('../config/normalize-daemon.js').DaemonSettings|string} daemon  a file's
+   *   daemon settings, or the scheduling policy a dump saved
+   * @param {string} [source]  where they come from, for messages
    */
-  async startConfigs(entries, scheduling) {
-    this.#freezePolicy(scheduling);
+  async startConfigs(entries, daemon, source = 'the saved dump') {
+    const settings = typeof daemon === 'string' ? { scheduling: daemon, scheduling_set: true, cpu_affinity: null } : daemon;
+    // Refused (E_SCHEDULING_FIXED) before anything changes; the daemon pins itself before any fork.
+    await this.daemonPolicy.apply(settings, source);
     const result = { started: [], running: [], changed: [], warnings: [], failed: [] };
     const toStart = [];
     for (const { config, clientEnv } of entries) {
@@ -72,6 +79,8 @@ export class Supervisor {
         this.apps.set(config.name, app);
       }
       toStart.push(app);
+      const crowded = spreadWarning(app.config, this.daemonPolicy.allowed);
+      if (crowded) result.warnings.push(crowded);
     }
     await Promise.all(toStart.map((app) => this.#withBusy(app, 'start', async () => {
       const outcomes = await app.start('start');
@@ -92,16 +101,8 @@ export class Supervisor {
     }
   }
 
-  #freezePolicy(scheduling) {
-    const wanted = scheduling === 'os' ? cluster.SCHED_NONE : cluster.SCHED_RR;
-    if (this.policy === null) {
-      cluster.schedulingPolicy = wanted;
-      this.policy = wanted;
-    }
-  }
-
   get schedulingName() {
-    return (this.policy ?? cluster.schedulingPolicy) === cluster.SCHED_NONE ? 'os' : 'round-robin';
+    return this.daemonPolicy.schedulingName;
   }
 
   /** The apps a target names: one app, or every app for "all". */
@@ -159,6 +160,8 @@ export class Supervisor {
     }
     if (to > 1024) throw new SuperError('E_USAGE', `${to} instances is more than the limit of 1024`);
     const result = { app: name, from, to, warnings: [], failed: [] };
+    const crowded = spreadWarning(app.config, this.daemonPolicy.allowed, to);
+    if (crowded) result.warnings.push(crowded);
     await this.#withBusy(app, 'scale', async () => {
       if (!app.running) {
         app.config = { ...app.config, instances: to };
@@ -199,6 +202,7 @@ export class Supervisor {
       app: {
         ...status,
         scheduling: this.schedulingName,
+        daemon_cpus: this.daemonPolicy.daemonCpus,
         logs: app.logPaths(),
         config: maskConfig(app.config),
         pending_config: app.pendingConfig ? changedKeys(app.config, app.pendingConfig) : undefined,

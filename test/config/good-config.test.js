@@ -11,6 +11,7 @@ const at = (...p) => path.join(dir, ...p);
 
 const DEFAULT_DAEMON = {
   scheduling: 'round-robin',
+  scheduling_set: false,
   control: { listen: null, tls: null, origins: [] },
   logs: { dir: null, max_size: null, retain: null, compress: false },
   metrics: { listen: null, interval: 1000 },
@@ -72,6 +73,7 @@ test('full.yml: every key, with --env production and 4 CPUs', async () => {
   assert.equal(eco.file, at('full.yml'));
   assert.deepEqual(eco.daemon, {
     scheduling: 'os',
+    scheduling_set: true,
     control: {
       listen: '127.0.0.1:9615',
       tls: { cert: at('certs/cert.pem'), key: '/etc/superd/key.pem' },

@@ -9,12 +9,13 @@ export default async function describe(name, opts) {
     return;
   }
   const out = [];
-  out.push(`${app.name}: ${app.status}, ${app.instances} instance(s), ${app.exec_mode} mode, scheduling ${app.scheduling}`);
+  out.push(`${app.name}: ${app.status}, ${app.instances} instance(s), ${app.exec_mode} mode, scheduling ${app.scheduling}, daemon on CPUs ${app.daemon_cpus}`);
   out.push(`  out log: ${app.logs.out}`, `  err log: ${app.logs.err}`);
   if (app.pending_config?.length) out.push(`  config changed, applies at next restart: ${app.pending_config.join(', ')}`);
   out.push('', renderLs({ apps: [app] }), '', 'config:');
   for (const [k, v] of Object.entries(app.config)) out.push(`  ${k}: ${JSON.stringify(v)}`);
   for (const w of app.workers) {
+    if (w.cpus) out.push(`  #${w.slot} CPUs: ${w.cpus}${w.pinned ? ' (pinned)' : ' (not pinned)'}`);
     if (w.last_exit) out.push(`  #${w.slot} last exit: ${w.last_exit.signal ? `signal ${w.last_exit.signal}` : `code ${w.last_exit.code}`} after ${w.last_exit.uptime_ms} ms`);
   }
   if (app.last_stderr) out.push('', 'last stderr lines:', ...app.last_stderr.split('\n').map((l) => `  | ${l}`));

@@ -1,6 +1,5 @@
 // super start <file> [--env name] [--only a,b]
 import path from 'node:path';
-import os from 'node:os';
 import { loadEcosystem } from '../../config/index.js';
 import { superHome } from '../../home.js';
 import { ensureDaemon } from '../launch-daemon.js';
@@ -10,8 +9,9 @@ import { renderLs } from '../render-ls.js';
 export default async function start(file, opts) {
   const abs = path.resolve(file);
   const only = opts.only ? opts.only.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
-  // Refuse a bad file here, before a daemon is even started (the daemon checks again).
-  await loadEcosystem(file, { env: opts.env, only, cpus: os.availableParallelism() });
+  // Refuse a bad file here, before a daemon is even started (the daemon checks again,
+  // against the CPUs it may use). CPUs: this process's own mask, which a new daemon inherits.
+  await loadEcosystem(file, { env: opts.env, only });
   const client = await ensureDaemon(superHome());
   try {
     const clientEnv = Object.fromEntries(Object.entries(process.env).filter(([, v]) => typeof v === 'string'));

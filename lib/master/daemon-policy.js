@@ -1,0 +1,73 @@
+// The daemon-wide settings an ecosystem file may carry: the cluster scheduling policy and
+// the daemon's own CPU pinning. Applied by each `start` before any worker is forked.
+//
+// Scheduling: Node freezes cluster.schedulingPolicy at the first fork (primary.js: "Freeze
+// policy."), so the first start decides for the daemon's lifetime. A later file that asks
+// for another policy is refused before anything changes; a file that does not mention
+// `scheduling` has no opinion and is accepted.
+import cluster from 'node:cluster';
+import { SuperError } from '../errors.js';
+import { formatCpuList, parseCpuSet, readAllowedCpus } from '../config/cpu-set.js';
+import { pinProcess } from './affinity.js';
+
+const NAMES = { [cluster.SCHED_RR]: 'round-robin', [cluster.SCHED_NONE]: 'os' };
+
+export class DaemonPolicy {
+  /** @param {{log: import('pino').Logger}} o */
+  constructor({ log }) {
+    this.log = log;
+    // Read once at boot, before the daemon pins itself: the CPUs apps may use for good.
+    const allowed = readAllowedCpus();
+    /** Shared with every slot (lib/master/affinity.js workerAffinity). */
+    this.affinity = { allowed, daemonPinned: false };
+    this.policy = null; // cluster.SCHED_*, once the first start fixed it
+    this.pinnedTo = null; // taskset list the daemon pinned itself to
+  }
+
+  get allowed() {
+    return this.affinity.allowed;
+  }
+
+  /** The policy in force: the frozen one, else what Node would use now. */
+  get schedulingName() {
+    return NAMES[this.policy ?? cluster.schedulingPolicy] ?? 'round-robin';
+  }
+
+  /** The CPUs the daemon itself runs on, as a taskset list. */
+  get daemonCpus() {
+    return this.pinnedTo ?? formatCpuList(this.allowed);
+  }
+
+  /**
+   * Checks a file's daemon settings against the running daemon, then applies them.
+   * @param {import('../config/normalize-daemon.js').DaemonSettings} daemon
+   * @param {string} file  for messages
+   * @throws {SuperError} E_SCHEDULING_FIXED when the file asks for another policy
+   */
+  async apply(daemon, file) {
+    const wanted = daemon.scheduling === 'os' ? cluster.SCHED_NONE : cluster.SCHED_RR;
+    if (this.policy !== null && daemon.scheduling_set && wanted !== this.policy) {
+      throw new SuperError('E_SCHEDULING_FIXED', `${file} asks for scheduling: ${daemon.scheduling}, but this daemon runs ${this.schedulingName} `
+        + '(Node fixes the policy at the first worker, for the life of the daemon); a daemon restart is needed to change it: '
+        + `\`super kill\`, then \`super start\` (or set scheduling: ${this.schedulingName} in the file)`);
+    }
+    if (daemon.cpu_affinity !== null && daemon.cpu_affinity !== undefined) {
+      const cpus = formatCpuList(parseCpuSet(daemon.cpu_affinity).cpus);
+      if (cpus !== this.pinnedTo) {
+        try {
+          await pinProcess(process.pid, cpus);
+        } catch (err) {
+          throw new SuperError('E_START_FAILED', `could not pin the daemon to CPUs ${cpus} (daemon.cpu_affinity): ${err.message}`);
+        }
+        this.pinnedTo = cpus;
+        this.affinity.daemonPinned = true;
+        this.log.info({ cpus }, 'daemon pinned (daemon.cpu_affinity)');
+      }
+    }
+    if (this.policy === null) {
+      cluster.schedulingPolicy = wanted;
+      this.policy = wanted;
+      this.log.info({ scheduling: this.schedulingName }, 'cluster scheduling policy fixed');
+    }
+  }
+}

@@ -1,0 +1,133 @@
+// Issue 5: cpu_affinity pins every thread of a worker, including threads started after boot,
+// through taskset in the exec chain; slot i keeps its CPUs across crash restarts.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { sandbox, freePort, httpGet, lsJson, watchEvents } from '../helpers/harness.js';
+import { ALLOWED, ALL, masksOf } from '../helpers/cpus.js';
+
+const skip = ALLOWED.length < 2 ? 'needs at least 2 CPUs' : false;
+
+test('spread, a list and a fork-mode app: every thread has its slot\'s mask, also a worker_thread started later; a crash replacement keeps it', { skip }, async (t) => {
+  const box = await sandbox(t);
+  const [p1, p2] = [await freePort(), await freePort()];
+  box.fixture('threads.js');
+  box.fixture('script.sh');
+  const [a, b] = ALLOWED;
+  const last = ALLOWED.at(-1);
+  const eco = box.write('eco.yml', `
+apps:
+  - name: web
+    script: threads.js
+    instances: 2
+    cpu_affinity: spread
+    env: { PORT: ${p1} }
+  - name: free
+    script: threads.js
+    env: { PORT: ${p2} }
+  - name: job
+    script: script.sh
+    cpu_affinity: [${last}]
+`);
+  const r = await box.cli(['start', eco]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.doesNotMatch(r.stderr, /warning/, 'two workers on two or more CPUs: no warning');
+
+  const ls = await lsJson(box);
+  const web = ls.apps.find((x) => x.name === 'web').workers;
+  const free = ls.apps.find((x) => x.name === 'free').workers;
+  const job = ls.apps.find((x) => x.name === 'job').workers;
+  assert.deepEqual(web.map((w) => [w.slot, w.cpus, w.pinned]), [[0, String(a), true], [1, String(b), true]]);
+  assert.deepEqual(free.map((w) => [w.cpus, w.pinned]), [[ALL, false]]);
+  assert.deepEqual(job.map((w) => [w.cpus, w.pinned]), [[String(last), true]]);
+
+  // Every thread Node has at boot (main, V8 platform, libuv pool once used, inspector...).
+  const boot = web.map((w) => masksOf(w.pid));
+  assert.ok(boot[0].threads > 1, `a Node worker has several threads (${boot[0].threads})`);
+  assert.deepEqual(boot.map((x) => x.masks), [[String(a)], [String(b)]]);
+  assert.deepEqual(masksOf(free[0].pid).masks, [ALL], 'an unpinned worker keeps every CPU');
+  assert.deepEqual(masksOf(job[0].pid).masks, [String(last)], 'fork mode (a shell script) is pinned too');
+
+  // A worker_thread started now, long after boot, inherits the mask.
+  const grew = new Set();
+  for (let i = 0; i < 20 && grew.size < 2; i++) {
+    const { body } = await httpGet(p1, '/thread');
+    grew.add(Number(/pid=(\d+) thread=\d+/.exec(body)[1]));
+  }
+  assert.equal(grew.size, 2, 'both workers started a thread');
+  web.forEach((w, i) => {
+    const now = masksOf(w.pid);
+    assert.ok(now.threads > boot[i].threads, `slot ${i}: a thread was added (${boot[i].threads} -> ${now.threads})`);
+    assert.deepEqual(now.masks, [String(ALLOWED[i])], `slot ${i}: every thread, the new one included`);
+  });
+
+  const d = await box.cli(['describe', 'web']);
+  assert.match(d.stdout, new RegExp(`#0 CPUs: ${a} \\(pinned\\)`));
+  assert.match(d.stdout, new RegExp(`#1 CPUs: ${b} \\(pinned\\)`));
+  const dj = JSON.parse((await box.cli(['describe', 'web', '--json'])).stdout);
+  assert.deepEqual(dj.workers.map((w) => w.cpus), [String(a), String(b)]);
+
+  // kill -9 of slot 1: the replacement is slot 1 again, on slot 1's CPU.
+  const ev = await watchEvents(box, t);
+  process.kill(web[1].pid, 'SIGKILL');
+  const back = await ev.waitFor((e) => e.app === 'web' && e.slot === 1 && e.state === 'online', 15000, 'web#1 online again');
+  assert.notEqual(back.pid, web[1].pid);
+  assert.deepEqual(masksOf(back.pid).masks, [String(b)]);
+  const after = (await lsJson(box)).apps.find((x) => x.name === 'web').workers;
+  assert.deepEqual(after.map((w) => [w.cpus, w.restarts]), [[String(a), 0], [String(b), 1]]);
+  assert.deepEqual(masksOf(after[0].pid).masks, [String(a)], 'slot 0 untouched');
+});
+
+test('a per-slot map pins the slots it names and leaves the others on every CPU', { skip }, async (t) => {
+  const box = await sandbox(t);
+  const port = await freePort();
+  box.fixture('threads.js');
+  const b = ALLOWED[1];
+  const eco = box.write('eco.yml', `apps:\n  - name: web\n    script: threads.js\n    instances: 2\n    cpu_affinity:\n      1: "${b}"\n    env: { PORT: ${port} }\n`);
+  const r = await box.cli(['start', eco]);
+  assert.equal(r.code, 0, r.stderr);
+  const web = (await lsJson(box)).apps[0].workers;
+  assert.deepEqual(web.map((w) => [w.cpus, w.pinned]), [[ALL, false], [String(b), true]]);
+  assert.deepEqual(masksOf(web[0].pid).masks, [ALL]);
+  assert.deepEqual(masksOf(web[1].pid).masks, [String(b)]);
+});
+
+test('daemon.cpu_affinity pins every thread of the daemon, not the apps; spread over too few CPUs warns', { skip }, async (t) => {
+  const box = await sandbox(t);
+  const [p1, p2] = [await freePort(), await freePort()];
+  box.fixture('threads.js');
+  const n = ALLOWED.length + 1;
+  const eco = box.write('eco.yml', `
+daemon:
+  cpu_affinity: ${ALLOWED[0]}
+apps:
+  - name: free
+    script: threads.js
+    env: { PORT: ${p1} }
+  - name: crowd
+    script: threads.js
+    instances: ${n}
+    cpu_affinity: spread
+    env: { PORT: ${p2} }
+`);
+  const r = await box.cli(['start', eco]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, new RegExp(`warning: crowd: cpu_affinity spread puts ${n} workers on ${ALLOWED.length} CPUs \\(${ALL}\\)`));
+  assert.match(r.stderr, new RegExp(`#${ALLOWED.length} with #0`));
+
+  const daemon = masksOf(box.daemonPid());
+  assert.ok(daemon.threads > 1);
+  assert.deepEqual(daemon.masks, [String(ALLOWED[0])], 'every thread of the daemon');
+  const ls = await lsJson(box);
+  const free = ls.apps.find((x) => x.name === 'free').workers[0];
+  assert.deepEqual(masksOf(free.pid).masks, [ALL], 'an unpinned app keeps the CPUs the daemon started with');
+  const crowd = ls.apps.find((x) => x.name === 'crowd').workers;
+  assert.deepEqual(crowd.map((w) => w.cpus), [...ALLOWED, ALLOWED[0]].map(String), 'spread wraps around');
+  for (const w of crowd) assert.deepEqual(masksOf(w.pid).masks, [w.cpus]);
+  const d = JSON.parse((await box.cli(['describe', 'free', '--json'])).stdout);
+  assert.equal(d.daemon_cpus, String(ALLOWED[0]));
+
+  // `instances: max` still counts the CPUs the daemon started with, not its own pin.
+  const eco2 = box.write('eco2.yml', `apps:\n  - name: wide\n    script: threads.js\n    instances: max\n    env: { PORT: ${await freePort()} }\n`);
+  assert.equal((await box.cli(['start', eco2])).code, 0);
+  assert.equal((await lsJson(box)).apps.find((x) => x.name === 'wide').workers.length, ALLOWED.length);
+});

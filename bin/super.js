@@ -35,6 +35,10 @@ async function parseWithCommander() {
     .option('--only <apps>', 'comma-separated app names to start')
     .action(run('start'));
   program.command('stop').argument('<app>', 'app name or "all"').description('stop an app gracefully (it stays listed)').action(run('stop'));
+  program.command('reload').argument('<app>', 'app name or "all"')
+    .description('zero-downtime rolling reload: re-read the ecosystem file, replace workers one by one, ready first')
+    .option('--keep-config', 'reload with the running config instead of re-reading the file')
+    .action(run('reload'));
   program.command('restart').argument('<app>', 'app name or "all"').description('hard restart: stop every worker, then start them again').action(run('restart'));
   program.command('delete').argument('<app>', 'app name or "all"').description('stop an app and forget it').action(run('delete'));
   program.command('scale').argument('<app>', 'app name').argument('<count>', 'N, +N or -N')

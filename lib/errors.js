@@ -18,6 +18,7 @@ export const CODES = Object.freeze({
   E_SCHEDULING_FIXED: [EXIT.BAD_INPUT, 'The daemon runs another cluster scheduling policy, fixed at its first start; restart the daemon (`super kill`, then `super start`) to change it.'],
   E_BUSY: [EXIT.FAILED, 'Another operation is changing that app right now; wait for it to finish and try again.'],
   E_START_FAILED: [EXIT.FAILED, 'A worker could not be started; its error log says why.'],
+  E_RELOAD_FAILED: [EXIT.FAILED, 'A replacement worker failed during a reload; the reload stopped and the old workers kept serving.'],
   E_TIMEOUT: [EXIT.FAILED, 'The daemon did not answer in time.'],
   E_INTERNAL: [EXIT.FAILED, 'The daemon hit an unexpected error; see $SUPER_HOME/daemon.log.'],
   E_HOME: [EXIT.FAILED, 'SUPER_HOME cannot be used; check that the directory is yours and writable.'],

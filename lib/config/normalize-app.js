@@ -57,6 +57,8 @@ const SIGNALS = Object.keys(os.constants.signals);
  *   every CPU is one the daemon may use); lib/master/affinity.js turns it into each slot's CPUs
  * @property {number} reload_parallel
  * @property {number} probation  ms
+ * @property {number} drain_timeout  ms
+ * @property {boolean} shutdown_with_message
  * @property {number|null} metrics_interval  ms
  * @property {{ file: string, line: number }} source  where the entry starts
  */
@@ -172,6 +174,8 @@ export function normalizeApp(raw, index, ctx) {
     cpu_affinity: get('cpu_affinity') ?? null,
     reload_parallel: get('reload_parallel') ?? 1,
     probation: ms('probation', 1000),
+    drain_timeout: ms('drain_timeout', 10000),
+    shutdown_with_message: get('shutdown_with_message') ?? false,
     metrics_interval: ms('metrics_interval', null),
     source: { file: ctx.file, line: problems.positions?.locate(here).line ?? 1 },
   };

@@ -10,7 +10,16 @@ export function renderLs({ apps }) {
       rows.push([app.name, w.slot, w.pid ?? '-', w.status, formatDuration(w.uptime_ms), w.restarts, formatCpu(w.cpu), formatBytes(w.memory)]);
     }
   }
-  return renderTable(['app', 'slot', 'pid', 'status', 'uptime', 'restarts', 'cpu', 'memory'], rows);
+  const table = renderTable(['app', 'slot', 'pid', 'status', 'uptime', 'restarts', 'cpu', 'memory'], rows);
+  return [table, ...apps.flatMap(reloadNote)].join('\n');
+}
+
+/** A failed last reload is shown under the table until the next reload succeeds. */
+function reloadNote(app) {
+  const r = app.last_reload;
+  if (!r || r.ok) return [];
+  const replaced = r.replaced.length ? `slot${r.replaced.length === 1 ? '' : 's'} ${r.replaced.join(', ')} run the new version, the others the old one` : 'every worker runs the old version';
+  return [`${app.name}: last reload failed (slot ${r.failed.slot}: ${r.failed.reason}); ${replaced}`];
 }
 
 /** The documented --json shape of `super ls` (stable for scripts). */
@@ -20,7 +29,8 @@ export function lsJson({ apps }) {
       name: a.name,
       status: a.status,
       instances: a.instances,
-      workers: a.workers.map((w) => ({ slot: w.slot, pid: w.pid, status: w.status, uptime_ms: w.uptime_ms, restarts: w.restarts, cpu: w.cpu, memory: w.memory, cpus: w.cpus, pinned: w.pinned })),
+      last_reload: a.last_reload ?? null,
+      workers: a.workers.map((w) => ({ slot: w.slot, pid: w.pid, status: w.status, uptime_ms: w.uptime_ms, restarts: w.restarts, cpu: w.cpu, memory: w.memory, cpus: w.cpus, pinned: w.pinned, replacing: w.replacing ?? null })),
     })),
   };
 }

@@ -62,6 +62,10 @@ export function connect(home, { timeout = 5000 } = {}) {
       }
       const p = pending.get(msg.id);
       if (!p) return;
+      if (msg.progress !== undefined) {
+        p.onProgress?.(msg.progress);
+        return;
+      }
       pending.delete(msg.id);
       clearTimeout(p.timer);
       if (msg.ok) p.resolve(msg.data);
@@ -72,11 +76,14 @@ export function connect(home, { timeout = 5000 } = {}) {
       get hello() {
         return hello;
       },
-      /** Sends {id, op, args} and resolves with `data`, or rejects with the SuperError of the reply. */
-      request(op, args = {}, { timeout: t = 30000 } = {}) {
+      /**
+       * Sends {id, op, args} and resolves with `data`, or rejects with the SuperError of
+       * the reply; progress frames of long ops (reload) go to onProgress as they come.
+       */
+      request(op, args = {}, { timeout: t = 30000, onProgress } = {}) {
         return new Promise((res, rej) => {
           const id = nextId++;
-          const entry = { resolve: res, reject: rej, timer: null };
+          const entry = { resolve: res, reject: rej, timer: null, onProgress };
           if (t > 0) {
             entry.timer = setTimeout(() => {
               pending.delete(id);

@@ -8,6 +8,7 @@
 //   client -> daemon, request:     {"id": 7, "op": "ls", "args": {}}
 //   daemon -> client, reply:       {"id": 7, "ok": true, "data": {...}}
 //                                  {"id": 7, "ok": false, "error": {"code": "E_APP_NOT_FOUND", "message": "..."}}
+//   daemon -> client, progress:    {"id": 7, "progress": {...}}          (before the reply, for long ops)
 //   daemon -> client, event:       {"event": "worker", "data": {...}}   (only after "subscribe")
 //
 // A frame that is not JSON, not an object, lacks a valid id/op, or has arguments of the
@@ -21,6 +22,8 @@
 //   start       {file, env?, only?, clientEnv?}      -> {started: [name], running: [name], changed: [{name, keys}], warnings: [string]}
 //   stop        {target}                             -> {apps: [name]}          target = app name or "all"
 //   restart     {target}                             -> {apps: [name]}
+//   reload      {target, keepConfig?}                -> {apps: [{app, ok, replaced, kept, ready_ms, total_ms, changed, failed?}]}
+//               progress frames: {app, step: begin|ready|scaled, slot?, ready_ms?, done?, of?, changed?}
 //   delete      {target}                             -> {apps: [name]}
 //   scale       {app, count}                         -> {app, from, to}      count = "N" | "+N" | "-N"
 //   ls          {}                                   -> {apps: [AppStatus]}
@@ -35,10 +38,13 @@
 //
 // Events (topic "worker"): {app, slot, pid, state, prev, code?, signal?, restarts, reason?}
 // with state one of lib/master/states.js WORKER_STATES.
+// Events (topic "reload"): {app, slot, step: forked|ready, pid, oldPid, ready_ms?, reason}
+// per replaced slot (reloads, max_memory_restart), and {app, step: done, ok, ready_ms,
+// total_ms, failed?} when an app's reload ends.
 
 export const PROTOCOL = 1;
 export const MAX_FRAME = 1024 * 1024;
-export const TOPICS = Object.freeze(['worker']);
+export const TOPICS = Object.freeze(['worker', 'reload']);
 
 const str = (v) => typeof v === 'string' && v.length > 0 && v.length <= 4096;
 const optStr = (v) => v === undefined || str(v);
@@ -58,6 +64,10 @@ export const OPS = Object.freeze({
   },
   stop: { target: [str, true, 'an app name or "all"'] },
   restart: { target: [str, true, 'an app name or "all"'] },
+  reload: {
+    target: [str, true, 'an app name or "all"'],
+    keepConfig: [(v) => v === undefined || typeof v === 'boolean', false, 'true or false'],
+  },
   delete: { target: [str, true, 'an app name or "all"'] },
   scale: {
     app: [str, true, 'an app name'],

@@ -50,7 +50,8 @@ export async function startControlServer({ socketPath, handlers, hello, log }) {
       return;
     }
     try {
-      const data = await handlers[req.op](req.args, conn);
+      const progress = (data) => send(conn.ws, { id: req.id, progress: data });
+      const data = await handlers[req.op](req.args, conn, progress);
       reply(conn.ws, { id: req.id, ok: true, data: data ?? {} });
     } catch (err) {
       if (!(err instanceof SuperError)) log.error({ err, op: req.op }, 'control handler failed');

@@ -7,7 +7,7 @@ import { appStatus, isRunning, WORKER_STATES as S } from './states.js';
 export class App {
   /**
    * @param {object} config  a normalized app from lib/config
-   * @param {object} ctx     {agentPath, log, home, onSlotState(app, slot, info)}
+   * @param {object} ctx     {agentPath, log, home, policy(), onSlotState(app, slot, info), onReload(info)}
    * @param {object} [clientEnv]  environment of the `super start` that added it (PM2 does the same)
    */
   constructor(config, ctx, clientEnv) {
@@ -18,15 +18,16 @@ export class App {
     this.slots = [];
     this.stdio = null;
     this.busy = null; // name of the operation in progress, if any
+    this.source = null; // {file, env}: where the config came from, re-read by reload
+    this.lastReload = null; // outcome of the last reload, shown by ls/describe
   }
 
   get name() {
     return this.config.name;
   }
 
-  /** The environment of the worker in slot i. */
-  workerEnv(i) {
-    const c = this.config;
+  /** The environment of the worker in slot i, running `c`. */
+  workerEnv(i, c = this.config) {
     return {
       ...this.clientEnv,
       ...c.env,
@@ -65,6 +66,7 @@ export class App {
   #newSlot(i) {
     const slot = new Slot({ app: this, index: i, ctx: this.ctx });
     slot.on('state', (info) => this.ctx.onSlotState(this, slot, info));
+    slot.on('replace', (info) => this.ctx.onReload({ app: this.name, slot: slot.index, ...info }));
     return slot;
   }
 
@@ -122,6 +124,85 @@ export class App {
       results.push(this.#startSlot(slot, 'scale'));
     }
     return Promise.all(results);
+  }
+
+  /**
+   * Rolling reload: each slot in turn (at most reload_parallel at once) gets a ready,
+   * probation-tested replacement running `config` before its old worker is retired.
+   * The first failure stops the reload: the failed replacement is killed, slots not yet
+   * replaced keep their old workers, replaced ones keep their new ones. Then the slot
+   * count follows config.instances (new slots start ready-first, extra ones retire).
+   * @param {object} config   the config to run (the file re-read, or the running one)
+   * @param {(p: object) => void} progress
+   */
+  async reload(config, progress = () => {}) {
+    const t0 = Date.now();
+    const slots = this.slots.slice(0, config.instances);
+    const parallel = Math.max(1, config.reload_parallel);
+    const retirements = [];
+    const replaced = [];
+    let failure = null;
+    let next = 0;
+    const worker = async () => {
+      while (!failure && next < slots.length) {
+        const slot = slots[next++];
+        try {
+          const r = await slot.replace(config, { reason: 'reload' });
+          replaced.push(slot.index);
+          retirements.push(r.retired);
+          progress({ app: this.name, step: 'ready', slot: slot.index, pid: r.pid, ready_ms: r.ready_ms, done: replaced.length, of: slots.length });
+        } catch (err) {
+          failure ??= { slot: slot.index, reason: err.message, exit: err.exit };
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(parallel, slots.length) }, worker));
+    const readyMs = Date.now() - t0;
+
+    if (!failure) {
+      this.config = config;
+      this.pendingConfig = null;
+      if (config.instances > this.slots.length) {
+        const outcomes = await this.scale(config.instances);
+        const bad = outcomes.find((o) => !o.ready);
+        if (bad) failure = { slot: bad.slot, reason: bad.failed ?? `not ready within listen_timeout (${config.listen_timeout} ms)` };
+        else progress({ app: this.name, step: 'scaled', to: config.instances });
+      } else if (config.instances < this.slots.length) {
+        retirements.push(this.scale(config.instances));
+        progress({ app: this.name, step: 'scaled', to: config.instances });
+      }
+    }
+    await Promise.all(retirements);
+    const outcome = {
+      app: this.name,
+      ok: !failure,
+      replaced: replaced.sort((a, b) => a - b),
+      kept: this.slots.filter((s) => !replaced.includes(s.index)).map((s) => s.index),
+      ready_ms: readyMs,
+      total_ms: Date.now() - t0,
+      failed: failure ?? undefined,
+    };
+    this.lastReload = { at: Date.now(), ok: outcome.ok, replaced: outcome.replaced, failed: failure ? { slot: failure.slot, reason: failure.reason } : undefined };
+    this.ctx.onReload({ app: this.name, step: 'done', ok: outcome.ok, ready_ms: outcome.ready_ms, total_ms: outcome.total_ms, failed: this.lastReload.failed });
+    return outcome;
+  }
+
+  /**
+   * Replaces one slot's worker ready-first, as a reload does (max_memory_restart):
+   * resolves when the old worker has retired, or null when the app is busy (a reload,
+   * stop...) or the slot is already being replaced. Rejects if the replacement fails.
+   */
+  async replaceSlot(index, reason) {
+    const slot = this.slots[index];
+    if (!slot || this.busy || slot.replacement) return null;
+    this.busy = `replacing #${index}`;
+    try {
+      const r = await slot.replace(slot.config ?? this.config, { reason });
+      await r.retired;
+      return r;
+    } finally {
+      this.busy = null;
+    }
   }
 
   get status() {

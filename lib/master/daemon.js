@@ -5,8 +5,9 @@
 // Boot:     home checks -> pid file (one daemon per SUPER_HOME) -> log -> control socket
 //           -> [--resurrect: apps of dump.json] -> "ready" to the launching CLI (IPC) if
 //           any, and to systemd (READY=1) when NOTIFY_SOCKET is set.
-// Shutdown: SIGTERM/SIGINT/`super kill` -> every worker stopped gracefully (kill_signal,
+// Shutdown: SIGTERM/SIGINT/`super kill` -> every worker retired gracefully (drain, kill_signal,
 //           SIGKILL after kill_timeout) -> socket and pid file removed -> exit 0.
+// SIGHUP:   rolling reload of every app.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -81,7 +82,14 @@ export async function startDaemon({ resurrect = false } = {}) {
 
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
-  process.on('SIGHUP', () => log.info('SIGHUP ignored (reload arrives with rolling reload)'));
+  // SIGHUP (systemd's ExecReload, `kill -HUP`): rolling reload of every app, as `super reload all`.
+  process.on('SIGHUP', () => {
+    log.info('SIGHUP: reloading all apps');
+    supervisor.reload('all').then(
+      (r) => log.info({ apps: r.apps.map((a) => ({ app: a.app, ok: a.ok, failed: a.failed?.reason })) }, 'SIGHUP reload finished'),
+      (err) => log.error({ err: err.message, code: err.code }, 'SIGHUP reload refused'),
+    );
+  });
   // The daemon's death would take every app with it (cluster primary): contain and log.
   process.on('uncaughtException', (err) => log.fatal({ err }, 'uncaught exception (contained)'));
   process.on('unhandledRejection', (err) => log.error({ err }, 'unhandled rejection (contained)'));

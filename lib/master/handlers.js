@@ -14,6 +14,7 @@ export function makeHandlers({ supervisor, version, shutdown, stopping = () => f
     start: (a) => supervisor.startFromFile(a),
     stop: (a) => supervisor.stop(a.target),
     restart: (a) => supervisor.restart(a.target),
+    reload: (a, conn, progress) => supervisor.reload(a.target, { keepConfig: a.keepConfig, progress }),
     delete: (a) => supervisor.delete(a.target),
     scale: (a) => supervisor.scale(a.app, a.count),
     ls: () => supervisor.ls(),

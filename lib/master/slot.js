@@ -1,10 +1,11 @@
 // One instance slot of an app (0..N-1): the worker in it, its state, and its history.
-// The slot index survives restarts (it is the app's instance_var), so a replacement
-// always lands in the same slot. All state changes go through #move (guideline 5).
+// The slot index survives restarts and reloads (it is the app's instance_var), so a
+// replacement always lands in the same slot. All state changes go through #move.
 import { EventEmitter } from 'node:events';
 import { WORKER_STATES as S, assertMove, isRunning } from './states.js';
 import { decideRestart, freshHistory } from './restart-policy.js';
 import { WorkerProcess } from './worker-process.js';
+import { waitReady, survive } from './readiness.js';
 import { workerAffinity } from './affinity.js';
 
 export class Slot extends EventEmitter {
@@ -12,7 +13,7 @@ export class Slot extends EventEmitter {
    * @param {object} o
    * @param {object} o.app      the App (lib/master/app.js) this slot belongs to
    * @param {number} o.index
-   * @param {object} o.ctx      {agentPath, log}
+   * @param {object} o.ctx      {agentPath, log, policy()}
    */
   constructor({ app, index, ctx }) {
     super();
@@ -21,14 +22,15 @@ export class Slot extends EventEmitter {
     this.ctx = ctx;
     this.state = S.STOPPED;
     this.proc = null;
+    this.config = null; // the config the current worker runs (a reload changes it slot by slot)
+    this.replacement = null; // the worker a reload is bringing up, until it takes over
     this.startedAt = null;
     this.restarts = 0;
     this.history = freshHistory();
     this.lastExit = null;
     this.notReady = false;
     this.restartTimer = null;
-    this.readyTimer = null;
-    this.affinity = null; // {cpus, pinned} of the last fork (lib/master/affinity.js)
+    this.affinity = null; // {cpus, pinned} of the current worker (lib/master/affinity.js)
   }
 
   get pid() {
@@ -42,69 +44,116 @@ export class Slot extends EventEmitter {
     this.emit('state', { state: to, prev, ...info });
   }
 
-  /**
-   * Launches a worker in this slot. Resolves when it is ready ({ready: true}) or, for a
-   * first start, when the readiness deadline passes ({ready: false}, worker kept);
-   * rejects with the exit if the worker dies before becoming ready.
-   */
-  start(reason = 'start') {
-    clearTimeout(this.restartTimer);
-    this.restartTimer = null;
-    const config = this.app.config;
-    const env = this.app.workerEnv(this.index);
-    // Slot i's CPUs are recomputed from its index at every fork (restarts keep them).
+  #fork(config, extraEnv) {
+    const env = { ...this.app.workerEnv(this.index, config), ...extraEnv };
+    // Slot i's CPUs are recomputed from its index at every fork (restarts and reloads keep them).
     const { taskset, ...affinity } = workerAffinity(config, this.index, this.ctx.affinity);
-    this.affinity = affinity;
-    let proc;
-    try {
-      proc = new WorkerProcess({ app: config, env, stdio: this.app.stdio, agentPath: this.ctx.agentPath, cpus: taskset });
-    } catch (err) {
-      // fork itself threw (EAGAIN, bad cwd): treat as an immediate exit
-      this.#move(S.STARTING, { reason });
-      this.#move(S.EXITED, { code: null, signal: null, reason: `could not start: ${err.message}` });
-      this.#afterExit({ code: null, signal: null, error: err.message }, 0);
-      return Promise.reject(err);
-    }
-    this.proc = proc;
+    const proc = new WorkerProcess({ app: config, env, stdio: this.app.stdio, agentPath: this.ctx.agentPath, cpus: taskset });
+    proc.affinity = affinity;
     proc.on('process-error', (err) => this.ctx.log.warn({ app: this.app.name, slot: this.index, pid: proc.pid, err: err.message }, 'worker process error'));
+    return proc;
+  }
+
+  /** Makes `proc` this slot's worker: its exit from now on is this slot's business. */
+  #adopt(proc, config) {
+    this.proc = proc;
+    this.config = config;
+    this.affinity = proc.affinity;
     this.startedAt = Date.now();
     this.notReady = false;
-    this.#move(S.STARTING, { reason, pid: proc.pid });
-
-    return new Promise((resolve, reject) => {
-      const readyOn = config.ready_on;
-      const becomeReady = () => {
-        if (this.proc !== proc || this.state !== S.STARTING) return;
-        clearTimeout(this.readyTimer);
-        this.#move(S.ONLINE, { pid: proc.pid });
-        resolve({ ready: true });
-      };
-      if (readyOn === 'listen') proc.once('listening', becomeReady);
-      else if (readyOn === 'ready') proc.once('ready', becomeReady);
-      else proc.once('spawn', () => { this.readyTimer = setTimeout(becomeReady, config.min_uptime); });
-
-      if (readyOn !== 'spawn') {
-        this.readyTimer = setTimeout(() => {
-          if (this.proc !== proc || this.state !== S.STARTING) return;
-          // Kept running (like PM2), but flagged and reported: the caller says so.
-          this.notReady = true;
-          this.#move(S.ONLINE, { pid: proc.pid, reason: `not ready after listen_timeout (${config.listen_timeout} ms)` });
-          resolve({ ready: false });
-        }, config.listen_timeout);
-      }
-
-      proc.once('exit', (exit) => {
-        clearTimeout(this.readyTimer);
-        if (this.proc !== proc) return;
-        const wasOnline = this.state === S.ONLINE;
-        this.#onExit(proc, exit);
-        // Settles the promise if it has not been (no-op otherwise): died or stopped before ready.
-        if (!wasOnline) reject(Object.assign(new Error(describeExit(exit)), { exit }));
-      });
+    proc.once('exit', (exit) => {
+      if (this.proc === proc) this.#onExit(exit);
     });
   }
 
-  #onExit(proc, exit) {
+  /**
+   * Launches a worker in this slot. Resolves when it is ready ({ready: true}) or, when
+   * listen_timeout passes first, {ready: false} with the worker kept and flagged
+   * not_ready (a first start has nothing to fall back on); rejects if it dies first.
+   */
+  async start(reason = 'start', config = this.app.config) {
+    clearTimeout(this.restartTimer);
+    this.restartTimer = null;
+    let proc;
+    try {
+      proc = this.#fork(config);
+    } catch (err) {
+      // fork itself threw (EAGAIN, bad cwd): treat as an immediate exit
+      this.config = config;
+      this.#move(S.STARTING, { reason });
+      this.#move(S.EXITED, { code: null, signal: null, reason: `could not start: ${err.message}` });
+      this.#afterExit({ code: null, signal: null, error: err.message }, 0);
+      throw err;
+    }
+    this.#adopt(proc, config);
+    this.#move(S.STARTING, { reason, pid: proc.pid });
+    const r = await waitReady(proc, config);
+    if (this.proc !== proc || this.state !== S.STARTING) return r;
+    if (r.ready) {
+      this.#move(S.ONLINE, { pid: proc.pid, ready_ms: r.ms });
+    } else {
+      this.notReady = true;
+      this.#move(S.ONLINE, { pid: proc.pid, reason: `not ready after listen_timeout (${config.listen_timeout} ms)` });
+    }
+    return r;
+  }
+
+  /**
+   * Ready-first replacement (rolling reload, max_memory_restart): forks a worker with
+   * `config` beside the current one, waits until it is ready and has survived
+   * `probation`, then makes it the slot's worker and retires the old one gracefully.
+   * If the replacement dies, or is not ready in time, it is killed and the old worker
+   * keeps serving; the promise rejects with {slot, reason}.
+   * @returns {Promise<{ready_ms: number, pid: number, retired: Promise<void>}>}
+   */
+  async replace(config, { reason = 'reload' } = {}) {
+    // Events ('replace'): forked -> ready -> retired (old worker gone), for the daemon log.
+    if (!isRunning(this.state) || this.state === S.STOPPING) {
+      // Nothing serves in this slot (crashed, errored, stopped): a plain start.
+      this.resetHistory();
+      const r = await this.start(reason, config);
+      if (!r.ready) throw Object.assign(new Error(`not ready within listen_timeout (${config.listen_timeout} ms)`), { slot: this.index });
+      return { ready_ms: r.ms, pid: this.pid, retired: Promise.resolve() };
+    }
+    // Under round-robin, a wait_ready replacement takes no connections until ready().
+    const defer = config.exec_mode === 'cluster' && config.ready_on === 'ready' && this.ctx.policy() === 'round-robin';
+    let proc;
+    try {
+      proc = this.#fork(config, defer ? { SUPER_DEFER_TRAFFIC: '1' } : {});
+    } catch (err) {
+      throw Object.assign(new Error(`could not start: ${err.message}`), { slot: this.index });
+    }
+    this.replacement = proc;
+    this.emit('replace', { step: 'forked', pid: proc.pid, oldPid: this.pid, reason });
+    let readyMs;
+    try {
+      const r = await waitReady(proc, config);
+      if (!r.ready) throw new Error(`not ready within listen_timeout (${config.listen_timeout} ms, ready_on: ${config.ready_on})`);
+      readyMs = r.ms;
+      if (config.probation > 0) await survive(proc, config.probation);
+      if (this.replacement !== proc) throw new Error('replacement abandoned (the slot was stopped)');
+    } catch (err) {
+      if (this.replacement === proc) this.replacement = null;
+      await proc.kill();
+      throw Object.assign(err, { slot: this.index, pid: proc.pid });
+    }
+    this.replacement = null;
+    const old = this.proc;
+    clearTimeout(this.restartTimer);
+    this.restartTimer = null;
+    this.#adopt(proc, config);
+    this.history = freshHistory();
+    // The slot kept serving (online) throughout; a crashed old worker left it exited.
+    if (this.state === S.EXITED || this.state === S.ERRORED) this.#move(S.STARTING, { reason, pid: proc.pid });
+    if (this.state === S.STARTING) this.#move(S.ONLINE, { pid: proc.pid, ready_ms: readyMs });
+    this.emit('replace', { step: 'ready', pid: proc.pid, oldPid: old?.pid, ready_ms: readyMs, reason });
+    const retired = old
+      ? old.stop().then((exit) => this.emit('replace', { step: 'retired', pid: old.pid, code: exit.code, signal: exit.signal, reason }))
+      : Promise.resolve();
+    return { ready_ms: readyMs, pid: proc.pid, retired };
+  }
+
+  #onExit(exit) {
     const uptime = Date.now() - this.startedAt;
     this.lastExit = { ...exit, at: Date.now(), uptime_ms: uptime };
     if (this.state === S.STOPPING) {
@@ -116,7 +165,7 @@ export class Slot extends EventEmitter {
   }
 
   #afterExit(exit, uptime) {
-    const decision = decideRestart(this.app.config, this.history, { code: exit.code, signal: exit.signal, uptime });
+    const decision = decideRestart(this.config, this.history, { code: exit.code, signal: exit.signal, uptime });
     if (decision.action === 'stop') {
       this.#move(S.STOPPED, { reason: decision.reason });
       return;
@@ -130,8 +179,9 @@ export class Slot extends EventEmitter {
       this.restartTimer = null;
       if (this.state !== S.EXITED) return;
       this.restarts++;
-      // Failures of the replacement are handled by its own exit path.
-      this.start(`restart after crash (${decision.reason})`).catch(() => {});
+      // A crashed worker comes back with the config it ran. Failures of the
+      // replacement are handled by its own exit path.
+      this.start(`restart after crash (${decision.reason})`, this.config).catch(() => {});
     }, decision.delay);
   }
 
@@ -139,16 +189,16 @@ export class Slot extends EventEmitter {
   async stop() {
     clearTimeout(this.restartTimer);
     this.restartTimer = null;
-    clearTimeout(this.readyTimer);
+    const pending = this.replacement;
+    this.replacement = null;
+    const killing = pending ? pending.kill() : null;
     if (this.state === S.EXITED || this.state === S.ERRORED) {
       this.#move(S.STOPPED, { reason: 'stopped' });
-      return;
+    } else if (isRunning(this.state)) {
+      if (this.state !== S.STOPPING) this.#move(S.STOPPING, { pid: this.proc.pid });
+      await this.proc.stop(); // #onExit moves us to STOPPED
     }
-    if (!isRunning(this.state)) return;
-    const proc = this.proc;
-    if (this.state !== S.STOPPING) this.#move(S.STOPPING, { pid: proc.pid });
-    await proc.stop();
-    // #onExit moved us to STOPPED.
+    await killing;
   }
 
   /** A manual restart (or a start after stop/errored) clears the crash-loop history. */
@@ -166,14 +216,12 @@ export class Slot extends EventEmitter {
       restarts: this.restarts,
       unstable_restarts: this.history.unstable,
       not_ready: this.notReady || undefined,
-      last_exit: this.lastExit ?? undefined,
+      replacing: this.replacement?.pid ?? undefined,
       cpus: this.affinity?.cpus ?? null,
       pinned: this.affinity?.pinned ?? false,
+      last_exit: this.lastExit ?? undefined,
     };
   }
 }
 
-export function describeExit(exit) {
-  if (exit.error) return `could not start: ${exit.error}`;
-  return exit.signal ? `exited on signal ${exit.signal}` : `exited with code ${exit.code}`;
-}
+export { describeExit } from './exit-text.js';

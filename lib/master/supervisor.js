@@ -26,6 +26,11 @@ export class Supervisor {
       log,
       agentPath,
       affinity: this.daemonPolicy.affinity,
+      policy: () => this.schedulingName,
+      onReload: (info) => {
+        log.info(info, `${info.app}${info.slot === undefined ? '' : `#${info.slot}`} reload ${info.step}`);
+        onEvent('reload', info);
+      },
       onSlotState: (app, slot, info) => {
         const event = { app: app.name, slot: slot.index, pid: info.pid ?? slot.pid, restarts: slot.restarts, ...info };
         log.info(event, `${app.name}#${slot.index} ${info.prev} -> ${info.state}`);
@@ -78,6 +83,7 @@ export class Supervisor {
         app = new App(config, this.ctx, clientEnv);
         this.apps.set(config.name, app);
       }
+      app.source = { file, env };
       toStart.push(app);
       const crowded = spreadWarning(app.config, this.daemonPolicy.allowed);
       if (crowded) result.warnings.push(crowded);
@@ -141,6 +147,53 @@ export class Supervisor {
     return result;
   }
 
+  /**
+   * `super reload <app|all>`: rolling, zero-downtime reload, apps one after another.
+   * Each app's ecosystem file is re-read first (the file is the source of truth): a
+   * file that is now invalid, or no longer names the app, refuses the whole reload
+   * before anything changes. keepConfig reloads with the running config.
+   */
+  async reload(target, { keepConfig = false, progress = () => {} } = {}) {
+    const apps = this.targets(target);
+    const busy = apps.find((a) => a.busy);
+    if (busy) throw new SuperError('E_BUSY', `${busy.name} is busy (${busy.busy}); try again when it is done`);
+    const configs = keepConfig ? new Map() : await this.#rereadConfigs(apps);
+    const results = [];
+    for (const app of apps) {
+      if (!app.running) {
+        results.push({ app: app.name, ok: true, skipped: 'not running; start it with `super start`' });
+        continue;
+      }
+      const config = configs.get(app) ?? app.config;
+      const changed = changedKeys(app.config, config);
+      progress({ app: app.name, step: 'begin', of: Math.min(config.instances, app.slots.length), changed, keep_config: keepConfig || undefined });
+      this.log.info({ app: app.name, changed, keepConfig }, `${app.name}: reload begins`);
+      const outcome = await this.#withBusy(app, 'reload', () => app.reload(config, progress));
+      outcome.changed = changed;
+      if (outcome.failed) outcome.failed.stderr = await tailFile(app.stdio?.paths.err, 1200);
+      results.push(outcome);
+    }
+    return { apps: results };
+  }
+
+  /** app -> its config as its file says now; throws E_CONFIG before anything changes. */
+  async #rereadConfigs(apps) {
+    const { loadEcosystem } = await import('../config/index.js');
+    const files = new Map();
+    const configs = new Map();
+    for (const app of apps) {
+      if (!app.source) continue; // not started from a file: reloads with its running config
+      const key = `${app.source.file}\0${app.source.env ?? ''}`;
+      if (!files.has(key)) files.set(key, await loadEcosystem(app.source.file, { env: app.source.env, allowedCpus: this.daemonPolicy.allowed }));
+      const config = files.get(key).apps.find((c) => c.name === app.name);
+      if (!config) {
+        throw new SuperError('E_CONFIG', `${app.name} is no longer in ${app.source.file}; nothing was reloaded. Remove it with \`super delete ${app.name}\`, or reload the running config with --keep-config`);
+      }
+      configs.set(app, config);
+    }
+    return configs;
+  }
+
   async delete(target) {
     const apps = this.targets(target);
     await Promise.all(apps.map((app) => this.#withBusy(app, 'delete', async () => {
@@ -185,6 +238,7 @@ export class Supervisor {
         status: app.status,
         instances: app.config.instances,
         exec_mode: app.config.exec_mode,
+        last_reload: app.lastReload ?? undefined,
         workers: app.slots.map((s) => {
           const snap = s.snapshot(now);
           const st = snap.pid ? stats.get(snap.pid) : null;

@@ -1,8 +1,9 @@
 // One running worker process behind one small interface, whatever launched it
 // (cluster worker or fork-mode child): STYLE.md guideline 4.
 //
-// Events: 'spawn', 'listening' (address), 'ready', 'exit' ({code, signal}), 'process-error'.
-// stop(killSignal, killTimeout) -> Promise<{code, signal}>: graceful, then SIGKILL.
+// Events: 'spawn', 'listening' (address), 'ready', 'drained', 'exit' ({code, signal}),
+// 'process-error'. stop() -> Promise<{code, signal}>: drain, kill_signal, then SIGKILL;
+// kill() -> the same promise, at once with SIGKILL.
 import { EventEmitter } from 'node:events';
 import { forkClusterWorker } from './launch-cluster.js';
 import { spawnForkWorker } from './launch-fork.js';
@@ -19,6 +20,9 @@ export class WorkerProcess extends EventEmitter {
     this.exited = null;
     this.killSignal = opts.app.kill_signal;
     this.killTimeout = opts.app.kill_timeout;
+    this.drainTimeout = opts.app.drain_timeout;
+    this.shutdownMessage = opts.app.shutdown_with_message;
+    this.hasAgent = opts.app.interpreter === 'node';
     if (this.kind === 'cluster') {
       const w = forkClusterWorker(opts);
       this.worker = w;
@@ -47,35 +51,79 @@ export class WorkerProcess extends EventEmitter {
 
   #onMessage(m) {
     if (isReadyMessage(m)) this.emit('ready');
+    else if (m?.cmd === 'super:drained') this.emit('drained', m);
   }
 
   #onExit(code, signal, error) {
     if (this.exited) return;
     this.exited = { code, signal, error: error?.message };
     clearTimeout(this.killTimer);
+    clearTimeout(this.drainTimer);
     // Whatever the worker started and left behind goes with it.
     if (this.pid) reapGroup(this.pid, this.killSignal, this.killTimeout);
     this.emit('exit', this.exited);
   }
 
   /**
-   * Graceful stop. Cluster: disconnect() first, so the worker's servers stop accepting and
-   * finish in-flight requests, then kill_signal to its process group; fork mode:
-   * kill_signal at once. SIGKILL to the group after kill_timeout in both cases.
+   * Graceful retirement, the same for reload, stop, delete, scale down and the daemon's
+   * own shutdown:
+   *   1. a Node worker with the agent drains (lib/worker/drain.cjs): it stops accepting,
+   *      finishes in-flight requests, closes its connections cleanly, runs the app's
+   *      onShutdown hooks and says "drained" — bounded by drain_timeout;
+   *   2. cluster workers are then disconnected (harmless now), and kill_signal goes to
+   *      the worker's process group;
+   *   3. SIGKILL to the group if it has not exited kill_timeout after kill_signal.
+   * Workers without the agent (interpreter: none) start at step 2.
    */
   stop() {
     if (this.exited) return Promise.resolve(this.exited);
     if (!this.stopping) {
       this.stopping = new Promise((resolve) => this.once('exit', resolve));
-      this.killTimer = setTimeout(() => this.pid && signalGroup(this.pid, 'SIGKILL'), this.killTimeout);
-      if (this.kind === 'cluster' && this.worker.isConnected()) {
-        this.worker.once('disconnect', () => this.signal(this.killSignal));
-        this.worker.disconnect();
-      } else {
-        this.signal(this.killSignal);
-      }
+      if (this.#canDrain()) this.#drainThenKill();
+      else this.#kill();
     }
     return this.stopping;
+  }
+
+  #canDrain() {
+    return this.hasAgent && this.child.connected;
+  }
+
+  #drainThenKill() {
+    let done = false;
+    const next = () => {
+      if (done) return;
+      done = true;
+      clearTimeout(this.drainTimer);
+      this.off('drained', next);
+      this.#kill();
+    };
+    this.once('drained', next);
+    this.drainTimer = setTimeout(next, this.drainTimeout);
+    try {
+      this.child.send({ cmd: 'NODE_SUPER', act: 'shutdown' });
+      if (this.shutdownMessage) this.child.send('shutdown');
+    } catch {
+      next(); // the channel closed under us: nothing left to drain through
+    }
+  }
+
+  #kill() {
+    if (this.exited) return;
+    this.killTimer = setTimeout(() => this.pid && signalGroup(this.pid, 'SIGKILL'), this.killTimeout);
+    if (this.kind === 'cluster' && this.worker.isConnected()) {
+      this.worker.once('disconnect', () => this.signal(this.killSignal));
+      this.worker.disconnect();
+    } else {
+      this.signal(this.killSignal);
+    }
+  }
+
+  /** Stops at once: SIGKILL to the process group (a failed replacement, a hung worker). */
+  kill() {
+    const exited = this.exited ? Promise.resolve(this.exited) : new Promise((resolve) => this.once('exit', resolve));
+    this.signal('SIGKILL');
+    return exited;
   }
 
   /** Sends a signal to the worker's whole process group. */

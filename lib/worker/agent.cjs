@@ -5,12 +5,48 @@
 const AGENT = Symbol.for('superd.agent');
 
 if (!globalThis[AGENT]) {
+  const drain = require('./drain.cjs');
+  const send = (m) => {
+    if (typeof process.send === 'function' && process.connected) process.send(m);
+  };
+
+  // Set by the daemon for a reload replacement with wait_ready under round-robin.
+  if (process.env.SUPER_DEFER_TRAFFIC === '1') drain.deferTraffic();
+  delete process.env.SUPER_DEFER_TRAFFIC; // not for the app's own children
+
+  let isReady = false;
+  const markReady = () => {
+    if (isReady) return false;
+    isReady = true;
+    drain.admit();
+    return true;
+  };
+
   globalThis[AGENT] = {
     app: process.env.SUPER_APP_NAME,
     slot: Number(process.env.SUPER_SLOT),
     /** Tells the daemon the app is ready (ready_on: ready / wait_ready: true). */
     ready() {
-      if (typeof process.send === 'function' && process.connected) process.send({ cmd: 'super:ready' });
+      if (markReady()) send({ cmd: 'super:ready' });
     },
+    onShutdown: drain.onShutdown,
   };
+
+  if (typeof process.send === 'function') {
+    // PM2 apps say process.send('ready'): that also lets traffic in.
+    const origSend = process.send;
+    process.send = function send(message, ...rest) {
+      if (message === 'ready') markReady();
+      return origSend.call(this, message, ...rest);
+    };
+    // Daemon -> agent messages use a NODE_ cmd: Node delivers them as 'internalMessage',
+    // which the app never sees and which does not keep the IPC channel (and so the
+    // process) alive the way a 'message' listener would.
+    process.on('internalMessage', (m) => {
+      if (m === null || typeof m !== 'object' || m.cmd !== 'NODE_SUPER') return;
+      if (m.act === 'shutdown') {
+        drain.drain().then((hookErrors) => send({ cmd: 'super:drained', hookErrors }));
+      }
+    });
+  }
 }

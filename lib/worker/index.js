@@ -19,3 +19,13 @@ export const appName = () => (agent() ? agent().app : null);
 export function ready() {
   agent()?.ready();
 }
+
+/**
+ * Registers fn (may be async) to run when superd retires this worker (reload, stop,
+ * scale down), after its servers have finished every in-flight request and closed
+ * their connections: close database pools, flush buffers. The worker is then stopped
+ * with kill_signal; drain_timeout bounds the whole drain. No-op outside superd.
+ */
+export function onShutdown(fn) {
+  agent()?.onShutdown(fn);
+}

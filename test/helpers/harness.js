@@ -147,19 +147,19 @@ export function httpGet(port, p = '/', { timeout = 5000 } = {}) {
 }
 
 /**
- * Subscribes to worker events and returns `waitFor(predicate, timeout)`, which resolves
+ * Subscribes to events (worker state by default) and returns `waitFor(predicate, timeout)`, which resolves
  * with the first event (seen from subscription on) that matches. Event-driven: no sleeps.
  */
-export async function watchEvents(box, t) {
+export async function watchEvents(box, t, topics = ['worker']) {
   const client = await box.client();
   const seen = [];
   const waiters = new Set();
   client.onEvent((e) => {
-    if (e.event !== 'worker') return;
+    if (!topics.includes(e.event)) return;
     seen.push(e.data);
     for (const w of waiters) if (w.pred(e.data)) w.resolve(e.data);
   });
-  await client.request('subscribe', { topics: ['worker'] });
+  await client.request('subscribe', { topics });
   t.after(() => client.close());
   return {
     seen,

@@ -34,7 +34,7 @@ apps:
   const ls = await lsJson(box);
   assert.deepEqual(ls.apps.map((x) => [x.name, x.status, x.instances, x.workers.length]), [['esm', 'online', 2, 2], ['cjs', 'online', 1, 1]]);
   const w = ls.apps[0].workers[0];
-  assert.deepEqual(Object.keys(w).sort(), ['cpu', 'cpus', 'memory', 'pid', 'pinned', 'restarts', 'slot', 'status', 'uptime_ms']);
+  assert.deepEqual(Object.keys(w).sort(), ['cpu', 'cpus', 'memory', 'pid', 'pinned', 'replacing', 'restarts', 'slot', 'status', 'uptime_ms']);
   assert.ok(w.pid > 0 && w.memory > 1e6, `memory sampled: ${w.memory}`);
   assert.deepEqual(ls.apps[0].workers.map((x) => x.slot), [0, 1]);
 
@@ -51,7 +51,7 @@ apps:
   // start again: already running, nothing restarted
   const again = await box.cli(['start', eco]);
   assert.equal(again.code, 0, again.stderr);
-  assert.match(again.stdout, /esm is already running; use `super restart esm`/);
+  assert.match(again.stdout, /esm is already running; use `super reload esm`/);
   const pidsBefore = (await lsJson(box)).apps[0].workers.map((x) => x.pid);
   assert.deepEqual(pidsBefore, ls.apps[0].workers.map((x) => x.pid));
 
@@ -67,7 +67,7 @@ apps:
     env: { PORT: ${p2} }
 `);
   const changed = await box.cli(['start', eco]);
-  assert.match(changed.stdout, /esm is already running; its config changed \(env\): it applies at the next `super restart esm`/);
+  assert.match(changed.stdout, /esm is already running; its config changed \(env\): apply it with `super reload esm`/);
   const rs = await box.cli(['restart', 'esm']);
   assert.equal(rs.code, 0, rs.stderr);
   const after = await lsJson(box);

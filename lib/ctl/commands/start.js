@@ -20,8 +20,8 @@ export default async function start(file, opts) {
     for (const name of data.running) {
       const changed = data.changed.find((c) => c.name === name);
       process.stdout.write(changed
-        ? `${name} is already running; its config changed (${changed.keys.join(', ')}): it applies at the next \`super restart ${name}\`\n`
-        : `${name} is already running; use \`super restart ${name}\` to restart it\n`);
+        ? `${name} is already running; its config changed (${changed.keys.join(', ')}): apply it with \`super reload ${name}\`\n`
+        : `${name} is already running; use \`super reload ${name}\` to reload it\n`);
     }
     const status = printOutcome(data);
     process.stdout.write(`${renderLs(await client.request('ls'))}\n`);

@@ -1,0 +1,43 @@
+// super reload <app|all> [--keep-config]: rolling, zero-downtime reload with progress.
+import { request } from '../session.js';
+import { EXIT } from '../../errors.js';
+
+const secs = (ms) => `${(ms / 1000).toFixed(2)} s`;
+
+export default async function reload(target, opts) {
+  const t0 = Date.now();
+  const out = (line) => process.stdout.write(`${line}\n`);
+  const onProgress = (p) => {
+    if (p.step === 'begin') {
+      const what = p.keep_config ? 'running config (--keep-config)' : p.changed.length ? `config changed: ${p.changed.join(', ')}` : 'config unchanged';
+      out(`${p.app}: reloading ${p.of} worker${p.of === 1 ? '' : 's'} (${what})`);
+    } else if (p.step === 'ready') {
+      out(`${p.app}: slot ${p.slot} ready (${p.done}/${p.of}, ${p.ready_ms} ms, pid ${p.pid})`);
+    } else if (p.step === 'scaled') {
+      out(`${p.app}: now ${p.to} worker${p.to === 1 ? '' : 's'}, as its file says`);
+    }
+  };
+  const data = await request('reload', { target, keepConfig: opts.keepConfig || undefined }, { timeout: 0, onProgress });
+  let status = EXIT.OK;
+  for (const r of data.apps) {
+    if (r.skipped) {
+      out(`${r.app}: skipped, ${r.skipped}`);
+    } else if (r.ok) {
+      out(`${r.app}: reloaded ${r.replaced.length} worker${r.replaced.length === 1 ? '' : 's'} in ${secs(r.total_ms)} (all ready after ${secs(r.ready_ms)})`);
+    } else {
+      status = EXIT.FAILED;
+      printFailure(r);
+    }
+  }
+  if (data.apps.length > 1) out(`done in ${secs(Date.now() - t0)}`);
+  return status;
+}
+
+function printFailure(r) {
+  const err = (line) => process.stderr.write(`${line}\n`);
+  const f = r.failed;
+  err(`super: E_RELOAD_FAILED: ${r.app}#${f.slot} ${f.reason}; the reload stopped and the new worker was killed`);
+  const list = (a) => a.join(', ');
+  err(`  ${r.app}: ${r.kept.length ? `slot${r.kept.length === 1 ? '' : 's'} ${list(r.kept)} still run${r.kept.length === 1 ? 's' : ''} the old version` : 'no slot kept the old version'}${r.replaced.length ? `; slot${r.replaced.length === 1 ? '' : 's'} ${list(r.replaced)} already run${r.replaced.length === 1 ? 's' : ''} the new one` : ''}`);
+  if (f.stderr) err(f.stderr.split('\n').map((l) => `  ${r.app}#${f.slot} | ${l}`).join('\n'));
+}

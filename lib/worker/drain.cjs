@@ -1,0 +1,85 @@
+'use strict';
+// Graceful retirement inside the worker (FEASIBILITY.md §1, recipe A). The daemon alone
+// cannot retire a worker under keep-alive load without resets: cluster's disconnect()
+// runs http.Server#close(), which destroys keep-alive sockets that look idle while the
+// client's next request is already on the wire. So, when the daemon says "shutdown":
+//   1. every response started from now on carries `Connection: close`, so clients
+//      reconnect (to a new worker) after it instead of reusing the socket;
+//   2. each server stops accepting through net.Server#close (never http's, which would
+//      close "idle" sockets); in round-robin mode that also takes the worker out of
+//      the daemon's rotation;
+//   3. once every connection has ended, the app's onShutdown hooks run, and the agent
+//      tells the daemon it is drained; the daemon then disconnects and signals it.
+//
+// It also keeps a replacement out of the rotation until it is ready (wait_ready, during
+// a reload under round-robin): a server whose maxConnections is negative refuses every
+// connection the daemon hands it, and the daemon hands it to another worker.
+const net = require('node:net');
+const dc = require('node:diagnostics_channel');
+
+const servers = new Set();
+const held = new Map(); // server -> its own maxConnections, while traffic is deferred
+const hooks = [];
+let draining = false;
+let deferring = false;
+
+const listen = net.Server.prototype.listen;
+net.Server.prototype.listen = function superdListen(...args) {
+  track(this);
+  return listen.apply(this, args);
+};
+
+function track(server) {
+  if (servers.has(server)) return;
+  servers.add(server);
+  server.once('close', () => servers.delete(server));
+  if (deferring) hold(server);
+}
+
+function hold(server) {
+  if (held.has(server)) return;
+  held.set(server, server.maxConnections);
+  server.maxConnections = -1;
+}
+
+/** Keep servers out of the rotation until admit() (only used under round-robin). */
+function deferTraffic() {
+  deferring = true;
+  for (const s of servers) hold(s);
+}
+
+/** The app is ready: its servers take connections from now on. */
+function admit() {
+  deferring = false;
+  for (const [server, own] of held) {
+    if (server.maxConnections === -1) server.maxConnections = own;
+  }
+  held.clear();
+}
+
+function markClose({ response }) {
+  if (!response.headersSent) response.setHeader('Connection', 'close');
+}
+
+/** Registers fn(), run once every connection has ended, before the worker is stopped. */
+function onShutdown(fn) {
+  if (typeof fn !== 'function') throw new TypeError('onShutdown expects a function');
+  hooks.push(fn);
+}
+
+/** Runs the drain once; resolves when every server is closed and every hook has run. */
+let drained = null;
+function drain() {
+  if (drained) return drained;
+  draining = true;
+  admit(); // a worker being retired before it was ready must still finish what it has
+  // Subscribed only now, so serving costs nothing extra until retirement.
+  dc.subscribe('http.server.request.start', markClose);
+  const closing = [...servers].filter((s) => s.listening).map((s) => new Promise((resolve) => net.Server.prototype.close.call(s, () => resolve())));
+  drained = Promise.all(closing)
+    .then(() => Promise.allSettled(hooks.map((fn) => (async () => fn())())))
+    .then((results) => results.filter((r) => r.status === 'rejected').map((r) => String(r.reason?.stack ?? r.reason)));
+  return drained;
+}
+
+module.exports = { deferTraffic, admit, onShutdown, drain, isDraining: () => draining };

@@ -1,0 +1,127 @@
+// Rolling reload under load: nothing dropped, in-flight requests finish, the file is the
+// source of truth, one reload at a time, and the same graceful retirement for scale down.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { sandbox, freePort, httpGet, lsJson, watchEvents } from '../helpers/harness.js';
+import { startLoad } from '../../bench/lib/strict-client.js';
+
+const eco = (port, { version = 'v1', instances = 2, extra = '', env = '', probation = '300ms' } = {}) => `
+apps:
+  - name: web
+    script: versioned.cjs
+    instances: ${instances}
+    probation: ${probation}
+    env: { PORT: ${port}, VERSION: ${version}${env} }
+${extra}`;
+
+async function setup(t, opts) {
+  const box = await sandbox(t);
+  const port = await freePort();
+  box.fixture('versioned.cjs');
+  const file = box.write('eco.yml', eco(port, opts));
+  const r = await box.cli(['start', file]);
+  assert.equal(r.code, 0, r.stderr);
+  return { box, port, file, setVersion: (version, more) => box.write('eco.yml', eco(port, { ...opts, version, ...more })) };
+}
+
+/** Bodies seen by n fresh requests, as "version" strings. */
+async function versions(port, n = 6) {
+  const seen = new Set();
+  for (let i = 0; i < n; i++) seen.add((await httpGet(port)).body.split(' ')[0]);
+  return [...seen].sort();
+}
+
+for (const keepAlive of [true, false]) {
+  test(`reloads under ${keepAlive ? 'keep-alive' : 'Connection: close'} load drop no request`, async (t) => {
+    const { box, port, setVersion } = await setup(t);
+    const load = startLoad({ port, connections: 8, keepAlive, maxRequests: 200000, maxMs: 60000 });
+    t.after(() => load.stop());
+    for (const v of ['v2', 'v3', 'v4']) {
+      setVersion(v);
+      const r = await box.cli(['reload', 'web']);
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stdout, /web: reloading 2 workers \(config changed: env\)/);
+      assert.match(r.stdout, /web: slot 0 ready \(1\/2, \d+ ms, pid \d+\)\nweb: slot 1 ready \(2\/2/);
+      assert.match(r.stdout, /web: reloaded 2 workers in \d+\.\d\d s/);
+    }
+    const res = await load.stop();
+    assert.ok(res.sent > 500, `the load ran (${res.sent} requests)`);
+    assert.equal(res.failed, 0, `failed requests: ${JSON.stringify(res.errors)}`);
+    assert.equal(res.non2xx, 0, JSON.stringify(res.statuses));
+    assert.deepEqual(await versions(port), ['v4']);
+  });
+}
+
+test('a request in flight for 2 s during a reload completes', async (t) => {
+  const { box, port, setVersion } = await setup(t);
+  const slow = [httpGet(port, '/slow?ms=2000', { timeout: 15000 }), httpGet(port, '/slow?ms=2000', { timeout: 15000 })];
+  setVersion('v2');
+  const r = await box.cli(['reload', 'web']);
+  assert.equal(r.code, 0, r.stderr);
+  for (const res of await Promise.all(slow)) {
+    assert.equal(res.status, 200);
+    assert.match(res.body, /^v1 /);
+  }
+  assert.deepEqual(await versions(port), ['v2']);
+});
+
+test('the file is re-read; --keep-config reloads the running config; an invalid file changes nothing', async (t) => {
+  const { box, port, file, setVersion } = await setup(t);
+  box.write('eco.yml', 'apps:\n  - name: web\n    script: versioned.cjs\n    instancez: 2\n');
+  const bad = await box.cli(['reload', 'web']);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /E_CONFIG/);
+  assert.match(bad.stderr, /instancez/);
+  const before = (await lsJson(box)).apps[0].workers.map((w) => w.pid);
+
+  const kept = await box.cli(['reload', 'web', '--keep-config']);
+  assert.equal(kept.code, 0, kept.stderr);
+  assert.match(kept.stdout, /running config \(--keep-config\)/);
+  const after = (await lsJson(box)).apps[0].workers.map((w) => w.pid);
+  assert.equal(after.filter((p) => before.includes(p)).length, 0, 'every worker was replaced');
+  assert.deepEqual(await versions(port), ['v1']);
+
+  setVersion('v2', { instances: 3 });
+  const grown = await box.cli(['reload', 'web']);
+  assert.equal(grown.code, 0, grown.stderr);
+  assert.match(grown.stdout, /config changed: .*instances/);
+  assert.match(grown.stdout, /web: now 3 workers, as its file says/);
+  const ls = await lsJson(box);
+  assert.equal(ls.apps[0].workers.length, 3);
+  assert.deepEqual(await versions(port, 9), ['v2']);
+  assert.ok(file);
+});
+
+test('a second reload of the same app while one runs is refused', async (t) => {
+  const { box, setVersion } = await setup(t);
+  setVersion('v2', { probation: '1500ms' });
+  const client = await box.client();
+  t.after(() => client.close());
+  let begun;
+  const underway = new Promise((resolve) => (begun = resolve));
+  const first = client.request('reload', { target: 'web' }, { timeout: 0, onProgress: (p) => p.step === 'begin' && begun() });
+  await underway;
+  const second = await box.cli(['reload', 'web']);
+  assert.equal(second.code, 1);
+  assert.match(second.stderr, /^super: E_BUSY: web is busy \(reload\)/m);
+  const done = await first;
+  assert.equal(done.apps[0].ok, true);
+  assert.deepEqual(done.apps[0].replaced, [0, 1]);
+});
+
+test('scale down and SIGHUP use the same graceful path under keep-alive load', async (t) => {
+  const { box, port, setVersion } = await setup(t, { instances: 3 });
+  const load = startLoad({ port, connections: 8, keepAlive: true, maxRequests: 200000, maxMs: 60000 });
+  t.after(() => load.stop());
+  const down = await box.cli(['scale', 'web', '1']);
+  assert.equal(down.code, 0, down.stderr);
+  setVersion('v2', { instances: 1 });
+  const events = await watchEvents(box, t, ['reload']);
+  process.kill(box.daemonPid(), 'SIGHUP');
+  const done = await events.waitFor((e) => e.app === 'web' && e.step === 'done', 30000, 'the SIGHUP reload');
+  assert.equal(done.ok, true);
+  const res = await load.stop();
+  assert.equal(res.failed, 0, `failed requests: ${JSON.stringify(res.errors)}`);
+  assert.equal(res.non2xx, 0);
+  assert.deepEqual(await versions(port), ['v2']);
+});

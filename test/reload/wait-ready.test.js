@@ -1,0 +1,44 @@
+// wait_ready during a reload: the old worker serves until the replacement calls ready(),
+// and under round-robin the replacement gets no connection before it (the README's
+// promise), even from clients that open a new connection per request.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { sandbox, freePort, lsJson, watchEvents } from '../helpers/harness.js';
+import { startLoad } from '../../bench/lib/strict-client.js';
+
+const eco = (port, version) => `
+apps:
+  - name: warm
+    script: versioned.cjs
+    instances: 2
+    wait_ready: true
+    probation: 200ms
+    env: { PORT: ${port}, VERSION: ${version}, WAIT_READY_MS: 1000 }
+`;
+
+for (const keepAlive of [false, true]) {
+  test(`wait_ready: no request reaches a replacement before ready() (${keepAlive ? 'keep-alive' : 'new connection per request'})`, async (t) => {
+    const box = await sandbox(t);
+    const port = await freePort();
+    box.fixture('versioned.cjs');
+    const file = box.write('eco.yml', eco(port, 'v1'));
+    assert.equal((await box.cli(['start', file])).code, 0);
+    const [old0] = (await lsJson(box)).apps[0].workers.map((w) => w.pid);
+    const events = await watchEvents(box, t, ['reload', 'worker']);
+
+    const load = startLoad({ port, connections: 6, keepAlive, maxRequests: 200000, maxMs: 60000 });
+    t.after(() => load.stop());
+    box.write('eco.yml', eco(port, 'v2'));
+    const reload = box.cli(['reload', 'warm']);
+    const forked = await events.waitFor((e) => e.step === 'forked' && e.slot === 0, 20000, 'slot 0 replacement forked');
+    const ready = await events.waitFor((e) => e.step === 'ready' && e.slot === 0, 20000, 'slot 0 replacement ready');
+    assert.equal(forked.oldPid, old0);
+    assert.ok(ready.ready_ms >= 1000, `ready only after ready() (${ready.ready_ms} ms)`);
+    const r = await reload;
+    const res = await load.stop();
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok(res.sent > 200, `the load ran (${res.sent})`);
+    assert.equal(res.non2xx, 0, `answers before ready(): ${JSON.stringify(res.statuses)}`);
+    assert.equal(res.failed, 0, JSON.stringify(res.errors));
+  });
+}

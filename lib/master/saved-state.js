@@ -15,7 +15,7 @@ export async function saveApps(supervisor, { version, force }) {
       continue;
     }
     const instances = app.slots.length || app.config.instances;
-    saved.push({ config: { ...app.config, instances }, clientEnv: app.clientEnv });
+    saved.push({ config: { ...app.config, instances }, clientEnv: app.clientEnv, source: app.source ?? undefined });
   }
   const out = await writeDump(supervisor.home, { apps: saved, scheduling: supervisor.schedulingName, version }, { force });
   return { ...out, skipped };
@@ -24,6 +24,6 @@ export async function saveApps(supervisor, { version, force }) {
 /** Starts the apps of the dump; those already running are left alone (and reported). */
 export async function resurrectApps(supervisor) {
   const dump = await readDump(supervisor.home);
-  const result = await supervisor.startConfigs(dump.apps.map((e) => ({ config: e.config, clientEnv: e.clientEnv ?? {} })), dump.scheduling);
+  const result = await supervisor.startConfigs(dump.apps.map((e) => ({ config: e.config, clientEnv: e.clientEnv ?? {}, source: e.source })), dump.scheduling);
   return { file: dump.file, ...result };
 }

@@ -45,13 +45,14 @@ export class Supervisor {
     const clientEnv = rawClientEnv && inheritable(rawClientEnv);
     // The daemon's CPUs as at boot: daemon.cpu_affinity narrows the daemon, never the apps.
     const eco = await loadEcosystem(file, { env, only, allowedCpus: this.daemonPolicy.allowed });
-    return this.startConfigs(eco.apps.map((config) => ({ config, clientEnv })), eco.daemon, file);
+    return this.startConfigs(eco.apps.map((config) => ({ config, clientEnv, source: { file, env } })), eco.daemon, file);
   }
 
   /**
    * Starts already-resolved app configs: from a file just loaded, or from a saved dump
    * (lib/master/saved-state.js). Apps already running are reported, not touched.
-   * @param {{config: object, clientEnv?: Record<string,string>}[]} entries
+   * @param {{config: object, clientEnv?: Record<string,string>, source?: {file: string, env?: string}}[]} entries
+   *   source: the ecosystem file (and --env) a reload re-reads
    * @param {import('../config/normalize-daemon.js').DaemonSettings|string} daemon  a file's
    *   daemon settings, or the scheduling policy a dump saved
    * @param {string} [source]  where they come from, for messages
@@ -62,7 +63,7 @@ export class Supervisor {
     await this.daemonPolicy.apply(settings, source);
     const result = { started: [], running: [], changed: [], warnings: [], failed: [] };
     const toStart = [];
-    for (const { config, clientEnv } of entries) {
+    for (const { config, clientEnv, source: from } of entries) {
       let app = this.apps.get(config.name);
       if (app?.busy) throw new SuperError('E_BUSY', `${config.name} is busy (${app.busy}); try again when it is done`);
       if (app && app.running) {
@@ -83,7 +84,7 @@ export class Supervisor {
         app = new App(config, this.ctx, clientEnv);
         this.apps.set(config.name, app);
       }
-      app.source = { file, env };
+      app.source = from ?? app.source;
       toStart.push(app);
       const crowded = spreadWarning(app.config, this.daemonPolicy.allowed);
       if (crowded) result.warnings.push(crowded);

@@ -1,9 +1,9 @@
 // One running worker process behind one small interface, whatever launched it
 // (cluster worker or fork-mode child): STYLE.md guideline 4.
 //
-// Events: 'spawn', 'listening' (address), 'ready', 'drained', 'exit' ({code, signal}),
-// 'process-error'. stop() -> Promise<{code, signal}>: drain, kill_signal, then SIGKILL;
-// kill() -> the same promise, at once with SIGKILL.
+// Events: 'spawn', 'listening' (address), 'ready', 'drained', 'metrics' (data from the
+// agent), 'exit' ({code, signal}), 'process-error'. stop() -> Promise<{code, signal}>: drain,
+// kill_signal, then SIGKILL; kill() -> the same promise, at once with SIGKILL.
 import { EventEmitter } from 'node:events';
 import { forkClusterWorker } from './launch-cluster.js';
 import { spawnForkWorker } from './launch-fork.js';
@@ -11,6 +11,10 @@ import { signalGroup, reapGroup } from './process-group.js';
 
 /** PM2 apps signal readiness with process.send('ready'); superd/worker sends {cmd:'super:ready'}. */
 const isReadyMessage = (m) => m === 'ready' || (m !== null && typeof m === 'object' && m.cmd === 'super:ready');
+const isMetricsMessage = (m) => m !== null && typeof m === 'object' && m.cmd === 'super:metrics' && m.data !== null && typeof m.data === 'object';
+
+/** Every WorkerProcess created, whoever creates it ('new', proc): the metrics monitor listens. */
+export const workerProcesses = new EventEmitter();
 
 export class WorkerProcess extends EventEmitter {
   /** @param {{app: object, env: object, stdio: {out: number, err: number}, agentPath: string}} opts */
@@ -47,11 +51,18 @@ export class WorkerProcess extends EventEmitter {
       c.on('exit', (code, signal) => this.#onExit(code, signal));
     }
     this.pid = this.child.pid ?? null;
+    this.createdAt = Date.now();
+    this.appName = opts.app.name;
+    this.slotIndex = Number(opts.env.SUPER_SLOT);
+    // Node workers (cluster, or fork mode with interpreter node) run the agent and report.
+    this.reportInterval = typeof this.child.send === 'function' ? Number(opts.env.SUPER_METRICS_INTERVAL ?? 1000) : 0;
+    workerProcesses.emit('new', this);
   }
 
   #onMessage(m) {
     if (isReadyMessage(m)) this.emit('ready');
     else if (m?.cmd === 'super:drained') this.emit('drained', m);
+    else if (isMetricsMessage(m)) this.emit('metrics', m.data);
   }
 
   #onExit(code, signal, error) {

@@ -50,3 +50,4 @@ if (!globalThis[AGENT]) {
     });
   }
 }
+require('./metrics.cjs');

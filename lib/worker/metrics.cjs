@@ -1,0 +1,76 @@
+'use strict';
+// Worker health, measured from inside and sent to the daemon once per interval as one
+// small IPC message: {cmd: 'super:metrics', data}. Loaded by agent.cjs in every worker.
+//
+// Cost (FEASIBILITY.md §5): one process.send per second is ~0.35 ms CPU/s;
+// monitorEventLoopDelay at 20 ms resolution adds ~3 ms/s (its own timer), half the cost of
+// 10 ms for the same use (p99 of delays worth seeing is far above 20 ms). HTTP timing uses
+// diagnostics_channel only: no function of the app or of node:http is wrapped.
+// Every timer is unref'd: metrics never keep a worker alive.
+const { monitorEventLoopDelay, performance, createHistogram } = require('node:perf_hooks');
+const dc = require('node:diagnostics_channel');
+
+const interval = Number(process.env.SUPER_METRICS_INTERVAL ?? 1000);
+const started = Symbol('superd.requestStart');
+const RESOLUTION = 20; // ms
+const round2 = (x) => Math.round(x * 100) / 100;
+// The histogram holds the time between two ticks of its own timer, resolution included:
+// the delay is what exceeds the resolution.
+const delay = (ns) => (Number.isFinite(ns) ? Math.max(0, round2(ns / 1e6 - RESOLUTION)) : 0);
+
+function startMetrics() {
+  const loop = monitorEventLoopDelay({ resolution: RESOLUTION });
+  loop.enable();
+  let elu = performance.eventLoopUtilization();
+  let last = performance.now();
+
+  // HTTP: requests finished and their response times (µs) during the current interval.
+  const responseTimes = createHistogram();
+  let requests = 0;
+  dc.subscribe('http.server.request.start', ({ response }) => {
+    response[started] = performance.now();
+  });
+  dc.subscribe('http.server.response.finish', ({ response }) => {
+    const t0 = response[started];
+    if (t0 === undefined) return;
+    requests++;
+    responseTimes.record(Math.max(1, Math.round((performance.now() - t0) * 1000)));
+  });
+
+  const timer = setInterval(() => {
+    if (typeof process.send !== 'function' || !process.connected) return;
+    const now = performance.now();
+    const seconds = (now - last) / 1000;
+    last = now;
+    const eluNow = performance.eventLoopUtilization(elu);
+    elu = performance.eventLoopUtilization();
+    const mem = process.memoryUsage();
+    const resources = {};
+    for (const type of process.getActiveResourcesInfo()) resources[type] = (resources[type] ?? 0) + 1;
+    const data = {
+      loop: { p50: delay(loop.percentile(50)), p99: delay(loop.percentile(99)), max: delay(loop.max), mean: delay(loop.mean) },
+      elu: Math.round(eluNow.utilization * 1000) / 1000,
+      heap: { used: mem.heapUsed, total: mem.heapTotal },
+      rss: mem.rss,
+      resources,
+      http: {
+        rps: Math.round((requests / seconds) * 10) / 10,
+        p99: requests ? Math.round(responseTimes.percentile(99)) / 1000 : null,
+        requests,
+      },
+    };
+    loop.reset();
+    responseTimes.reset();
+    requests = 0;
+    // A full channel means the daemon is behind: drop this sample rather than queue it.
+    if (process.channel && process.channel.writeQueueSize > 65536) return;
+    try {
+      process.send({ cmd: 'super:metrics', data });
+    } catch {}
+  }, interval);
+  timer.unref();
+}
+
+// SUPER_METRICS_INTERVAL=0 turns worker metrics off; without an IPC channel there is
+// nobody to tell (a Node script started outside superd with the agent preloaded).
+if (interval > 0 && typeof process.send === 'function') startMetrics();

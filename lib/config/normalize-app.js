@@ -60,6 +60,7 @@ const SIGNALS = Object.keys(os.constants.signals);
  * @property {number} drain_timeout  ms
  * @property {boolean} shutdown_with_message
  * @property {number|null} metrics_interval  ms
+ * @property {number|null} unresponsive_timeout  ms
  * @property {{ file: string, line: number }} source  where the entry starts
  */
 
@@ -177,6 +178,7 @@ export function normalizeApp(raw, index, ctx) {
     drain_timeout: ms('drain_timeout', 10000),
     shutdown_with_message: get('shutdown_with_message') ?? false,
     metrics_interval: ms('metrics_interval', null),
+    unresponsive_timeout: ms('unresponsive_timeout', null),
     source: { file: ctx.file, line: problems.positions?.locate(here).line ?? 1 },
   };
 }

@@ -31,3 +31,11 @@ export function renderTable(headers, rows) {
   const line = (cells) => cells.map((c, i) => (i === cells.length - 1 ? String(c) : String(c).padEnd(widths[i]))).join('  ');
   return [line(headers), ...rows.map(line)].join('\n');
 }
+
+/** Milliseconds, short: 0.4ms, 12ms, 1.5s. */
+export function formatMs(ms) {
+  if (ms === null || ms === undefined) return '-';
+  if (ms < 10) return `${ms.toFixed(1)}ms`;
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  return `${(ms / 1000).toFixed(1)}s`;
+}

@@ -1,16 +1,17 @@
-// The `super ls` table: one row per worker.
-import { formatDuration, formatBytes, formatCpu, renderTable } from './format.js';
+// The `super ls` table: one row per worker. cpu and memory count the worker's child
+// processes too; loop p99 is the event-loop delay its agent last reported.
+import { formatDuration, formatBytes, formatCpu, formatMs, renderTable } from './format.js';
 
 export function renderLs({ apps }) {
   if (apps.length === 0) return 'no apps (start some with `super start <ecosystem.yml>`)';
   const rows = [];
   for (const app of apps) {
-    if (app.workers.length === 0) rows.push([app.name, '-', '-', app.status, '-', '-', '-', '-']);
+    if (app.workers.length === 0) rows.push([app.name, '-', '-', app.status, '-', '-', '-', '-', '-']);
     for (const w of app.workers) {
-      rows.push([app.name, w.slot, w.pid ?? '-', w.status, formatDuration(w.uptime_ms), w.restarts, formatCpu(w.cpu), formatBytes(w.memory)]);
+      rows.push([app.name, w.slot, w.pid ?? '-', w.status, formatDuration(w.uptime_ms), w.restarts, formatCpu(w.cpu), formatBytes(w.memory), formatMs(w.metrics?.loop_delay_ms?.p99)]);
     }
   }
-  const table = renderTable(['app', 'slot', 'pid', 'status', 'uptime', 'restarts', 'cpu', 'memory'], rows);
+  const table = renderTable(['app', 'slot', 'pid', 'status', 'uptime', 'restarts', 'cpu', 'memory', 'loop p99'], rows);
   return [table, ...apps.flatMap(reloadNote)].join('\n');
 }
 
@@ -30,7 +31,7 @@ export function lsJson({ apps }) {
       status: a.status,
       instances: a.instances,
       last_reload: a.last_reload ?? null,
-      workers: a.workers.map((w) => ({ slot: w.slot, pid: w.pid, status: w.status, uptime_ms: w.uptime_ms, restarts: w.restarts, cpu: w.cpu, memory: w.memory, cpus: w.cpus, pinned: w.pinned, replacing: w.replacing ?? null })),
+      workers: a.workers.map((w) => ({ slot: w.slot, pid: w.pid, status: w.status, uptime_ms: w.uptime_ms, restarts: w.restarts, cpu: w.cpu, memory: w.memory, cpus: w.cpus, pinned: w.pinned, replacing: w.replacing ?? null, metrics: w.metrics ?? null })),
     })),
   };
 }

@@ -26,10 +26,11 @@
 //               progress frames: {app, step: begin|ready|scaled, slot?, ready_ms?, done?, of?, changed?}
 //   delete      {target}                             -> {apps: [name]}
 //   scale       {app, count}                         -> {app, from, to}      count = "N" | "+N" | "-N"
-//   ls          {}                                   -> {apps: [AppStatus]}
+//   ls          {history?}                           -> {apps: [AppStatus]}  history: true adds each
+//                                                       worker's sparkline points (metrics.history)
 //   describe    {app}                                -> {app: AppStatus & {config, scheduling, daemon_cpus}}
 //   kill        {}                                   -> {stopping: true}    the daemon exits after replying
-//   subscribe   {topics: ["worker"]}                 -> {topics}            worker state events follow
+//   subscribe   {topics: ["worker", "metrics"]}      -> {topics}            events of those topics follow
 //   unsubscribe {}                                   -> {}
 //   save        {force?}                             -> {file, apps: [name], skipped: [name], replaced}
 //               writes $SUPER_HOME/dump.json; refuses (E_DUMP) to replace a dump that has
@@ -41,10 +42,12 @@
 // Events (topic "reload"): {app, slot, step: forked|ready, pid, oldPid, ready_ms?, reason}
 // per replaced slot (reloads, max_memory_restart), and {app, step: done, ok, ready_ms,
 // total_ms, failed?} when an app's reload ends.
+// Events (topic "metrics"): the data of `ls` (every app and worker with its metrics), once
+// per metrics.interval (default 1 s), sent only while someone is subscribed.
 
 export const PROTOCOL = 1;
 export const MAX_FRAME = 1024 * 1024;
-export const TOPICS = Object.freeze(['worker', 'reload']);
+export const TOPICS = Object.freeze(['worker', 'reload', 'metrics']);
 
 const str = (v) => typeof v === 'string' && v.length > 0 && v.length <= 4096;
 const optStr = (v) => v === undefined || str(v);
@@ -73,7 +76,7 @@ export const OPS = Object.freeze({
     app: [str, true, 'an app name'],
     count: [(v) => typeof v === 'string' && /^[+-]?\d{1,4}$/.test(v), true, 'a count like "4", "+2" or "-1"'],
   },
-  ls: {},
+  ls: { history: [(v) => typeof v === 'boolean', false, 'true or false'] },
   describe: { app: [str, true, 'an app name'] },
   kill: {},
   subscribe: { topics: [(v) => strList(v) && v.every((t) => TOPICS.includes(t)), true, `a list of topics from: ${TOPICS.join(', ')}`] },

@@ -81,6 +81,11 @@ export async function startControlServer({ socketPath, handlers, hello, log }) {
         send(conn.ws, { event: topic, data });
       }
     },
+    /** True when some connection is subscribed to `topic` (so events are worth building). */
+    subscribed(topic) {
+      for (const conn of conns) if (conn.topics.has(topic)) return true;
+      return false;
+    },
     close() {
       for (const conn of conns) conn.ws.terminate();
       wss.close();

@@ -32,6 +32,7 @@ export class App {
       ...this.clientEnv,
       ...c.env,
       [c.instance_var]: String(i),
+      ...this.ctx.workerEnvExtra?.(c),
       SUPER_APP_NAME: c.name,
       SUPER_SLOT: String(i),
     };

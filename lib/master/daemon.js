@@ -17,6 +17,7 @@ import { prepareHome } from './home-dir.js';
 import { acquirePidFile, releasePidFile } from './pid-file.js';
 import { startControlServer } from '../ipc/server.js';
 import { Supervisor } from './supervisor.js';
+import { Monitor } from './monitor.js';
 import { makeHandlers } from './handlers.js';
 import { reapAllNow } from './process-group.js';
 import { SuperError } from '../errors.js';
@@ -48,6 +49,13 @@ export async function startDaemon({ resurrect = false } = {}) {
 
   let server = null;
   const supervisor = new Supervisor({ home, log, agentPath, onEvent: (topic, data) => server?.broadcast(topic, data) });
+  supervisor.monitor = new Monitor({
+    supervisor,
+    log,
+    broadcast: (topic, data) => server?.broadcast(topic, data),
+    subscribed: (topic) => server?.subscribed(topic) ?? false,
+  });
+  supervisor.monitor.setInterval(1000);
 
   let stopping = null;
   /** Stops every app gracefully, then exits with `code` (0 unless told otherwise). */
@@ -71,6 +79,7 @@ export async function startDaemon({ resurrect = false } = {}) {
   };
 
   const finish = async (code) => {
+    supervisor.monitor.close();
     reapAllNow();
     await server?.close().catch(() => {});
     fs.rmSync(socketPath(home), { force: true });

@@ -17,7 +17,7 @@ export function makeHandlers({ supervisor, version, shutdown, stopping = () => f
     reload: (a, conn, progress) => supervisor.reload(a.target, { keepConfig: a.keepConfig, progress }),
     delete: (a) => supervisor.delete(a.target),
     scale: (a) => supervisor.scale(a.app, a.count),
-    ls: () => supervisor.ls(),
+    ls: (a) => supervisor.ls({ history: a.history === true }),
     describe: (a) => supervisor.describe(a.app),
     kill: () => {
       // Reply first; the client then waits for the connection to close.

@@ -6,7 +6,6 @@ import { spreadWarning } from './affinity.js';
 import { SuperError } from '../errors.js';
 import { changedKeys } from './config-diff.js';
 import { maskConfig } from './mask-secrets.js';
-import { sampleProcesses } from './proc-stats.js';
 import { tailFile } from './tail-file.js';
 
 // Node's own IPC plumbing: a `super start` run from inside a worker must not pass these on,
@@ -21,6 +20,7 @@ export class Supervisor {
     this.log = log;
     this.apps = new Map();
     this.daemonPolicy = new DaemonPolicy({ log }); // scheduling policy and CPU sets
+    this.monitor = null; // the health monitor (lib/master/monitor.js), set by the daemon
     this.ctx = {
       home,
       log,
@@ -36,6 +36,8 @@ export class Supervisor {
         log.info(event, `${app.name}#${slot.index} ${info.prev} -> ${info.state}`);
         onEvent('worker', event);
       },
+      // How often the worker's agent reports (the app's metrics_interval, else the daemon's).
+      workerEnvExtra: (config) => ({ SUPER_METRICS_INTERVAL: String(config.metrics_interval ?? this.monitor?.interval ?? 1000) }),
     };
   }
 
@@ -62,6 +64,7 @@ export class Supervisor {
     // Refused (E_SCHEDULING_FIXED) before anything changes; the daemon pins itself before any fork.
     await this.daemonPolicy.apply(settings, source);
     const result = { started: [], running: [], changed: [], warnings: [], failed: [] };
+    if (this.monitor) result.warnings.push(...(await this.monitor.configure(eco.daemon.metrics)));
     const toStart = [];
     for (const { config, clientEnv, source: from } of entries) {
       let app = this.apps.get(config.name);
@@ -228,10 +231,11 @@ export class Supervisor {
     return result;
   }
 
-  async ls() {
+  /** Every app and worker, with each worker's metrics (`history`: with its sparkline points). */
+  async ls({ history = false } = {}) {
     const pids = [];
     for (const app of this.apps.values()) for (const s of app.slots) if (s.pid) pids.push(s.pid);
-    const stats = await sampleProcesses(pids);
+    await this.monitor?.ensureSampled(pids);
     const now = Date.now();
     return {
       apps: [...this.apps.values()].map((app) => ({
@@ -242,8 +246,8 @@ export class Supervisor {
         last_reload: app.lastReload ?? undefined,
         workers: app.slots.map((s) => {
           const snap = s.snapshot(now);
-          const st = snap.pid ? stats.get(snap.pid) : null;
-          return { ...snap, cpu: st?.cpu ?? null, memory: st?.memory ?? null };
+          const metrics = snap.pid ? this.monitor?.metricsOf(snap.pid, { history }) : null;
+          return { ...snap, cpu: metrics?.cpu ?? null, memory: metrics?.memory ?? null, metrics: metrics ?? null };
         }),
       })),
     };

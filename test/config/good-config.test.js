@@ -65,6 +65,7 @@ test('minimal.yml: every default', async () => {
       drain_timeout: 10000,
       shutdown_with_message: false,
       metrics_interval: null,
+      unresponsive_timeout: null,
       source: { file: at('minimal.yml'), line: 3 },
     }],
   });
@@ -127,6 +128,7 @@ test('full.yml: every key, with --env production and 4 CPUs', async () => {
     drain_timeout: 30000,
     shutdown_with_message: true,
     metrics_interval: 5000,
+    unresponsive_timeout: 10000,
     source: { file: at('full.yml'), line: 18 },
   });
   const tool = eco.apps[1];
@@ -134,7 +136,7 @@ test('full.yml: every key, with --env production and 4 CPUs', async () => {
     { script: tool.script, args: tool.args, interpreter: tool.interpreter, exec_mode: tool.exec_mode, ready_on: tool.ready_on,
       stop_exit_codes: tool.stop_exit_codes, watch: tool.watch, env: tool.env, source: tool.source },
     { script: '/bin/sh', args: ['-c', 'exit 0'], interpreter: 'none', exec_mode: 'fork', ready_on: 'spawn',
-      stop_exit_codes: [0, 2], watch: [dir.replace(/\/$/, '')], env: {}, source: { file: at('full.yml'), line: 65 } },
+      stop_exit_codes: [0, 2], watch: [dir.replace(/\/$/, '')], env: {}, source: { file: at('full.yml'), line: 66 } },
   );
   assert.deepEqual(JSON.parse(JSON.stringify(eco)), eco, 'the result is plain JSON');
 });

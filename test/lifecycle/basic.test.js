@@ -34,12 +34,12 @@ apps:
   const ls = await lsJson(box);
   assert.deepEqual(ls.apps.map((x) => [x.name, x.status, x.instances, x.workers.length]), [['esm', 'online', 2, 2], ['cjs', 'online', 1, 1]]);
   const w = ls.apps[0].workers[0];
-  assert.deepEqual(Object.keys(w).sort(), ['cpu', 'cpus', 'memory', 'pid', 'pinned', 'replacing', 'restarts', 'slot', 'status', 'uptime_ms']);
+  assert.deepEqual(Object.keys(w).sort(), ['cpu', 'cpus', 'memory', 'metrics', 'pid', 'pinned', 'replacing', 'restarts', 'slot', 'status', 'uptime_ms']);
   assert.ok(w.pid > 0 && w.memory > 1e6, `memory sampled: ${w.memory}`);
   assert.deepEqual(ls.apps[0].workers.map((x) => x.slot), [0, 1]);
 
   const table = await box.cli(['ls']);
-  assert.match(table.stdout, /^app\s+slot\s+pid\s+status\s+uptime\s+restarts\s+cpu\s+memory$/m);
+  assert.match(table.stdout, /^app\s+slot\s+pid\s+status\s+uptime\s+restarts\s+cpu\s+memory\s+loop p99$/m);
   assert.match(table.stdout, /^esm\s+1\s+\d+\s+online\s/m);
 
   const d = await box.cli(['describe', 'esm']);

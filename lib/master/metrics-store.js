@@ -1,0 +1,82 @@
+// What the daemon knows about each live worker's health: the agent's last report, the
+// last sample of its process tree, and a short history for sparklines. Keyed by pid, so
+// an old and a new worker of the same slot (during a ready-first replacement) never mix.
+
+/** Points kept per worker: one per sample (1 s by default), a minute of history. */
+export const HISTORY = 60;
+
+/** A fixed-size ring of numbers (null = no value at that point). */
+export class Ring {
+  constructor(size = HISTORY) {
+    this.values = new Array(size).fill(null);
+    this.next = 0;
+    this.count = 0;
+  }
+
+  push(v) {
+    this.values[this.next] = v ?? null;
+    this.next = (this.next + 1) % this.values.length;
+    this.count = Math.min(this.count + 1, this.values.length);
+  }
+
+  /** Oldest first. */
+  toArray() {
+    const n = this.values.length;
+    const out = [];
+    for (let i = n - this.count; i < n; i++) out.push(this.values[(this.next + i) % n]);
+    return out;
+  }
+}
+
+export class WorkerRecord {
+  /** @param {import('./worker-process.js').WorkerProcess} proc */
+  constructor(proc) {
+    this.proc = proc;
+    this.pid = proc.pid;
+    this.app = proc.appName;
+    this.slot = proc.slotIndex;
+    this.agent = null; // last {loop, elu, heap, rss, resources, http} from the worker
+    this.agentAt = null; // when it arrived (ms epoch)
+    this.cost = null; // last {cpu, memory, processes} of the process tree
+    this.costAt = null;
+    this.history = { cpu: new Ring(), memory: new Ring(), loop: new Ring() };
+    this.acting = null; // 'replacing' | 'killed' while an action on this worker runs
+  }
+
+  onReport(data, now = Date.now()) {
+    this.agent = data;
+    this.agentAt = now;
+  }
+
+  /** @param {number} staleMs  a report older than this is not a current loop value */
+  onSample(cost, now = Date.now(), staleMs = 3000) {
+    this.cost = cost;
+    this.costAt = now;
+    this.history.cpu.push(cost.cpu);
+    this.history.memory.push(cost.memory);
+    // The loop point is the last report, if it is fresh (a blocked worker reports nothing).
+    const fresh = this.agentAt !== null && now - this.agentAt < staleMs;
+    this.history.loop.push(fresh ? this.agent.loop?.p99 : null);
+  }
+
+  /** The metrics of this worker as `ls --json`, describe and `super monit` show them. */
+  toJSON(now = Date.now(), { history = false } = {}) {
+    const a = this.agent;
+    const out = {
+      cpu: this.cost?.cpu ?? null,
+      memory: this.cost?.memory ?? null,
+      processes: this.cost?.processes ?? null,
+      loop_delay_ms: a?.loop ?? null,
+      elu: a?.elu ?? null,
+      heap_used: a?.heap?.used ?? null,
+      heap_total: a?.heap?.total ?? null,
+      rss_self: a?.rss ?? null,
+      resources: a?.resources ?? null,
+      http_rps: a?.http?.rps ?? null,
+      http_p99_ms: a?.http?.p99 ?? null,
+      report_age_ms: this.agentAt === null ? null : now - this.agentAt,
+    };
+    if (history) out.history = { cpu: this.history.cpu.toArray(), memory: this.history.memory.toArray(), loop_p99_ms: this.history.loop.toArray() };
+    return out;
+  }
+}

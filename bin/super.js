@@ -47,6 +47,7 @@ async function parseWithCommander() {
     .option('--json', 'print JSON instead of a table').action(run('ls'));
   program.command('describe').argument('<app>', 'app name').description('resolved config and per-worker details of an app')
     .option('--json', 'print JSON').action(run('describe'));
+  program.command('monit').description('live dashboard: CPU, memory, event-loop delay, requests and logs of every worker').action(run('monit'));
   program.command('kill').description('stop every app gracefully, then stop the daemon').action(run('kill'));
   program.command('daemon').description('run the daemon in the foreground (for systemd and containers)')
     .option('--foreground', 'stay in the foreground (the only mode; for unit files)')

@@ -1,0 +1,119 @@
+// `super monit`: the controller. Connects to the daemon, seeds the model with
+// `ls {history: true}`, subscribes to the "metrics" snapshots (once per metrics.interval),
+// "worker" state events and, when the daemon has it, "log" lines; redraws at most
+// MAX_FPS times a second, and maps keys to actions.
+import { connect } from '../../ipc/client.js';
+import { superHome } from '../../home.js';
+import { MonitModel } from './model.js';
+import { renderFrame } from './render.js';
+import { parseKeys } from './keys.js';
+import { Terminal } from './terminal.js';
+import { TOPICS } from '../../ipc/protocol.js';
+
+const MAX_FPS = 4;
+
+/** Resolves with the exit status once the user quits (or the daemon goes away). */
+export async function runDashboard({ home = superHome(), terminal = new Terminal() } = {}) {
+  const client = await connect(home);
+  const model = new MonitModel();
+  model.daemon = { pid: client.hello.pid };
+  const color = !process.env.NO_COLOR;
+  let timer = null;
+  let lastDraw = 0;
+  let done;
+  const finished = new Promise((r) => (done = r));
+
+  const draw = () => {
+    timer = null;
+    lastDraw = Date.now();
+    terminal.draw(renderFrame(model, { ...terminal.size, color }));
+  };
+  // Throttled: many events in a burst (a restart of 50 workers) make one frame.
+  const redraw = () => {
+    if (timer) return;
+    timer = setTimeout(draw, Math.max(0, 1000 / MAX_FPS - (Date.now() - lastDraw)));
+  };
+
+  const quit = (status = 0, note) => {
+    clearTimeout(timer);
+    terminal.restore();
+    client.close();
+    if (note) process.stderr.write(`${note}\n`);
+    done(status);
+  };
+
+  const reload = async (app) => {
+    model.message = `reloading ${app}...`;
+    redraw();
+    try {
+      await client.request('reload', { target: app }, { timeout: 0 });
+      model.message = `${app} reloaded`;
+    } catch (err) {
+      model.message = err.code === 'E_UNKNOWN_OP' ? 'this daemon has no reload yet (super restart restarts hard)' : `reload ${app} failed: ${err.code}: ${err.message}`;
+    }
+    redraw();
+  };
+
+  const onKey = (action) => {
+    if (model.prompt) {
+      const { app } = model.prompt;
+      model.prompt = null;
+      if (action === 'yes' || action === 'enter') reload(app);
+      else model.message = 'reload cancelled';
+      return;
+    }
+    const page = Math.max(1, terminal.size.rows - 12);
+    switch (action) {
+      case 'quit': return quit(0);
+      case 'up': return model.move(-1);
+      case 'down': return model.move(1);
+      case 'page-up': return model.move(-page);
+      case 'page-down': return model.move(page);
+      case 'home': return model.move(-Infinity);
+      case 'end': return model.move(Infinity);
+      case 'reload': {
+        const sel = model.selectedRow();
+        if (sel) model.prompt = { app: sel.app.name, text: `reload ${sel.app.name} (every worker, one at a time, ready first)? y/n` };
+        return undefined;
+      }
+      default: return undefined;
+    }
+  };
+
+  client.onEvent((msg) => {
+    if (msg.closed) return quit(3, 'super: E_NO_DAEMON: the daemon closed the connection');
+    if (msg.event === 'metrics') model.setSnapshot(msg.data);
+    else if (msg.event === 'worker') {
+      const e = msg.data;
+      if (model.logSource !== 'log') {
+        const t = new Date().toTimeString().slice(0, 8);
+        model.addLog(e.app, `${t} ${e.app}#${e.slot} ${e.prev} -> ${e.state}${e.pid ? ` pid ${e.pid}` : ''}${e.reason ? ` (${e.reason})` : ''}${e.code != null ? ` code ${e.code}` : ''}${e.signal ? ` ${e.signal}` : ''}`);
+      }
+    } else if (msg.event === 'log') {
+      const l = msg.data;
+      model.addLog(l.app, `${l.app}#${l.slot ?? '?'} ${l.stream === 'err' ? '!' : '|'} ${l.line ?? l.text ?? ''}`);
+    }
+    redraw();
+  });
+
+  model.setSnapshot(await client.request('ls', { history: true }));
+  // Live log lines where the daemon serves them; worker events otherwise.
+  model.logSource = TOPICS.includes('log') ? 'log' : 'events';
+  await client.request('subscribe', { topics: TOPICS.includes('log') ? ['metrics', 'worker', 'log'] : ['metrics', 'worker'] });
+
+  terminal.enter(
+    (data) => {
+      for (const a of parseKeys(data)) onKey(a);
+      redraw();
+    },
+    () => draw(),
+  );
+  const onSignal = () => quit(0);
+  process.once('SIGTERM', onSignal);
+  process.once('SIGHUP', onSignal);
+  draw();
+  const status = await finished;
+  process.off('SIGTERM', onSignal);
+  process.off('SIGHUP', onSignal);
+  return status;
+}

@@ -1,0 +1,46 @@
+// The optional Prometheus endpoint: GET /metrics on `metrics.listen` (host:port; off unless
+// set; write 127.0.0.1 to keep it on loopback). A small node:http server in the daemon;
+// each scrape renders what the monitor already holds (no /proc reads on the scrape path).
+import http from 'node:http';
+
+/** "127.0.0.1:9209" | "[::1]:9209" | "localhost:9209" -> {host, port} */
+export function parseListen(listen) {
+  const i = listen.lastIndexOf(':');
+  return { host: listen.slice(0, i).replace(/^\[(.*)\]$/, '$1'), port: Number(listen.slice(i + 1)) };
+}
+
+/**
+ * @param {string} listen
+ * @param {() => Promise<string>} render  the exposition text
+ * @returns {Promise<http.Server>}  rejects with the listen error (EADDRINUSE, EACCES, ...)
+ */
+export function startMetricsEndpoint(listen, render) {
+  const server = http.createServer(async (req, res) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain' }).end('method not allowed\n');
+      return;
+    }
+    if (req.url !== '/metrics' && !req.url.startsWith('/metrics?')) {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('superd metrics are at /metrics\n');
+      return;
+    }
+    try {
+      const text = await render();
+      res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }).end(req.method === 'HEAD' ? undefined : text);
+    } catch (err) {
+      res.writeHead(500, { 'content-type': 'text/plain' }).end(`metrics failed: ${err.message}\n`);
+    }
+  });
+  // A scraper that stalls must not hold daemon sockets for long.
+  server.requestTimeout = 10000;
+  server.headersTimeout = 5000;
+  const { host, port } = parseListen(listen);
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      server.unref();
+      resolve(server);
+    });
+  });
+}

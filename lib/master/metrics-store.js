@@ -41,22 +41,39 @@ export class WorkerRecord {
     this.costAt = null;
     this.history = { cpu: new Ring(), memory: new Ring(), loop: new Ring() };
     this.acting = null; // 'replacing' | 'killed' while an action on this worker runs
+    // Worst loop delay of the reports between two samples: a worker may report more often
+    // than the daemon samples, and a spike must not be overwritten before anyone sees it.
+    this.window = null; // {p99, max} of reports since the last sample
+    this.lastWindow = null; // the same, for the interval that ended at the last sample
   }
 
   onReport(data, now = Date.now()) {
     this.agent = data;
     this.agentAt = now;
+    const l = data.loop;
+    if (!l) return;
+    this.window = this.window ? { p99: Math.max(this.window.p99, l.p99), max: Math.max(this.window.max, l.max) } : { p99: l.p99, max: l.max };
+  }
+
+  /** The agent's last loop delay, with p99/max the worst of the last sample interval. */
+  get loop() {
+    const l = this.agent?.loop;
+    if (!l) return null;
+    const w = this.lastWindow;
+    return w ? { ...l, p99: Math.max(l.p99, w.p99), max: Math.max(l.max, w.max) } : l;
   }
 
   /** @param {number} staleMs  a report older than this is not a current loop value */
   onSample(cost, now = Date.now(), staleMs = 3000) {
     this.cost = cost;
     this.costAt = now;
+    this.lastWindow = this.window;
+    this.window = null;
     this.history.cpu.push(cost.cpu);
     this.history.memory.push(cost.memory);
     // The loop point is the last report, if it is fresh (a blocked worker reports nothing).
     const fresh = this.agentAt !== null && now - this.agentAt < staleMs;
-    this.history.loop.push(fresh ? this.agent.loop?.p99 : null);
+    this.history.loop.push(fresh ? this.loop?.p99 : null);
   }
 
   /** The metrics of this worker as `ls --json`, describe and `super monit` show them. */
@@ -66,7 +83,7 @@ export class WorkerRecord {
       cpu: this.cost?.cpu ?? null,
       memory: this.cost?.memory ?? null,
       processes: this.cost?.processes ?? null,
-      loop_delay_ms: a?.loop ?? null,
+      loop_delay_ms: this.loop,
       elu: a?.elu ?? null,
       heap_used: a?.heap?.used ?? null,
       heap_total: a?.heap?.total ?? null,

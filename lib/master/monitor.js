@@ -135,7 +135,7 @@ export class Monitor {
     const who = { app: rec.app, slot: rec.slot, pid: rec.pid };
     if (decision.action === 'kill') {
       rec.acting = 'killed';
-      this.log.error({ ...who, last_metrics: rec.agent, last_metrics_age_ms: rec.agentAt && now - rec.agentAt, cost: rec.cost }, `${rec.app}#${rec.slot} ${decision.reason}; killing it (SIGKILL to its process group), the slot restarts`);
+      this.log.error({ ...who, last_metrics: rec.toJSON(now) }, `${rec.app}#${rec.slot} ${decision.reason}; killing it (SIGKILL to its process group), the slot restarts`);
       rec.proc.signal('SIGKILL');
       return;
     }

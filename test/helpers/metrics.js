@@ -1,0 +1,61 @@
+// Helpers for the metrics tests: wait on the daemon's "metrics" snapshots (pushed once per
+// metrics.interval) instead of sleeping.
+import fs from 'node:fs';
+import path from 'node:path';
+
+/**
+ * Subscribes to "metrics" and returns waitFor(pred, timeout, what), resolving with the first
+ * worker (plus its app name) of a snapshot for which pred(worker, app) holds.
+ */
+export async function watchMetrics(box, t) {
+  const client = await box.client();
+  const waiters = new Set();
+  let last = null;
+  client.onEvent((e) => {
+    if (e.event !== 'metrics') return;
+    last = e.data;
+    for (const w of waiters) w.check(e.data);
+  });
+  await client.request('subscribe', { topics: ['metrics'] });
+  t.after(() => client.close());
+  return {
+    get last() {
+      return last;
+    },
+    waitFor(pred, timeout = 20000, what = 'metrics') {
+      return new Promise((resolve, reject) => {
+        const w = {
+          check(snap) {
+            for (const app of snap.apps) {
+              for (const worker of app.workers) {
+                if (pred(worker, app)) {
+                  clearTimeout(timer);
+                  waiters.delete(w);
+                  resolve({ ...worker, app: app.name });
+                  return;
+                }
+              }
+            }
+          },
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(w);
+          reject(new Error(`timed out after ${timeout} ms waiting for ${what}; last snapshot: ${JSON.stringify(last)?.slice(0, 2000)}`));
+        }, timeout);
+        waiters.add(w);
+      });
+    },
+  };
+}
+
+/** Resolves with the daemon log's text once it matches `re` (pino writes asynchronously). */
+export async function waitForLog(box, re, timeout = 10000) {
+  const file = path.join(box.home, 'daemon.log');
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+    if (re.test(text)) return text;
+    if (Date.now() > deadline) throw new Error(`daemon.log did not match ${re} within ${timeout} ms:\n${text.slice(-3000)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

@@ -1,0 +1,67 @@
+// Issue 4: a worker that blocks its event loop for 300 ms shows it in its metrics, and
+// ls --json / describe / ls carry every metric.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { sandbox, freePort, httpGet, lsJson } from '../helpers/harness.js';
+import { watchMetrics } from '../helpers/metrics.js';
+
+test('a 300 ms event-loop block shows in the worker\'s metrics (max and p99), then goes away', async (t) => {
+  const box = await sandbox(t);
+  const port = await freePort();
+  box.fixture('loop-lab.js');
+  const eco = box.write('eco.yml', `metrics: { interval: 300ms }\napps:\n  - name: lab\n    script: loop-lab.js\n    env: { PORT: ${port} }\n`);
+  assert.equal((await box.cli(['start', eco])).code, 0);
+  const m = await watchMetrics(box, t);
+  const calm = await m.waitFor((w) => w.metrics?.loop_delay_ms !== null && w.metrics?.report_age_ms !== null, 10000, 'a first report');
+  assert.ok(calm.metrics.loop_delay_ms.max < 250, `no block yet: ${JSON.stringify(calm.metrics.loop_delay_ms)}`);
+
+  assert.equal((await httpGet(port, '/block?ms=300')).status, 200);
+  const blocked = await m.waitFor((w) => w.metrics?.loop_delay_ms?.max >= 250, 10000, 'loop max >= 250 ms');
+  assert.ok(blocked.metrics.loop_delay_ms.max < 2000, `about 300 ms: ${blocked.metrics.loop_delay_ms.max}`);
+  assert.ok(blocked.metrics.loop_delay_ms.p99 >= 250, `p99 sees it too: ${JSON.stringify(blocked.metrics.loop_delay_ms)}`);
+  // The next interval, without a block, is calm again.
+  await m.waitFor((w) => w.metrics?.loop_delay_ms?.max < 250, 10000, 'calm again');
+});
+
+test('ls --json, describe and ls show every metric of each worker', async (t) => {
+  const box = await sandbox(t);
+  const port = await freePort();
+  box.fixture('loop-lab.js');
+  const eco = box.write('eco.yml', `metrics: { interval: 250ms }\napps:\n  - name: lab\n    script: loop-lab.js\n    instances: 2\n    env: { PORT: ${port} }\n`);
+  assert.equal((await box.cli(['start', eco])).code, 0);
+  const m = await watchMetrics(box, t);
+  // Requests in a steady trickle until a report counts them.
+  let stop = false;
+  t.after(() => { stop = true; });
+  const load = (async () => { while (!stop) await httpGet(port, '/'); })();
+  await m.waitFor((w) => w.metrics?.http_rps > 0 && w.metrics?.http_p99_ms > 0, 15000, 'http req/s and p99');
+  stop = true;
+  await load;
+
+  const w = (await lsJson(box)).apps[0].workers[0];
+  assert.deepEqual(Object.keys(w.metrics).sort(), ['cpu', 'elu', 'heap_total', 'heap_used', 'http_p99_ms', 'http_rps', 'loop_delay_ms', 'memory', 'processes', 'report_age_ms', 'resources', 'rss_self'].sort());
+  assert.equal(w.cpu, w.metrics.cpu);
+  assert.ok(w.metrics.memory > 1e6 && w.metrics.heap_used > 1e5 && w.metrics.heap_total >= w.metrics.heap_used);
+  assert.equal(w.metrics.processes, 1);
+  assert.deepEqual(Object.keys(w.metrics.loop_delay_ms).sort(), ['max', 'mean', 'p50', 'p99']);
+  assert.ok(w.metrics.elu >= 0 && w.metrics.elu <= 1);
+  assert.ok(w.metrics.resources.PipeWrap >= 1, `the IPC channel is an active resource: ${JSON.stringify(w.metrics.resources)}`);
+
+  const d = JSON.parse((await box.cli(['describe', 'lab', '--json'])).stdout);
+  assert.ok(d.workers.every((x) => x.metrics && x.metrics.loop_delay_ms), 'describe --json carries metrics');
+  const table = (await box.cli(['ls'])).stdout;
+  assert.match(table, /cpu\s+memory\s+loop p99$/m);
+  assert.match(table, /^lab\s+0\s+\d+\s+online\s+\S+\s+\d+\s+\d+\.\d%\s+\d+(\.\d)?M\s+\d+(\.\d)?ms$/m);
+});
+
+test('CPU and memory of a worker count the processes it started', async (t) => {
+  const box = await sandbox(t);
+  const port = await freePort();
+  // The worker idles; its child burns a core.
+  box.write('burner.js', `import http from 'node:http';\nimport { spawn } from 'node:child_process';\nspawn(process.execPath, ['-e', 'for(;;);'], { stdio: 'ignore' });\nhttp.createServer((q, r) => r.end('ok')).listen(${port}, '127.0.0.1');\n`);
+  const eco = box.write('eco.yml', 'metrics: { interval: 300ms }\napps:\n  - name: burn\n    script: burner.js\n');
+  assert.equal((await box.cli(['start', eco])).code, 0);
+  const m = await watchMetrics(box, t);
+  const w = await m.waitFor((x) => x.metrics?.processes === 2 && x.metrics.cpu > 40, 15000, 'two processes, the child\'s CPU counted');
+  assert.ok(w.metrics.memory > w.metrics.rss_self, `tree memory ${w.metrics.memory} > the worker's own ${w.metrics.rss_self}`);
+});

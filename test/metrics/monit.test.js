@@ -1,0 +1,103 @@
+// Issue 4: `super monit` driven in a real terminal (tmux): it shows the apps, moves the
+// selection, shows the selected app's log pane, reloads with confirmation, resizes, and
+// quits leaving the terminal as it was. Without a TTY it says so and exits 2.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { execFileSync, execFile } from 'node:child_process';
+import { sandbox, freePort, SUPER } from '../helpers/harness.js';
+
+const hasTmux = (() => {
+  try {
+    execFileSync('tmux', ['-V'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+const skip = hasTmux ? false : 'tmux is not installed (apt-get install tmux; .ci/run installs it)';
+
+/** A private tmux server in the sandbox running `cmd` in a 120x34 window. */
+function tmux(box, t) {
+  const sock = path.join(box.dir, 'tmux.sock');
+  const run = (...args) => new Promise((resolve, reject) => {
+    execFile('tmux', ['-S', sock, ...args], (err, stdout) => (err ? reject(err) : resolve(stdout)));
+  });
+  t.after(() => run('kill-server').catch(() => {}));
+  return {
+    start: (cmd) => run('new-session', '-d', '-s', 'm', '-x', '120', '-y', '34', cmd),
+    keys: (...k) => run('send-keys', '-t', 'm', ...k),
+    capture: () => run('capture-pane', '-p', '-t', 'm'),
+    resize: (x, y) => run('resize-window', '-t', 'm', '-x', String(x), '-y', String(y)),
+    /** Polls the screen until pred(text) holds (a terminal sends no events we could wait on). */
+    async waitScreen(pred, what, timeout = 15000) {
+      const deadline = Date.now() + timeout;
+      let text = '';
+      while (Date.now() < deadline) {
+        text = await run('capture-pane', '-p', '-t', 'm');
+        if (pred(text)) return text;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      throw new Error(`screen never showed ${what}; last screen:\n${text}`);
+    },
+  };
+}
+
+test('super monit in tmux: apps, selection, log pane, reload prompt, resize, clean quit', { skip }, async (t) => {
+  const box = await sandbox(t);
+  const [p1, p2] = [await freePort(), await freePort()];
+  box.fixture('loop-lab.js');
+  const eco = box.write('eco.yml', `metrics: { interval: 250ms }\napps:\n  - name: web\n    script: loop-lab.js\n    instances: 2\n    env: { PORT: ${p1} }\n  - name: jobs\n    script: loop-lab.js\n    env: { PORT: ${p2} }\n`);
+  assert.equal((await box.cli(['start', eco])).code, 0);
+  const term = tmux(box, t);
+  await term.start(`SUPER_HOME=${box.home} NO_COLOR=1 ${process.execPath} ${SUPER} monit; echo MONIT-EXIT=$?; sleep 60`);
+
+  let screen = await term.waitScreen((s) => /^web\s+1\s+\d+\s+online/m.test(s) && /^jobs\s+0\s+\d+\s+online/m.test(s) && /loop\s+\S+\s+p99/.test(s), 'both apps with their workers and a loop sparkline');
+  assert.match(screen, /superd monit\s+2 app\(s\), 3 worker\(s\)/);
+  assert.match(screen, /app\s+#\s+pid\s+status\s+cpu\s+memory\s+heap\s+loop p99\s+req\/s\s+restarts\s+uptime/);
+  assert.match(screen, /── web#0 pid \d+ online/, 'the first worker is selected');
+
+  await term.keys('j');
+  await term.waitScreen((s) => /── web#1 pid \d+ online/.test(s), 'web#1 selected after j');
+  await term.keys('Down');
+  screen = await term.waitScreen((s) => /── jobs#0 pid \d+ online/.test(s), 'jobs#0 selected after Down');
+  await term.keys('k');
+  await term.waitScreen((s) => /── web#1 /.test(s), 'back to web#1 after k');
+
+  // The log pane follows the selected app: a restart of web shows there.
+  assert.equal((await box.cli(['restart', 'web'])).code, 0);
+  screen = await term.waitScreen((s) => /web#1 starting -> online pid \d+/.test(s), 'web\'s worker events in the pane');
+  assert.match(screen, /── (events|logs): web /);
+
+  // r asks first; n cancels.
+  await term.keys('r');
+  await term.waitScreen((s) => /reload web .*\? y\/n/.test(s), 'the reload confirmation');
+  await term.keys('n');
+  await term.waitScreen((s) => /reload cancelled/.test(s), 'cancelled');
+
+  await term.resize(70, 20);
+  await term.waitScreen((s) => s.split('\n')[0].length <= 70 && /superd monit/.test(s) && s.split('\n').length >= 19, 'a redraw at 70x20');
+
+  await term.keys('q');
+  screen = await term.waitScreen((s) => /MONIT-EXIT=0/.test(s), 'a clean exit');
+  assert.doesNotMatch(screen, /superd monit/, 'the alternate screen is gone: the terminal is as it was');
+});
+
+test('super monit quits on Ctrl-C too', { skip }, async (t) => {
+  const box = await sandbox(t);
+  const port = await freePort();
+  box.fixture('loop-lab.js');
+  assert.equal((await box.cli(['start', box.write('eco.yml', `apps:\n  - name: web\n    script: loop-lab.js\n    env: { PORT: ${port} }\n`)])).code, 0);
+  const term = tmux(box, t);
+  await term.start(`SUPER_HOME=${box.home} ${process.execPath} ${SUPER} monit; echo MONIT-EXIT=$?; sleep 60`);
+  await term.waitScreen((s) => /^web\s+0\s+\d+\s+online/m.test(s), 'the app');
+  await term.keys('C-c');
+  await term.waitScreen((s) => /MONIT-EXIT=0/.test(s) && !/superd monit/.test(s), 'a clean exit on Ctrl-C');
+});
+
+test('super monit without a terminal says so and exits 2', async (t) => {
+  const box = await sandbox(t);
+  const r = await box.cli(['monit']);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /^super: E_USAGE: super monit needs an interactive terminal .*super ls/);
+});

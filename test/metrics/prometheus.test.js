@@ -1,0 +1,88 @@
+// Issue 4: the optional Prometheus endpoint answers with parseable text (exposition format
+// 0.0.4) with conventional names and per-worker / per-app labels.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { sandbox, freePort, httpGet, lsJson } from '../helpers/harness.js';
+import { watchMetrics } from '../helpers/metrics.js';
+import { renderPrometheus } from '../../lib/master/prometheus-text.js';
+
+const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
+const SAMPLE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{((?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\[\\"n])*",?)*)\})? (-?(?:\d+(?:\.\d+)?(?:e[+-]?\d+)?|NaN|\+Inf|-Inf))$/;
+
+/** A strict parser of the text format: throws on any line it does not accept. */
+function parsePrometheus(text) {
+  assert.ok(text.endsWith('\n'), 'ends with a newline');
+  const families = new Map();
+  let current = null;
+  for (const line of text.slice(0, -1).split('\n')) {
+    let m;
+    if ((m = /^# HELP (\S+) (.+)$/.exec(line))) {
+      assert.match(m[1], NAME);
+      assert.ok(!families.has(m[1]), `family ${m[1]} appears once`);
+      current = { name: m[1], help: m[2], type: null, samples: [] };
+      families.set(m[1], current);
+    } else if ((m = /^# TYPE (\S+) (counter|gauge|histogram|summary|untyped)$/.exec(line))) {
+      assert.equal(m[1], current?.name, 'TYPE follows its HELP');
+      current.type = m[2];
+    } else if ((m = SAMPLE.exec(line))) {
+      assert.equal(m[1], current?.name, `sample ${m[1]} belongs to the family above it`);
+      assert.ok(current.type, `${m[1]} has a TYPE`);
+      const labels = Object.fromEntries([...(m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)].map((x) => [x[1], x[2]]));
+      current.samples.push({ labels, value: Number(m[3]) });
+    } else {
+      assert.fail(`not a valid exposition line: ${JSON.stringify(line)}`);
+    }
+  }
+  return families;
+}
+
+test('the metrics endpoint serves parseable per-worker and per-app series', async (t) => {
+  const box = await sandbox(t);
+  const [port, mport] = [await freePort(), await freePort()];
+  box.fixture('loop-lab.js');
+  const eco = box.write('eco.yml', `metrics:\n  listen: 127.0.0.1:${mport}\n  interval: 300ms\napps:\n  - name: web\n    script: loop-lab.js\n    instances: 2\n    env: { PORT: ${port} }\n`);
+  assert.equal((await box.cli(['start', eco])).code, 0);
+  const m = await watchMetrics(box, t);
+  await m.waitFor((w, app) => app.workers.every((x) => x.metrics?.report_age_ms !== null), 10000, 'both workers reported');
+  const res = await httpGet(mport, '/metrics');
+  assert.equal(res.status, 200);
+  const fam = parsePrometheus(res.body);
+  const pids = (await lsJson(box)).apps[0].workers.map((w) => String(w.pid)).sort();
+
+  for (const name of ['superd_worker_cpu_percent', 'superd_worker_resident_memory_bytes', 'superd_worker_heap_used_bytes', 'superd_worker_event_loop_utilization_ratio']) {
+    const f = fam.get(name);
+    assert.ok(f, `${name} is served`);
+    assert.equal(f.type, 'gauge');
+    assert.deepEqual(f.samples.map((s) => s.labels.pid).sort(), pids, `${name}: one series per worker`);
+    assert.ok(f.samples.every((s) => s.labels.app === 'web' && /^[01]$/.test(s.labels.slot) && Number.isFinite(s.value)));
+  }
+  assert.ok(fam.get('superd_worker_resident_memory_bytes').samples.every((s) => s.value > 1e6), 'bytes, not KiB');
+  const loop = fam.get('superd_worker_event_loop_delay_seconds');
+  assert.deepEqual([...new Set(loop.samples.map((s) => s.labels.quantile))].sort(), ['0.5', '0.99', '1']);
+  assert.equal(fam.get('superd_worker_restarts_total').type, 'counter');
+  assert.deepEqual(fam.get('superd_app_workers').samples, [{ labels: { app: 'web', status: 'online' }, value: 2 }]);
+  assert.equal(fam.get('process_resident_memory_bytes').samples.length, 1, 'the daemon\'s own process_* series');
+  assert.equal((await httpGet(mport, '/other')).status, 404);
+});
+
+test('label values are escaped (quotes, backslashes, newlines)', () => {
+  const text = renderPrometheus({ apps: [{ name: 'a"b\\c', workers: [{ slot: 0, pid: 1, status: 'online', restarts: 0, uptime_ms: 1, metrics: { cpu: 1, resources: { 'x\ny': 1 } } }] }] }, { cpuSeconds: 1, rss: 1, startTime: 1 });
+  const fam = parsePrometheus(text);
+  assert.equal(fam.get('superd_worker_cpu_percent').samples[0].labels.app, 'a\\"b\\\\c');
+  assert.equal(fam.get('superd_worker_active_resources').samples[0].labels.type, 'x\\ny');
+});
+
+test('a metrics.listen port in use is a start warning, apps still start', async (t) => {
+  const box = await sandbox(t);
+  const port = await freePort();
+  const net = await import('node:net');
+  const blocker = net.createServer().listen(0, '127.0.0.1');
+  await new Promise((r) => blocker.once('listening', r));
+  t.after(() => blocker.close());
+  box.fixture('loop-lab.js');
+  const eco = box.write('eco.yml', `metrics: { listen: 127.0.0.1:${blocker.address().port} }\napps:\n  - name: web\n    script: loop-lab.js\n    env: { PORT: ${port} }\n`);
+  const r = await box.cli(['start', eco]);
+  assert.equal(r.code, 0);
+  assert.match(r.stderr + r.stdout, /metrics endpoint could not listen on 127\.0\.0\.1:\d+ \(EADDRINUSE\)/);
+  assert.equal((await lsJson(box)).apps[0].status, 'online');
+});

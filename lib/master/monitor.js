@@ -143,7 +143,11 @@ export class Monitor {
     rec.acting = 'replacing';
     this.log.warn({ ...who, cost: rec.cost }, `${rec.app}#${rec.slot} ${decision.reason}; replacing it (ready-first)`);
     replaceSlot(app, rec.slot, decision.reason).then(
-      () => this.log.info(who, `${rec.app}#${rec.slot} replaced (${decision.reason})`),
+      (r) => {
+        if (r) return this.log.info({ ...who, new_pid: r.pid }, `${rec.app}#${rec.slot} replaced (${decision.reason})`);
+        rec.acting = null; // the app was busy (a reload, a stop): judged again next sample
+        return undefined;
+      },
       (err) => {
         rec.acting = null; // judged again at the next sample
         this.log.error({ ...who, err: err.message }, `${rec.app}#${rec.slot} could not be replaced: ${err.message}`);
@@ -165,11 +169,7 @@ function daemonProcess() {
   return { cpuSeconds: (user + system) / 1e6, rss: process.memoryUsage.rss(), startTime: Math.round((Date.now() - process.uptime() * 1000) / 1000) };
 }
 
-/** The ready-first, one-slot replacement of `super reload` (lib/master/app.js). */
-async function replaceSlot(app, index, reason) {
-  if (typeof app.replaceSlot === 'function') return app.replaceSlot(index, `max_memory_restart: ${reason}`);
-  // TODO(metrics): interim until app.replaceSlot (issue 8) lands: stop, then start.
-  const slot = app.slots[index];
-  await slot.stop();
-  return slot.start(`max_memory_restart: ${reason}`);
+/** The ready-first, one-slot replacement of `super reload` (App#replaceSlot). */
+function replaceSlot(app, index, reason) {
+  return Promise.resolve().then(() => app.replaceSlot(index, `max_memory_restart: ${reason}`));
 }

@@ -64,7 +64,7 @@ export class Supervisor {
     // Refused (E_SCHEDULING_FIXED) before anything changes; the daemon pins itself before any fork.
     await this.daemonPolicy.apply(settings, source);
     const result = { started: [], running: [], changed: [], warnings: [], failed: [] };
-    if (this.monitor) result.warnings.push(...(await this.monitor.configure(eco.daemon.metrics)));
+    if (this.monitor && settings.metrics) result.warnings.push(...(await this.monitor.configure(settings.metrics)));
     const toStart = [];
     for (const { config, clientEnv, source: from } of entries) {
       let app = this.apps.get(config.name);

@@ -1,19 +1,47 @@
 // Issue 4: a worker whose RSS passes max_memory_restart is replaced through the graceful,
-// ready-first path, and a client hitting the app all along sees no failed request.
+// ready-first path, and a client hitting the app all along sees no failed request (one
+// worker only: there is no other worker to take the traffic while it is replaced).
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { sandbox, freePort, httpGet, lsJson, watchEvents } from '../helpers/harness.js';
+import { sandbox, freePort, httpGet, lsJson } from '../helpers/harness.js';
 import { waitForLog } from '../helpers/metrics.js';
+
+/** Replacement steps (topic "reload": forked, ready, retired) as they come. */
+async function watchReplacements(box, t) {
+  const client = await box.client();
+  const seen = [];
+  const waiters = new Set();
+  client.onEvent((e) => {
+    if (e.event !== 'reload') return;
+    seen.push(e.data);
+    for (const w of waiters) w(e.data);
+  });
+  await client.request('subscribe', { topics: ['reload'] });
+  t.after(() => client.close());
+  return (pred, what) => new Promise((resolve, reject) => {
+    const hit = seen.find(pred);
+    if (hit) return resolve(hit);
+    const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}; saw ${JSON.stringify(seen)}`)), 20000);
+    const w = (d) => {
+      if (!pred(d)) return;
+      clearTimeout(timer);
+      waiters.delete(w);
+      resolve(d);
+    };
+    waiters.add(w);
+    return undefined;
+  });
+}
 
 test('max_memory_restart: the worker that grows past the limit is replaced, no request fails', async (t) => {
   const box = await sandbox(t);
   const port = await freePort();
   box.fixture('loop-lab.js');
-  const eco = box.write('eco.yml', `metrics: { interval: 200ms }\napps:\n  - name: fat\n    script: loop-lab.js\n    instances: 2\n    max_memory_restart: 150M\n    env: { PORT: ${port} }\n`);
+  const eco = box.write('eco.yml', `metrics: { interval: 200ms }\napps:\n  - name: fat\n    script: loop-lab.js\n    instances: 1\n    max_memory_restart: 150M\n    env: { PORT: ${port} }\n`);
   assert.equal((await box.cli(['start', eco])).code, 0);
-  const ev = await watchEvents(box, t);
+  const waitStep = await watchReplacements(box, t);
   const before = (await lsJson(box)).apps[0].workers;
-  assert.ok(before.every((w) => w.memory < 150 * 1048576), 'both start under the limit');
+  assert.ok(before[0].memory < 150 * 1048576, 'it starts under the limit');
 
   // A client loop on fresh connections for the whole replacement.
   let stop = false;
@@ -35,9 +63,11 @@ test('max_memory_restart: the worker that grows past the limit is replaced, no r
   // Grow one worker by 200 MiB (the request answers before the sample sees it).
   const grown = await httpGet(port, '/grow?mb=200');
   const victim = Number(/pid=(\d+)/.exec(grown.body)[1]);
-  const slot = before.find((w) => w.pid === victim).slot;
-  const gone = await ev.waitFor((e) => e.pid === victim && e.state === 'stopping', 20000, 'the grown worker retired');
-  const fresh = await ev.waitFor((e) => e.slot === slot && e.state === 'online' && e.pid !== victim, 20000, 'a new worker in its slot');
+  assert.equal(victim, before[0].pid);
+  const slot = 0;
+  const fresh = await waitStep((e) => e.step === 'ready' && e.slot === slot && e.oldPid === victim, 'a ready replacement');
+  assert.match(fresh.reason, /^max_memory_restart: memory \d+\.\d MiB is above max_memory_restart \(150\.0 MiB\)$/);
+  const gone = await waitStep((e) => e.step === 'retired' && e.pid === victim, 'the grown worker retired');
   assert.notEqual(fresh.pid, victim);
   const okAtReplace = ok;
   while (ok < okAtReplace + 20 && !failures.length) await new Promise((r) => setTimeout(r, 10)); // a little more load after
@@ -47,8 +77,8 @@ test('max_memory_restart: the worker that grows past the limit is replaced, no r
   assert.ok(gone);
 
   const after = (await lsJson(box)).apps[0].workers;
-  assert.equal(after.length, 2);
-  assert.ok(after.every((w) => w.status === 'online' && w.pid !== victim));
-  assert.equal(after.find((w) => w.slot !== slot).pid, before.find((w) => w.slot !== slot).pid, 'the other worker was not touched');
-  await waitForLog(box, /max_memory_restart/);
+  assert.deepEqual(after.map((w) => [w.slot, w.status, w.pid]), [[0, 'online', fresh.pid]]);
+  assert.ok(after[0].memory < 150 * 1048576, 'the replacement is under the limit');
+  const log = await waitForLog(box, /fat#0 replaced/);
+  assert.match(log, /fat#0 memory \d+\.\d MiB is above max_memory_restart \(150\.0 MiB\); replacing it \(ready-first\)/);
 });

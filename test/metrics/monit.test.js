@@ -5,7 +5,9 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { execFileSync, execFile } from 'node:child_process';
-import { sandbox, freePort, SUPER } from '../helpers/harness.js';
+import { sandbox, freePort, SUPER, lsJson } from '../helpers/harness.js';
+
+const lsJsonOf = async (box) => (await lsJson(box)).apps.find((a) => a.name === 'web').workers;
 
 const hasTmux = (() => {
   try {
@@ -74,6 +76,14 @@ test('super monit in tmux: apps, selection, log pane, reload prompt, resize, cle
   await term.waitScreen((s) => /reload web .*\? y\/n/.test(s), 'the reload confirmation');
   await term.keys('n');
   await term.waitScreen((s) => /reload cancelled/.test(s), 'cancelled');
+  // r then y reloads the selected app (op reload: ready-first, one worker at a time).
+  const pidsBefore = (await lsJsonOf(box)).map((w) => w.pid);
+  await term.keys('r');
+  await term.waitScreen((s) => /reload web .*\? y\/n/.test(s), 'the confirmation again');
+  await term.keys('y');
+  await term.waitScreen((s) => /^web reloaded/m.test(s), 'web reloaded', 30000);
+  const pidsAfter = (await lsJsonOf(box)).map((w) => w.pid);
+  assert.ok(pidsAfter.every((p) => !pidsBefore.includes(p)), 'both web workers were replaced');
 
   await term.resize(70, 20);
   await term.waitScreen((s) => s.split('\n')[0].length <= 70 && /superd monit/.test(s) && s.split('\n').length >= 19, 'a redraw at 70x20');

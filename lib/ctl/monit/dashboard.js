@@ -1,6 +1,6 @@
 // `super monit`: the controller. Connects to the daemon, seeds the model with
 // `ls {history: true}`, subscribes to the "metrics" snapshots (once per metrics.interval),
-// "worker" state events and, when the daemon has it, "log" lines; redraws at most
+// "worker" state events, "reload" steps and, when the daemon has it, "log" lines; redraws at most
 // MAX_FPS times a second, and maps keys to actions.
 import { connect } from '../../ipc/client.js';
 import { superHome } from '../../home.js';
@@ -89,6 +89,10 @@ export async function runDashboard({ home = superHome(), terminal = new Terminal
         const t = new Date().toTimeString().slice(0, 8);
         model.addLog(e.app, `${t} ${e.app}#${e.slot} ${e.prev} -> ${e.state}${e.pid ? ` pid ${e.pid}` : ''}${e.reason ? ` (${e.reason})` : ''}${e.code != null ? ` code ${e.code}` : ''}${e.signal ? ` ${e.signal}` : ''}`);
       }
+    } else if (msg.event === 'reload' && model.logSource !== 'log') {
+      const e = msg.data;
+      const t = new Date().toTimeString().slice(0, 8);
+      model.addLog(e.app, `${t} ${e.app}${e.slot === undefined ? '' : `#${e.slot}`} reload ${e.step}${e.pid ? ` pid ${e.pid}` : ''}${e.reason ? ` (${e.reason})` : ''}`);
     } else if (msg.event === 'log') {
       const l = msg.data;
       model.addLog(l.app, `${l.app}#${l.slot ?? '?'} ${l.stream === 'err' ? '!' : '|'} ${l.line ?? l.text ?? ''}`);
@@ -99,7 +103,7 @@ export async function runDashboard({ home = superHome(), terminal = new Terminal
   model.setSnapshot(await client.request('ls', { history: true }));
   // Live log lines where the daemon serves them; worker events otherwise.
   model.logSource = TOPICS.includes('log') ? 'log' : 'events';
-  await client.request('subscribe', { topics: TOPICS.includes('log') ? ['metrics', 'worker', 'log'] : ['metrics', 'worker'] });
+  await client.request('subscribe', { topics: ['metrics', 'worker', 'reload', 'log'].filter((t) => TOPICS.includes(t)) });
 
   terminal.enter(
     (data) => {

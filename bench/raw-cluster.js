@@ -19,3 +19,18 @@ const stop = () => {
   if (process.connected) process.disconnect();
 };
 process.on('SIGTERM', stop).on('SIGINT', stop);
+
+// The usual hand-written rolling reload (bench/reload.js): on SIGHUP, for each worker,
+// fork a replacement, wait for it to listen, then old.disconnect(). It is what a
+// primary can do alone (FEASIBILITY.md §1); 'reloaded' goes to the driver over IPC.
+process.on('SIGHUP', async () => {
+  for (const [slot, old] of Object.values(cluster.workers).entries()) {
+    old.removeAllListeners('exit');
+    const fresh = cluster.fork({ NODE_APP_INSTANCE: String(slot) });
+    fresh.on('exit', () => stopping || fork(slot));
+    await new Promise((resolve) => fresh.once('listening', resolve));
+    old.disconnect();
+    setTimeout(() => old.isDead() || old.kill('SIGKILL'), 5000).unref();
+  }
+  process.send?.('reloaded');
+});

@@ -163,7 +163,7 @@ async function guarded(target, ready) {
   }
 }
 
-export async function startRaw({ instances }) {
+export async function startRaw({ instances, keepIpc = false }) {
   const port = await freePort();
   const mark = `${RUN_ID}-raw-${++seq}`;
   // detached: own process group, so stop() can signal the primary and its workers at once.
@@ -175,6 +175,7 @@ export async function startRaw({ instances }) {
   });
   const exited = new Promise((resolve) => child.once('exit', resolve));
   const target = makeTarget('raw node:cluster', port, mark, null, async () => {
+    if (child.connected) child.disconnect();
     try {
       process.kill(-child.pid, 'SIGTERM');
     } catch { /* gone */ }
@@ -182,13 +183,14 @@ export async function startRaw({ instances }) {
     await exited;
     clearTimeout(timer);
   });
+  target.child = child;
   return guarded(target, async () => {
     await new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('raw cluster: workers not listening within 15 s')), 15000);
       child.once('message', (m) => { if (m === 'ready') { clearTimeout(timer); resolve(); } });
       child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`raw cluster exited early (code ${code})`)); });
     });
-    if (child.connected) child.disconnect(); // the IPC channel is only for 'ready'
+    if (!keepIpc && child.connected) child.disconnect(); // the IPC channel is only for 'ready' (and reloads)
     await waitForWorkers(port, instances);
   });
 }

@@ -23,7 +23,7 @@
 //   stop        {target}                             -> {apps: [name]}          target = app name or "all"
 //   restart     {target}                             -> {apps: [name]}
 //   reload      {target, keepConfig?}                -> {apps: [{app, ok, replaced, kept, ready_ms, total_ms, changed, failed?}]}
-//               progress frames: {app, step: begin|ready|scaled, slot?, ready_ms?, done?, of?, changed?}
+//               progress frames: {app, step: begin|ready|scaled|done, ...}; done carries the app's outcome
 //   delete      {target}                             -> {apps: [name]}
 //   scale       {app, count}                         -> {app, from, to}      count = "N" | "+N" | "-N"
 //   ls          {history?}                           -> {apps: [AppStatus]}  history: true adds each

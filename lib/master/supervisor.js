@@ -175,6 +175,7 @@ export class Supervisor {
       const outcome = await this.#withBusy(app, 'reload', () => app.reload(config, progress));
       outcome.changed = changed;
       if (outcome.failed) outcome.failed.stderr = await tailFile(app.stdio?.paths.err, 1200);
+      progress({ ...outcome, step: 'done' });
       results.push(outcome);
     }
     return { apps: results };

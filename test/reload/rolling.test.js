@@ -125,3 +125,28 @@ test('scale down and SIGHUP use the same graceful path under keep-alive load', a
   assert.equal(res.non2xx, 0);
   assert.deepEqual(await versions(port), ['v2']);
 });
+
+test('reload all reloads every app, one after another', async (t) => {
+  const box = await sandbox(t);
+  const [p1, p2] = [await freePort(), await freePort()];
+  box.fixture('versioned.cjs');
+  const two = (v) => `
+apps:
+  - name: a
+    script: versioned.cjs
+    probation: 100ms
+    env: { PORT: ${p1}, VERSION: ${v} }
+  - name: b
+    script: versioned.cjs
+    probation: 100ms
+    env: { PORT: ${p2}, VERSION: ${v} }
+`;
+  const file = box.write('eco.yml', two('v1'));
+  assert.equal((await box.cli(['start', file])).code, 0);
+  box.write('eco.yml', two('v2'));
+  const r = await box.cli(['reload', 'all']);
+  assert.equal(r.code, 0, r.stderr);
+  // b begins only after a is done
+  assert.match(r.stdout, /^a: reloading 1 worker[\s\S]*^a: reloaded 1 worker[\s\S]*^b: reloading 1 worker[\s\S]*^b: reloaded[\s\S]*^done in /m);
+  assert.deepEqual([(await httpGet(p1)).body.split(' ')[0], (await httpGet(p2)).body.split(' ')[0]], ['v2', 'v2']);
+});

@@ -7,6 +7,15 @@ const secs = (ms) => `${(ms / 1000).toFixed(2)} s`;
 export default async function reload(target, opts) {
   const t0 = Date.now();
   const out = (line) => process.stdout.write(`${line}\n`);
+  const reported = new Set();
+  // Each app's outcome is printed as soon as it is known (apps reload one after another).
+  const report = (r) => {
+    if (reported.has(r.app)) return;
+    reported.add(r.app);
+    if (r.skipped) out(`${r.app}: skipped, ${r.skipped}`);
+    else if (r.ok) out(`${r.app}: reloaded ${r.replaced.length} worker${r.replaced.length === 1 ? '' : 's'} in ${secs(r.total_ms)} (all ready after ${secs(r.ready_ms)})`);
+    else printFailure(r);
+  };
   const onProgress = (p) => {
     if (p.step === 'begin') {
       const what = p.keep_config ? 'running config (--keep-config)' : p.changed.length ? `config changed: ${p.changed.join(', ')}` : 'config unchanged';
@@ -15,22 +24,14 @@ export default async function reload(target, opts) {
       out(`${p.app}: slot ${p.slot} ready (${p.done}/${p.of}, ${p.ready_ms} ms, pid ${p.pid})`);
     } else if (p.step === 'scaled') {
       out(`${p.app}: now ${p.to} worker${p.to === 1 ? '' : 's'}, as its file says`);
+    } else if (p.step === 'done') {
+      report(p);
     }
   };
   const data = await request('reload', { target, keepConfig: opts.keepConfig || undefined }, { timeout: 0, onProgress });
-  let status = EXIT.OK;
-  for (const r of data.apps) {
-    if (r.skipped) {
-      out(`${r.app}: skipped, ${r.skipped}`);
-    } else if (r.ok) {
-      out(`${r.app}: reloaded ${r.replaced.length} worker${r.replaced.length === 1 ? '' : 's'} in ${secs(r.total_ms)} (all ready after ${secs(r.ready_ms)})`);
-    } else {
-      status = EXIT.FAILED;
-      printFailure(r);
-    }
-  }
+  for (const r of data.apps) report(r);
   if (data.apps.length > 1) out(`done in ${secs(Date.now() - t0)}`);
-  return status;
+  return data.apps.some((r) => !r.ok) ? EXIT.FAILED : EXIT.OK;
 }
 
 function printFailure(r) {

@@ -192,7 +192,7 @@ export async function startRaw({ instances, keepIpc = false }) {
     });
     if (!keepIpc && child.connected) child.disconnect(); // the IPC channel is only for 'ready' (and reloads)
     await waitForWorkers(port, instances);
-  });
+  }).then((t) => Object.assign(t, { pid: child.pid }));
 }
 
 export async function startSuperd({ instances }) {

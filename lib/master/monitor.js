@@ -11,6 +11,7 @@ import { workerProcesses } from './worker-process.js';
 import { ProcessSampler } from './process-sampler.js';
 import { WorkerRecord } from './metrics-store.js';
 import { decideHealthAction } from './health-rules.js';
+import { WORKER_STATES as S } from './states.js';
 
 export class Monitor {
   /**
@@ -121,7 +122,7 @@ export class Monitor {
     if (rec.acting) return;
     const app = this.supervisor.apps.get(rec.app);
     const slot = app?.slots[rec.slot];
-    if (!slot || slot.proc !== rec.proc || slot.state !== 'online') return;
+    if (!slot || slot.proc !== rec.proc || slot.state !== S.ONLINE) return;
     const decision = decideHealthAction({
       cost: rec.cost,
       agentAt: rec.agentAt,

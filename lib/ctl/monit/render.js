@@ -80,8 +80,8 @@ export function renderFrame(model, { cols, rows, now = Date.now(), color = true 
   if (w?.pid && h) {
     const cpuMax = Math.max(0, ...h.cpu.filter((v) => v != null));
     const loopMax = Math.max(0, ...h.loop.filter((v) => v != null));
-    line(`cpu   ${sparkline(h.cpu, sparkW, 10)}  ${formatCpu(m.cpu)}  (max ${formatCpu(cpuMax)})`);
-    line(`loop  ${sparkline(h.loop, sparkW, 5)}  p99 ${formatMs(m.loop_delay_ms?.p99)}  max ${formatMs(m.loop_delay_ms?.max)}  (window max p99 ${formatMs(loopMax)})`);
+    line(`cpu   ${sparkline(h.cpu, sparkW, 10)}  ${formatCpu(m.cpu)}  (peak ${formatCpu(cpuMax)})`);
+    line(`loop  ${sparkline(h.loop, sparkW, 5)}  p99 ${formatMs(m.loop_delay_ms?.p99)}  max ${formatMs(m.loop_delay_ms?.max)}  (peak p99 ${formatMs(loopMax)})`);
     line(`mem ${formatBytes(m.memory)} in ${m.processes ?? '?'} process(es)  heap ${formatBytes(m.heap_used)}/${formatBytes(m.heap_total)}  elu ${m.elu ?? '-'}  http p99 ${formatMs(m.http_p99_ms)}  last report ${m.report_age_ms != null ? `${(m.report_age_ms / 1000).toFixed(1)}s ago` : 'none'}`);
     const res = Object.entries(m.resources ?? {}).sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${n}`).join(', ');
     line(`active: ${res || '-'}`);

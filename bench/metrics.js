@@ -1,0 +1,228 @@
+#!/usr/bin/env node
+// Cost of superd's health metrics (issue 4): `npm run bench:metrics` (run it under
+// `flock /tmp/superd-bench.lock`, see bench/README.md).
+//   1. Supervisor (daemon / primary) CPU % and RSS with 0, 10 and 50 idle workers: superd
+//      (agent reports + /proc sampling every second) vs a raw node:cluster primary (no
+//      monitoring at all) vs the PM2 daemon; the per-worker cost must stay flat.
+//   2. A CPU-bound app's throughput with and without superd's worker agent (same bare
+//      primary both ways): the agent's overhead as a ratio.
+//   3. `super monit`'s own CPU while open on 10 workers (in a tmux terminal), and the
+//      daemon's CPU meanwhile.
+//   --window S   seconds each idle measurement lasts (default 10)
+//   --rounds N   rounds; medians are reported (default 3)
+//   --duration S seconds of load per throughput run (default 8)
+//   --only idle|agent|monit
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawn, execFileSync } from 'node:child_process';
+import autocannon from 'autocannon';
+import { median, ratio, fmt, table } from './stats.js';
+import { ROOT, SUPER_BIN, PM2_BIN, startRaw, startSuperd, startPm2, stopAll, killEverythingSync, leaks, freePort, run } from './targets.js';
+
+const HZ = 100;
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const log = (s) => process.stderr.write(`${s}\n`);
+
+function parseArgs(argv) {
+  const opts = { window: 10, rounds: 3, duration: 8, only: null };
+  for (let i = 0; i < argv.length; i++) {
+    const [flag, inline] = argv[i].split('=', 2);
+    const key = flag.replace(/^--/, '');
+    const value = inline ?? argv[++i];
+    if (!(key in opts) || value === undefined) {
+      process.stderr.write(`bench: bad argument ${argv[i - (inline ? 0 : 1)]}\nusage: node bench/metrics.js [--window 10] [--rounds 3] [--duration 8] [--only idle|agent|monit]\n`);
+      process.exit(2);
+    }
+    opts[key] = key === 'only' ? value : Number(value);
+  }
+  return opts;
+}
+
+/** CPU ticks (utime+stime) and RSS (bytes) of one process, from /proc. */
+function procStat(pid) {
+  const f = fs.readFileSync(`/proc/${pid}/stat`, 'latin1').split(') ')[1].split(' ');
+  const rss = Number(/^VmRSS:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'latin1'))[1]) * 1024;
+  return { ticks: Number(f[11]) + Number(f[12]), rss };
+}
+
+/** CPU % of one core used by `pids` over `seconds`, and their RSS at the end. */
+async function measure(pids, seconds) {
+  const a = pids.map(procStat);
+  const t0 = process.hrtime.bigint();
+  await sleep(seconds * 1000);
+  const secs = Number(process.hrtime.bigint() - t0) / 1e9;
+  const b = pids.map(procStat);
+  return pids.map((_, i) => ({ cpu: ((b[i].ticks - a[i].ticks) / HZ / secs) * 100, rss: b[i].rss }));
+}
+
+// --- targets with a known supervisor pid ---------------------------------------------
+
+async function superd(n) {
+  const t = await startSuperd({ instances: Math.max(1, n) });
+  if (n === 0) await run(process.execPath, [SUPER_BIN, 'delete', 'bench-hello'], { env: t.env });
+  t.pid = Number(fs.readFileSync(path.join(t.env.SUPER_HOME, 'daemon.pid'), 'utf8'));
+  return t;
+}
+
+async function pm2(n) {
+  const t = await startPm2({ instances: Math.max(1, n) });
+  if (n === 0) await run(PM2_BIN, ['delete', 'bench-hello'], { env: t.env });
+  t.pid = Number(fs.readFileSync(path.join(t.env.PM2_HOME, 'pm2.pid'), 'utf8'));
+  return t;
+}
+
+async function raw(n) {
+  if (n > 0) return startRaw({ instances: n });
+  // A primary with no workers: nothing to wait for.
+  const child = spawn(process.execPath, [path.join(ROOT, 'bench/raw-cluster.js')], { detached: true, stdio: 'ignore', env: { ...process.env, WORKERS: '0', PORT: '1' } });
+  await sleep(500);
+  return { pid: child.pid, stop: async () => { try { process.kill(-child.pid, 'SIGKILL'); } catch {} } };
+}
+
+const SYSTEMS = [['raw node:cluster', raw], ['superd', superd], ['pm2', pm2]];
+
+async function idle({ window, rounds }) {
+  const counts = [0, 10, 50];
+  const res = {}; // `${system} ${n}` -> [{cpu, rss}]
+  for (let r = 1; r <= rounds; r++) {
+    for (const n of counts) {
+      for (const [name, start] of SYSTEMS) {
+        const t = await start(n);
+        try {
+          await sleep(3000); // settle: startup work is not idle cost
+          const [m] = await measure([t.pid], window);
+          (res[`${name} ${n}`] ??= []).push(m);
+          log(`round ${r}: ${name} with ${n} idle workers: ${fmt(m.cpu, 2)} % CPU, ${fmt(m.rss / 1048576, 1)} MiB`);
+        } finally {
+          await t.stop();
+        }
+      }
+    }
+  }
+  const rows = [];
+  const summary = {};
+  for (const [name] of SYSTEMS) {
+    const cpu = counts.map((n) => median(res[`${name} ${n}`].map((m) => m.cpu)));
+    const rss = counts.map((n) => median(res[`${name} ${n}`].map((m) => m.rss / 1048576)));
+    const perWorker = (cpu[2] - cpu[0]) / 50;
+    summary[name] = { cpu, rss_mib: rss, cpu_per_worker: perWorker };
+    rows.push([name, ...cpu.map((c) => fmt(c, 2)), ...rss.map((m) => fmt(m, 1)), fmt(perWorker, 3)]);
+  }
+  return {
+    summary,
+    table: table(['supervisor process', 'CPU % (0)', 'CPU % (10)', 'CPU % (50)', 'RSS MiB (0)', 'RSS MiB (10)', 'RSS MiB (50)', 'CPU % per worker (50 vs 0)'], rows),
+  };
+}
+
+// --- agent overhead -------------------------------------------------------------------
+
+async function agentPrimary(withAgent) {
+  const port = await freePort();
+  const child = spawn(process.execPath, [path.join(ROOT, 'bench/agent-primary.js')], {
+    detached: true,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    env: { ...process.env, PORT: String(port), WORKERS: '1', AGENT: withAgent ? '1' : '0', APP: path.join(ROOT, 'bench/cpu-app.js') },
+  });
+  await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('agent primary: not listening within 15 s')), 15000);
+    child.once('message', () => { clearTimeout(timer); resolve(); });
+  });
+  child.disconnect();
+  const exited = new Promise((r) => child.once('exit', r));
+  return { port, stop: async () => { try { process.kill(-child.pid, 'SIGTERM'); } catch {} await Promise.race([exited, sleep(4000)]); try { process.kill(-child.pid, 'SIGKILL'); } catch {} } };
+}
+
+async function agent({ rounds, duration }) {
+  const rps = { without: [], with: [] };
+  for (let r = 1; r <= rounds; r++) {
+    // Alternate the order so drift on this shared machine does not favour one side.
+    for (const withAgent of r % 2 ? [false, true] : [true, false]) {
+      const t = await agentPrimary(withAgent);
+      try {
+        await autocannon({ url: `http://127.0.0.1:${t.port}/`, connections: 10, duration: 2 }); // warm-up
+        const out = await autocannon({ url: `http://127.0.0.1:${t.port}/`, connections: 10, duration });
+        rps[withAgent ? 'with' : 'without'].push(out.requests.average);
+        log(`round ${r}: CPU-bound app ${withAgent ? 'with' : 'without'} the agent: ${fmt(out.requests.average)} req/s`);
+      } finally {
+        await t.stop();
+      }
+    }
+  }
+  const w = median(rps.with);
+  const wo = median(rps.without);
+  return {
+    summary: { with: w, without: wo, ratio: ratio(w, wo), runs: rps },
+    table: table(['CPU-bound app, 1 worker', 'req/s (median)', 'runs'], [
+      ['without agent', fmt(wo), rps.without.map((x) => fmt(x)).join(', ')],
+      ['with agent (metrics every 1 s)', fmt(w), rps.with.map((x) => fmt(x)).join(', ')],
+      ['ratio with / without', fmt(ratio(w, wo), 3), ''],
+    ]),
+  };
+}
+
+// --- super monit ----------------------------------------------------------------------
+
+async function monit({ window, rounds }) {
+  try {
+    execFileSync('tmux', ['-V'], { stdio: 'ignore' });
+  } catch {
+    return { summary: null, table: '(tmux is not installed: `super monit` not measured)' };
+  }
+  const res = { monit: [], daemonWith: [], daemonWithout: [] };
+  for (let r = 1; r <= rounds; r++) {
+    const t = await superd(10);
+    const sock = path.join(os.tmpdir(), `superd-bench-tmux-${process.pid}`);
+    try {
+      await sleep(3000);
+      const [before] = await measure([t.pid], window);
+      execFileSync('tmux', ['-S', sock, 'new-session', '-d', '-x', '120', '-y', '40', `exec env SUPER_HOME=${t.env.SUPER_HOME} ${process.execPath} ${SUPER_BIN} monit`]);
+      const pid = Number(execFileSync('tmux', ['-S', sock, 'list-panes', '-F', '#{pane_pid}'], { encoding: 'utf8' }).trim());
+      await sleep(2000);
+      const [m, d] = await measure([pid, t.pid], window);
+      res.monit.push(m);
+      res.daemonWith.push(d);
+      res.daemonWithout.push(before);
+      log(`round ${r}: super monit ${fmt(m.cpu, 2)} % CPU (${fmt(m.rss / 1048576, 1)} MiB); daemon ${fmt(before.cpu, 2)} % without it, ${fmt(d.cpu, 2)} % with it`);
+    } finally {
+      try { execFileSync('tmux', ['-S', sock, 'kill-server'], { stdio: 'ignore' }); } catch {}
+      await t.stop();
+    }
+  }
+  const med = (xs, k) => median(xs.map((x) => x[k]));
+  return {
+    summary: { monit_cpu: med(res.monit, 'cpu'), monit_rss: med(res.monit, 'rss'), daemon_cpu_without: med(res.daemonWithout, 'cpu'), daemon_cpu_with: med(res.daemonWith, 'cpu') },
+    table: table(['10 workers, 1 s interval', 'CPU % (median)', 'RSS MiB'], [
+      ['super monit (open, redrawing)', fmt(med(res.monit, 'cpu'), 2), fmt(med(res.monit, 'rss') / 1048576, 1)],
+      ['superd daemon, monit closed', fmt(med(res.daemonWithout, 'cpu'), 2), fmt(med(res.daemonWithout, 'rss') / 1048576, 1)],
+      ['superd daemon, monit open', fmt(med(res.daemonWith, 'cpu'), 2), fmt(med(res.daemonWith, 'rss') / 1048576, 1)],
+    ]),
+  };
+}
+
+// --- main -----------------------------------------------------------------------------
+
+process.on('exit', killEverythingSync);
+for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, async () => { await stopAll(); process.exit(130); });
+
+const opts = parseArgs(process.argv.slice(2));
+const results = { date: new Date().toISOString(), node: process.version, cpus: os.availableParallelism(), opts };
+const sections = [];
+if (!opts.only || opts.only === 'idle') {
+  const r = await idle(opts);
+  results.idle = r.summary;
+  sections.push(`### Supervisor cost with idle workers (median of ${opts.rounds} rounds, ${opts.window} s windows)\n\n${r.table}`);
+}
+if (!opts.only || opts.only === 'agent') {
+  const r = await agent(opts);
+  results.agent = r.summary;
+  sections.push(`### Worker agent overhead on a CPU-bound app (autocannon -c 10, ${opts.duration} s, median of ${opts.rounds})\n\n${r.table}`);
+}
+if (!opts.only || opts.only === 'monit') {
+  const r = await monit(opts);
+  results.monit = r.summary;
+  sections.push(`### super monit (median of ${opts.rounds} rounds, ${opts.window} s windows)\n\n${r.table}`);
+}
+if (leaks.length) sections.push(`leaked processes (killed): ${JSON.stringify(leaks)}`);
+process.stdout.write(`${sections.join('\n\n')}\n\n${os.cpus().length} CPUs, Node ${process.version}; command: \`node bench/metrics.js ${process.argv.slice(2).join(' ')}\`\n`);
+fs.writeFileSync(path.join(ROOT, 'bench/results/metrics.json'), `${JSON.stringify(results, null, 2)}\n`);

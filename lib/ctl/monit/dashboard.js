@@ -8,7 +8,7 @@ import { MonitModel } from './model.js';
 import { renderFrame } from './render.js';
 import { parseKeys } from './keys.js';
 import { Terminal } from './terminal.js';
-import { TOPICS } from '../../ipc/protocol.js';
+import { TOPICS, OPS } from '../../ipc/protocol.js';
 
 const MAX_FPS = 4;
 
@@ -94,15 +94,20 @@ export async function runDashboard({ home = superHome(), terminal = new Terminal
       const t = new Date().toTimeString().slice(0, 8);
       model.addLog(e.app, `${t} ${e.app}${e.slot === undefined ? '' : `#${e.slot}`} reload ${e.step}${e.pid ? ` pid ${e.pid}` : ''}${e.reason ? ` (${e.reason})` : ''}`);
     } else if (msg.event === 'log') {
-      const l = msg.data;
-      model.addLog(l.app, `${l.app}#${l.slot ?? '?'} ${l.stream === 'err' ? '!' : '|'} ${l.line ?? l.text ?? ''}`);
+      addLines(model, msg.data.app, msg.data.slot, msg.data.stream, msg.data.text ?? msg.data.line ?? '');
     }
     redraw();
   });
 
   model.setSnapshot(await client.request('ls', { history: true }));
-  // Live log lines where the daemon serves them; worker events otherwise.
+  // Live log lines where the daemon serves them (the last few first); worker events otherwise.
   model.logSource = TOPICS.includes('log') ? 'log' : 'events';
+  if (model.logSource === 'log' && OPS.logs) {
+    try {
+      const { files } = await client.request('logs', { lines: 20 });
+      for (const f of files) addLines(model, f.app, f.slot, f.stream, f.lines.join('\n'));
+    } catch {} // the pane fills as lines come
+  }
   await client.request('subscribe', { topics: ['metrics', 'worker', 'reload', 'log'].filter((t) => TOPICS.includes(t)) });
 
   terminal.enter(
@@ -120,4 +125,10 @@ export async function runDashboard({ home = superHome(), terminal = new Terminal
   process.off('SIGTERM', onSignal);
   process.off('SIGHUP', onSignal);
   return status;
+}
+
+/** One "log" event's text (whole lines) into the app's pane, marked with slot and stream. */
+function addLines(model, app, slot, stream, text) {
+  const mark = stream === 'err' ? '!' : '|';
+  for (const line of String(text).split('\n')) if (line) model.addLog(app, `#${slot ?? '?'} ${mark} ${line}`);
 }

@@ -26,7 +26,8 @@ export class WorkerProcess extends EventEmitter {
     this.killTimeout = opts.app.kill_timeout;
     this.drainTimeout = opts.app.drain_timeout;
     this.shutdownMessage = opts.app.shutdown_with_message;
-    this.hasAgent = opts.app.interpreter === 'node';
+    // The agent drains cluster workers (lib/worker/agent.cjs says why not fork-mode children).
+    this.canDrain = this.kind === 'cluster';
     if (this.kind === 'cluster') {
       const w = forkClusterWorker(opts);
       this.worker = w;
@@ -78,13 +79,13 @@ export class WorkerProcess extends EventEmitter {
   /**
    * Graceful retirement, the same for reload, stop, delete, scale down and the daemon's
    * own shutdown:
-   *   1. a Node worker with the agent drains (lib/worker/drain.cjs): it stops accepting,
+   *   1. a cluster worker drains (lib/worker/drain.cjs): it stops accepting,
    *      finishes in-flight requests, closes its connections cleanly, runs the app's
    *      onShutdown hooks and says "drained" — bounded by drain_timeout;
    *   2. cluster workers are then disconnected (harmless now), and kill_signal goes to
    *      the worker's process group;
    *   3. SIGKILL to the group if it has not exited kill_timeout after kill_signal.
-   * Workers without the agent (interpreter: none) start at step 2.
+   * Fork-mode children start at step 2.
    */
   stop() {
     if (this.exited) return Promise.resolve(this.exited);
@@ -97,7 +98,7 @@ export class WorkerProcess extends EventEmitter {
   }
 
   #canDrain() {
-    return this.hasAgent && this.child.connected;
+    return this.canDrain && this.child.connected;
   }
 
   #drainThenKill() {
@@ -112,7 +113,7 @@ export class WorkerProcess extends EventEmitter {
     this.once('drained', next);
     this.drainTimer = setTimeout(next, this.drainTimeout);
     try {
-      this.child.send({ cmd: 'NODE_SUPER', act: 'shutdown' });
+      this.child.send({ cmd: 'super:shutdown' });
       if (this.shutdownMessage) this.child.send('shutdown');
     } catch {
       next(); // the channel closed under us: nothing left to drain through

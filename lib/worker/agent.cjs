@@ -39,15 +39,17 @@ if (!globalThis[AGENT]) {
       if (message === 'ready') markReady();
       return origSend.call(this, message, ...rest);
     };
-    // Daemon -> agent messages use a NODE_ cmd: Node delivers them as 'internalMessage',
-    // which the app never sees and which does not keep the IPC channel (and so the
-    // process) alive the way a 'message' listener would.
-    process.on('internalMessage', (m) => {
-      if (m === null || typeof m !== 'object' || m.cmd !== 'NODE_SUPER') return;
-      if (m.act === 'shutdown') {
-        drain.drain().then((hookErrors) => send({ cmd: 'super:drained', hookErrors }));
-      }
-    });
+    // Daemon -> agent: {cmd: 'super:shutdown'} starts the drain. Only in cluster workers:
+    // their IPC channel keeps them alive anyway, while in a fork-mode child a 'message'
+    // listener would keep a script that is done from exiting (the daemon sends those
+    // kill_signal directly). Envelopes never start with NODE_ (DESIGN.md).
+    if (require('node:cluster').isWorker) {
+      process.on('message', (m) => {
+        if (m !== null && typeof m === 'object' && m.cmd === 'super:shutdown') {
+          drain.drain().then((hookErrors) => send({ cmd: 'super:drained', hookErrors }));
+        }
+      });
+    }
   }
 }
 require('./metrics.cjs');

@@ -52,15 +52,20 @@ export default async function startup(system, opts = {}) {
   return 0;
 }
 
-/** TimeoutStopSec must outlast the slowest graceful stop: the largest kill_timeout saved. */
+/**
+ * TimeoutStopSec must outlast the slowest graceful stop: a worker's drain (drain_timeout)
+ * then kill_signal (kill_timeout), for the slowest saved app.
+ */
 async function maxKillTimeout(home) {
   const { readDump } = await import('../../master/dump.js');
+  const DEFAULT = 10000 + 1600; // drain_timeout + kill_timeout defaults
+  const slowest = (c) => (Number(c.drain_timeout) || 0) + (Number(c.kill_timeout) || 0);
   try {
     const { apps } = await readDump(home);
-    return Math.max(1600, ...apps.map((a) => Number(a.config.kill_timeout) || 0));
+    return Math.max(DEFAULT, ...apps.map((a) => slowest(a.config)));
   } catch {
-    process.stderr.write('super: warning: no saved apps (super save); TimeoutStopSec assumes the default kill_timeout (1600ms)\n');
-    return 1600;
+    process.stderr.write('super: warning: no saved apps (super save); TimeoutStopSec assumes the default drain_timeout + kill_timeout (11.6s)\n');
+    return DEFAULT;
   }
 }
 

@@ -1,0 +1,153 @@
+// One superd per host behind a real HAProxy (examples/haproxy): two daemons stand in for
+// two hosts; stopping one host's app moves all traffic to the other, with at most the
+// failures HAProxy's check interval allows.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { spawn, spawnSync } from 'node:child_process';
+import { sandbox, freePort, lsJson, ROOT } from '../helpers/harness.js';
+
+const EXAMPLE = path.join(ROOT, 'examples', 'haproxy');
+const HAPROXY = ['/usr/sbin/haproxy', 'haproxy'].find((p) => spawnSync(p, ['-v']).status === 0);
+// CI installs haproxy (.ci/run); elsewhere a missing haproxy skips, never passes.
+const needHaproxy = HAPROXY || process.env.CI ? {} : { skip: 'haproxy is not installed (apt-get install haproxy)' };
+
+async function host(t, port) {
+  const box = await sandbox(t);
+  const r = await box.cli(['start', path.join(EXAMPLE, 'ecosystem.yml')], { env: { PORT: String(port) } });
+  assert.equal(r.code, 0, r.stderr);
+  const pids = new Set((await lsJson(box)).apps[0].workers.map((w) => w.pid));
+  assert.equal(pids.size, 2);
+  return { box, pids };
+}
+
+/** Starts HAProxy on the example config with our ports; `waitFor(re)` on its log. */
+async function haproxy(t, dir, { front, a, b, redispatch }) {
+  let cfg = fs.readFileSync(path.join(EXAMPLE, 'haproxy.cfg'), 'utf8')
+    .replace('127.0.0.1:8080', `127.0.0.1:${front}`)
+    .replace('127.0.0.1:3001', `127.0.0.1:${a}`)
+    .replace('127.0.0.1:3002', `127.0.0.1:${b}`);
+  if (!redispatch) cfg = cfg.replace(/^\s*retries 2\n/m, '    retries 0\n').replace(/^\s*(option redispatch|retry-on) .*\n/gm, '');
+  const file = path.join(dir, `haproxy-${front}.cfg`);
+  fs.writeFileSync(file, cfg);
+  const check = spawnSync(HAPROXY, ['-c', '-f', file], { encoding: 'utf8' });
+  assert.equal(check.status, 0, check.stdout + check.stderr);
+  const child = spawn(HAPROXY, ['-f', file, '-db'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  t.after(() => child.kill('SIGKILL'));
+  let log = '';
+  const waiters = new Set();
+  const onData = (d) => {
+    log += d;
+    for (const w of waiters) if (w.re.test(log)) w.resolve();
+  };
+  child.stdout.on('data', onData);
+  child.stderr.on('data', onData);
+  return {
+    get log() { return log; },
+    waitFor: (re, timeout = 20000) => new Promise((resolve, reject) => {
+      if (re.test(log)) return resolve();
+      const w = { re, resolve: () => { clearTimeout(timer); waiters.delete(w); resolve(); } };
+      const timer = setTimeout(() => { waiters.delete(w); reject(new Error(`haproxy never logged ${re}:\n${log}`)); }, timeout);
+      waiters.add(w);
+    }),
+  };
+}
+
+function get(agent, port) {
+  return new Promise((resolve) => {
+    const req = http.get({ host: '127.0.0.1', port, path: '/', agent, timeout: 5000 }, (res) => {
+      let body = '';
+      res.on('data', (d) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode, pid: Number(/\(pid (\d+)\)/.exec(body)?.[1]) }));
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', (err) => resolve({ error: err.code ?? err.message }));
+  });
+}
+
+/**
+ * Sends requests (4 keep-alive connections) until `done()` says stop, or `max` requests.
+ * `during(i)` runs after request i (to stop an app mid-loop). Each result is stamped with
+ * the loop phase when it was sent.
+ */
+async function requestLoop(port, { max, during, phase, done }) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+  const results = [];
+  let sent = 0;
+  const worker = async () => {
+    while (sent < max && !done(results)) {
+      const i = sent++;
+      const at = phase();
+      const r = await get(agent, port);
+      results.push({ ...r, i, at });
+      await during(i, results);
+    }
+  };
+  await Promise.all([worker(), worker(), worker(), worker()]);
+  agent.destroy();
+  return results;
+}
+
+async function scenario(t, { redispatch }) {
+  const [pa, pb, front] = [await freePort(), await freePort(), await freePort()];
+  const a = await host(t, pa);
+  const b = await host(t, pb);
+  const lb = await haproxy(t, a.box.dir, { front, a: pa, b: pb, redispatch });
+  // HAProxy sends no "listening" signal: retry one request until it answers (bounded).
+  for (let i = 0; (await get(false, front)).status !== 200; i++) {
+    assert.ok(i < 200, `HAProxy never answered on ${front}:\n${lb.log}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+
+  let phase = 'both-up';
+  let stopping = null;
+  let downAfter = 0;
+  lb.waitFor(/host-a is DOWN/, 60000).then(() => { phase = 'a-down'; }, () => {});
+  const results = await requestLoop(front, {
+    max: 20000,
+    phase: () => phase,
+    during: async (i, results) => {
+      // Both hosts have answered: stop host A's app (graceful stop, as in a deploy gone wrong).
+      if (!stopping && results.some((r) => a.pids.has(r.pid)) && results.some((r) => b.pids.has(r.pid)) && i >= 200) {
+        phase = 'a-stopping';
+        stopping = a.box.cli(['stop', 'hello']);
+      }
+    },
+    done: (rs) => phase === 'a-down' && ++downAfter > 500,
+  });
+  assert.equal((await stopping).code, 0);
+  await lb.waitFor(/host-a is DOWN/);
+
+  const by = (p) => results.filter((r) => r.at === p);
+  const failed = (rs) => rs.filter((r) => r.error || r.status !== 200);
+  const before = by('both-up');
+  const window = by('a-stopping');
+  const after = by('a-down');
+  assert.ok(before.some((r) => a.pids.has(r.pid)) && before.some((r) => b.pids.has(r.pid)), 'both hosts served before');
+  assert.deepEqual(failed(before), [], 'no failure while both hosts are up');
+  assert.ok(after.length >= 400, `${after.length} requests after HAProxy took host A out`);
+  assert.deepEqual(failed(after), [], 'no failure once HAProxy took host A out');
+  assert.ok(after.every((r) => b.pids.has(r.pid)), 'host B answers everything');
+  // Between the stop and HAProxy's verdict (at most fall x inter = 2 checks 1 s apart),
+  // only the requests sent in that window may fail.
+  const lost = failed(window).length;
+  assert.ok(lost <= window.length, 'failures only inside the check window');
+  assert.deepEqual(results.filter((r) => (r.error || r.status !== 200) && r.at !== 'a-stopping'), []);
+  return { total: results.length, window: window.length, lost, errors: [...new Set(failed(window).map((r) => r.error ?? r.status))] };
+}
+
+test('HAProxy + two superd hosts: stopping one host\'s app moves all traffic to the other, no request lost (retries + redispatch)', needHaproxy, async (t) => {
+  const r = await scenario(t, { redispatch: true });
+  t.diagnostic(`example config: ${r.total} requests, ${r.window} sent between the stop and HAProxy's DOWN, ${r.lost} failed`);
+  assert.equal(r.lost, 0, `with retries + redispatch no request fails (failed: ${r.errors})`);
+});
+
+test('HAProxy without redispatch: failures stay inside the check window', needHaproxy, async (t) => {
+  const r = await scenario(t, { redispatch: false });
+  t.diagnostic(`no redispatch: ${r.total} requests, ${r.window} sent between the stop and HAProxy's DOWN, ${r.lost} failed (${r.errors})`);
+  // Without retries the stopped host's share of that window fails: proof that the loop
+  // sees failures when there are some (so the 0 above means something).
+  assert.ok(r.lost > 0, 'requests routed to the stopped host before its checks failed');
+});

@@ -33,7 +33,10 @@ async function parseWithCommander() {
     .description('start the apps of an ecosystem file (starts the daemon if none runs)')
     .option('--env <name>', 'use the env_<name> block of each app')
     .option('--only <apps>', 'comma-separated app names to start')
+    .option('--watch', 'reload the apps when their files change (watch mode)')
     .action(run('start'));
+  program.command('watch').argument('<app>', 'app name').argument('<on|off>', 'turn watch mode on or off')
+    .description('turn watch mode (reload on file changes) on or off for a running app').action(run('watch'));
   program.command('stop').argument('<app>', 'app name or "all"').description('stop an app gracefully (it stays listed)').action(run('stop'));
   program.command('reload').argument('<app>', 'app name or "all"')
     .description('zero-downtime rolling reload: re-read the ecosystem file, replace workers one by one, ready first')

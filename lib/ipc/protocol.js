@@ -19,7 +19,9 @@
 // Ops (args -> data):
 //   ping        {}                                   -> {pong: true, pid, uptime_ms}
 //   version     {}                                   -> {version, protocol, node}
-//   start       {file, env?, only?, clientEnv?}      -> {started: [name], running: [name], changed: [{name, keys}], warnings: [string]}
+//   start       {file, env?, only?, clientEnv?, watch?}
+//                                                    -> {started: [name], running: [name], changed: [{name, keys}], warnings: [string]}
+//               watch: true turns watch mode on for the file's apps (their cwd if they list no paths)
 //   stop        {target}                             -> {apps: [name]}          target = app name or "all"
 //   restart     {target}                             -> {apps: [name]}
 //   reload      {target, keepConfig?}                -> {apps: [{app, ok, replaced, kept, ready_ms, total_ms, changed, failed?}]}
@@ -35,6 +37,7 @@
 //   save        {force?}                             -> {file, apps: [name], skipped: [name], replaced}
 //               writes $SUPER_HOME/dump.json; refuses (E_DUMP) to replace a dump that has
 //               apps with an empty list unless force
+//   watch       {app, on}                            -> {app, watch: [path]}   watch mode on/off for an app
 //   resurrect   {}                                   -> like start, plus {file}; E_DUMP if the dump is missing or corrupt
 //
 // Events (topic "worker"): {app, slot, pid, state, prev, code?, signal?, restarts, reason?}
@@ -44,10 +47,13 @@
 // total_ms, failed?} when an app's reload ends.
 // Events (topic "metrics"): the data of `ls` (every app and worker with its metrics), once
 // per metrics.interval (default 1 s), sent only while someone is subscribed.
+// Events (topic "watch"): {app, state: "ready", count} once a watched tree is scanned;
+// {app, state: "reload", files, count} when a burst of changes starts a reload;
+// {app, state: "reloaded", failed}; {app, state: "error", error}.
 
 export const PROTOCOL = 1;
 export const MAX_FRAME = 1024 * 1024;
-export const TOPICS = Object.freeze(['worker', 'reload', 'metrics']);
+export const TOPICS = Object.freeze(['worker', 'reload', 'metrics', 'watch']);
 
 const str = (v) => typeof v === 'string' && v.length > 0 && v.length <= 4096;
 const optStr = (v) => v === undefined || str(v);
@@ -64,6 +70,7 @@ export const OPS = Object.freeze({
     env: [optStr, false, 'an environment name'],
     only: [(v) => v === undefined || strList(v), false, 'a list of app names'],
     clientEnv: [envMap, false, 'an object of string values'],
+    watch: [(v) => v === undefined || typeof v === 'boolean', false, 'true or false'],
   },
   stop: { target: [str, true, 'an app name or "all"'] },
   restart: { target: [str, true, 'an app name or "all"'] },
@@ -83,6 +90,7 @@ export const OPS = Object.freeze({
   unsubscribe: {},
   save: { force: [(v) => v === undefined || typeof v === 'boolean', false, 'true or false'] },
   resurrect: {},
+  watch: { app: [str, true, 'an app name'], on: [(v) => typeof v === 'boolean', true, 'true or false'] },
 });
 
 /**

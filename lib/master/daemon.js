@@ -22,6 +22,7 @@ import { makeHandlers } from './handlers.js';
 import { reapAllNow } from './process-group.js';
 import { SuperError } from '../errors.js';
 import { sdNotify } from './systemd-notify.js';
+import { WatchManager } from './watcher.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const agentPath = path.join(here, '..', 'worker', 'agent.cjs');
@@ -33,9 +34,12 @@ export const EXIT_ALREADY_RUNNING = 10;
 /**
  * Runs this process as the daemon. Resolves once it is ready (the returned handles are
  * for the foreground commands); the process exits from shutdown().
- * @param {{resurrect?: boolean}} [opts]  resurrect: start the apps of $SUPER_HOME/dump.json
+ * @param {object} [opts]
+ * @param {boolean} [opts.resurrect]  start the apps of $SUPER_HOME/dump.json
+ * @param {() => Promise<void>} [opts.afterStop]  runs once every app has stopped, before
+ *   the control socket closes (`super run` lets its log printer finish there)
  */
-export async function startDaemon({ resurrect = false } = {}) {
+export async function startDaemon({ resurrect = false, afterStop } = {}) {
   const home = superHome();
   let log;
   try {
@@ -48,7 +52,17 @@ export async function startDaemon({ resurrect = false } = {}) {
   log = pino({ base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime }, pino.destination({ dest: daemonLogPath(home), sync: false, mkdir: true }));
 
   let server = null;
-  const supervisor = new Supervisor({ home, log, agentPath, onEvent: (topic, data) => server?.broadcast(topic, data) });
+  let watcher = null;
+  const supervisor = new Supervisor({
+    home,
+    log,
+    agentPath,
+    onEvent: (topic, data) => {
+      if (topic === 'worker') watcher?.sync(data.app);
+      server?.broadcast(topic, data);
+    },
+  });
+  watcher = new WatchManager({ supervisor, log, emit: (data) => server?.broadcast('watch', data) });
   supervisor.monitor = new Monitor({
     supervisor,
     log,
@@ -73,6 +87,7 @@ export async function startDaemon({ resurrect = false } = {}) {
       } catch (err) {
         log.error({ err }, 'error while stopping apps');
       }
+      await afterStop?.().catch((err) => log.error({ err }, 'afterStop failed'));
       finish(code);
     })();
     return stopping;
@@ -81,6 +96,7 @@ export async function startDaemon({ resurrect = false } = {}) {
   const finish = async (code) => {
     supervisor.monitor.close();
     reapAllNow();
+    await watcher.close().catch(() => {});
     await server?.close().catch(() => {});
     fs.rmSync(socketPath(home), { force: true });
     releasePidFile(pidPath(home));
@@ -106,7 +122,7 @@ export async function startDaemon({ resurrect = false } = {}) {
   try {
     server = await startControlServer({
       socketPath: socketPath(home),
-      handlers: makeHandlers({ supervisor, version, shutdown, stopping: () => stopping !== null }),
+      handlers: makeHandlers({ supervisor, version, shutdown, stopping: () => stopping !== null, watcher }),
       hello: { version, pid: process.pid },
       log,
     });

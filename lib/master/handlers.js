@@ -6,19 +6,29 @@ import { SuperError } from '../errors.js';
  * @param {{supervisor: import('./supervisor.js').Supervisor, version: string, shutdown: (reason: string) => void,
  *   stopping?: () => boolean}} o
  */
-export function makeHandlers({ supervisor, version, shutdown, stopping = () => false }) {
+export function makeHandlers({ supervisor, version, shutdown, stopping = () => false, watcher }) {
   const startedAt = Date.now();
   return {
     ping: () => ({ pong: true, pid: process.pid, uptime_ms: Date.now() - startedAt }),
     version: () => ({ version, protocol: PROTOCOL, node: process.version }),
-    start: (a) => supervisor.startFromFile(a),
+    start: async (a) => {
+      const result = await supervisor.startFromFile(a);
+      // --watch: the file's apps reload when their files change (their cwd, if no watch paths)
+      if (a.watch) for (const name of [...result.started, ...result.running]) watcher.set(name, true);
+      return result;
+    },
+    watch: (a) => watcher.set(a.app, a.on),
     stop: (a) => supervisor.stop(a.target),
     restart: (a) => supervisor.restart(a.target),
     reload: (a, conn, progress) => supervisor.reload(a.target, { keepConfig: a.keepConfig, progress }),
     delete: (a) => supervisor.delete(a.target),
     scale: (a) => supervisor.scale(a.app, a.count),
     ls: (a) => supervisor.ls({ history: a.history === true }),
-    describe: (a) => supervisor.describe(a.app),
+    describe: async (a) => {
+      const data = await supervisor.describe(a.app);
+      data.app.watch = watcher.status(a.app);
+      return data;
+    },
     kill: () => {
       // Reply first; the client then waits for the connection to close.
       setImmediate(() => shutdown('kill command'));

@@ -5,8 +5,8 @@ import fs from 'node:fs';
 import { SuperError } from '../errors.js';
 import { processAlive } from '../process-alive.js';
 
-// A superd daemon's command line: `node .../lib/master/daemon.js` or `super daemon`.
-const DAEMON_CMDLINE = /lib\/master\/daemon\.js|super(\.js)?\0daemon/;
+// A superd daemon's command line: `node .../lib/master/daemon.js`, `super daemon` or `super run`.
+const DAEMON_CMDLINE = /lib\/master\/daemon\.js|super(\.js)?\0(daemon|run)\0/;
 
 function isDaemon(pid) {
   if (!processAlive(pid)) return false;

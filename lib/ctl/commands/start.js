@@ -1,4 +1,4 @@
-// super start <file> [--env name] [--only a,b]
+// super start <file> [--env name] [--only a,b] [--watch]
 import path from 'node:path';
 import { loadEcosystem } from '../../config/index.js';
 import { superHome } from '../../home.js';
@@ -15,7 +15,7 @@ export default async function start(file, opts) {
   const client = await ensureDaemon(superHome());
   try {
     const clientEnv = Object.fromEntries(Object.entries(process.env).filter(([, v]) => typeof v === 'string'));
-    const data = await client.request('start', { file: abs, env: opts.env, only, clientEnv }, { timeout: 0 });
+    const data = await client.request('start', { file: abs, env: opts.env, only, clientEnv, watch: opts.watch || undefined }, { timeout: 0 });
     for (const name of data.started) process.stdout.write(`started ${name}\n`);
     for (const name of data.running) {
       const changed = data.changed.find((c) => c.name === name);

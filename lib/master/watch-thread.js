@@ -1,0 +1,58 @@
+// The watch thread (worker_threads): chokidar and its scans of the watched trees run here,
+// on their own event loop, so a tree of thousands of files never delays the daemon's (the
+// daemon is the cluster primary: every connection passes through its loop). The daemon
+// gets one message per burst of changes, never one per file.
+//
+//   daemon -> thread  {op: 'watch', app, paths, ignore, files, delay}   (re)start watching an app
+//                     {op: 'unwatch', app}
+//   thread -> daemon  {app, ready: true, count}                         initial scan done
+//                     {app, changed: [path, ...], count}                 a burst ended (watch_delay quiet)
+//                     {app, error}
+import { parentPort } from 'node:worker_threads';
+import { watch } from 'chokidar';
+import { makeIgnore } from './watch-ignore.js';
+
+const MAX_NAMED = 10; // changed files named per burst (count says how many in all)
+const watchers = new Map(); // app -> {watcher, timer, changed: Set, count}
+
+// One message at a time: a 'watch' right after an 'unwatch' of the same app must not race.
+let queue = Promise.resolve();
+parentPort.on('message', (m) => {
+  queue = queue.then(() => (m.op === 'watch' ? start(m) : stop(m.app))).catch((err) => {
+    parentPort.postMessage({ app: m.app, error: err.message });
+  });
+});
+
+async function start({ app, paths, ignore, files, delay }) {
+  await stop(app);
+  const isIgnored = makeIgnore({ roots: paths, patterns: ignore, files });
+  const watcher = watch(paths, { ignoreInitial: true, ignored: (p) => isIgnored(p), persistent: true });
+  const w = { watcher, timer: null, changed: new Set(), count: 0 };
+  watchers.set(app, w);
+  const onChange = (file) => {
+    w.count++;
+    if (w.changed.size < MAX_NAMED) w.changed.add(file);
+    clearTimeout(w.timer);
+    w.timer = setTimeout(() => {
+      parentPort.postMessage({ app, changed: [...w.changed], count: w.count });
+      w.changed.clear();
+      w.count = 0;
+    }, delay);
+  };
+  for (const ev of ['add', 'change', 'unlink', 'addDir', 'unlinkDir']) watcher.on(ev, onChange);
+  watcher.on('error', (err) => parentPort.postMessage({ app, error: `${err.code ?? ''} ${err.message}`.trim() }));
+  watcher.on('ready', () => {
+    if (watchers.get(app) !== w) return;
+    let count = 0;
+    for (const names of Object.values(watcher.getWatched())) count += names.length;
+    parentPort.postMessage({ app, ready: true, count });
+  });
+}
+
+async function stop(app) {
+  const w = watchers.get(app);
+  if (!w) return;
+  watchers.delete(app);
+  clearTimeout(w.timer);
+  await w.watcher.close();
+}

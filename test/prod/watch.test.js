@@ -1,0 +1,173 @@
+// Watch mode: a burst of changes gives one reload, named in daemon.log; ignore_watch adds
+// to the defaults (node_modules, .git, *.log) instead of replacing them (PM2 #5016);
+// `super watch` and `super start --watch`; a large tree is scanned off the daemon's loop.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { sandbox, freePort, httpGet, lsJson } from '../helpers/harness.js';
+import { makeIgnore, DEFAULT_IGNORE } from '../../lib/master/watch-ignore.js';
+
+/** Subscribes to watch and worker events; waitFor(pred) over everything seen so far. */
+async function events(box, t) {
+  const client = await box.client();
+  const seen = [];
+  const waiters = new Set();
+  client.onEvent((e) => {
+    if (!e.event) return;
+    seen.push({ topic: e.event, ...e.data });
+    for (const w of waiters) if (w.pred(seen.at(-1))) w.resolve(seen.at(-1));
+  });
+  await client.request('subscribe', { topics: ['worker', 'watch'] });
+  t.after(() => client.close());
+  return {
+    seen,
+    client,
+    waitFor(pred, what, timeout = 30000) {
+      const hit = seen.find(pred);
+      if (hit) return Promise.resolve(hit);
+      return new Promise((resolve, reject) => {
+        const w = { pred, resolve: (e) => { clearTimeout(timer); waiters.delete(w); resolve(e); } };
+        const timer = setTimeout(() => { waiters.delete(w); reject(new Error(`timed out waiting for ${what}; saw ${JSON.stringify(seen.slice(-8))}`)); }, timeout);
+        waiters.add(w);
+      });
+    },
+  };
+}
+
+const watchEv = (app, state) => (e) => e.topic === 'watch' && e.app === app && e.state === state;
+
+/** Subscribed first, then asked: a scan that ended before we subscribed is not missed. */
+async function watchReady(box, ev, app, timeout) {
+  const d = await ev.client.request('describe', { app });
+  if (d.app.watch?.ready) return { count: d.app.watch.count };
+  return ev.waitFor(watchEv(app, 'ready'), `${app} watch ready`, timeout);
+}
+
+async function watchedApp(box, extra = '') {
+  const port = await freePort();
+  box.fixture('http-server.js');
+  fs.mkdirSync(path.join(box.dir, 'src'), { recursive: true });
+  box.write('src/a.js', '// a\n');
+  const eco = box.write('eco.yml', `apps:\n  - name: web\n    script: http-server.js\n    watch: true\n    watch_delay: 300ms\n    env: { PORT: ${port} }\n${extra}`);
+  return { port, eco };
+}
+
+test('a burst of changes reloads the app once, and daemon.log names the changed file', async (t) => {
+  const box = await sandbox(t);
+  const { port, eco } = await watchedApp(box);
+  const r = await box.cli(['start', eco]);
+  assert.equal(r.code, 0, r.stderr);
+  const ev = await events(box, t);
+  await watchReady(box, ev, 'web');
+  const before = (await lsJson(box)).apps[0].workers[0].pid;
+
+  for (let i = 0; i < 20; i++) fs.writeFileSync(path.join(box.dir, 'src', 'a.js'), `// change ${i}\n`);
+  const reload = await ev.waitFor(watchEv('web', 'reload'), 'reload');
+  assert.ok(reload.files.includes(path.join(box.dir, 'src', 'a.js')), JSON.stringify(reload));
+  const done = await ev.waitFor(watchEv('web', 'reloaded'), 'reloaded');
+  assert.deepEqual(done.failed, []);
+  const after = (await lsJson(box)).apps[0].workers[0];
+  assert.notEqual(after.pid, before, 'a new worker runs the new code');
+  assert.equal(after.status, 'online');
+  assert.match((await httpGet(port)).body, /app=web/);
+
+  // Once per burst: a second change after the burst gives exactly one more reload.
+  fs.writeFileSync(path.join(box.dir, 'src', 'b.js'), '// new file\n');
+  await ev.waitFor((e) => watchEv('web', 'reloaded')(e) && ev.seen.filter(watchEv('web', 'reload')).length === 2, 'second reload');
+  assert.equal(ev.seen.filter(watchEv('web', 'reload')).length, 2, 'one reload per burst');
+
+  const log = fs.readFileSync(path.join(box.home, 'daemon.log'), 'utf8');
+  // (the OS may merge the 20 writes into fewer events; the count says how many arrived)
+  assert.match(log, /"msg":"watch: src\/a\.js changed( and \d+ more change\(s\))?; reloading web"/);
+  assert.match(log, /"msg":"watch: src\/b\.js changed( and \d+ more change\(s\))?; reloading web"/);
+});
+
+test('ignore_watch adds to the defaults: node_modules, .git and log files stay ignored', async (t) => {
+  const box = await sandbox(t);
+  const { eco } = await watchedApp(box, '    ignore_watch: ["*.tmp", "build/**"]\n');
+  for (const d of ['node_modules/dep', '.git', 'build/out', 'logs']) fs.mkdirSync(path.join(box.dir, d), { recursive: true });
+  assert.equal((await box.cli(['start', eco])).code, 0);
+  const ev = await events(box, t);
+  await watchReady(box, ev, 'web');
+
+  // Ignored: defaults and the app's own patterns. Then one watched change as a marker:
+  // the reload it causes must name only the marker, so nothing ignored got through.
+  box.write('node_modules/dep/index.js', 'x');
+  box.write('.git/HEAD', 'x');
+  box.write('logs/app.log', 'x');
+  box.write('scratch.tmp', 'x');
+  box.write('build/out/bundle.js', 'x');
+  box.write('src/marker.js', 'x');
+  const reload = await ev.waitFor(watchEv('web', 'reload'), 'reload');
+  assert.deepEqual(reload.files, [path.join(box.dir, 'src', 'marker.js')]);
+  assert.equal(reload.count, 1);
+});
+
+test('super watch <app> on|off, and super start --watch', async (t) => {
+  const box = await sandbox(t);
+  const port = await freePort();
+  box.fixture('http-server.js');
+  const eco = box.write('eco.yml', `apps:\n  - name: web\n    script: http-server.js\n    watch_delay: 200ms\n    env: { PORT: ${port} }\n`);
+  const r = await box.cli(['start', eco, '--watch']);
+  assert.equal(r.code, 0, r.stderr);
+  const ev = await events(box, t);
+  await watchReady(box, ev, 'web');
+  const d = JSON.parse((await box.cli(['describe', 'web', '--json'])).stdout);
+  assert.deepEqual(d.config.watch, [box.dir]);
+
+  const off = await box.cli(['watch', 'web', 'off']);
+  assert.equal(off.code, 0, off.stderr);
+  assert.equal(off.stdout, 'web: not watching\n');
+  const mark = ev.seen.length;
+  const on = await box.cli(['watch', 'web', 'on']);
+  assert.equal(on.stdout, `web: watching ${box.dir}\n`);
+  await ev.waitFor((e) => watchEv('web', 'ready')(e) && ev.seen.indexOf(e) >= mark, 'ready again');
+  box.write('x.js', 'x');
+  await ev.waitFor(watchEv('web', 'reloaded'), 'reload after watch on');
+
+  const bad = await box.cli(['watch', 'web', 'maybe']);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /^super: E_USAGE: say on or off/);
+  const missing = await box.cli(['watch', 'nope', 'on']);
+  assert.equal(missing.code, 2);
+  assert.match(missing.stderr, /E_APP_NOT_FOUND/);
+});
+
+test('a tree of thousands of files is scanned while the daemon keeps answering', async (t) => {
+  const box = await sandbox(t);
+  const { eco } = await watchedApp(box);
+  for (let d = 0; d < 60; d++) {
+    const dir = path.join(box.dir, 'src', `d${d}`);
+    fs.mkdirSync(dir, { recursive: true });
+    for (let f = 0; f < 50; f++) fs.writeFileSync(path.join(dir, `f${f}.js`), '');
+  }
+  for (let f = 0; f < 2000; f++) box.write(`node_modules/m${f % 20}/f${f}.js`, '');
+  assert.equal((await box.cli(['start', eco])).code, 0);
+  const ev = await events(box, t);
+  // The daemon answers control requests during the scan (it runs in the watch thread).
+  let answered = 0;
+  let scanning = true;
+  const pinger = (async () => {
+    while (scanning) {
+      const c = await box.client();
+      await c.request('ping').finally(() => c.close());
+      answered++;
+    }
+  })();
+  const ready = await watchReady(box, ev, 'web', 60000);
+  scanning = false;
+  await pinger;
+  assert.ok(ready.count >= 3000, `${ready.count} paths watched`);
+  assert.ok(ready.count < 4000, `node_modules was not scanned (${ready.count} paths)`);
+  assert.ok(answered >= 1);
+});
+
+test('ignore patterns (unit)', () => {
+  assert.deepEqual(DEFAULT_IGNORE, ['node_modules', '.git', '*.log']);
+  const ig = makeIgnore({ roots: ['/a'], patterns: ['dist/**', '*.tmp', 'config/local.json'], files: ['/a/out/app-out.log2'] });
+  const yes = ['/a/node_modules/x.js', '/a/src/node_modules/y', '/a/.git/HEAD', '/a/x.log', '/a/dist', '/a/dist/x/y.js', '/a/q.tmp', '/a/config/local.json', '/a/out/app-out.log2'];
+  const no = ['/a/x.js', '/a/src/dist/x.js', '/a/distx/y', '/a/config/other.json', '/a/x.log.js', '/b/node_modulesx', '/a'];
+  for (const p of yes) assert.equal(ig(p), true, p);
+  for (const p of no) assert.equal(ig(p), false, p);
+});

@@ -13,12 +13,14 @@ import { Worker } from 'node:worker_threads';
 import { WORKER_STATES as S } from './states.js';
 
 /**
- * The one place watch mode reloads an app. A rolling reload (zero downtime) when the
- * supervisor has one, with the running config (a code change is not a config change).
+ * The one place watch mode reloads an app: the rolling, zero-downtime reload of
+ * `super reload`, with the running config (a code change is not a config change).
+ * On failure the old workers keep serving (the reload rolls back).
  */
-export function reloadForWatch(supervisor, name) {
-  if (typeof supervisor.reload === 'function') return supervisor.reload(name, { keepConfig: true });
-  return supervisor.restart(name);
+export async function reloadForWatch(supervisor, name) {
+  const { apps } = await supervisor.reload(name, { keepConfig: true });
+  const outcome = apps[0];
+  return { ok: outcome?.ok ?? false, failed: outcome?.failed ? [outcome.failed] : [], skipped: outcome?.skipped };
 }
 
 export class WatchManager {
@@ -61,7 +63,7 @@ export class WatchManager {
   /** Starts, updates or stops watching `name` to match the app's state and config. */
   sync(name) {
     const app = this.supervisor.apps.get(name);
-    // A hard restart passes through "stopped" while busy: keep the watch (no rescan).
+    // A restart passes through "stopped" while busy: keep the watch (no rescan).
     const passing = app?.busy && app.busy !== 'stop' && app.busy !== 'delete';
     const wanted = app && app.config.watch.length > 0 && (app.status !== S.STOPPED || passing);
     const current = this.watching.get(name);
@@ -142,7 +144,7 @@ export class WatchManager {
     for (let wait = 100; ; wait = Math.min(wait * 2, 2000)) {
       try {
         const result = await reloadForWatch(this.supervisor, name);
-        if (result?.failed?.length) this.log.warn({ app: name, failed: result.failed }, `watch: reload of ${name} failed; the previous workers keep serving`);
+        if (result.failed.length) this.log.warn({ app: name, failed: result.failed }, `watch: reload of ${name} failed; the previous workers keep serving`);
         return result;
       } catch (err) {
         if (err.code !== 'E_BUSY' || !this.watching.has(name)) {

@@ -5,6 +5,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import http from 'node:http';
 import { sandbox, freePort, httpGet, lsJson } from '../helpers/harness.js';
 import { makeIgnore, DEFAULT_IGNORE } from '../../lib/master/watch-ignore.js';
 
@@ -18,7 +19,7 @@ async function events(box, t) {
     seen.push({ topic: e.event, ...e.data });
     for (const w of waiters) if (w.pred(seen.at(-1))) w.resolve(seen.at(-1));
   });
-  await client.request('subscribe', { topics: ['worker', 'watch'] });
+  await client.request('subscribe', { topics: ['worker', 'watch', 'reload'] });
   t.after(() => client.close());
   return {
     seen,
@@ -33,6 +34,17 @@ async function events(box, t) {
       });
     },
   };
+}
+
+function getVia(agent, port) {
+  return new Promise((resolve, reject) => {
+    const req = http.get({ host: '127.0.0.1', port, path: '/', agent, timeout: 5000 }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode }));
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', reject);
+  });
 }
 
 const watchEv = (app, state) => (e) => e.topic === 'watch' && e.app === app && e.state === state;
@@ -62,11 +74,34 @@ test('a burst of changes reloads the app once, and daemon.log names the changed 
   await watchReady(box, ev, 'web');
   const before = (await lsJson(box)).apps[0].workers[0].pid;
 
+  // A keep-alive client loop runs through the reload: the reload is rolling, so it sees
+  // no failure (bounded: it stops at the end of the reload, or after 20,000 requests).
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 2 });
+  t.after(() => agent.destroy());
+  let reloading = true;
+  const failures = [];
+  let sent = 0;
+  const client = async () => {
+    while (reloading && sent < 20000) {
+      sent++;
+      try {
+        const r = await getVia(agent, port);
+        if (r.status !== 200) failures.push(r.status);
+      } catch (err) {
+        failures.push(err.code ?? err.message);
+      }
+    }
+  };
+  const loop = Promise.all([client(), client()]);
   for (let i = 0; i < 20; i++) fs.writeFileSync(path.join(box.dir, 'src', 'a.js'), `// change ${i}\n`);
   const reload = await ev.waitFor(watchEv('web', 'reload'), 'reload');
   assert.ok(reload.files.includes(path.join(box.dir, 'src', 'a.js')), JSON.stringify(reload));
   const done = await ev.waitFor(watchEv('web', 'reloaded'), 'reloaded');
+  reloading = false;
+  await loop;
   assert.deepEqual(done.failed, []);
+  assert.deepEqual(failures, [], `${sent} requests during the watch reload`);
+  assert.ok(ev.seen.some((e) => e.topic === 'reload' && e.step === 'ready'), 'a rolling reload (replacement ready before the old worker left)');
   const after = (await lsJson(box)).apps[0].workers[0];
   assert.notEqual(after.pid, before, 'a new worker runs the new code');
   assert.equal(after.status, 'online');

@@ -150,3 +150,20 @@ apps:
   assert.match(r.stdout, /^a: reloading 1 worker[\s\S]*^a: reloaded 1 worker[\s\S]*^b: reloading 1 worker[\s\S]*^b: reloaded[\s\S]*^done in /m);
   assert.deepEqual([(await httpGet(p1)).body.split(' ')[0], (await httpGet(p2)).body.split(' ')[0]], ['v2', 'v2']);
 });
+
+test('reload_parallel: at most that many slots are replaced at once', async (t) => {
+  const { box, setVersion } = await setup(t, { instances: 4, extra: '    reload_parallel: 2' });
+  const events = await watchEvents(box, t, ['reload']);
+  setVersion('v2');
+  const r = await box.cli(['reload', 'web']);
+  assert.equal(r.code, 0, r.stderr);
+  await events.waitFor((e) => e.step === 'done', 20000, 'the end of the reload');
+  let inFlight = 0;
+  let most = 0;
+  for (const e of events.seen.filter((x) => x.app === 'web')) {
+    if (e.step === 'forked') most = Math.max(most, ++inFlight);
+    if (e.step === 'ready') inFlight--;
+  }
+  assert.equal(most, 2, `at most 2 replacements at a time: ${JSON.stringify(events.seen.map((e) => `${e.step}#${e.slot}`))}`);
+  assert.equal(events.seen.filter((e) => e.step === 'ready').length, 4);
+});

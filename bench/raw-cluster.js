@@ -1,11 +1,11 @@
 // Baseline for the throughput bench: the least a node:cluster primary can do. It forks
-// WORKERS copies of the hello server (round-robin, Node's default on Linux) and re-forks
+// WORKERS copies of the hello server (or of APP_SCRIPT) (round-robin, Node's default on Linux) and re-forks
 // any that exit. No IPC, metrics or logs: whatever superd/pm2 cost shows up against this.
 import cluster from 'node:cluster';
 import { fileURLToPath } from 'node:url';
 
 const n = Number(process.env.WORKERS ?? 2);
-cluster.setupPrimary({ exec: fileURLToPath(new URL('../examples/hello/server.js', import.meta.url)) });
+cluster.setupPrimary({ exec: process.env.APP_SCRIPT || fileURLToPath(new URL('../examples/hello/server.js', import.meta.url)) });
 const fork = (slot) => cluster.fork({ NODE_APP_INSTANCE: String(slot) }).on('exit', () => stopping || fork(slot));
 let stopping = false;
 let listening = 0;

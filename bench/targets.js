@@ -163,18 +163,28 @@ async function guarded(target, ready) {
   }
 }
 
-export async function startRaw({ instances, keepIpc = false }) {
+/**
+ * @param {object} o
+ * @param {number} o.instances
+ * @param {string} [o.script=HELLO]  the app the workers run
+ * @param {string[]} [o.prefix=[]]  a command to exec the primary through, e.g. ['taskset', '-c', '0']
+ * @param {boolean} [o.single=false]  run the app as one plain process, without a cluster primary
+ * @param {boolean} [o.keepIpc=false]  keep the IPC channel to the primary (reload benches)
+ * @param {string} [o.name]
+ */
+export async function startRaw({ instances, keepIpc = false, script = HELLO, prefix = [], single = false, name = 'raw node:cluster' }) {
   const port = await freePort();
   const mark = `${RUN_ID}-raw-${++seq}`;
+  const argv = [...prefix, process.execPath, single ? script : RAW_PRIMARY];
   // detached: own process group, so stop() can signal the primary and its workers at once.
-  const child = spawn(process.execPath, [RAW_PRIMARY], {
+  const child = spawn(argv[0], argv.slice(1), {
     cwd: ROOT,
     detached: true,
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    env: childEnv(mark, { PORT: String(port), WORKERS: String(instances) }),
+    env: childEnv(mark, { PORT: String(port), WORKERS: String(instances), APP_SCRIPT: script }),
   });
   const exited = new Promise((resolve) => child.once('exit', resolve));
-  const target = makeTarget('raw node:cluster', port, mark, null, async () => {
+  const target = makeTarget(name, port, mark, null, async () => {
     if (child.connected) child.disconnect();
     try {
       process.kill(-child.pid, 'SIGTERM');
@@ -185,6 +195,7 @@ export async function startRaw({ instances, keepIpc = false }) {
   });
   target.child = child;
   return guarded(target, async () => {
+    if (single) return waitForWorkers(port, 1); // a plain server has no 'ready' to send
     await new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('raw cluster: workers not listening within 15 s')), 15000);
       child.once('message', (m) => { if (m === 'ready') { clearTimeout(timer); resolve(); } });
@@ -195,24 +206,34 @@ export async function startRaw({ instances, keepIpc = false }) {
   }).then((t) => Object.assign(t, { pid: child.pid }));
 }
 
-export async function startSuperd({ instances }) {
+/**
+ * @param {object} o
+ * @param {number} o.instances
+ * @param {string} [o.script=HELLO]
+ * @param {string[]} [o.top=[]]  extra top-level ecosystem lines (`scheduling: os`)
+ * @param {string[]} [o.app=[]]  extra keys of the app, unindented (`cpu_affinity: spread`)
+ * @param {string} [o.name]
+ */
+export async function startSuperd({ instances, script = HELLO, top = [], app = [], name = 'superd' }) {
   const port = await freePort();
   const mark = `${RUN_ID}-superd-${++seq}`;
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'superd-bench-'));
   const eco = path.join(home, 'bench.yml');
   // JSON strings are valid YAML scalars: no quoting surprises with paths.
   fs.writeFileSync(eco, [
+    ...top,
     'apps:',
     '  - name: bench-hello',
-    `    script: ${JSON.stringify(HELLO)}`,
-    `    cwd: ${JSON.stringify(path.dirname(HELLO))}`,
+    `    script: ${JSON.stringify(script)}`,
+    `    cwd: ${JSON.stringify(path.dirname(script))}`,
     `    instances: ${instances}`,
+    ...app.map((line) => `    ${line}`),
     '    env:',
     `      PORT: "${port}"`,
     '',
   ].join('\n'));
   const env = childEnv(mark, { SUPER_HOME: home });
-  const target = makeTarget('superd', port, mark, home, () => run(process.execPath, [SUPER_BIN, 'kill'], { env, timeout: 30000 }));
+  const target = makeTarget(name, port, mark, home, () => run(process.execPath, [SUPER_BIN, 'kill'], { env, timeout: 30000 }));
   target.env = env;
   return guarded(target, async () => {
     await run(process.execPath, [SUPER_BIN, 'start', eco], { env, timeout: 60000 }); // returns once workers listen
@@ -220,16 +241,25 @@ export async function startSuperd({ instances }) {
   });
 }
 
-export async function startPm2({ instances }) {
+/**
+ * @param {object} o
+ * @param {number} o.instances
+ * @param {string} [o.script=HELLO]
+ * @param {string[]} [o.prefix=[]]  a command to exec the pm2 CLI through (its daemon inherits
+ *   the CPU mask of the CLI that starts it, e.g. ['taskset', '-c', '0'])
+ * @param {string} [o.name]
+ */
+export async function startPm2({ instances, script = HELLO, prefix = [], name = 'pm2' }) {
   const port = await freePort();
   const mark = `${RUN_ID}-pm2-${++seq}`;
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'pm2-bench-'));
   const env = childEnv(mark, { PM2_HOME: home, PORT: String(port) });
-  const target = makeTarget('pm2', port, mark, home, () => run(PM2_BIN, ['kill'], { env, timeout: 30000 }));
+  const target = makeTarget(name, port, mark, home, () => run(PM2_BIN, ['kill'], { env, timeout: 30000 }));
   target.env = env;
   return guarded(target, async () => {
     // -i N = cluster mode. PORT reaches the app through the CLI's environment.
-    await run(PM2_BIN, ['start', HELLO, '-i', String(instances), '--name', 'bench-hello'], { env, timeout: 60000 });
+    const argv = [...prefix, PM2_BIN, 'start', script, '-i', String(instances), '--name', 'bench-hello'];
+    await run(argv[0], argv.slice(1), { env, timeout: 60000 });
     await waitForWorkers(port, instances);
   });
 }

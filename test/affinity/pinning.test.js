@@ -125,6 +125,9 @@ apps:
   for (const w of crowd) assert.deepEqual(masksOf(w.pid).masks, [w.cpus]);
   const d = JSON.parse((await box.cli(['describe', 'free', '--json'])).stdout);
   assert.equal(d.daemon_cpus, String(ALLOWED[0]));
+  const sc = await box.cli(['scale', 'crowd', '+1']);
+  assert.equal(sc.code, 0, sc.stderr);
+  assert.match(sc.stderr, new RegExp(`warning: crowd: cpu_affinity spread puts ${n + 1} workers on ${ALLOWED.length} CPUs`), 'scale warns too');
 
   // `instances: max` still counts the CPUs the daemon started with, not its own pin.
   const eco2 = box.write('eco2.yml', `apps:\n  - name: wide\n    script: threads.js\n    instances: max\n    env: { PORT: ${await freePort()} }\n`);

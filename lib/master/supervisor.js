@@ -164,8 +164,10 @@ export class Supervisor {
     const configs = keepConfig ? new Map() : await this.#rereadConfigs(apps);
     const results = [];
     for (const app of apps) {
-      if (!app.running) {
-        results.push({ app: app.name, ok: true, skipped: 'not running; start it with `super start`' });
+      // A stopped app stays stopped; an errored (crash-looping) one is reloaded: that is
+      // how a fixed version gets in.
+      if (app.status === 'stopped') {
+        results.push({ app: app.name, ok: true, skipped: 'stopped; start it with `super start`' });
         continue;
       }
       const config = configs.get(app) ?? app.config;

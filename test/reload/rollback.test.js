@@ -3,7 +3,7 @@
 // and the failure is reported with the replacement's stderr.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { sandbox, freePort, httpGet, lsJson, alive } from '../helpers/harness.js';
+import { sandbox, freePort, httpGet, lsJson, alive, watchEvents } from '../helpers/harness.js';
 import { startLoad } from '../../bench/lib/strict-client.js';
 
 const eco = (port, { version, boot = '', extra = '' }) => `
@@ -100,4 +100,21 @@ apps:
   assert.equal(alive(old), false);
   const log = (await import('node:fs')).readFileSync(`${box.home}/daemon.log`, 'utf8');
   assert.match(log, new RegExp(`"step":"retired","pid":${old},"code":null,"signal":"SIGKILL"`));
+});
+
+test('an errored (crash-looping) app is brought back by reloading a fixed version', async (t) => {
+  const box = await sandbox(t);
+  const port = await freePort();
+  box.fixture('versioned.cjs');
+  const file = box.write('eco.yml', eco(port, { version: 'v1', boot: 'throw', extra: '    max_restarts: 2\n    min_uptime: 5s' }));
+  const start = await box.cli(['start', file]);
+  assert.equal(start.code, 1, 'the first start fails');
+  const events = await watchEvents(box, t);
+  await events.waitFor((e) => e.state === 'errored', 20000, 'the crash loop to end errored');
+  box.write('eco.yml', eco(port, { version: 'v2', extra: '    max_restarts: 2\n    min_uptime: 5s' }));
+  const r = await box.cli(['reload', 'web']);
+  assert.equal(r.code, 0, r.stderr);
+  const ls = await lsJson(box);
+  assert.deepEqual(ls.apps[0].workers.map((w) => w.status), ['online', 'online']);
+  assert.match((await httpGet(port)).body, /^v2 /);
 });

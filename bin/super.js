@@ -51,6 +51,17 @@ async function parseWithCommander() {
   program.command('describe').argument('<app>', 'app name').description('resolved config and per-worker details of an app')
     .option('--json', 'print JSON').action(run('describe'));
   program.command('monit').description('live dashboard: CPU, memory, event-loop delay, requests and logs of every worker').action(run('monit'));
+  program.command('logs').argument('[app]', 'app name or "all"', 'all')
+    .description('print the last lines of the app logs; with -f, follow them live')
+    .option('--lines <n>', 'lines of each file to print first (default 20)')
+    .option('-f, --follow', 'keep printing new lines until Ctrl-C')
+    .option('--out', 'stdout only')
+    .option('--err', 'stderr only')
+    .option('--json', 'one JSON object per line: {app, slot, stream, msg}')
+    .option('--since <when>', 'only lines since a duration ago (10m, 2h) or a date (needs dated lines)')
+    .action(run('logs'));
+  program.command('reload-logs').description('reopen every log file (after an external logrotate); same as SIGUSR2 to the daemon').action(run('reload-logs'));
+  program.command('flush').argument('[app]', 'app name or "all"', 'all').description('empty the log files of an app and remove its rotated files').action(run('flush'));
   program.command('kill').description('stop every app gracefully, then stop the daemon').action(run('kill'));
   program.command('daemon').description('run the daemon in the foreground (for systemd and containers)')
     .option('--foreground', 'stay in the foreground (the only mode; for unit files)')

@@ -9,6 +9,7 @@ export const EXIT = Object.freeze({ OK: 0, FAILED: 1, BAD_INPUT: 2, NO_DAEMON: 3
 /** code -> [exit status, what it means / what to do] */
 export const CODES = Object.freeze({
   E_CONFIG: [EXIT.BAD_INPUT, 'The ecosystem file is invalid; fix the listed problems and run the command again.'],
+  E_LOG_PATH: [EXIT.BAD_INPUT, 'A log file of an app cannot be written (missing or unwritable directory); nothing was started. Fix the path or the permissions.'],
   E_USAGE: [EXIT.BAD_INPUT, 'The command line is wrong; see `super <command> --help`.'],
   E_APP_NOT_FOUND: [EXIT.BAD_INPUT, 'No app by that name is known to the daemon; `super ls` lists them.'],
   E_BAD_REQUEST: [EXIT.BAD_INPUT, 'A control message was malformed (not JSON, missing id/op, wrong argument types).'],

@@ -99,6 +99,13 @@ export function connect(home, { timeout = 5000 } = {}) {
         listeners.add(fn);
         return () => listeners.delete(fn);
       },
+      /** Stops / restarts reading from the daemon (backpressure for event streams). */
+      pause() {
+        ws.pause();
+      },
+      resume() {
+        ws.resume();
+      },
       sendRaw(text) {
         ws.sendRaw(Buffer.isBuffer(text) ? text : Buffer.from(text));
       },

@@ -39,6 +39,15 @@
 //               apps with an empty list unless force
 //   watch       {app, on}                            -> {app, watch: [path]}   watch mode on/off for an app
 //   resurrect   {}                                   -> like start, plus {file}; E_DUMP if the dump is missing or corrupt
+//   stats       {reset?}                             -> {pid, cpu_user_ms, cpu_system_ms, rss, heap_used,
+//                                                        event_loop_delay_ms: {window_ms, p50, p99, max}}
+//                                                       the daemon's own health; reset starts a new window
+//   logs        {target?, lines?, stream?, since?, follow?}
+//                                                    -> {files: [{app, slot, stream, path, lines: [string]}], following}
+//               target = app name or "all" (default); stream = "out" | "err"; lines default 20;
+//               since = epoch ms (needs dated lines); follow: "log" events follow on this connection
+//   reload-logs {}                                   -> {apps, files}       reopen every log file (after logrotate)
+//   flush       {target?}                            -> {apps, files}       empty the logs, remove rotated files
 //
 // Events (topic "worker"): {app, slot, pid, state, prev, code?, signal?, restarts, reason?}
 // with state one of lib/master/states.js WORKER_STATES.
@@ -50,6 +59,10 @@
 // Events (topic "watch"): {app, state: "ready", count} once a watched tree is scanned;
 // {app, state: "reload", files, count} when a burst of changes starts a reload;
 // {app, state: "reloaded", failed}; {app, state: "error", error}.
+// Events "log" (after logs {follow: true}): {app, slot, stream, text} with text = whole lines,
+// or {app, slot, stream, skipped: N} when N lines were not sent because the client read too
+// slowly (the daemon never queues more than about 1 MiB per connection). slot is null for a
+// file all slots share.
 
 export const PROTOCOL = 1;
 export const MAX_FRAME = 1024 * 1024;
@@ -91,6 +104,16 @@ export const OPS = Object.freeze({
   save: { force: [(v) => v === undefined || typeof v === 'boolean', false, 'true or false'] },
   resurrect: {},
   watch: { app: [str, true, 'an app name'], on: [(v) => typeof v === 'boolean', true, 'true or false'] },
+  stats: { reset: [(v) => typeof v === 'boolean', false, 'true or false'] },
+  logs: {
+    target: [optStr, false, 'an app name or "all"'],
+    lines: [(v) => Number.isSafeInteger(v) && v >= 0 && v <= 100000, false, 'an integer from 0 to 100000'],
+    stream: [(v) => v === 'out' || v === 'err', false, '"out" or "err"'],
+    since: [(v) => Number.isSafeInteger(v) && v >= 0, false, 'a time in epoch milliseconds'],
+    follow: [(v) => typeof v === 'boolean', false, 'true or false'],
+  },
+  'reload-logs': {},
+  flush: { target: [optStr, false, 'an app name or "all"'] },
 });
 
 /**

@@ -134,5 +134,9 @@ export function connectWebSocket(where) {
     setTimeout(() => sock.destroy(), 200).unref();
   };
   ee.destroy = () => sock.destroy();
+  // Flow control for event streams (super logs -f): a paused client stops reading, so the
+  // daemon sees its own send buffer fill up and skips instead of queueing.
+  ee.pause = () => sock.pause();
+  ee.resume = () => sock.resume();
   return ee;
 }

@@ -1,7 +1,6 @@
 // An app: its resolved config, its slots, and the log files its workers write to.
-import fs from 'node:fs';
-import path from 'node:path';
 import { Slot } from './slot.js';
+import { AppLogs } from '../logs/app-logs.js';
 import { appStatus, isRunning, WORKER_STATES as S } from './states.js';
 
 export class App {
@@ -16,7 +15,7 @@ export class App {
     this.ctx = ctx;
     this.clientEnv = clientEnv ?? {};
     this.slots = [];
-    this.stdio = null;
+    this.logs = new AppLogs({ app: this, log: ctx.log, home: ctx.home });
     this.busy = null; // name of the operation in progress, if any
     this.source = null; // {file, env}: where the config came from, re-read by reload
     this.lastReload = null; // outcome of the last reload, shown by ls/describe
@@ -35,33 +34,27 @@ export class App {
       ...this.ctx.workerEnvExtra?.(c),
       SUPER_APP_NAME: c.name,
       SUPER_SLOT: String(i),
+      ...this.logs.agentEnv(i),
     };
   }
 
-  logPaths() {
-    const dir = path.join(this.ctx.home, 'logs');
-    return {
-      out: this.config.out_file ?? path.join(dir, `${this.name}-out.log`),
-      err: this.config.error_file ?? path.join(dir, `${this.name}-err.log`),
-    };
+  /** Log files of slot i (lib/logs): {out, err}. */
+  logPaths(slot = 0) {
+    return this.logs.paths(slot);
   }
 
-  /** Workers write to their log files directly (no copy through the daemon). */
-  async openLogs() {
-    if (this.stdio) return;
-    const p = this.logPaths();
-    await Promise.all([fs.promises.mkdir(path.dirname(p.out), { recursive: true }), fs.promises.mkdir(path.dirname(p.err), { recursive: true })]);
-    const open = (file) => new Promise((res, rej) => fs.open(file, 'a', 0o640, (e, fd) => (e ? rej(e) : res(fd))));
-    const out = await open(p.out);
-    const err = p.err === p.out ? out : await open(p.err);
-    this.stdio = { out, err, paths: p };
+  /** Workers write to their log files directly (no copy through the daemon): lib/logs/app-logs.js. */
+  openLogs() {
+    return this.logs.open();
   }
 
   closeLogs() {
-    if (!this.stdio) return;
-    fs.close(this.stdio.out, () => {});
-    if (this.stdio.err !== this.stdio.out) fs.close(this.stdio.err, () => {});
-    this.stdio = null;
+    this.logs.close();
+  }
+
+  /** stdout/stderr descriptors for the worker of slot i. */
+  stdioFor(i) {
+    return this.logs.stdioFor(i);
   }
 
   #newSlot(i) {

@@ -8,10 +8,10 @@
 // Shutdown: SIGTERM/SIGINT/`super kill` -> every worker retired gracefully (drain, kill_signal,
 //           SIGKILL after kill_timeout) -> socket and pid file removed -> exit 0.
 // SIGHUP:   rolling reload of every app.
+// SIGUSR2:  reopen every log file at its path (after an external logrotate).
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pino from 'pino';
 import { superHome, socketPath, pidPath, daemonLogPath } from '../home.js';
 import { prepareHome } from './home-dir.js';
 import { acquirePidFile, releasePidFile } from './pid-file.js';
@@ -23,6 +23,7 @@ import { reapAllNow } from './process-group.js';
 import { SuperError } from '../errors.js';
 import { sdNotify } from './systemd-notify.js';
 import { WatchManager } from './watcher.js';
+import { createDaemonLog } from '../logs/daemon-log.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const agentPath = path.join(here, '..', 'worker', 'agent.cjs');
@@ -49,7 +50,7 @@ export async function startDaemon({ resurrect = false, afterStop } = {}) {
     process.stderr.write(`superd: ${err.code ?? 'E_INTERNAL'}: ${err.message}\n`);
     process.exit(err.code === 'E_DAEMON_RUNNING' ? EXIT_ALREADY_RUNNING : 1);
   }
-  log = pino({ base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime }, pino.destination({ dest: daemonLogPath(home), sync: false, mkdir: true }));
+  log = createDaemonLog(daemonLogPath(home)).log;
 
   let server = null;
   let watcher = null;
@@ -107,6 +108,10 @@ export async function startDaemon({ resurrect = false, afterStop } = {}) {
 
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+  // SIGUSR2: reopen every log file at its path (after an external logrotate), as `super reload-logs`.
+  process.on('SIGUSR2', () => {
+    makeHandlers({ supervisor, version, shutdown })['reload-logs']().catch((err) => log.warn({ err: err.message }, 'reopening log files failed'));
+  });
   // SIGHUP (systemd's ExecReload, `kill -HUP`): rolling reload of every app, as `super reload all`.
   process.on('SIGHUP', () => {
     log.info('SIGHUP: reloading all apps');

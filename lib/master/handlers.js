@@ -1,6 +1,8 @@
 // Control ops -> supervisor calls. Arguments were already checked by protocol.parseRequest.
 import { PROTOCOL } from '../ipc/protocol.js';
 import { SuperError } from '../errors.js';
+import { makeLogHandlers } from '../logs/ops.js';
+import { daemonStats } from './loop-stats.js';
 
 /**
  * @param {{supervisor: import('./supervisor.js').Supervisor, version: string, shutdown: (reason: string) => void,
@@ -40,6 +42,7 @@ export function makeHandlers({ supervisor, version, shutdown, stopping = () => f
     },
     unsubscribe: (a, conn) => {
       conn.topics.clear();
+      conn.logFollower?.stop();
       return {};
     },
     save: async (a) => {
@@ -52,5 +55,7 @@ export function makeHandlers({ supervisor, version, shutdown, stopping = () => f
       const { resurrectApps } = await import('./saved-state.js');
       return resurrectApps(supervisor);
     },
+    stats: (a) => daemonStats(a),
+    ...makeLogHandlers(supervisor),
   };
 }

@@ -48,7 +48,8 @@ export class Slot extends EventEmitter {
     const env = { ...this.app.workerEnv(this.index, config), ...extraEnv };
     // Slot i's CPUs are recomputed from its index at every fork (restarts and reloads keep them).
     const { taskset, ...affinity } = workerAffinity(config, this.index, this.ctx.affinity);
-    const proc = new WorkerProcess({ app: config, env, stdio: this.app.stdio, agentPath: this.ctx.agentPath, cpus: taskset });
+    const proc = new WorkerProcess({ app: config, env, stdio: this.app.stdioFor(this.index), agentPath: this.ctx.agentPath, cpus: taskset });
+    this.app.logs.attach(proc);
     proc.affinity = affinity;
     proc.on('process-error', (err) => this.ctx.log.warn({ app: this.app.name, slot: this.index, pid: proc.pid, err: err.message }, 'worker process error'));
     return proc;

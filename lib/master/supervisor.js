@@ -7,6 +7,7 @@ import { SuperError } from '../errors.js';
 import { changedKeys } from './config-diff.js';
 import { maskConfig } from './mask-secrets.js';
 import { tailFile } from './tail-file.js';
+import { prepareLogs } from '../logs/prepare.js';
 
 // Node's own IPC plumbing: a `super start` run from inside a worker must not pass these on,
 // or a fork-mode child would take itself for a cluster worker. Filtered once, on receipt.
@@ -61,6 +62,8 @@ export class Supervisor {
    */
   async startConfigs(entries, daemon, source = 'the saved dump') {
     const settings = typeof daemon === 'string' ? { scheduling: daemon, scheduling_set: true, cpu_affinity: null } : daemon;
+    // Refused (E_LOG_PATH) before anything changes when a log file cannot be written.
+    await prepareLogs(entries.map((e) => e.config), settings.logs, this.home);
     // Refused (E_SCHEDULING_FIXED) before anything changes; the daemon pins itself before any fork.
     await this.daemonPolicy.apply(settings, source);
     const result = { started: [], running: [], changed: [], warnings: [], failed: [] };
@@ -103,7 +106,7 @@ export class Supervisor {
   async #collectOutcomes(app, outcomes, result) {
     for (const o of outcomes) {
       if (o.failed) {
-        const tail = await tailFile(app.stdio?.paths.err, 1200);
+        const tail = await tailFile(app.logPaths(o.slot).err, 1200);
         result.failed.push({ app: app.name, slot: o.slot, reason: o.failed, stderr: tail });
       } else if (!o.ready) {
         result.warnings.push(`${app.name}#${o.slot} did not become ready within listen_timeout (${app.config.listen_timeout} ms, ready_on: ${app.config.ready_on}); it is kept running. Apps that never listen need ready_on: spawn.`);
@@ -176,7 +179,7 @@ export class Supervisor {
       this.log.info({ app: app.name, changed, keepConfig }, `${app.name}: reload begins`);
       const outcome = await this.#withBusy(app, 'reload', () => app.reload(config, progress));
       outcome.changed = changed;
-      if (outcome.failed) outcome.failed.stderr = await tailFile(app.stdio?.paths.err, 1200);
+      if (outcome.failed) outcome.failed.stderr = await tailFile(app.logPaths(outcome.failed.slot ?? 0).err, 1200);
       progress({ ...outcome, step: 'done' });
       results.push(outcome);
     }

@@ -4,6 +4,8 @@
 // Kept tiny: it must cost the app nothing it can measure.
 const AGENT = Symbol.for('superd.agent');
 
+require('./log-format.cjs');
+
 if (!globalThis[AGENT]) {
   const drain = require('./drain.cjs');
   const send = (m) => {

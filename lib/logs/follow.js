@@ -1,0 +1,138 @@
+// `super logs -f` on the daemon side: one follower per control connection, with its own
+// cursor per file. Every TICK_MS it reads what was appended, in chunks (never per line),
+// cuts each chunk at its last newline and sends it as one event:
+//   {"event":"log","data":{"app","slot","stream","text"}}        text = whole lines
+//   {"event":"log","data":{"app","slot","stream","skipped": N}}  N lines were not sent
+// Backpressure: while the connection has more than HIGH_WATER bytes queued (the client
+// reads slower than the app writes), chunks are counted instead of sent, and the client is
+// told how many lines it skipped. Memory is bounded by HIGH_WATER + one chunk per file.
+// Like `tail -F`, a cursor drains a rotated file to its end, then moves to the new file.
+import fsp from 'node:fs/promises';
+
+const TICK_MS = 100;
+const CHUNK = 256 * 1024;
+const BUDGET = 4 * 1024 * 1024; // per file and tick
+export const HIGH_WATER = 1024 * 1024;
+
+function countLines(buf) {
+  let n = 0;
+  for (let i = buf.indexOf(10); i !== -1; i = buf.indexOf(10, i + 1)) n++;
+  return n;
+}
+
+export class LogFollower {
+  /**
+   * @param {object} o
+   * @param {import('ws').WebSocket} o.ws
+   * @param {() => Array<{app: string, slot: number|null, stream: string, path: string}>} o.files  the files to follow now
+   */
+  constructor({ ws, files }) {
+    this.ws = ws;
+    this.files = files;
+    this.cursors = new Map();
+    this.timer = null;
+    this.busy = false;
+    this.stopped = false;
+    ws.once('close', () => this.stop());
+  }
+
+  /** Opens a cursor at the end of each file; returns path -> offset (where the tail ends). */
+  async start() {
+    const ends = new Map();
+    await Promise.all(this.files().map(async (f) => {
+      const c = await this.#open(f, true);
+      if (c) ends.set(f.path, c.pos);
+    }));
+    return ends;
+  }
+
+  run() {
+    if (this.stopped || this.timer) return;
+    this.timer = setInterval(() => this.#tick(), TICK_MS);
+  }
+
+  stop() {
+    this.stopped = true;
+    clearInterval(this.timer);
+    for (const c of this.cursors.values()) c.fh.close().catch(() => {});
+    this.cursors.clear();
+  }
+
+  async #open(f, atEnd) {
+    try {
+      const fh = await fsp.open(f.path, 'r');
+      const st = await fh.stat();
+      if (this.stopped) {
+        await fh.close();
+        return null;
+      }
+      const c = { ...f, fh, ino: st.ino, pos: atEnd ? st.size : 0, skipped: 0 };
+      this.cursors.get(f.path)?.fh.close().catch(() => {});
+      this.cursors.set(f.path, c);
+      return c;
+    } catch {
+      return null; // not created yet: picked up at a later tick
+    }
+  }
+
+  async #tick() {
+    if (this.busy || this.stopped) return;
+    this.busy = true;
+    try {
+      for (const f of this.files()) {
+        // A file that appears after the follow began (a new slot) is read from its start.
+        const c = this.cursors.get(f.path) ?? (await this.#open(f, false));
+        if (c && !this.stopped) await this.#pump(c);
+      }
+    } catch {
+      // a file vanished mid-read: the next tick reopens it
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  async #pump(c) {
+    let budget = BUDGET;
+    let switched = false;
+    while (budget > 0 && !this.stopped) {
+      const { size } = await c.fh.stat();
+      if (size < c.pos) c.pos = 0; // truncated (super flush)
+      if (size > c.pos) {
+        const len = Math.min(CHUNK, size - c.pos, budget);
+        const buf = Buffer.allocUnsafe(len);
+        const { bytesRead } = await c.fh.read(buf, 0, len, c.pos);
+        const last = buf.lastIndexOf(10, bytesRead - 1);
+        // no newline: wait for the rest of the line, unless it is longer than a chunk
+        const take = last === -1 ? (bytesRead === CHUNK ? bytesRead : 0) : last + 1;
+        if (take === 0) return;
+        c.pos += take;
+        budget -= take;
+        this.#deliver(c, buf.subarray(0, take));
+        continue;
+      }
+      if (switched) return;
+      // At the end: has the path moved on to a new file (rotation, external logrotate)?
+      const st = await fsp.stat(c.path).catch(() => null);
+      if (!st || st.ino === c.ino) return;
+      const next = await this.#open(c, false);
+      if (!next) return;
+      c = next;
+      switched = true;
+    }
+  }
+
+  #deliver(c, buf) {
+    const ws = this.ws;
+    if (ws.readyState !== ws.OPEN) return;
+    if (ws.bufferedAmount > HIGH_WATER) {
+      c.skipped += countLines(buf);
+      return;
+    }
+    const who = { app: c.app, slot: c.slot, stream: c.stream };
+    if (c.skipped) {
+      ws.send(JSON.stringify({ event: 'log', data: { ...who, skipped: c.skipped } }));
+      c.skipped = 0;
+    }
+    ws.send(JSON.stringify({ event: 'log', data: { ...who, text: buf.toString('utf8') } }));
+  }
+}

@@ -1,0 +1,34 @@
+// The daemon's own health, for the `stats` op: CPU, memory and event-loop delay. The
+// daemon is the cluster primary on the path of every connection, so its event-loop delay
+// is the number that says whether something (log floods included) is stalling it.
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+
+const histogram = monitorEventLoopDelay({ resolution: 10 });
+histogram.enable();
+let since = Date.now();
+
+const ms = (ns) => Math.round(ns / 1e4) / 100;
+
+/** Current figures; `reset` starts a new event-loop delay window after reading. */
+export function daemonStats({ reset = false } = {}) {
+  const cpu = process.cpuUsage();
+  const mem = process.memoryUsage();
+  const out = {
+    pid: process.pid,
+    cpu_user_ms: Math.round(cpu.user / 1000),
+    cpu_system_ms: Math.round(cpu.system / 1000),
+    rss: mem.rss,
+    heap_used: mem.heapUsed,
+    event_loop_delay_ms: {
+      window_ms: Date.now() - since,
+      p50: ms(histogram.percentile(50)),
+      p99: ms(histogram.percentile(99)),
+      max: ms(histogram.max),
+    },
+  };
+  if (reset) {
+    histogram.reset();
+    since = Date.now();
+  }
+  return out;
+}

@@ -1,0 +1,139 @@
+'use strict';
+// Worker side of superd's logs (required by agent.cjs). The daemon opened this worker's log
+// files and gave them to it as fd 1 and 2; SUPER_LOG says where they are and how to format:
+//   {"out": path, "err": path, "type": "raw"|"json", "date": format|"ISO"|null, "app", "slot"}
+//
+// process.stdout/stderr.write are replaced by a writer that
+//  - writes each call with one write() to an O_APPEND file: lines of several workers sharing
+//    a file never interleave, and nothing passes through the daemon;
+//  - formats (log_date_format / time prefix, log_type: json) here, in the worker, so the
+//    daemon does no per-line work;
+//  - on {cmd:'super:reopen-logs'} (rotation, `super reload-logs`) opens the paths again and
+//    writes there from its next line, then acks {cmd:'super:logs-reopened'};
+//  - on a write error (ENOSPC, EIO) drops the line, tells the daemon once
+//    ({cmd:'super:log-error'}), keeps the app running and tries again on the next line.
+//
+// fd 1 and 2 themselves are left alone (Node cannot dup2): output written to them below
+// process.stdout (native addons, child processes that inherit stdio, loggers that write to
+// fd 1 directly such as pino's default destination) keeps going to the file open when the
+// worker started, which after a rotation is the rotated file: kept, never lost, until the
+// worker restarts.
+const fs = require('node:fs');
+const { StringDecoder } = require('node:string_decoder');
+
+const raw = process.env.SUPER_LOG;
+if (raw) {
+  // Not passed on to the app's own children: they get fd 1/2, not our files.
+  delete process.env.SUPER_LOG;
+  try {
+    install(JSON.parse(raw));
+  } catch (err) {
+    process.emitWarning(`superd: log formatting disabled: ${err.message}`);
+  }
+}
+
+function install(cfg) {
+  const stamp = cfg.date === 'ISO' ? (ms) => new Date(ms).toISOString() : cfg.date ? require('../logs/date-format.cjs').compileFormat(cfg.date) : null;
+  const json = cfg.type === 'json';
+  const formatting = json || stamp !== null;
+  const targets = { out: { fd: 1, path: cfg.out }, err: { fd: 2, path: cfg.err } };
+
+  const tell = (msg) => {
+    if (typeof process.send === 'function' && process.connected) process.send(msg, () => {});
+  };
+
+  function writeAll(target, stream, buf) {
+    try {
+      let off = 0;
+      while (off < buf.length) off += fs.writeSync(target.fd, buf, off, buf.length - off);
+      if (target.failed) {
+        tell({ cmd: 'super:log-resumed', stream, code: target.failed, slot: cfg.slot, dropped: target.dropped });
+        target.failed = null;
+      }
+    } catch (err) {
+      if (err.code === 'EAGAIN') return writeAll(target, stream, buf); // only if fd 1 was made non-blocking
+      target.dropped = (target.failed ? target.dropped : 0) + 1;
+      if (!target.failed) {
+        target.failed = err.code ?? 'EIO';
+        tell({ cmd: 'super:log-error', stream, code: target.failed, slot: cfg.slot });
+      }
+    }
+    return undefined;
+  }
+
+  const line = (stream, text, ms) => {
+    if (!json) return `${stamp(ms)}: ${text}`;
+    return JSON.stringify({ ts: stamp ? stamp(ms) : new Date(ms).toISOString(), app: cfg.app, slot: cfg.slot, pid: process.pid, stream, msg: text });
+  };
+
+  for (const [stream, proc] of [['out', process.stdout], ['err', process.stderr]]) {
+    const target = targets[stream];
+    const decoder = new StringDecoder('utf8');
+    let partial = '';
+    let partialTimer = null;
+    // A line without its newline yet is held (not split in two), and written on its own
+    // after a moment or at exit.
+    const flushPartial = () => {
+      clearTimeout(partialTimer);
+      partialTimer = null;
+      if (partial) {
+        const text = partial;
+        partial = '';
+        writeAll(target, stream, Buffer.from(`${line(stream, text, Date.now())}\n`));
+      }
+    };
+    target.flush = flushPartial;
+
+    proc.write = function write(chunk, encoding, cb) {
+      if (typeof encoding === 'function') {
+        cb = encoding;
+        encoding = undefined;
+      }
+      if (!formatting) {
+        writeAll(target, stream, typeof chunk === 'string' ? Buffer.from(chunk, encoding) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+      } else {
+        const text = partial + (typeof chunk === 'string' ? chunk : decoder.write(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)));
+        const lines = text.split('\n');
+        partial = lines.pop();
+        if (lines.length) {
+          const ms = Date.now();
+          writeAll(target, stream, Buffer.from(`${lines.map((l) => line(stream, l, ms)).join('\n')}\n`));
+        }
+        if (partial && !partialTimer) {
+          partialTimer = setTimeout(flushPartial, 500);
+          partialTimer.unref();
+        }
+      }
+      if (typeof cb === 'function') process.nextTick(cb);
+      return true;
+    };
+  }
+  process.on('exit', () => {
+    targets.out.flush();
+    targets.err.flush();
+  });
+
+  function reopen() {
+    for (const target of Object.values(targets)) {
+      try {
+        const fd = fs.openSync(target.path, 'a', 0o640);
+        if (target.fd > 2) fs.closeSync(target.fd);
+        target.fd = fd;
+      } catch (err) {
+        tell({ cmd: 'super:log-error', stream: target === targets.out ? 'out' : 'err', code: err.code ?? 'EIO', slot: cfg.slot });
+      }
+    }
+    tell({ cmd: 'super:logs-reopened' });
+  }
+
+  // Watching 'message' through emit, not with a listener: a 'message' listener would keep
+  // a fork-mode child alive that would otherwise exit, and change what the app sees.
+  const emit = process.emit;
+  process.emit = function superdEmit(event, msg) {
+    if (event === 'message' && msg !== null && typeof msg === 'object' && msg.cmd === 'super:reopen-logs') {
+      reopen();
+      return true;
+    }
+    return emit.apply(this, arguments);
+  };
+}

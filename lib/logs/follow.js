@@ -92,6 +92,7 @@ export class LogFollower {
   }
 
   async #pump(c) {
+    if (c.skipped && this.ws.bufferedAmount <= HIGH_WATER) this.#send(c, { skipped: c.skipped });
     let budget = BUDGET;
     let switched = false;
     while (budget > 0 && !this.stopped) {
@@ -128,11 +129,12 @@ export class LogFollower {
       c.skipped += countLines(buf);
       return;
     }
-    const who = { app: c.app, slot: c.slot, stream: c.stream };
-    if (c.skipped) {
-      ws.send(JSON.stringify({ event: 'log', data: { ...who, skipped: c.skipped } }));
-      c.skipped = 0;
-    }
-    ws.send(JSON.stringify({ event: 'log', data: { ...who, text: buf.toString('utf8') } }));
+    if (c.skipped) this.#send(c, { skipped: c.skipped });
+    this.#send(c, { text: buf.toString('utf8') });
+  }
+
+  #send(c, what) {
+    if (what.skipped) c.skipped = 0;
+    if (this.ws.readyState === this.ws.OPEN) this.ws.send(JSON.stringify({ event: 'log', data: { app: c.app, slot: c.slot, stream: c.stream, ...what } }));
   }
 }

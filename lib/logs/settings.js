@@ -17,8 +17,8 @@ export function resolveLogSettings(app, defaults, home) {
   return {
     disabled: app.disable_logs,
     dir,
-    // The default directory is ours to create; a directory the user named must exist.
-    createDir: !app.out_file && !app.error_file && !d.dir,
+    // The default directory ($SUPER_HOME/logs) is ours to create; one the user named must exist.
+    createDir: !d.dir,
     out: app.out_file ?? path.join(dir, `${app.name}-out.log`),
     err: app.error_file ?? path.join(dir, `${app.name}-err.log`),
     perSlot: app.merge_logs === false,

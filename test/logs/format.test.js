@@ -1,0 +1,87 @@
+// Issue 3: log_type json and log_date_format / time lines parse; --since reads them back.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { sandbox } from '../helpers/harness.js';
+import { compileParser } from '../../lib/logs/date-format.cjs';
+
+test('log_type json: one object per line {ts, app, slot, pid, stream, msg}', async (t) => {
+  const box = await sandbox(t);
+  box.fixture('log-writer.js');
+  const eco = box.write('eco.yml', `
+apps:
+  - name: js
+    script: log-writer.js
+    instances: 2
+    ready_on: ready
+    log_type: json
+    env: { LINES: 50, ERR_EVERY: 10 }
+`);
+  const before = Date.now();
+  assert.equal((await box.cli(['start', eco])).code, 0);
+  const ls = JSON.parse((await box.cli(['ls', '--json'])).stdout);
+  const pids = ls.apps[0].workers.map((w) => w.pid);
+  for (const stream of ['out', 'err']) {
+    const lines = fs.readFileSync(path.join(box.home, 'logs', `js-${stream}.log`), 'utf8').trimEnd().split('\n');
+    assert.equal(lines.length, stream === 'out' ? 90 : 10);
+    for (const l of lines) {
+      const o = JSON.parse(l);
+      assert.deepEqual(Object.keys(o), ['ts', 'app', 'slot', 'pid', 'stream', 'msg']);
+      assert.equal(o.app, 'js');
+      assert.equal(o.stream, stream);
+      assert.equal(o.pid, pids[o.slot]);
+      assert.match(o.msg, new RegExp(`^L w${o.slot} \\d{7} x+$`));
+      const ts = Date.parse(o.ts);
+      assert.ok(ts >= before - 1000 && ts <= Date.now(), o.ts);
+    }
+  }
+  // super logs shows the slot each json line carries
+  const r = await box.cli(['logs', 'js', '--lines', '50', '--out']);
+  assert.ok(r.stdout.trimEnd().split('\n').every((l) => /^js#[01] \| \d{4}-\d\d-\d\dT\S+Z L w[01] /.test(l)), r.stdout.slice(0, 300));
+});
+
+test('log_date_format prefixes every line (and wins over time); time: true is ISO; --since reads them', async (t) => {
+  const box = await sandbox(t);
+  box.fixture('log-writer.js');
+  const eco = box.write('eco.yml', `
+apps:
+  - name: fmt
+    script: log-writer.js
+    ready_on: ready
+    log_date_format: "YYYY-MM-DD HH:mm:ss.SSS ZZ"
+    time: true
+    env: { LINES: 20 }
+  - name: iso
+    script: log-writer.js
+    ready_on: ready
+    time: true
+    env: { LINES: 20 }
+  - name: plain
+    script: log-writer.js
+    ready_on: ready
+    env: { LINES: 20 }
+`);
+  const before = Date.now();
+  assert.equal((await box.cli(['start', eco])).code, 0);
+  const read = (name) => fs.readFileSync(path.join(box.home, 'logs', `${name}-out.log`), 'utf8').trimEnd().split('\n');
+  const parse = compileParser('YYYY-MM-DD HH:mm:ss.SSS ZZ');
+  for (const l of read('fmt')) {
+    assert.match(l, /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} [+-]\d{4}: L w0 \d{7} x+$/);
+    const ms = parse(l);
+    assert.ok(ms >= before - 1000 && ms <= Date.now(), l);
+  }
+  for (const l of read('iso')) {
+    assert.match(l, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z: L w0 \d{7} x+$/);
+    assert.ok(Date.parse(l.slice(0, 24)) >= before - 1000);
+  }
+
+  const recent = await box.cli(['logs', 'fmt', '--since', '10m', '--out']);
+  assert.equal(recent.code, 0, recent.stderr);
+  assert.equal(recent.stdout.trimEnd().split('\n').length, 20, 'all 20 lines are from the last 10 minutes');
+  const future = await box.cli(['logs', 'iso', '--since', new Date(Date.now() + 60000).toISOString()]);
+  assert.equal(future.stdout, '');
+  const undated = await box.cli(['logs', 'plain', '--since', '10m']);
+  assert.equal(undated.code, 2);
+  assert.match(undated.stderr, /^super: E_USAGE: --since needs dated log lines, and plain writes none/);
+});

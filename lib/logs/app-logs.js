@@ -198,14 +198,20 @@ export class AppLogs {
 
   /** Reopens every file from its path (after an external logrotate) and tells the workers. */
   async reopen() {
-    const old = [...this.files];
-    for (const [file, entry] of old) {
-      const fh = await fsp.open(file, 'a', 0o640);
-      this.files.set(file, { fd: fh.fd, fh, slot: entry.slot });
-      entry.fh.close().catch(() => {});
+    const reopened = [];
+    for (const [file, entry] of [...this.files]) {
+      try {
+        const fh = await fsp.open(file, 'a', 0o640);
+        this.files.set(file, { fd: fh.fd, fh, slot: entry.slot });
+        entry.fh.close().catch(() => {});
+        reopened.push(file);
+      } catch (err) {
+        // keep writing where we were rather than nowhere
+        this.log.warn({ app: this.app.name, file, err: err.message }, 'cannot reopen log file; still writing to the old one');
+      }
     }
     await this.reopenWorkers(null);
-    return old.map(([file]) => file);
+    return reopened;
   }
 
   /**

@@ -30,6 +30,15 @@ function timeReader(s) {
   return null;
 }
 
+/** Reopens every app log file and daemon.log at their paths (`reload-logs`, SIGUSR2). */
+export async function reloadAllLogs(supervisor) {
+  const apps = [...supervisor.apps.values()];
+  const files = (await Promise.all(apps.map((app) => app.logs.reopen()))).flat();
+  reopenDaemonLog();
+  supervisor.log.info({ files: files.length }, 'log files reopened');
+  return { apps: apps.map((a) => a.name), files };
+}
+
 /** @param {import('../master/supervisor.js').Supervisor} supervisor */
 export function makeLogHandlers(supervisor) {
   const filesOf = (target, stream) => supervisor.targets(target).flatMap((app) => appFiles(app.logs.settings, app.slots.map((s) => s.index))
@@ -76,13 +85,7 @@ export function makeLogHandlers(supervisor) {
       return { files: files.map((f, i) => ({ ...f, lines: tails[i] })), following: Boolean(a.follow) };
     },
 
-    async 'reload-logs'() {
-      const apps = [...supervisor.apps.values()];
-      const files = (await Promise.all(apps.map((app) => app.logs.reopen()))).flat();
-      reopenDaemonLog();
-      supervisor.log.info({ files: files.length }, 'log files reopened');
-      return { apps: apps.map((a) => a.name), files };
-    },
+    'reload-logs': () => reloadAllLogs(supervisor),
 
     async flush(a) {
       const apps = supervisor.targets(a.target ?? 'all');

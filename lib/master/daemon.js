@@ -24,6 +24,7 @@ import { SuperError } from '../errors.js';
 import { sdNotify } from './systemd-notify.js';
 import { WatchManager } from './watcher.js';
 import { createDaemonLog } from '../logs/daemon-log.js';
+import { reloadAllLogs } from '../logs/ops.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const agentPath = path.join(here, '..', 'worker', 'agent.cjs');
@@ -110,7 +111,7 @@ export async function startDaemon({ resurrect = false, afterStop } = {}) {
   process.on('SIGINT', () => shutdown('SIGINT'));
   // SIGUSR2: reopen every log file at its path (after an external logrotate), as `super reload-logs`.
   process.on('SIGUSR2', () => {
-    makeHandlers({ supervisor, version, shutdown })['reload-logs']().catch((err) => log.warn({ err: err.message }, 'reopening log files failed'));
+    reloadAllLogs(supervisor).catch((err) => log.warn({ err: err.message }, 'reopening log files failed'));
   });
   // SIGHUP (systemd's ExecReload, `kill -HUP`): rolling reload of every app, as `super reload all`.
   process.on('SIGHUP', () => {

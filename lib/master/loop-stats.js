@@ -3,11 +3,14 @@
 // is the number that says whether something (log floods included) is stalling it.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 
-const histogram = monitorEventLoopDelay({ resolution: 10 });
+const RESOLUTION_MS = 10;
+const histogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
 histogram.enable();
 let since = Date.now();
 
-const ms = (ns) => Math.round(ns / 1e4) / 100;
+// The histogram records the time between timer ticks, resolution included: the delay is
+// what exceeds the resolution.
+const ms = (ns) => Math.max(0, Math.round((ns / 1e6 - RESOLUTION_MS) * 100) / 100);
 
 /** Current figures; `reset` starts a new event-loop delay window after reading. */
 export function daemonStats({ reset = false } = {}) {

@@ -32,7 +32,7 @@
 //                                                       worker's sparkline points (metrics.history)
 //   describe    {app}                                -> {app: AppStatus & {config, scheduling, daemon_cpus}}
 //   kill        {}                                   -> {stopping: true}    the daemon exits after replying
-//   subscribe   {topics: ["worker", "metrics"]}      -> {topics}            events of those topics follow
+//   subscribe   {topics: ["worker", "metrics", "log"]} -> {topics}          events of those topics follow
 //   unsubscribe {}                                   -> {}
 //   save        {force?}                             -> {file, apps: [name], skipped: [name], replaced}
 //               writes $SUPER_HOME/dump.json; refuses (E_DUMP) to replace a dump that has
@@ -59,14 +59,14 @@
 // Events (topic "watch"): {app, state: "ready", count} once a watched tree is scanned;
 // {app, state: "reload", files, count} when a burst of changes starts a reload;
 // {app, state: "reloaded", failed}; {app, state: "error", error}.
-// Events "log" (after logs {follow: true}): {app, slot, stream, text} with text = whole lines,
+// Events "log" (after logs {follow: true}, or subscribe to "log" for every app): {app, slot, stream, text} with text = whole lines,
 // or {app, slot, stream, skipped: N} when N lines were not sent because the client read too
 // slowly (the daemon never queues more than about 1 MiB per connection). slot is null for a
 // file all slots share.
 
 export const PROTOCOL = 1;
 export const MAX_FRAME = 1024 * 1024;
-export const TOPICS = Object.freeze(['worker', 'reload', 'metrics', 'watch']);
+export const TOPICS = Object.freeze(['worker', 'reload', 'metrics', 'watch', 'log']);
 
 const str = (v) => typeof v === 'string' && v.length > 0 && v.length <= 4096;
 const optStr = (v) => v === undefined || str(v);

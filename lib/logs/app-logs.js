@@ -7,7 +7,7 @@
 // CHECK_MS or sooner while it grows fast, off the event loop):
 //
 //   daemon: rename chain (file -> file.1)  -> open new file (new workers get it)
-//        -> {cmd:'super:reopen-logs'} to each live worker writing there
+//        -> {cmd:'NODE_SUPER', act:'reopen-logs'} to each live worker writing there
 //   agent:  opens the path again, writes there from its next line, acks
 //        <- {cmd:'super:logs-reopened'}
 //   daemon: every writer acked -> gzip file.1 (logs.compress) / drop it (retain 0)
@@ -220,7 +220,8 @@ export class AppLogs {
    * they keep their descriptors (and so the rotated file) until they restart.
    */
   async reopenWorkers(slot) {
-    const procs = this.app.slots.filter((s) => slot === null || s.index === slot).map((s) => s.proc).filter((p) => p && !p.exited);
+    // A reload's replacement (slot.replacement) writes to the same files as the slot's worker.
+    const procs = this.app.slots.filter((s) => slot === null || s.index === slot).flatMap((s) => [s.proc, s.replacement]).filter((p) => p && !p.exited);
     const results = await Promise.all(procs.map((p) => askReopen(p)));
     const missing = results.filter((r) => r !== true);
     return missing.length ? { acked: false, reason: missing[0] } : { acked: true };
@@ -256,7 +257,7 @@ function askReopen(proc) {
     child.on('message', onMessage);
     proc.once('exit', onExit);
     try {
-      child.send({ cmd: 'super:reopen-logs' });
+      child.send({ cmd: 'NODE_SUPER', act: 'reopen-logs' });
     } catch {
       done(`pid ${proc.pid} could not be asked`);
     }

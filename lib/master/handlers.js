@@ -10,6 +10,7 @@ import { daemonStats } from './loop-stats.js';
  */
 export function makeHandlers({ supervisor, version, shutdown, stopping = () => false, watcher }) {
   const startedAt = Date.now();
+  const logs = makeLogHandlers(supervisor);
   return {
     ping: () => ({ pong: true, pid: process.pid, uptime_ms: Date.now() - startedAt }),
     version: () => ({ version, protocol: PROTOCOL, node: process.version }),
@@ -36,8 +37,10 @@ export function makeHandlers({ supervisor, version, shutdown, stopping = () => f
       setImmediate(() => shutdown('kill command'));
       return { stopping: true, pid: process.pid };
     },
-    subscribe: (a, conn) => {
+    subscribe: async (a, conn) => {
       for (const t of a.topics) conn.topics.add(t);
+      // "log": new lines of every app from now on (as `logs {follow: true}` without the tail)
+      if (a.topics.includes('log')) await logs.logs({ target: 'all', lines: 0, follow: true }, conn);
       return { topics: [...conn.topics] };
     },
     unsubscribe: (a, conn) => {
@@ -56,6 +59,6 @@ export function makeHandlers({ supervisor, version, shutdown, stopping = () => f
       return resurrectApps(supervisor);
     },
     stats: (a) => daemonStats(a),
-    ...makeLogHandlers(supervisor),
+    ...logs,
   };
 }

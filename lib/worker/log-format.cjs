@@ -8,7 +8,7 @@
 //    a file never interleave, and nothing passes through the daemon;
 //  - formats (log_date_format / time prefix, log_type: json) here, in the worker, so the
 //    daemon does no per-line work;
-//  - on {cmd:'super:reopen-logs'} (rotation, `super reload-logs`) opens the paths again and
+//  - on {cmd:'NODE_SUPER', act:'reopen-logs'} (rotation, `super reload-logs`) opens the paths again and
 //    writes there from its next line, then acks {cmd:'super:logs-reopened'};
 //  - on a write error (ENOSPC, EIO) drops the line, tells the daemon once
 //    ({cmd:'super:log-error'}), keeps the app running and tries again on the next line.
@@ -126,14 +126,10 @@ function install(cfg) {
     tell({ cmd: 'super:logs-reopened' });
   }
 
-  // Watching 'message' through emit, not with a listener: a 'message' listener would keep
-  // a fork-mode child alive that would otherwise exit, and change what the app sees.
-  const emit = process.emit;
-  process.emit = function superdEmit(event, msg) {
-    if (event === 'message' && msg !== null && typeof msg === 'object' && msg.cmd === 'super:reopen-logs') {
-      reopen();
-      return true;
-    }
-    return emit.apply(this, arguments);
-  };
+  // Daemon -> agent messages use a NODE_ cmd (as in agent.cjs): Node delivers them as
+  // 'internalMessage', which the app never sees and which does not keep the IPC channel
+  // (and so a fork-mode child) alive the way a 'message' listener would.
+  process.on('internalMessage', (m) => {
+    if (m !== null && typeof m === 'object' && m.cmd === 'NODE_SUPER' && m.act === 'reopen-logs') reopen();
+  });
 }

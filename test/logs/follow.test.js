@@ -81,3 +81,36 @@ apps:
   assert.equal(lines + skipped, total, `received ${lines} + skipped ${skipped}`);
   assert.ok(bytes < 21e6, 'the daemon did not send everything');
 });
+
+test('subscribe to "log": new lines of every app arrive as events (what super monit shows)', async (t) => {
+  const box = await sandbox(t);
+  const port = await freePort();
+  box.fixture('log-writer.js');
+  const eco = box.write('eco.yml', `
+apps:
+  - name: web
+    script: log-writer.js
+    merge_logs: false
+    env: { PORT: ${port} }
+`);
+  assert.equal((await box.cli(['start', eco])).code, 0);
+  const client = await box.client();
+  t.after(() => client.close());
+  const got = [];
+  let seen;
+  const all = new Promise((resolve) => {
+    seen = resolve;
+  });
+  client.onEvent((e) => {
+    if (e.event !== 'log') return;
+    got.push(e.data);
+    if (got.map((d) => d.text).join('').split('\n').length > 5) seen();
+  });
+  await client.request('subscribe', { topics: ['log'] });
+  await httpGet(port, '/write?n=3');
+  await httpGet(port, '/write?n=2&err=1');
+  await all;
+  assert.deepEqual([...new Set(got.map((d) => `${d.app}#${d.slot} ${d.stream}`))].sort(), ['web#0 err', 'web#0 out']);
+  const lines = got.flatMap((d) => d.text.split('\n').slice(0, -1));
+  assert.equal(lines.length, 5);
+});

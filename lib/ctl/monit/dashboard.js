@@ -94,6 +94,7 @@ export async function runDashboard({ home = superHome(), terminal = new Terminal
       const t = new Date().toTimeString().slice(0, 8);
       model.addLog(e.app, `${t} ${e.app}${e.slot === undefined ? '' : `#${e.slot}`} reload ${e.step}${e.pid ? ` pid ${e.pid}` : ''}${e.reason ? ` (${e.reason})` : ''}`);
     } else if (msg.event === 'log') {
+      if (msg.data.skipped) model.addLog(msg.data.app, `(${msg.data.skipped} lines skipped)`);
       addLines(model, msg.data.app, msg.data.slot, msg.data.stream, msg.data.text ?? msg.data.line ?? '');
     }
     redraw();

@@ -102,12 +102,16 @@ export class AppLogs {
     return entry.fd;
   }
 
-  /** Environment for the agent of slot i: where to reopen, how to format (lib/worker/log-format.cjs). */
-  agentEnv(slot) {
+  /**
+   * Environment for the agent of slot i: where to reopen (the files the app has open) and
+   * how to format (from `config`, which a reload's replacement brings; lib/worker/log-format.cjs).
+   */
+  agentEnv(slot, config = this.app.config) {
     const s = this.settings;
     if (s.disabled) return {};
+    const fmt = config.logs ?? s;
     const f = slotFiles(s, slot);
-    return { [AGENT_VAR]: JSON.stringify({ out: f.out, err: f.err, type: s.type, date: s.date, app: this.app.name, slot }) };
+    return { [AGENT_VAR]: JSON.stringify({ out: f.out, err: f.err, type: fmt.type, date: fmt.date, app: this.app.name, slot }) };
   }
 
   /** Listens to a newly started worker's reports (write errors, recoveries). */

@@ -34,7 +34,7 @@ export class App {
       ...this.ctx.workerEnvExtra?.(c),
       SUPER_APP_NAME: c.name,
       SUPER_SLOT: String(i),
-      ...this.logs.agentEnv(i),
+      ...this.logs.agentEnv(i, c),
     };
   }
 

@@ -194,7 +194,11 @@ export class Supervisor {
     for (const app of apps) {
       if (!app.source) continue; // not started from a file: reloads with its running config
       const key = `${app.source.file}\0${app.source.env ?? ''}`;
-      if (!files.has(key)) files.set(key, await loadEcosystem(app.source.file, { env: app.source.env, allowedCpus: this.daemonPolicy.allowed }));
+      if (!files.has(key)) {
+        const eco = await loadEcosystem(app.source.file, { env: app.source.env, allowedCpus: this.daemonPolicy.allowed });
+        await prepareLogs(eco.apps, eco.daemon.logs, this.home);
+        files.set(key, eco);
+      }
       const config = files.get(key).apps.find((c) => c.name === app.name);
       if (!config) {
         throw new SuperError('E_CONFIG', `${app.name} is no longer in ${app.source.file}; nothing was reloaded. Remove it with \`super delete ${app.name}\`, or reload the running config with --keep-config`);

@@ -3,7 +3,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { sandbox } from '../helpers/harness.js';
+import { sandbox, freePort, httpGet } from '../helpers/harness.js';
 import { compileParser } from '../../lib/logs/date-format.cjs';
 
 test('log_type json: one object per line {ts, app, slot, pid, stream, msg}', async (t) => {
@@ -84,4 +84,29 @@ apps:
   const undated = await box.cli(['logs', 'plain', '--since', '10m']);
   assert.equal(undated.code, 2);
   assert.match(undated.stderr, /^super: E_USAGE: --since needs dated log lines, and plain writes none/);
+});
+
+test('a rolling reload applies a changed log format to the replacement workers', async (t) => {
+  const box = await sandbox(t);
+  const port = await freePort();
+  box.fixture('log-writer.js');
+  const eco = (extra) => box.write('eco.yml', `
+apps:
+  - name: web
+    script: log-writer.js
+    probation: 0
+    env: { PORT: ${port}, TAG: ${extra ? 'NEW' : 'OLD'} }
+${extra}
+`);
+  eco('');
+  assert.equal((await box.cli(['start', path.join(box.dir, 'eco.yml')])).code, 0);
+  await httpGet(port, '/write?n=3');
+  eco('    log_type: json');
+  const r = await box.cli(['reload', 'web']);
+  assert.equal(r.code, 0, r.stderr);
+  await httpGet(port, '/write?n=3');
+  const lines = fs.readFileSync(path.join(box.home, 'logs', 'web-out.log'), 'utf8').trimEnd().split('\n');
+  assert.deepEqual(lines.slice(0, 3).map((l) => l.slice(0, 7)), ['OLD w0 ', 'OLD w0 ', 'OLD w0 ']);
+  const after = lines.slice(-3).map((l) => JSON.parse(l));
+  assert.deepEqual(after.map((o) => [o.app, o.slot, o.stream, o.msg.slice(0, 7)]), [['web', 0, 'out', 'NEW w0 '], ['web', 0, 'out', 'NEW w0 '], ['web', 0, 'out', 'NEW w0 ']]);
 });

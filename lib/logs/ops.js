@@ -75,13 +75,14 @@ export function makeLogHandlers(supervisor) {
       }
       const lines = a.lines ?? 20;
       const budget = Math.floor(REPLY_BYTES / Math.max(files.length, 1));
-      const tails = await Promise.all(files.map((f) => tailLines(f.path, {
-        lines: a.since !== undefined && a.lines === undefined ? 10000 : lines,
-        maxBytes: budget,
-        since: a.since,
-        timeOf: readers.get(f.app),
-        end: ends?.get(f.path),
-      })));
+      const tails = await Promise.all(files.map(async (f) => {
+        const opts = { lines: a.since !== undefined && a.lines === undefined ? 10000 : lines, maxBytes: budget, since: a.since, timeOf: readers.get(f.app) };
+        const current = await tailLines(f.path, { ...opts, end: ends?.get(f.path) });
+        // Just after a rotation the current file is short: the rest comes from file.1.
+        if (current.length >= opts.lines || (a.since !== undefined && current.length)) return current;
+        const before = await tailLines(`${f.path}.1`, { ...opts, lines: opts.lines - current.length });
+        return [...before, ...current];
+      }));
       return { files: files.map((f, i) => ({ ...f, lines: tails[i] })), following: Boolean(a.follow) };
     },
 

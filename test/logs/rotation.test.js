@@ -127,3 +127,23 @@ apps:
   await eventually(() => allLines(out).lines.length === 800, { what: 'the restarted child writing its 400 lines' });
   assert.ok(allLines(out).files.length > firstFiles, 'the restarted child wrote to a new file, which rotated in turn');
 });
+
+test('super logs --lines reaches back into the rotated file when the current one is short', async (t) => {
+  const box = await sandbox(t);
+  const port = await freePort();
+  box.fixture('log-writer.js');
+  const eco = box.write('eco.yml', `
+apps:
+  - name: web
+    script: log-writer.js
+    log_max_size: 10K
+    env: { PORT: ${port}, PAD: 1000 }
+`);
+  assert.equal((await box.cli(['start', eco])).code, 0);
+  const out = path.join(box.home, 'logs', 'web-out.log');
+  await httpGet(port, '/write?n=12');
+  await eventually(() => fs.existsSync(`${out}.1`) && fs.statSync(out).size === 0, { what: 'a rotation' });
+  await httpGet(port, '/write?n=2');
+  const r = await box.cli(['logs', 'web', '--out', '--lines', '5']);
+  assert.deepEqual(r.stdout.trimEnd().split('\n').map((l) => l.split(' ')[4]), ['0000009', '0000010', '0000011', '0000012', '0000013']);
+});

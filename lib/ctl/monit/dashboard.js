@@ -84,12 +84,11 @@ export async function runDashboard({ home = superHome(), terminal = new Terminal
     if (msg.closed) return quit(3, 'super: E_NO_DAEMON: the daemon closed the connection');
     if (msg.event === 'metrics') model.setSnapshot(msg.data);
     else if (msg.event === 'worker') {
+      // Worker events go in the pane with the log lines: a restart shows where it happened.
       const e = msg.data;
-      if (model.logSource !== 'log') {
-        const t = new Date().toTimeString().slice(0, 8);
-        model.addLog(e.app, `${t} ${e.app}#${e.slot} ${e.prev} -> ${e.state}${e.pid ? ` pid ${e.pid}` : ''}${e.reason ? ` (${e.reason})` : ''}${e.code != null ? ` code ${e.code}` : ''}${e.signal ? ` ${e.signal}` : ''}`);
-      }
-    } else if (msg.event === 'reload' && model.logSource !== 'log') {
+      const t = new Date().toTimeString().slice(0, 8);
+      model.addLog(e.app, `${t} ${e.app}#${e.slot} ${e.prev} -> ${e.state}${e.pid ? ` pid ${e.pid}` : ''}${e.reason ? ` (${e.reason})` : ''}${e.code != null ? ` code ${e.code}` : ''}${e.signal ? ` ${e.signal}` : ''}`);
+    } else if (msg.event === 'reload') {
       const e = msg.data;
       const t = new Date().toTimeString().slice(0, 8);
       model.addLog(e.app, `${t} ${e.app}${e.slot === undefined ? '' : `#${e.slot}`} reload ${e.step}${e.pid ? ` pid ${e.pid}` : ''}${e.reason ? ` (${e.reason})` : ''}`);

@@ -7,8 +7,9 @@
 // CHECK_MS or sooner while it grows fast, off the event loop):
 //
 //   daemon: rename chain (file -> file.1)  -> open new file (new workers get it)
-//        -> {cmd:'NODE_SUPER', act:'reopen-logs'} to each live worker writing there
-//   agent:  opens the path again, writes there from its next line, acks
+//        -> {cmd:'super:reopen-logs'} to each live cluster worker writing there
+//   agent:  opens the path again (a fork-mode agent notices the new file within a
+//           second by itself), writes there from its next line, acks
 //        <- {cmd:'super:logs-reopened'}
 //   daemon: every writer acked -> gzip file.1 (logs.compress) / drop it (retain 0)
 //
@@ -260,8 +261,10 @@ function askReopen(proc) {
     const timer = setTimeout(() => done(`pid ${proc.pid} did not reopen within ${REOPEN_TIMEOUT_MS} ms`), REOPEN_TIMEOUT_MS);
     child.on('message', onMessage);
     proc.once('exit', onExit);
+    // A fork-mode agent notices the new file by itself (lib/worker/log-format.cjs): only ack.
+    if (proc.kind !== 'cluster') return;
     try {
-      child.send({ cmd: 'NODE_SUPER', act: 'reopen-logs' });
+      child.send({ cmd: 'super:reopen-logs' });
     } catch {
       done(`pid ${proc.pid} could not be asked`);
     }

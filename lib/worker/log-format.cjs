@@ -8,8 +8,9 @@
 //    a file never interleave, and nothing passes through the daemon;
 //  - formats (log_date_format / time prefix, log_type: json) here, in the worker, so the
 //    daemon does no per-line work;
-//  - on {cmd:'NODE_SUPER', act:'reopen-logs'} (rotation, `super reload-logs`) opens the paths again and
-//    writes there from its next line, then acks {cmd:'super:logs-reopened'};
+//  - on {cmd:'super:reopen-logs'} (rotation, `super reload-logs`; cluster workers) or when
+//    it sees its path name another file (checked every second; fork-mode children) opens
+//    the paths again and writes there from its next line, then acks {cmd:'super:logs-reopened'};
 //  - on a write error (ENOSPC, EIO) drops the line, tells the daemon once
 //    ({cmd:'super:log-error'}), keeps the app running and tries again on the next line.
 //
@@ -126,10 +127,32 @@ function install(cfg) {
     tell({ cmd: 'super:logs-reopened' });
   }
 
-  // Daemon -> agent messages use a NODE_ cmd (as in agent.cjs): Node delivers them as
-  // 'internalMessage', which the app never sees and which does not keep the IPC channel
-  // (and so a fork-mode child) alive the way a 'message' listener would.
-  process.on('internalMessage', (m) => {
-    if (m !== null && typeof m === 'object' && m.cmd === 'NODE_SUPER' && m.act === 'reopen-logs') reopen();
-  });
+  if (require('node:cluster').isWorker) {
+    // Daemon -> agent: {cmd: 'super:reopen-logs'}. Seen through process.emit, so the app's
+    // own 'message' listeners never see it.
+    const emit = process.emit;
+    process.emit = function superdEmit(event, msg) {
+      if (event === 'message' && msg !== null && typeof msg === 'object' && msg.cmd === 'super:reopen-logs') {
+        reopen();
+        return true;
+      }
+      return emit.apply(this, arguments);
+    };
+  } else if (typeof process.send === 'function') {
+    // A fork-mode child gets no message: without a 'message' listener Node would queue them
+    // (for ever), and a listener would keep a script that is done from exiting. Instead it
+    // notices itself, once a second, that its path now names another file (rotation,
+    // `super reload-logs`), reopens and acks; lines meanwhile go to the rotated file.
+    const moved = (target) => new Promise((resolve) => {
+      fs.fstat(target.fd, (e1, open) => fs.stat(target.path, (e2, now) => resolve(!e1 && !e2 && (open.ino !== now.ino || open.dev !== now.dev))));
+    });
+    let checking = false;
+    setInterval(async () => {
+      if (checking) return;
+      checking = true;
+      const [out, err] = await Promise.all([moved(targets.out), moved(targets.err)]);
+      checking = false;
+      if (out || err) reopen();
+    }, 1000).unref();
+  }
 }

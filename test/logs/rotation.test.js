@@ -147,3 +147,25 @@ apps:
   const r = await box.cli(['logs', 'web', '--out', '--lines', '5']);
   assert.deepEqual(r.stdout.trimEnd().split('\n').map((l) => l.split(' ')[4]), ['0000009', '0000010', '0000011', '0000012', '0000013']);
 });
+
+test('fork mode with the agent (interpreter node): the child moves to the new file by itself after reload-logs', async (t) => {
+  const box = await sandbox(t);
+  const port = await freePort();
+  box.fixture('log-writer.js');
+  const eco = box.write('eco.yml', `
+apps:
+  - name: fk
+    script: log-writer.js
+    exec_mode: fork
+    env: { PORT: ${port} }
+`);
+  assert.equal((await box.cli(['start', eco])).code, 0);
+  const out = path.join(box.home, 'logs', 'fk-out.log');
+  await eventually(async () => (await httpGet(port, '/write?n=5').catch(() => null)) !== null, { what: 'the fork-mode app listening' });
+  fs.renameSync(out, `${out}.moved`);
+  const r = await box.cli(['reload-logs']); // returns once the child acked
+  assert.equal(r.code, 0, r.stderr);
+  await httpGet(port, '/write?n=7');
+  assert.equal(fs.readFileSync(`${out}.moved`, 'utf8').trimEnd().split('\n').length, 5);
+  assert.equal(fs.readFileSync(out, 'utf8').trimEnd().split('\n').length, 7);
+});

@@ -63,3 +63,15 @@ test('checkAffinity: what it reports, and where', () => {
   assert.deepEqual(run('spread', { noPinning: 'CPU pinning needs Linux (this is darwin)' }), [[[], 'CPU pinning needs Linux (this is darwin); remove cpu_affinity, or run superd on Linux with util-linux installed']]);
   assert.deepEqual(run(null, { noPinning: 'CPU pinning needs Linux (this is darwin)' }), [], 'apps that do not pin: nothing');
 });
+
+test('super monit shows each worker\'s CPUs, pinned ones marked', async () => {
+  const { MonitModel } = await import('../../lib/ctl/monit/model.js');
+  const { renderFrame } = await import('../../lib/ctl/monit/render.js');
+  const model = new MonitModel();
+  const w = (slot, pid, cpus, pinned) => ({ slot, pid, status: 'online', restarts: 0, uptime_ms: 1000, cpus, pinned, metrics: null });
+  model.setSnapshot({ apps: [{ name: 'fib', status: 'online', workers: [w(0, 101, '0', true), w(1, 102, '0-1', false)] }] });
+  const lines = renderFrame(model, { cols: 160, rows: 20, color: false });
+  assert.match(lines[1], /uptime\s+cpus\s*$/);
+  assert.match(lines.find((l) => /^fib\s+0\s+101/.test(l)), /\s0\*\s*$/);
+  assert.match(lines.find((l) => /^fib\s+1\s+102/.test(l)), /\s0-1\s*$/);
+});

@@ -14,20 +14,22 @@ import { sparkline } from './sparkline.js';
 const STYLE = { inverse: '\x1b[7m', bold: '\x1b[1m', dim: '\x1b[2m', red: '\x1b[31m', yellow: '\x1b[33m', green: '\x1b[32m' };
 const RESET = '\x1b[0m';
 const COLUMNS = [
-  ['app', 14], ['#', 3], ['pid', 8], ['status', 9], ['cpu', 7], ['memory', 8], ['heap', 13], ['loop p99', 9], ['req/s', 7], ['restarts', 9], ['uptime', 7],
+  ['app', 14], ['#', 3], ['pid', 8], ['status', 9], ['cpu', 7], ['memory', 8], ['heap', 13], ['loop p99', 9], ['req/s', 7], ['restarts', 9], ['uptime', 7], ['cpus', 8],
 ];
 
 const fit = (s, w) => (s.length > w ? s.slice(0, w) : s.padEnd(w));
 
 function cells(row, now) {
   const { app, worker: w } = row;
-  if (!w) return [app.name, '-', '-', app.status, '-', '-', '-', '-', '-', '-', '-'];
+  if (!w) return [app.name, '-', '-', app.status, '-', '-', '-', '-', '-', '-', '-', '-'];
   const m = w.metrics ?? {};
   const heap = m.heap_used != null ? `${formatBytes(m.heap_used)}/${formatBytes(m.heap_total)}` : '-';
   const stale = m.report_age_ms != null && m.report_age_ms > 5000;
   const loop = m.loop_delay_ms ? `${formatMs(m.loop_delay_ms.p99)}${stale ? '?' : ''}` : '-';
   return [app.name, String(w.slot), w.pid ? String(w.pid) : '-', w.status, w.pid ? formatCpu(m.cpu) : '-', w.pid ? formatBytes(m.memory) : '-', heap, loop,
-    m.http_rps != null ? String(m.http_rps) : '-', String(w.restarts), formatDuration(w.uptime_ms)];
+    m.http_rps != null ? String(m.http_rps) : '-', String(w.restarts), formatDuration(w.uptime_ms),
+    // the CPUs the worker may run on; "*" marks its own cpu_affinity set
+    w.cpus ? `${w.cpus}${w.pinned ? '*' : ''}` : '-'];
 }
 
 const rowText = (values) => values.map((v, i) => fit(v, COLUMNS[i][1])).join(' ');

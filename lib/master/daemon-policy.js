@@ -40,19 +40,26 @@ export class DaemonPolicy {
 
   /**
    * Checks a file's daemon settings against the running daemon, then applies them.
-   * @param {import('../config/normalize-daemon.js').DaemonSettings} daemon
-   * @param {string} file  for messages
+   * @param {{scheduling: string, scheduling_set: boolean, cpu_affinity: unknown}} daemon  a file's
+   *   DaemonSettings, or what a dump saved
+   * @param {string} source  the file, for messages
    * @throws {SuperError} E_SCHEDULING_FIXED when the file asks for another policy
    */
-  async apply(daemon, file) {
+  async apply(daemon, source) {
     const wanted = daemon.scheduling === 'os' ? cluster.SCHED_NONE : cluster.SCHED_RR;
     if (this.policy !== null && daemon.scheduling_set && wanted !== this.policy) {
-      throw new SuperError('E_SCHEDULING_FIXED', `${file} asks for scheduling: ${daemon.scheduling}, but this daemon runs ${this.schedulingName} `
+      throw new SuperError('E_SCHEDULING_FIXED', `${source} asks for scheduling: ${daemon.scheduling}, but this daemon runs ${this.schedulingName} `
         + '(Node fixes the policy at the first worker, for the life of the daemon); a daemon restart is needed to change it: '
         + `\`super kill\`, then \`super start\` (or set scheduling: ${this.schedulingName} in the file)`);
     }
     if (daemon.cpu_affinity !== null && daemon.cpu_affinity !== undefined) {
-      const cpus = formatCpuList(parseCpuSet(daemon.cpu_affinity).cpus);
+      // Files were checked by lib/config; a dump from another machine may name other CPUs.
+      const set = parseCpuSet(daemon.cpu_affinity).cpus ?? [];
+      const outside = set.filter((c) => !this.allowed.includes(c));
+      if (!set.length || outside.length) {
+        throw new SuperError('E_START_FAILED', `${source} pins the daemon to CPUs ${daemon.cpu_affinity}, but it may only use ${formatCpuList(this.allowed)}; fix daemon.cpu_affinity`);
+      }
+      const cpus = formatCpuList(set);
       if (cpus !== this.pinnedTo) {
         try {
           await pinProcess(process.pid, cpus);

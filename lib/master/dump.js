@@ -27,17 +27,18 @@ export const bakPath = (home) => `${dumpPath(home)}.bak`;
  * Writes the dump atomically. Refuses to replace a dump that has apps with an empty one
  * unless `force`.
  * @param {string} home
- * @param {{apps: DumpEntry[], scheduling: string, version: string}} state
+ * @param {{apps: DumpEntry[], scheduling: string, daemon_cpu_affinity?: string|null, version: string}} state
+ *   daemon_cpu_affinity: the CPU list the daemon pinned itself to (daemon.cpu_affinity), if any
  * @param {{force?: boolean}} [opts]
  * @returns {Promise<{file: string, apps: string[], replaced: number|null}>}
  */
-export async function writeDump(home, { apps, scheduling, version }, { force = false } = {}) {
+export async function writeDump(home, { apps, scheduling, daemon_cpu_affinity = null, version }, { force = false } = {}) {
   const file = dumpPath(home);
   const previous = await previousCount(file);
   if (apps.length === 0 && previous > 0 && !force) {
     throw new SuperError('E_DUMP', `no app is running: saving would replace the ${previous} app(s) in ${file} with an empty list; run \`super save --force\` if that is what you want`);
   }
-  const body = `${JSON.stringify({ superd: DUMP_VERSION, version, saved_at: new Date().toISOString(), scheduling, apps }, null, 2)}\n`;
+  const body = `${JSON.stringify({ superd: DUMP_VERSION, version, saved_at: new Date().toISOString(), scheduling, daemon_cpu_affinity, apps }, null, 2)}\n`;
   const tmp = `${file}.tmp`;
   const fh = await fs.open(tmp, 'w', 0o600);
   try {
@@ -82,7 +83,7 @@ async function syncDir(dir) {
 
 /**
  * Reads the dump. E_DUMP when it is missing or corrupt; the message names the .bak.
- * @returns {Promise<{file: string, scheduling: string, apps: DumpEntry[]}>}
+ * @returns {Promise<{file: string, scheduling: string, daemon_cpu_affinity: string|null, apps: DumpEntry[]}>}
  */
 export async function readDump(home) {
   const file = dumpPath(home);
@@ -125,5 +126,7 @@ export function parseDump(text, file = 'dump.json') {
     if (!Number.isInteger(c.instances) || c.instances < 1) throw bad('has no valid instances');
     if (entry.clientEnv !== undefined && (typeof entry.clientEnv !== 'object' || entry.clientEnv === null)) throw bad('has a bad clientEnv');
   });
-  return { scheduling: data.scheduling === 'os' ? 'os' : 'round-robin', apps: data.apps };
+  // A CPU list like "0" or "0-1,3"; anything else is ignored (the daemon is left unpinned).
+  const cpus = typeof data.daemon_cpu_affinity === 'string' && /^\d+(-\d+)?(,\d+(-\d+)?)*$/.test(data.daemon_cpu_affinity) ? data.daemon_cpu_affinity : null;
+  return { scheduling: data.scheduling === 'os' ? 'os' : 'round-robin', daemon_cpu_affinity: cpus, apps: data.apps };
 }

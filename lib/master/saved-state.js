@@ -17,13 +17,15 @@ export async function saveApps(supervisor, { version, force }) {
     const instances = app.slots.length || app.config.instances;
     saved.push({ config: { ...app.config, instances }, clientEnv: app.clientEnv, source: app.source ?? undefined });
   }
-  const out = await writeDump(supervisor.home, { apps: saved, scheduling: supervisor.schedulingName, version }, { force });
+  const daemonCpus = supervisor.daemonPolicy.pinnedTo;
+  const out = await writeDump(supervisor.home, { apps: saved, scheduling: supervisor.schedulingName, daemon_cpu_affinity: daemonCpus, version }, { force });
   return { ...out, skipped };
 }
 
 /** Starts the apps of the dump; those already running are left alone (and reported). */
 export async function resurrectApps(supervisor) {
   const dump = await readDump(supervisor.home);
-  const result = await supervisor.startConfigs(dump.apps.map((e) => ({ config: e.config, clientEnv: e.clientEnv ?? {}, source: e.source })), dump.scheduling);
+  const daemon = { scheduling: dump.scheduling, scheduling_set: true, cpu_affinity: dump.daemon_cpu_affinity };
+  const result = await supervisor.startConfigs(dump.apps.map((e) => ({ config: e.config, clientEnv: e.clientEnv ?? {}, source: e.source })), daemon, dump.file);
   return { file: dump.file, ...result };
 }

@@ -56,18 +56,17 @@ export class Supervisor {
    * (lib/master/saved-state.js). Apps already running are reported, not touched.
    * @param {{config: object, clientEnv?: Record<string,string>, source?: {file: string, env?: string}}[]} entries
    *   source: the ecosystem file (and --env) a reload re-reads
-   * @param {import('../config/normalize-daemon.js').DaemonSettings|string} daemon  a file's
-   *   daemon settings, or the scheduling policy a dump saved
+   * @param {{scheduling: string, scheduling_set: boolean, cpu_affinity: unknown}} daemon  a
+   *   file's daemon settings, or what a dump saved
    * @param {string} [source]  where they come from, for messages
    */
   async startConfigs(entries, daemon, source = 'the saved dump') {
-    const settings = typeof daemon === 'string' ? { scheduling: daemon, scheduling_set: true, cpu_affinity: null } : daemon;
     // Refused (E_LOG_PATH) before anything changes when a log file cannot be written.
-    await prepareLogs(entries.map((e) => e.config), settings.logs, this.home);
+    await prepareLogs(entries.map((e) => e.config), daemon.logs, this.home);
     // Refused (E_SCHEDULING_FIXED) before anything changes; the daemon pins itself before any fork.
-    await this.daemonPolicy.apply(settings, source);
+    await this.daemonPolicy.apply(daemon, source);
     const result = { started: [], running: [], changed: [], warnings: [], failed: [] };
-    if (this.monitor && settings.metrics) result.warnings.push(...(await this.monitor.configure(settings.metrics)));
+    if (this.monitor && daemon.metrics) result.warnings.push(...(await this.monitor.configure(daemon.metrics)));
     const toStart = [];
     for (const { config, clientEnv, source: from } of entries) {
       let app = this.apps.get(config.name);

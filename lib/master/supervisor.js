@@ -61,6 +61,7 @@ export class Supervisor {
    * @param {string} [source]  where they come from, for messages
    */
   async startConfigs(entries, daemon, source = 'the saved dump') {
+    if (typeof daemon === 'string') daemon = { scheduling: daemon, scheduling_set: true, cpu_affinity: null }; // a policy name alone
     // Refused (E_LOG_PATH) before anything changes when a log file cannot be written.
     await prepareLogs(entries.map((e) => e.config), daemon.logs, this.home);
     // Refused (E_SCHEDULING_FIXED) before anything changes; the daemon pins itself before any fork.

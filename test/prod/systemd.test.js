@@ -130,8 +130,15 @@ test('ExecStart for real: READY=1 once the saved apps are up; SIGTERM stops them
   assert.ok(ready.fields.includes(`MAINPID=${d.child.pid}`), JSON.stringify(ready));
   assert.ok(notify.messages.some((m) => m.fields?.includes('BARRIER=1')), 'systemd-notify waited for the manager');
 
+  // ExecReload (`super reload all`): new workers, same daemon, still running.
+  const before = await workerPids(d.child.pid);
+  const reload = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'super.js'), 'reload', 'all'], { encoding: 'utf8', env: { ...process.env, SUPER_HOME: box.home } });
+  assert.equal(reload.status, 0, reload.stderr);
   const workers = await workerPids(d.child.pid);
   assert.equal(workers.length, 2);
+  assert.deepEqual(workers.filter((p) => before.includes(p)), [], 'every worker replaced');
+  assert.equal(d.child.exitCode, null);
+
   assert.deepEqual(await d.stop('SIGTERM'), { code: 0, signal: null });
   await notify.waitFor(hasField('STOPPING=1'));
   assert.deepEqual(await waitGone(workers), []);

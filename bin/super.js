@@ -69,6 +69,12 @@ async function parseWithCommander() {
     .action(run('daemon'));
   program.command('save').description('save the running apps to $SUPER_HOME/dump.json (for resurrect)')
     .option('--force', 'save even an empty list over a dump that has apps').action(run('save'));
+  program.command('run').argument('<file>', 'ecosystem file (YAML)')
+    .description('run the daemon and the file\'s apps in the foreground, app output on stdout/stderr (containers)')
+    .option('--env <name>', 'use the env_<name> block of each app')
+    .option('--only <apps>', 'comma-separated app names to start')
+    .option('--json', 'print app output as JSON lines')
+    .action(run('run'));
   program.command('startup').argument('<init>', 'the init system: systemd')
     .description('write a systemd unit that starts the daemon at boot and resurrects the saved apps')
     .option('--user', 'a user unit (~/.config/systemd/user) instead of a system unit')

@@ -43,12 +43,12 @@ export class Supervisor {
   }
 
   /** `super start <file>`: add new apps and start them, start stopped ones, report running ones. */
-  async startFromFile({ file, env, only, clientEnv: rawClientEnv }) {
+  async startFromFile({ file, env, only, clientEnv: rawClientEnv, beforeStart }) {
     const { loadEcosystem } = await import('../config/index.js');
     const clientEnv = rawClientEnv && inheritable(rawClientEnv);
     // The daemon's CPUs as at boot: daemon.cpu_affinity narrows the daemon, never the apps.
     const eco = await loadEcosystem(file, { env, only, allowedCpus: this.daemonPolicy.allowed });
-    return this.startConfigs(eco.apps.map((config) => ({ config, clientEnv, source: { file, env } })), eco.daemon, file);
+    return this.startConfigs(eco.apps.map((config) => ({ config, clientEnv, source: { file, env } })), eco.daemon, file, beforeStart);
   }
 
   /**
@@ -59,8 +59,10 @@ export class Supervisor {
    * @param {{scheduling: string, scheduling_set: boolean, cpu_affinity: unknown}} daemon  a
    *   file's daemon settings, or what a dump saved
    * @param {string} [source]  where they come from, for messages
+   * @param {() => Promise<void>} [beforeStart]  runs once the apps are registered, before
+   *   any worker starts (`super run` starts following their logs there)
    */
-  async startConfigs(entries, daemon, source = 'the saved dump') {
+  async startConfigs(entries, daemon, source = 'the saved dump', beforeStart) {
     if (typeof daemon === 'string') daemon = { scheduling: daemon, scheduling_set: true, cpu_affinity: null }; // a policy name alone
     // Refused (E_LOG_PATH) before anything changes when a log file cannot be written.
     await prepareLogs(entries.map((e) => e.config), daemon.logs, this.home);
@@ -95,6 +97,7 @@ export class Supervisor {
       const crowded = spreadWarning(app.config, this.daemonPolicy.allowed);
       if (crowded) result.warnings.push(crowded);
     }
+    await beforeStart?.();
     await Promise.all(toStart.map((app) => this.#withBusy(app, 'start', async () => {
       const outcomes = await app.start('start');
       result.started.push(app.name);

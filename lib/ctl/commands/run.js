@@ -1,0 +1,56 @@
+// super run <file> [--env name] [--only a,b] [--json]: superd in the foreground, for
+// containers. No detached daemon: this process is the daemon (its control socket works as
+// usual, so `docker exec ... super ls` attaches).
+//
+//   PID 1?  -> re-run under `tini -s`, which reaps orphans (lib/ctl/pid1.js)
+//   bad file -> E_CONFIG, exit 2, nothing started
+//   daemon up -> log printer child follows every app's output to stdout/stderr
+//   apps started; one fails to start -> everything stopped, exit 1
+//   SIGTERM / SIGINT -> every app stopped gracefully -> printer drains -> exit 0
+import path from 'node:path';
+import { loadEcosystem } from '../../config/index.js';
+import { needsReaper, runUnderReaper, REAPED } from '../pid1.js';
+import { startLogPrinter } from '../run-log-printer.js';
+
+export default async function run(file, opts = {}) {
+  if (needsReaper()) {
+    const status = await runUnderReaper(process.argv.slice(1));
+    if (status !== null) return status;
+  }
+  const abs = path.resolve(file);
+  const only = opts.only ? opts.only.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
+  // Refuse a bad file before a daemon exists (the daemon checks again).
+  await loadEcosystem(file, { env: opts.env, only });
+
+  let printer = null;
+  const { startDaemon } = await import('../../master/daemon.js');
+  const daemon = await startDaemon({ afterStop: () => printer?.drain() });
+  const say = (msg) => process.stderr.write(`super run: ${msg}\n`);
+
+  const clientEnv = Object.fromEntries(Object.entries(process.env).filter(([k, v]) => typeof v === 'string' && k !== 'NOTIFY_SOCKET' && k !== REAPED));
+  // The printer starts following once the apps are known and before their workers start:
+  // their first lines are printed, and lines left by an earlier run are not.
+  const beforeStart = async () => {
+    printer = await startLogPrinter({ home: daemon.home, json: Boolean(opts.json) });
+  };
+  let result;
+  try {
+    result = await daemon.supervisor.startFromFile({ file: abs, env: opts.env, only, clientEnv, beforeStart });
+  } catch (err) {
+    say(`${err.code ?? 'E_INTERNAL'}: ${err.message}`);
+    for (const p of err.details?.problems ?? []) say(`  ${p}`);
+    daemon.shutdown('start failed', err.exitStatus ?? 1);
+    return new Promise(() => {});
+  }
+  for (const w of result.warnings) say(`warning: ${w}`);
+  if (result.failed.length) {
+    for (const f of result.failed) {
+      say(`E_START_FAILED: ${f.app}#${f.slot} ${f.reason} before it became ready; stopping everything`);
+      if (f.stderr) process.stderr.write(`${f.stderr.split('\n').map((l) => `  ${f.app}#${f.slot} | ${l}`).join('\n')}\n`);
+    }
+    daemon.shutdown('an app failed to start', 1);
+  } else {
+    say(`${result.started.join(', ')} online (pid ${process.pid}, SUPER_HOME ${daemon.home}); SIGTERM or Ctrl-C stops`);
+  }
+  return new Promise(() => {}); // the daemon exits the process (shutdown)
+}

@@ -1,0 +1,60 @@
+// The `super run` log printer process (lib/ctl/run-log-printer.js starts it): follows
+// every app's log files over the control channel and prints each line with its prefix.
+// On {drain: true} from the parent (every app has stopped), it prints what the daemon
+// still sends, and exits once nothing has come for QUIET_MS (at most DRAIN_MAX_MS).
+import { connect } from '../ipc/client.js';
+import { superHome } from '../home.js';
+import { makeRenderer } from './render-log.js';
+
+const QUIET_MS = 300; // three of the daemon's follow ticks (100 ms)
+const DRAIN_MAX_MS = 3000;
+
+const json = process.argv.includes('--json');
+const render = makeRenderer({ json, color: false });
+let client;
+try {
+  client = await connect(superHome());
+  await client.request('logs', { target: 'all', lines: 0, follow: true });
+} catch (err) {
+  process.send({ error: err.message });
+  process.exit(1);
+}
+process.send({ following: true });
+
+let lastEvent = Date.now();
+client.onEvent((e) => {
+  if (e.closed) process.exit(0);
+  if (e.event !== 'log') return;
+  lastEvent = Date.now();
+  const d = e.data;
+  if (d.skipped) {
+    process.stderr.write(`super run: skipped ${d.skipped} lines of ${d.app}${d.slot === null ? '' : `#${d.slot}`} ${d.stream}: printed slower than written\n`);
+    return;
+  }
+  const lines = d.text.split('\n');
+  lines.pop(); // the text ends with a newline
+  const out = d.stream === 'err' && !json ? process.stderr : process.stdout;
+  // Backpressure: while the output is full, stop reading; the daemon then skips, not queues.
+  if (!out.write(lines.map((l) => render(d.app, d.slot, d.stream, l)).join(''))) {
+    client.pause();
+    out.once('drain', () => client.resume());
+  }
+});
+
+process.on('message', (m) => {
+  if (!m?.drain) return;
+  const started = Date.now();
+  const check = setInterval(() => {
+    if (Date.now() - lastEvent >= QUIET_MS || Date.now() - started >= DRAIN_MAX_MS) {
+      clearInterval(check);
+      client.close();
+      process.stdout.write('', () => process.exit(0));
+    }
+  }, 50);
+});
+// The parent is the daemon: if it is gone, so are we.
+process.on('disconnect', () => process.exit(0));
+// SIGINT/SIGTERM reach the whole foreground process group (Ctrl-C): the daemon decides
+// when we stop (drain), so ignore them here.
+process.on('SIGINT', () => {});
+process.on('SIGTERM', () => {});

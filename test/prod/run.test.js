@@ -1,0 +1,143 @@
+// super run: the foreground / container mode. The process is the daemon; app output goes
+// to stdout/stderr with prefixes; signals stop everything gracefully; exit statuses; the
+// control channel attaches; as PID 1 (in a PID namespace of its own) orphans are reaped.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { sandbox, freePort, httpGet, lsJson, workerPids, waitGone, SUPER } from '../helpers/harness.js';
+import { foreground } from './foreground.js';
+
+async function talker(box, { instances = 2 } = {}) {
+  const port = await freePort();
+  box.write('talker.js', `
+import http from 'node:http';
+console.log('hello from slot ' + process.env.NODE_APP_INSTANCE);
+console.error('warning from slot ' + process.env.NODE_APP_INSTANCE);
+http.createServer((req, res) => { console.log('GET ' + req.url); res.end('ok\\n'); }).listen(${port}, '127.0.0.1');
+process.on('exit', () => console.log('bye from slot ' + process.env.NODE_APP_INSTANCE));
+`);
+  const eco = box.write('eco.yml', `apps:\n  - name: talker\n    script: talker.js\n    instances: ${instances}\n`);
+  return { port, eco };
+}
+
+test('super run: the apps\' output on stdout/stderr with prefixes, super ls attaches, SIGTERM stops gracefully with exit 0', async (t) => {
+  const box = await sandbox(t);
+  const { port, eco } = await talker(box);
+  const run = foreground(box, t, ['run', eco]);
+  await run.waitFor(/talker online/, { stream: 'err' });
+  await run.waitFor(/^talker(#\d)? \| hello from slot 0$/m, { stream: 'out' });
+  await run.waitFor(/^talker(#\d)? \| hello from slot 1$/m, { stream: 'out' });
+  await run.waitFor(/^talker(#\d)? ! warning from slot 0$/m, { stream: 'err' });
+  assert.equal((await httpGet(port, '/ping')).status, 200);
+  await run.waitFor(/^talker(#\d)? \| GET \/ping$/m, { stream: 'out' });
+
+  // The control channel works: another process lists the apps of this foreground daemon.
+  const ls = await lsJson(box);
+  assert.deepEqual(ls.apps.map((a) => [a.name, a.status, a.workers.length]), [['talker', 'online', 2]]);
+  assert.equal(box.daemonPid(), run.child.pid, 'no detached daemon: this process is the daemon');
+
+  const workers = await workerPids(run.child.pid);
+  const exit = await run.stop('SIGTERM');
+  assert.deepEqual(exit, { code: 0, signal: null }, run.stderr);
+  assert.deepEqual(await waitGone(workers), []);
+  // Graceful: the workers ended on their own terms, and their last words were printed.
+  assert.match(run.stdout, /^talker(#\d)? \| bye from slot 0$/m);
+  assert.match(run.stdout, /^talker(#\d)? \| bye from slot 1$/m);
+  assert.equal(fs.existsSync(path.join(box.home, 'super.sock')), false);
+});
+
+test('super run --json: one JSON object per line; SIGINT exits 0', async (t) => {
+  const box = await sandbox(t);
+  const { eco } = await talker(box, { instances: 1 });
+  const run = foreground(box, t, ['run', eco, '--json']);
+  await run.waitFor(/"msg":"hello from slot 0"/, { stream: 'out' });
+  await run.waitFor(/"msg":"warning from slot 0"/, { stream: 'out' });
+  assert.deepEqual(await run.stop('SIGINT'), { code: 0, signal: null });
+  const lines = run.stdout.trim().split('\n').map((l) => JSON.parse(l));
+  assert.ok(lines.some((o) => o.app === 'talker' && o.stream === 'out' && o.msg === 'hello from slot 0'));
+  assert.ok(lines.some((o) => o.app === 'talker' && o.stream === 'err' && o.msg === 'warning from slot 0'));
+});
+
+test('super run exits 1 when an app fails to start (everything stopped), 2 for a bad file', async (t) => {
+  const box = await sandbox(t);
+  const { eco } = await talker(box, { instances: 1 });
+  box.write('crash.js', 'console.error("cannot start: missing DATABASE_URL"); process.exit(3);\n');
+  const both = box.write('both.yml', `${fs.readFileSync(eco, 'utf8')}  - name: broken\n    script: crash.js\n`);
+  const run = foreground(box, t, ['run', both]);
+  const exit = await run.exited;
+  assert.deepEqual(exit, { code: 1, signal: null }, run.stderr);
+  assert.match(run.stderr, /super run: E_START_FAILED: broken#0 exited with code 3 before it became ready; stopping everything/);
+  assert.match(run.stderr, /broken#0 \| cannot start: missing DATABASE_URL/);
+  assert.equal(fs.existsSync(path.join(box.home, 'super.sock')), false);
+
+  const bad = box.write('bad.yml', 'apps:\n  - name: x\n    script: nope.js\n');
+  const r = await box.cli(['run', bad]);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /^super: E_CONFIG: 1 problem in /);
+  assert.equal(fs.existsSync(path.join(box.home, 'daemon.pid')), false, 'no daemon was started');
+});
+
+// A PID namespace of our own makes `super run` PID 1, as in a container (needs root).
+const canUnshare = spawnSync('unshare', ['--pid', '--fork', '--mount-proc', 'true']).status === 0;
+const hasTini = spawnSync('tini', ['--version']).status === 0;
+const needNs = canUnshare && (hasTini || process.env.CI) ? {} : { skip: 'needs root for unshare --pid and tini (apt-get install tini)' };
+
+/** Every process below `root` (host pids), with its state and command name. */
+function tree(root) {
+  const procs = [];
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
+      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      procs.push({ pid: Number(name), ppid: Number(ppid), state, comm });
+    } catch {}
+  }
+  const below = new Set([root]);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const p of procs) if (!below.has(p.pid) && below.has(p.ppid)) { below.add(p.pid); grew = true; }
+  }
+  return procs.filter((p) => below.has(p.pid) && p.pid !== root);
+}
+
+async function until(pred, timeout, what) {
+  const deadline = Date.now() + timeout;
+  while (!pred()) {
+    if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+async function runAsPid1(t, { reaper }) {
+  const box = await sandbox(t);
+  const port = await freePort();
+  box.fixture('orphans.js');
+  const eco = box.write('eco.yml', `apps:\n  - name: orphans\n    script: orphans.js\n    env: { PORT: ${port} }\n`);
+  const env = reaper ? {} : { SUPER_RUN_REAPED: '1' }; // as if a reaper ran already: none does
+  const run = foreground(box, t, [], { cmd: 'unshare', argv: ['--pid', '--fork', '--mount-proc', process.execPath, SUPER, 'run', eco], env });
+  await run.waitFor(/orphans \| orphans made: 5/, { stream: 'out' });
+  const sleeps = () => tree(run.child.pid).filter((p) => p.comm === 'sleep');
+  return { box, run, sleeps };
+}
+
+test('super run as PID 1 runs under tini -s: orphans are reaped; SIGTERM to PID 1 exits 0', needNs, async (t) => {
+  const { run, sleeps } = await runAsPid1(t, { reaper: true });
+  assert.ok(tree(run.child.pid).some((p) => p.comm === 'tini'), 'tini runs below PID 1');
+  // The orphaned sleeps end after 0.3 s; reaped, they leave nothing behind (not even a zombie).
+  await until(() => sleeps().length === 0, 10000, `orphans still there: ${JSON.stringify(sleeps())}`);
+  const init = tree(run.child.pid).find((p) => p.ppid === run.child.pid); // PID 1 of the namespace
+  process.kill(init.pid, 'SIGTERM');
+  assert.deepEqual(await run.exited, { code: 0, signal: null }, run.stderr);
+});
+
+test('control: without a reaper, PID 1 leaves the same orphans as zombies (the test above can fail)', needNs, async (t) => {
+  const { run, sleeps } = await runAsPid1(t, { reaper: false });
+  await until(() => sleeps().length === 5 && sleeps().every((p) => p.state === 'Z'), 10000, `expected 5 zombies: ${JSON.stringify(sleeps())}`);
+  const init = tree(run.child.pid).find((p) => p.ppid === run.child.pid);
+  process.kill(init.pid, 'SIGTERM');
+  assert.deepEqual(await run.exited, { code: 0, signal: null }, run.stderr);
+});

@@ -16,7 +16,9 @@ import http from 'node:http';
 console.log('hello from slot ' + process.env.NODE_APP_INSTANCE);
 console.error('warning from slot ' + process.env.NODE_APP_INSTANCE);
 http.createServer((req, res) => { console.log('GET ' + req.url); res.end('ok\\n'); }).listen(${port}, '127.0.0.1');
+// A drained worker may end on its own or get kill_signal (SIGINT): last words either way.
 process.on('exit', () => console.log('bye from slot ' + process.env.NODE_APP_INSTANCE));
+process.on('SIGINT', () => process.exit(0));
 `);
   const eco = box.write('eco.yml', `apps:\n  - name: talker\n    script: talker.js\n    instances: ${instances}\n`);
   return { port, eco };

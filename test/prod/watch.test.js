@@ -135,8 +135,9 @@ test('ignore_watch adds to the defaults: node_modules, .git and log files stay i
   box.write('build/out/bundle.js', 'x');
   box.write('src/marker.js', 'x');
   const reload = await ev.waitFor(watchEv('web', 'reload'), 'reload');
+  // (files names up to 10 distinct paths: any ignored one that got through would be there;
+  // count may be 2, as a new file can give 'add' then 'change')
   assert.deepEqual(reload.files, [path.join(box.dir, 'src', 'marker.js')]);
-  assert.equal(reload.count, 1);
 });
 
 test('super watch <app> on|off, and super start --watch', async (t) => {

@@ -82,7 +82,7 @@ test('super run exits 1 when an app fails to start (everything stopped), 2 for a
 });
 
 // A PID namespace of our own makes `super run` PID 1, as in a container (needs root).
-const canUnshare = spawnSync('unshare', ['--pid', '--fork', '--mount-proc', 'true']).status === 0;
+const canUnshare = spawnSync('unshare', ['--pid', '--fork', '--kill-child', '--mount-proc', 'true']).status === 0;
 const hasTini = spawnSync('tini', ['--version']).status === 0;
 const needNs = canUnshare && (hasTini || process.env.CI) ? {} : { skip: 'needs root for unshare --pid and tini (apt-get install tini)' };
 
@@ -119,8 +119,11 @@ async function runAsPid1(t, { reaper }) {
   const port = await freePort();
   box.fixture('orphans.js');
   const eco = box.write('eco.yml', `apps:\n  - name: orphans\n    script: orphans.js\n    env: { PORT: ${port} }\n`);
-  const env = reaper ? {} : { SUPER_RUN_REAPED: '1' }; // as if a reaper ran already: none does
-  const run = foreground(box, t, [], { cmd: 'unshare', argv: ['--pid', '--fork', '--mount-proc', process.execPath, SUPER, 'run', eco], env });
+  // Its own SUPER_HOME: the pid file it writes holds a pid of the namespace, which the
+  // sandbox's cleanup must never take for a host pid. --kill-child: if unshare is killed
+  // (the test's cleanup), the namespace's PID 1 and so everything in it dies too.
+  const env = { SUPER_HOME: path.join(box.dir, 'ns-home'), ...(reaper ? {} : { SUPER_RUN_REAPED: '1' }) }; // REAPED: as if a reaper ran already; none does
+  const run = foreground(box, t, [], { cmd: 'unshare', argv: ['--pid', '--fork', '--kill-child', '--mount-proc', process.execPath, SUPER, 'run', eco], env });
   await run.waitFor(/orphans \| orphans made: 5/, { stream: 'out' });
   const sleeps = () => tree(run.child.pid).filter((p) => p.comm === 'sleep');
   return { box, run, sleeps };

@@ -49,6 +49,8 @@ test('ls --json, describe and ls show every metric of each worker', async (t) =>
 
   const d = JSON.parse((await box.cli(['describe', 'lab', '--json'])).stdout);
   assert.ok(d.workers.every((x) => x.metrics && x.metrics.loop_delay_ms), 'describe --json carries metrics');
+  const human = (await box.cli(['describe', 'lab'])).stdout;
+  assert.match(human, /^health:\n  #0 loop p50\/p99\/max \S+\/\S+\/\S+, elu [\d.]+, heap \S+\/\S+, 1 process\(es\), http [\d.]+ req\/s.*active: .*PipeWrap 1/m);
   const table = (await box.cli(['ls'])).stdout;
   assert.match(table, /cpu\s+memory\s+loop p99$/m);
   assert.match(table, /^lab\s+0\s+\d+\s+online\s+\S+\s+\d+\s+\d+\.\d%\s+\d+(\.\d)?M\s+\d+(\.\d)?ms$/m);

@@ -1,6 +1,7 @@
 // super describe <app> [--json]
 import { request } from '../session.js';
 import { renderLs } from '../render-ls.js';
+import { metricsLine } from '../render-metrics.js';
 
 export default async function describe(name, opts) {
   const { app } = await request('describe', { app: name });
@@ -12,7 +13,10 @@ export default async function describe(name, opts) {
   out.push(`${app.name}: ${app.status}, ${app.instances} instance(s), ${app.exec_mode} mode, scheduling ${app.scheduling}, daemon on CPUs ${app.daemon_cpus}`);
   out.push(`  out log: ${app.logs.out}`, `  err log: ${app.logs.err}`);
   if (app.pending_config?.length) out.push(`  config changed, applies at next restart: ${app.pending_config.join(', ')}`);
-  out.push('', renderLs({ apps: [app] }), '', 'config:');
+  out.push('', renderLs({ apps: [app] }));
+  const health = app.workers.map(metricsLine).filter(Boolean);
+  if (health.length) out.push('', 'health:', ...health);
+  out.push('', 'config:');
   for (const [k, v] of Object.entries(app.config)) out.push(`  ${k}: ${JSON.stringify(v)}`);
   for (const w of app.workers) {
     if (w.cpus) out.push(`  #${w.slot} CPUs: ${w.cpus}${w.pinned ? ' (pinned)' : ' (not pinned)'}`);

@@ -10,7 +10,7 @@
 //      daemon's CPU meanwhile.
 //   --window S   seconds each idle measurement lasts (default 10)
 //   --rounds N   rounds; medians are reported (default 3)
-//   --duration S seconds of load per throughput run (default 8)
+//   --requests N requests per agent-overhead run (default 20000)
 //   --only idle|agent|monit
 import fs from 'node:fs';
 import os from 'node:os';
@@ -25,13 +25,13 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const log = (s) => process.stderr.write(`${s}\n`);
 
 function parseArgs(argv) {
-  const opts = { window: 10, rounds: 3, duration: 8, only: null };
+  const opts = { window: 10, rounds: 3, requests: 20000, only: null };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split('=', 2);
     const key = flag.replace(/^--/, '');
     const value = inline ?? argv[++i];
     if (!(key in opts) || value === undefined) {
-      process.stderr.write(`bench: bad argument ${argv[i - (inline ? 0 : 1)]}\nusage: node bench/metrics.js [--window 10] [--rounds 3] [--duration 8] [--only idle|agent|monit]\n`);
+      process.stderr.write(`bench: bad argument ${argv[i - (inline ? 0 : 1)]}\nusage: node bench/metrics.js [--window 10] [--rounds 3] [--requests 20000] [--only idle|agent|monit]\n`);
       process.exit(2);
     }
     opts[key] = key === 'only' ? value : Number(value);
@@ -74,8 +74,8 @@ async function pm2(n) {
 
 async function raw(n) {
   if (n > 0) return startRaw({ instances: n });
-  // A primary with no workers: nothing to wait for.
-  const child = spawn(process.execPath, [path.join(ROOT, 'bench/raw-cluster.js')], { detached: true, stdio: 'ignore', env: { ...process.env, WORKERS: '0', PORT: '1' } });
+  // A primary with no workers: node:cluster loaded, kept alive by a timer, nothing else.
+  const child = spawn(process.execPath, ['--input-type=module', '-e', "import 'node:cluster'; setInterval(() => {}, 1 << 30);"], { detached: true, stdio: 'ignore' });
   await sleep(500);
   return { pid: child.pid, stop: async () => { try { process.kill(-child.pid, 'SIGKILL'); } catch {} } };
 }
@@ -130,33 +130,39 @@ async function agentPrimary(withAgent) {
   });
   child.disconnect();
   const exited = new Promise((r) => child.once('exit', r));
-  return { port, stop: async () => { try { process.kill(-child.pid, 'SIGTERM'); } catch {} await Promise.race([exited, sleep(4000)]); try { process.kill(-child.pid, 'SIGKILL'); } catch {} } };
+  const body = await (await fetch(`http://127.0.0.1:${port}/`)).text();
+  return { port, worker: Number(/pid (\d+)/.exec(body)[1]), stop: async () => { try { process.kill(-child.pid, 'SIGTERM'); } catch {} await Promise.race([exited, sleep(4000)]); try { process.kill(-child.pid, 'SIGKILL'); } catch {} } };
 }
 
-async function agent({ rounds, duration }) {
-  const rps = { without: [], with: [] };
+async function agent({ rounds, requests }) {
+  // Two measures: req/s (what a user sees, but at the mercy of everything else running on
+  // this shared machine) and the worker's own CPU time per request over a fixed number of
+  // requests (utime+stime from /proc: only time the worker itself ran counts).
+  const runs = { without: [], with: [] };
   for (let r = 1; r <= rounds; r++) {
     // Alternate the order so drift on this shared machine does not favour one side.
     for (const withAgent of r % 2 ? [false, true] : [true, false]) {
       const t = await agentPrimary(withAgent);
       try {
-        await autocannon({ url: `http://127.0.0.1:${t.port}/`, connections: 10, duration: 2 }); // warm-up
-        const out = await autocannon({ url: `http://127.0.0.1:${t.port}/`, connections: 10, duration });
-        rps[withAgent ? 'with' : 'without'].push(out.requests.average);
-        log(`round ${r}: CPU-bound app ${withAgent ? 'with' : 'without'} the agent: ${fmt(out.requests.average)} req/s`);
+        await autocannon({ url: `http://127.0.0.1:${t.port}/`, connections: 10, amount: 2000 }); // warm-up
+        const before = procStat(t.worker).ticks;
+        const out = await autocannon({ url: `http://127.0.0.1:${t.port}/`, connections: 10, amount: requests });
+        const cpuUs = ((procStat(t.worker).ticks - before) * (1e6 / HZ)) / requests;
+        runs[withAgent ? 'with' : 'without'].push({ rps: out.requests.average, cpuUs });
+        log(`round ${r}: CPU-bound app ${withAgent ? 'with' : 'without'} the agent: ${fmt(out.requests.average)} req/s, ${fmt(cpuUs, 1)} µs CPU/request`);
       } finally {
         await t.stop();
       }
     }
   }
-  const w = median(rps.with);
-  const wo = median(rps.without);
+  const med = (side, k) => median(runs[side].map((x) => x[k]));
+  const list = (side, k, d) => runs[side].map((x) => fmt(x[k], d)).join(', ');
   return {
-    summary: { with: w, without: wo, ratio: ratio(w, wo), runs: rps },
-    table: table(['CPU-bound app, 1 worker', 'req/s (median)', 'runs'], [
-      ['without agent', fmt(wo), rps.without.map((x) => fmt(x)).join(', ')],
-      ['with agent (metrics every 1 s)', fmt(w), rps.with.map((x) => fmt(x)).join(', ')],
-      ['ratio with / without', fmt(ratio(w, wo), 3), ''],
+    summary: { rps_with: med('with', 'rps'), rps_without: med('without', 'rps'), rps_ratio: ratio(med('with', 'rps'), med('without', 'rps')), cpu_us_with: med('with', 'cpuUs'), cpu_us_without: med('without', 'cpuUs'), cpu_ratio: ratio(med('with', 'cpuUs'), med('without', 'cpuUs')), runs },
+    table: table(['CPU-bound app, 1 worker', 'req/s (median)', 'worker CPU µs / request (median)', 'req/s per run', 'µs per run'], [
+      ['without agent', fmt(med('without', 'rps')), fmt(med('without', 'cpuUs'), 1), list('without', 'rps', 0), list('without', 'cpuUs', 1)],
+      ['with agent (metrics every 1 s)', fmt(med('with', 'rps')), fmt(med('with', 'cpuUs'), 1), list('with', 'rps', 0), list('with', 'cpuUs', 1)],
+      ['ratio with / without', fmt(ratio(med('with', 'rps'), med('without', 'rps')), 3), fmt(ratio(med('with', 'cpuUs'), med('without', 'cpuUs')), 3), '', ''],
     ]),
   };
 }
@@ -216,7 +222,7 @@ if (!opts.only || opts.only === 'idle') {
 if (!opts.only || opts.only === 'agent') {
   const r = await agent(opts);
   results.agent = r.summary;
-  sections.push(`### Worker agent overhead on a CPU-bound app (autocannon -c 10, ${opts.duration} s, median of ${opts.rounds})\n\n${r.table}`);
+  sections.push(`### Worker agent overhead on a CPU-bound app (autocannon -c 10, ${opts.requests} requests per run, median of ${opts.rounds})\n\n${r.table}`);
 }
 if (!opts.only || opts.only === 'monit') {
   const r = await monit(opts);

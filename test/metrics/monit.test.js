@@ -5,7 +5,8 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { execFileSync, execFile } from 'node:child_process';
-import { sandbox, freePort, SUPER, lsJson } from '../helpers/harness.js';
+import { sandbox, freePort, SUPER, lsJson, httpGet } from '../helpers/harness.js';
+import { TOPICS } from '../../lib/ipc/protocol.js';
 
 const lsJsonOf = async (box) => (await lsJson(box)).apps.find((a) => a.name === 'web').workers;
 
@@ -69,7 +70,12 @@ test('super monit in tmux: apps, selection, log pane, reload prompt, resize, cle
   // The log pane follows the selected app: a restart of web shows there.
   assert.equal((await box.cli(['restart', 'web'])).code, 0);
   screen = await term.waitScreen((s) => /web#1 starting -> online pid \d+/.test(s), 'web\'s worker events in the pane');
-  assert.match(screen, /── (events|logs): web /);
+  assert.match(screen, /── (events|logs and events): web /);
+  if (TOPICS.includes('log')) {
+    // Where the daemon serves live log lines, the app's output shows in the pane too.
+    await httpGet(p1, '/log?msg=hello-from-web');
+    await term.waitScreen((s) => /\| hello-from-web/.test(s), 'the app\'s log line');
+  }
 
   // r asks first; n cancels.
   await term.keys('r');

@@ -130,5 +130,6 @@ export async function runDashboard({ home = superHome(), terminal = new Terminal
 /** One "log" event's text (whole lines) into the app's pane, marked with slot and stream. */
 function addLines(model, app, slot, stream, text) {
   const mark = stream === 'err' ? '!' : '|';
-  for (const line of String(text).split('\n')) if (line) model.addLog(app, `#${slot ?? '?'} ${mark} ${line}`);
+  // slot is null for a file every slot writes to (merge_logs)
+  for (const line of String(text).split('\n')) if (line) model.addLog(app, `${slot == null ? '' : `#${slot} `}${mark} ${line}`);
 }

@@ -94,7 +94,7 @@ export function renderFrame(model, { cols, rows, now = Date.now(), color = true 
 
   // Logs of the selected app.
   const logs = sel ? (model.logs.get(sel.app.name) ?? []) : [];
-  line(rule(` ${model.logSource === 'log' ? 'logs' : 'events'}: ${sel?.app.name ?? '-'} `, cols), 'dim');
+  line(rule(` ${model.logSource === 'log' ? 'logs and events' : 'events'}: ${sel?.app.name ?? '-'} `, cols), 'dim');
   const logH = rows - out.length - statusH;
   const shown = logs.slice(-logH);
   for (const l of shown) line(l.replace(/[\x00-\x1f\x7f]/g, ' '));

@@ -236,4 +236,4 @@ if (!opts.only || opts.only === 'monit') {
 }
 if (leaks.length) sections.push(`leaked processes (killed): ${JSON.stringify(leaks)}`);
 process.stdout.write(`${sections.join('\n\n')}\n\n${os.cpus().length} CPUs, Node ${process.version}; command: \`node bench/metrics.js ${process.argv.slice(2).join(' ')}\`\n`);
-fs.writeFileSync(path.join(ROOT, 'bench/results/metrics.json'), `${JSON.stringify(results, null, 2)}\n`);
+fs.writeFileSync(path.join(ROOT, `bench/results/metrics${opts.only ? `-${opts.only}` : ''}.json`), `${JSON.stringify(results, null, 2)}\n`);

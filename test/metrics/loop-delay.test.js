@@ -12,8 +12,8 @@ test('a 300 ms event-loop block shows in the worker\'s metrics (max and p99), th
   const eco = box.write('eco.yml', `metrics: { interval: 300ms }\napps:\n  - name: lab\n    script: loop-lab.js\n    env: { PORT: ${port} }\n`);
   assert.equal((await box.cli(['start', eco])).code, 0);
   const m = await watchMetrics(box, t);
-  const calm = await m.waitFor((w) => w.metrics?.loop_delay_ms !== null && w.metrics?.report_age_ms !== null, 10000, 'a first report');
-  assert.ok(calm.metrics.loop_delay_ms.max < 250, `no block yet: ${JSON.stringify(calm.metrics.loop_delay_ms)}`);
+  // Before the block: a calm report (start-up on a busy machine may be slow; wait it out).
+  await m.waitFor((w) => w.metrics?.loop_delay_ms && w.metrics.loop_delay_ms.max < 250, 10000, 'a calm report');
 
   assert.equal((await httpGet(port, '/block?ms=300')).status, 200);
   const blocked = await m.waitFor((w) => w.metrics?.loop_delay_ms?.max >= 250, 10000, 'loop max >= 250 ms');

@@ -27,18 +27,19 @@ export const bakPath = (home) => `${dumpPath(home)}.bak`;
  * Writes the dump atomically. Refuses to replace a dump that has apps with an empty one
  * unless `force`.
  * @param {string} home
- * @param {{apps: DumpEntry[], scheduling: string, daemon_cpu_affinity?: string|null, version: string}} state
- *   daemon_cpu_affinity: the CPU list the daemon pinned itself to (daemon.cpu_affinity), if any
+ * @param {{apps: DumpEntry[], scheduling: string, daemon_cpu_affinity?: string|null, metrics?: {listen: string|null, interval: number}|null, version: string}} state
+ *   daemon_cpu_affinity: the CPU list the daemon pinned itself to (daemon.cpu_affinity), if any;
+ *   metrics: the daemon's metrics settings (interval, Prometheus endpoint) in force
  * @param {{force?: boolean}} [opts]
  * @returns {Promise<{file: string, apps: string[], replaced: number|null}>}
  */
-export async function writeDump(home, { apps, scheduling, daemon_cpu_affinity = null, version }, { force = false } = {}) {
+export async function writeDump(home, { apps, scheduling, daemon_cpu_affinity = null, metrics = null, version }, { force = false } = {}) {
   const file = dumpPath(home);
   const previous = await previousCount(file);
   if (apps.length === 0 && previous > 0 && !force) {
     throw new SuperError('E_DUMP', `no app is running: saving would replace the ${previous} app(s) in ${file} with an empty list; run \`super save --force\` if that is what you want`);
   }
-  const body = `${JSON.stringify({ superd: DUMP_VERSION, version, saved_at: new Date().toISOString(), scheduling, daemon_cpu_affinity, apps }, null, 2)}\n`;
+  const body = `${JSON.stringify({ superd: DUMP_VERSION, version, saved_at: new Date().toISOString(), scheduling, daemon_cpu_affinity, metrics, apps }, null, 2)}\n`;
   const tmp = `${file}.tmp`;
   const fh = await fs.open(tmp, 'w', 0o600);
   try {
@@ -83,7 +84,7 @@ async function syncDir(dir) {
 
 /**
  * Reads the dump. E_DUMP when it is missing or corrupt; the message names the .bak.
- * @returns {Promise<{file: string, scheduling: string, daemon_cpu_affinity: string|null, apps: DumpEntry[]}>}
+ * @returns {Promise<{file: string, scheduling: string, daemon_cpu_affinity: string|null, metrics: {listen: string|null, interval: number}|null, apps: DumpEntry[]}>}
  */
 export async function readDump(home) {
   const file = dumpPath(home);
@@ -128,5 +129,10 @@ export function parseDump(text, file = 'dump.json') {
   });
   // A CPU list like "0" or "0-1,3"; anything else is ignored (the daemon is left unpinned).
   const cpus = typeof data.daemon_cpu_affinity === 'string' && /^\d+(-\d+)?(,\d+(-\d+)?)*$/.test(data.daemon_cpu_affinity) ? data.daemon_cpu_affinity : null;
-  return { scheduling: data.scheduling === 'os' ? 'os' : 'round-robin', daemon_cpu_affinity: cpus, apps: data.apps };
+  // Metrics settings as config/schema.json allows them; anything else: the daemon's defaults.
+  const m = data.metrics;
+  const metrics = m && typeof m === 'object' && Number.isFinite(m.interval) && m.interval >= 0
+    && (m.listen === null || (typeof m.listen === 'string' && /^(\[[0-9A-Fa-f:.]+\]|[^\s:[\]]+):[0-9]{1,5}$/.test(m.listen)))
+    ? { listen: m.listen, interval: m.interval } : null;
+  return { scheduling: data.scheduling === 'os' ? 'os' : 'round-robin', daemon_cpu_affinity: cpus, metrics, apps: data.apps };
 }

@@ -78,6 +78,11 @@ export class Monitor {
     }
   }
 
+  /** The settings in force, as a dump saves them (lib/master/saved-state.js). */
+  get settings() {
+    return { listen: this.listen ?? null, interval: this.interval };
+  }
+
   /** One sample of every worker, then health actions, then the push to subscribers. */
   async tick() {
     if (this.sampling) return this.sampling; // a slow sample is not stacked on

@@ -18,14 +18,15 @@ export async function saveApps(supervisor, { version, force }) {
     saved.push({ config: { ...app.config, instances }, clientEnv: app.clientEnv, source: app.source ?? undefined });
   }
   const daemonCpus = supervisor.daemonPolicy.pinnedTo;
-  const out = await writeDump(supervisor.home, { apps: saved, scheduling: supervisor.schedulingName, daemon_cpu_affinity: daemonCpus, version }, { force });
+  const metrics = supervisor.monitor?.settings ?? null;
+  const out = await writeDump(supervisor.home, { apps: saved, scheduling: supervisor.schedulingName, daemon_cpu_affinity: daemonCpus, metrics, version }, { force });
   return { ...out, skipped };
 }
 
 /** Starts the apps of the dump; those already running are left alone (and reported). */
 export async function resurrectApps(supervisor) {
   const dump = await readDump(supervisor.home);
-  const daemon = { scheduling: dump.scheduling, scheduling_set: true, cpu_affinity: dump.daemon_cpu_affinity };
+  const daemon = { scheduling: dump.scheduling, scheduling_set: true, cpu_affinity: dump.daemon_cpu_affinity, metrics: dump.metrics ?? undefined };
   const result = await supervisor.startConfigs(dump.apps.map((e) => ({ config: e.config, clientEnv: e.clientEnv ?? {}, source: e.source })), daemon, dump.file);
   return { file: dump.file, ...result };
 }

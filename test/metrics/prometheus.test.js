@@ -1,5 +1,7 @@
 // Issue 4: the optional Prometheus endpoint answers with parseable text (exposition format
 // 0.0.4) with conventional names and per-worker / per-app labels.
+import fs from 'node:fs';
+import path from 'node:path';
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { sandbox, freePort, httpGet, lsJson } from '../helpers/harness.js';
@@ -85,4 +87,21 @@ test('a metrics.listen port in use is a start warning, apps still start', async 
   assert.equal(r.code, 0);
   assert.match(r.stderr + r.stdout, /metrics endpoint could not listen on 127\.0\.0\.1:\d+ \(EADDRINUSE\)/);
   assert.equal((await lsJson(box)).apps[0].status, 'online');
+});
+
+test('save / resurrect keep the metrics settings: the endpoint is back after a daemon restart', async (t) => {
+  const box = await sandbox(t);
+  const [port, mport] = [await freePort(), await freePort()];
+  box.fixture('loop-lab.js');
+  const eco = box.write('eco.yml', `metrics:\n  listen: 127.0.0.1:${mport}\n  interval: 400ms\napps:\n  - name: web\n    script: loop-lab.js\n    env: { PORT: ${port} }\n`);
+  assert.equal((await box.cli(['start', eco])).code, 0);
+  assert.equal((await box.cli(['save'])).code, 0);
+  const dump = JSON.parse(fs.readFileSync(path.join(box.home, 'dump.json'), 'utf8'));
+  assert.deepEqual(dump.metrics, { listen: `127.0.0.1:${mport}`, interval: 400 });
+  assert.equal((await box.cli(['kill'])).code, 0);
+  await assert.rejects(httpGet(mport, '/metrics'), 'the endpoint went with the daemon');
+  assert.equal((await box.cli(['resurrect'])).code, 0);
+  const res = await httpGet(mport, '/metrics');
+  assert.equal(res.status, 200);
+  assert.match(res.body, /^superd_worker_up\{app="web",slot="0",pid="\d+"\} 1$/m);
 });

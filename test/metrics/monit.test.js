@@ -26,9 +26,18 @@ function tmux(box, t) {
   const run = (...args) => new Promise((resolve, reject) => {
     execFile('tmux', ['-S', sock, ...args], (err, stdout) => (err ? reject(err) : resolve(stdout)));
   });
-  t.after(() => run('kill-server').catch(() => {}));
+  // By pid, not over the socket: the sandbox (and the socket in it) may be gone first.
+  let serverPid = null;
+  t.after(() => {
+    try {
+      if (serverPid) process.kill(serverPid, 'SIGTERM');
+    } catch {}
+  });
   return {
-    start: (cmd) => run('new-session', '-d', '-s', 'm', '-x', '120', '-y', '34', cmd),
+    async start(cmd) {
+      await run('new-session', '-d', '-s', 'm', '-x', '120', '-y', '34', cmd);
+      serverPid = Number(await run('display-message', '-p', '#{pid}'));
+    },
     keys: (...k) => run('send-keys', '-t', 'm', ...k),
     capture: () => run('capture-pane', '-p', '-t', 'm'),
     resize: (x, y) => run('resize-window', '-t', 'm', '-x', String(x), '-y', String(y)),

@@ -15,8 +15,10 @@ test('a 300 ms event-loop block shows in the worker\'s metrics (max and p99), th
   // Before the block: a calm report (start-up on a busy machine may be slow; wait it out).
   await m.waitFor((w) => w.metrics?.loop_delay_ms && w.metrics.loop_delay_ms.max < 250, 10000, 'a calm report');
 
+  // Wait from before the block: the snapshot that shows it may come before the answer does.
+  const seen = m.waitFor((w) => w.metrics?.loop_delay_ms?.max >= 250, 10000, 'loop max >= 250 ms');
   assert.equal((await httpGet(port, '/block?ms=300')).status, 200);
-  const blocked = await m.waitFor((w) => w.metrics?.loop_delay_ms?.max >= 250, 10000, 'loop max >= 250 ms');
+  const blocked = await seen;
   assert.ok(blocked.metrics.loop_delay_ms.max < 2000, `about 300 ms: ${blocked.metrics.loop_delay_ms.max}`);
   assert.ok(blocked.metrics.loop_delay_ms.p99 >= 250, `p99 sees it too: ${JSON.stringify(blocked.metrics.loop_delay_ms)}`);
   // The next interval, without a block, is calm again.

@@ -41,8 +41,10 @@ test('unresponsive_timeout off (the default): a slow but alive worker is left al
   assert.equal((await box.cli(['start', eco])).code, 0);
   const m = await watchMetrics(box, t);
   const [before] = (await lsJson(box)).apps[0].workers;
+  // Reports resume after the block; the worker is the same. Wait from before the block:
+  // the snapshot that shows it may come before the answer does.
+  const seen = m.waitFor((w) => w.pid === before.pid && w.metrics?.loop_delay_ms?.max >= 1000, 10000, 'the block reported');
   await httpGet(port, '/block?ms=1500');
-  // Reports resume after the block; the worker is the same.
-  await m.waitFor((w) => w.pid === before.pid && w.metrics?.loop_delay_ms?.max >= 1000, 10000, 'the block reported');
+  await seen;
   assert.equal((await lsJson(box)).apps[0].workers[0].pid, before.pid);
 });

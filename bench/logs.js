@@ -41,7 +41,9 @@ for (let i = 2; i < process.argv.length; i++) {
 const log = (s) => process.stderr.write(`${s}\n`);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const started = new Set(); // pids to SIGKILL at exit, whatever happens
+const dirs = new Set(); // temp dirs to remove at exit
 process.on('exit', () => {
+  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
   for (const pid of started) {
     try {
       process.kill(pid, 'SIGKILL');
@@ -75,20 +77,41 @@ const rssOf = (pid) => {
     return NaN;
   }
 };
-/** True once `pid` handles SIGUSR1 (SigCgt bit 9): before that, SIGUSR1 would start Node's inspector. */
-const handlesUsr1 = (pid) => {
+/**
+ * True once `pid` handles SIGUSR2 (SigCgt bit 11). Node installs no SIGUSR2 handler of its
+ * own (unlike SIGUSR1, its inspector's), so the bit means the app's handler is there.
+ */
+const handlesUsr2 = (pid) => {
   try {
-    return (BigInt(`0x${/SigCgt:\s+([0-9a-f]+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'latin1'))[1]}`) & 0x200n) !== 0n;
+    return (BigInt(`0x${/SigCgt:\s+([0-9a-f]+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'latin1'))[1]}`) & 0x800n) !== 0n;
   } catch {
     return false;
   }
 };
 async function waitHandlers(pids) {
   const deadline = Date.now() + 30000;
-  while (!pids.every(handlesUsr1)) {
-    if (Date.now() > deadline) throw new Error('workers did not install their SIGUSR1 handler within 30 s');
+  while (!pids.every(handlesUsr2)) {
+    if (Date.now() > deadline) throw new Error('workers did not install their SIGUSR2 handler within 30 s');
     await sleep(20);
   }
+}
+
+/**
+ * A bystander: a bare Node process measuring its own event-loop delay during the flood.
+ * On 2 shared cores, 4 flooding workers starve every process of CPU; the bystander's p99
+ * is that baseline, so the daemon's own figure can be read against it.
+ */
+const PROBE = `const h = require('perf_hooks').monitorEventLoopDelay({ resolution: 10 }); h.enable();
+process.on('SIGTERM', () => { process.stdout.write(String(Math.max(0, h.percentile(99) / 1e6 - 10))); process.exit(0); });
+setInterval(() => {}, 1000); process.stdout.write('ready\n');`;
+function startProbe() {
+  const c = spawn(process.execPath, ['-e', PROBE], { stdio: ['ignore', 'pipe', 'inherit'] });
+  started.add(c.pid);
+  let out = '';
+  c.stdout.on('data', (d) => (out += d));
+  const ready = new Promise((resolve) => c.stdout.once('data', resolve));
+  const done = new Promise((resolve) => c.on('close', () => resolve(Number(out.split('\n')[1]))));
+  return { ready, stop: () => { c.kill('SIGTERM'); started.delete(c.pid); return done; } };
 }
 
 const sizeOf = (files) => files().reduce((a, f) => {
@@ -215,6 +238,7 @@ const TARGETS = {
 
 async function once(name) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `logbench-${name.replace('+', '-')}-`));
+  dirs.add(dir);
   const t = await TARGETS[name](dir);
   try {
     await waitHandlers(t.workerPids);
@@ -222,8 +246,10 @@ async function once(name) {
     await t.stats?.(true);
     const cpu0 = t.daemonPid ? cpuTicks(t.daemonPid) : NaN;
     let peakRss = t.daemonPid ? rssOf(t.daemonPid) : NaN;
+    const probe = startProbe();
+    await probe.ready;
     const t0 = process.hrtime.bigint();
-    for (const p of t.workerPids) process.kill(p, 'SIGUSR1');
+    for (const p of t.workerPids) process.kill(p, 'SIGUSR2');
     const deadline = Date.now() + 300000;
     let size = 0;
     while ((size = sizeOf(t.files)) < expected && Date.now() < deadline) {
@@ -233,16 +259,18 @@ async function once(name) {
     const secs = Number(process.hrtime.bigint() - t0) / 1e9;
     const cpu = t.daemonPid ? (cpuTicks(t.daemonPid) - cpu0) / HZ : NaN;
     const st = await t.stats?.(false);
+    const probeP99 = await probe.stop();
     await sleep(300); // let a rotation in progress finish before reading the files
     const check = verify(t.files(), opts.lines);
     if (size > expected) log(`  ${name}: ${size - expected} more bytes than written`);
-    const r = { name, secs: size >= expected ? secs : NaN, ...check, cpu, peakRss, eldP99: st?.event_loop_delay_ms.p99 ?? NaN, files: t.files().length };
-    log(`  ${name}: ${fmt(r.secs, 2)} s, lost ${r.lost}, split ${r.split}, dups ${r.dups}, daemon cpu ${fmt(cpu, 2)} s, rss ${fmt(peakRss / 2 ** 20, 1)} MB, eld p99 ${fmt(r.eldP99, 1)} ms, files ${r.files}`);
+    const r = { name, secs: size >= expected ? secs : NaN, ...check, cpu, peakRss, eldP99: st?.event_loop_delay_ms.p99 ?? NaN, probeP99, files: t.files().length };
+    log(`  ${name}: ${fmt(r.secs, 2)} s, lost ${r.lost}, split ${r.split}, dups ${r.dups}, daemon cpu ${fmt(cpu, 2)} s, rss ${fmt(peakRss / 2 ** 20, 1)} MB, eld p99 ${fmt(r.eldP99, 1)} ms (bystander ${fmt(probeP99, 1)} ms), files ${r.files}`);
     return r;
   } finally {
     await t.stop();
     for (const p of [t.daemonPid, ...t.workerPids]) started.delete(p);
     fs.rmSync(dir, { recursive: true, force: true });
+    dirs.delete(dir);
   }
 }
 
@@ -267,10 +295,11 @@ const rows = names.map((n) => [
   n === 'floor' ? 'n/a' : Number.isFinite(pm2Cpu) && n !== 'pm2' ? `${fmt(med(n, 'cpu') / pm2Cpu, 2)}x` : n === 'pm2' ? '1.00x' : 'n/a',
   n === 'floor' ? 'n/a' : fmt(med(n, 'peakRss') / 2 ** 20, 1),
   n.startsWith('superd') ? fmt(med(n, 'eldP99'), 1) : 'n/a',
+  fmt(med(n, 'probeP99'), 1),
   fmt(med(n, 'files'), 0),
 ]);
 process.stdout.write(`\n${WORKERS} workers x ${fmt(opts.lines)} lines (${LINE_BYTES} bytes each), median of ${opts.rounds} rounds; lost and split summed over all rounds\n\n`);
-process.stdout.write(`${table(['target', 'time to disk s', 'vs floor', 'lost', 'split+dup', 'daemon CPU s', 'CPU vs pm2', 'daemon peak RSS MB', 'daemon ELD p99 ms', 'files'], rows)}\n`);
+process.stdout.write(`${table(['target', 'time to disk s', 'vs floor', 'lost', 'split+dup', 'daemon CPU s', 'CPU vs pm2', 'daemon peak RSS MB', 'daemon ELD p99 ms', 'bystander ELD p99 ms', 'files'], rows)}\n`);
 fs.mkdirSync(path.join(ROOT, 'bench/results'), { recursive: true });
 fs.writeFileSync(path.join(ROOT, 'bench/results/logs.json'), `${JSON.stringify({ at: new Date().toISOString(), node: process.version, cpus: os.cpus().length, opts, results }, null, 2)}\n`);
 process.exit(0);

@@ -103,13 +103,16 @@ async function waitHandlers(pids) {
  */
 const PROBE = `const h = require('perf_hooks').monitorEventLoopDelay({ resolution: 10 }); h.enable();
 process.on('SIGTERM', () => { process.stdout.write(String(Math.max(0, h.percentile(99) / 1e6 - 10))); process.exit(0); });
-setInterval(() => {}, 1000); process.stdout.write('ready\n');`;
+setInterval(() => {}, 1000); process.stdout.write('ready\\n');`;
 function startProbe() {
   const c = spawn(process.execPath, ['-e', PROBE], { stdio: ['ignore', 'pipe', 'inherit'] });
   started.add(c.pid);
   let out = '';
   c.stdout.on('data', (d) => (out += d));
-  const ready = new Promise((resolve) => c.stdout.once('data', resolve));
+  const ready = new Promise((resolve, reject) => {
+    c.stdout.once('data', resolve);
+    c.once('close', () => reject(new Error('the bystander probe exited early')));
+  });
   const done = new Promise((resolve) => c.on('close', () => resolve(Number(out.split('\n')[1]))));
   return { ready, stop: () => { c.kill('SIGTERM'); started.delete(c.pid); return done; } };
 }

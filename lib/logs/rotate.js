@@ -17,13 +17,20 @@ const ignoreMissing = (err) => {
   if (err.code !== 'ENOENT') throw err;
 };
 
-/** Shifts the chain of rotated files and renames `file` to `file.1`. */
+/**
+ * Shifts the chain of rotated files and renames `file` to `file.1`. Only the rotated files
+ * that exist are touched (one readdir), so a large retain costs nothing.
+ */
 export async function shiftChain(file, retain) {
   const keep = Math.max(retain, 1); // file.1 exists until finishRotation, even with retain 0
-  await Promise.all([fsp.unlink(`${file}.${keep}`).catch(ignoreMissing), fsp.unlink(`${file}.${keep}.gz`).catch(ignoreMissing)]);
-  for (let i = keep - 1; i >= 1; i--) {
-    await fsp.rename(`${file}.${i}`, `${file}.${i + 1}`).catch(ignoreMissing);
-    await fsp.rename(`${file}.${i}.gz`, `${file}.${i + 1}.gz`).catch(ignoreMissing);
+  const rotated = (await rotatedFiles(file)).map((p) => {
+    const m = /\.(\d+)(\.gz)?$/.exec(p);
+    return { path: p, n: Number(m[1]), gz: m[2] ?? '' };
+  });
+  await Promise.all(rotated.filter((r) => r.n >= keep).map((r) => fsp.unlink(r.path).catch(ignoreMissing)));
+  // highest first, so each target name is free when its turn comes
+  for (const r of rotated.filter((x) => x.n < keep).sort((a, b) => b.n - a.n)) {
+    await fsp.rename(r.path, `${file}.${r.n + 1}${r.gz}`).catch(ignoreMissing);
   }
   await fsp.rename(file, `${file}.1`);
 }

@@ -1,11 +1,13 @@
 // Issue 3: a log directory that is missing or not writable refuses `start` (E_LOG_PATH,
 // exit 2, the path named, nothing started); a write error (disk full) is logged once and
-// the app keeps running.
+// the app keeps running, and writing resumes once there is space again.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { sandbox, lsJson } from '../helpers/harness.js';
+import { spawnSync } from 'node:child_process';
+import { sandbox, lsJson, freePort, httpGet } from '../helpers/harness.js';
 import { eventually } from './log-files.js';
 
 test('missing or unusable log directory: E_LOG_PATH naming the path, exit 2, nothing started', async (t) => {
@@ -78,4 +80,38 @@ apps:
   assert.match(failures()[0], /"stream":"out".*"code":"ENOSPC"/);
   // stderr (another file) kept working
   assert.equal(fs.readFileSync(path.join(box.home, 'logs', 'full-err.log'), 'utf8').trimEnd().split('\n').length, 5);
+});
+
+test('disk full, then space again: writing resumes and the daemon log says so', async (t) => {
+  const box = await sandbox(t);
+  const port = await freePort();
+  box.fixture('log-writer.js');
+  // A real full file system: a 64 KiB tmpfs (needs root; skipped otherwise).
+  // Its own directory (not in the sandbox, whose cleanup would find it busy).
+  const small = fs.mkdtempSync(path.join(os.tmpdir(), 'sd-full-'));
+  const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', small]).status === 0;
+  t.after(() => {
+    if (mounted) spawnSync('umount', ['-l', small]);
+    fs.rmSync(small, { recursive: true, force: true });
+  });
+  if (!mounted) return t.skip('cannot mount a small tmpfs here (not root)');
+  const eco = box.write('eco.yml', `
+apps:
+  - name: disk
+    script: log-writer.js
+    out_file: ${JSON.stringify(path.join(small, 'out.log'))}
+    env: { PORT: ${port} }
+`);
+  assert.equal((await box.cli(['start', eco])).code, 0);
+  const filler = path.join(small, 'filler');
+  fs.writeFileSync(filler, Buffer.alloc(60 * 1024)); // leaves a few KiB
+  await httpGet(port, '/write?n=400'); // ~25 KB of lines: the disk fills up
+  const logFile = path.join(box.home, 'daemon.log');
+  await eventually(() => fs.readFileSync(logFile, 'utf8').includes('log write failed'), { what: 'the ENOSPC report' });
+  fs.rmSync(filler);
+  const next = Number((await httpGet(port, '/write?n=10')).body); // sequence after these lines
+  await eventually(() => fs.readFileSync(logFile, 'utf8').includes('log writing resumed'), { what: 'the resume report' });
+  const lines = fs.readFileSync(path.join(small, 'out.log'), 'utf8').trimEnd().split('\n');
+  assert.match(lines.at(-1), new RegExp(` ${String(next - 1).padStart(7, '0')} `), 'the last line written after space came back is in the file');
+  assert.equal((await lsJson(box)).apps[0].workers[0].restarts, 0);
 });

@@ -52,6 +52,9 @@ export class Slot extends EventEmitter {
     this.app.logs.attach(proc);
     proc.affinity = affinity;
     proc.on('process-error', (err) => this.ctx.log.warn({ app: this.app.name, slot: this.index, pid: proc.pid, err: err.message }, 'worker process error'));
+    proc.on('drained', (m) => {
+      if (m.hookErrors?.length) this.ctx.log.warn({ app: this.app.name, slot: this.index, pid: proc.pid, errors: m.hookErrors.slice(0, 5) }, 'onShutdown hook failed');
+    });
     return proc;
   }
 

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { sandbox, freePort, httpGet, FIXTURES } from '../helpers/harness.js';
+import { waitForLog } from '../helpers/metrics.js';
 
 test('stop: onShutdown runs after the in-flight request is answered; shutdown_with_message sends "shutdown"', async (t) => {
   const box = await sandbox(t);
@@ -30,4 +31,15 @@ apps:
   assert.ok(marks.includes('message'), `PM2 shutdown message received: ${marks}`);
   assert.ok(marks.indexOf('answered') < marks.indexOf('hook'), `hook after the answer: ${marks}`);
   assert.ok(marks.includes('hook'));
+});
+
+test('a failing onShutdown hook is logged in daemon.log and the stop goes on', async (t) => {
+  const box = await sandbox(t);
+  const port = await freePort();
+  const eco = box.write('eco.yml', `apps:\n  - name: bad-hook\n    script: ${path.join(FIXTURES, 'apps', 'failing-hook.js')}\n    env: { PORT: ${port} }\n`);
+  assert.equal((await box.cli(['start', eco])).code, 0);
+  const stop = await box.cli(['stop', 'bad-hook']);
+  assert.equal(stop.code, 0, stop.stderr);
+  const log = await waitForLog(box, /"msg":"onShutdown hook failed"/);
+  assert.match(log, /cleanup exploded/);
 });

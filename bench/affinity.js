@@ -24,35 +24,11 @@ import autocannon from 'autocannon';
 import { median, ratio, fmt, table } from './stats.js';
 import { ROOT, startRaw, startSuperd, startPm2, stopAll, killEverythingSync, leaks, cpuSnapshot, cpuDelta } from './targets.js';
 import { readAllowedCpus, formatCpuList } from '../lib/config/cpu-set.js';
+import { benchArgs } from './lib/args.js';
 
 const FIB = path.join(ROOT, 'examples/fib/server.js');
 const WARMUP_S = 1;
 const CONNECTIONS = 2;
-
-function parseArgs(argv) {
-  const opts = { duration: 5, rounds: 3, requests: 1000, only: null };
-  for (let i = 0; i < argv.length; i++) {
-    const [flag, inline] = argv[i].split('=', 2);
-    const key = flag.replace(/^--/, '');
-    if (!(key in opts) || !flag.startsWith('--')) usage(`unknown argument ${argv[i]}`);
-    const value = inline ?? argv[++i];
-    if (value === undefined) usage(`${flag} needs a value`);
-    if (key === 'only') {
-      if (!['throughput', 'distribution'].includes(value)) usage('--only takes throughput or distribution');
-      opts.only = value;
-    } else {
-      const n = Number(value);
-      if (!(n > 0) || (key !== 'duration' && !Number.isInteger(n))) usage(`${flag} needs a positive number`);
-      opts[key] = n;
-    }
-  }
-  return opts;
-}
-
-function usage(msg) {
-  process.stderr.write(`bench: ${msg}\nusage: node bench/affinity.js [--duration 5] [--rounds 3] [--requests 1000] [--only throughput|distribution]\n`);
-  process.exit(2);
-}
 
 const log = (s) => process.stderr.write(`${s}\n`);
 
@@ -236,7 +212,12 @@ function version(pkg) {
   }
 }
 
-const opts = parseArgs(process.argv.slice(2));
+const opts = benchArgs(process.argv.slice(2), {
+  defaults: { duration: 5, rounds: 3, requests: 1000, only: null },
+  fractional: ['duration'],
+  choices: { only: ['throughput', 'distribution'] },
+  usage: 'node bench/affinity.js [--duration 5] [--rounds 3] [--requests 1000] [--only throughput|distribution]',
+});
 const command = ['node', 'bench/affinity.js', ...process.argv.slice(2)].join(' ');
 const cpus = os.cpus();
 const env = `node ${process.version}, CPUs ${formatCpuList(readAllowedCpus())} (${cpus[0]?.model.trim() ?? '?'}), ${os.platform()} ${os.release()}, `

@@ -17,6 +17,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { connect } from '../lib/ipc/client.js';
 import { median, fmt, table } from './stats.js';
+import { benchArgs } from './lib/args.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const APP = path.join(ROOT, 'bench/log-flood-app.js');
@@ -27,17 +28,12 @@ const PAD = 52;
 const LINE_BYTES = 2 + 1 + 7 + 1 + PAD + 1; // "w3 0000123 xxx...\n"
 const HZ = 100;
 
-const opts = { rounds: 3, lines: 250000, only: null };
-for (let i = 2; i < process.argv.length; i++) {
-  const [k, inline] = process.argv[i].replace(/^--/, '').split('=');
-  const v = inline ?? process.argv[++i];
-  if (k === 'only') opts.only = v.split(',');
-  else if (k in opts && Number(v) > 0) opts[k] = Number(v);
-  else {
-    process.stderr.write('usage: node bench/logs.js [--rounds 3] [--lines 250000] [--only floor,superd,pm2,superd+rot]\n');
-    process.exit(2);
-  }
-}
+const opts = benchArgs(process.argv.slice(2), {
+  defaults: { rounds: 3, lines: 250000, only: null },
+  choices: { only: ['floor', 'superd', 'pm2', 'superd+rot'] },
+  lists: ['only'],
+  usage: 'node bench/logs.js [--rounds 3] [--lines 250000] [--only floor,superd,pm2,superd+rot]',
+});
 const log = (s) => process.stderr.write(`${s}\n`);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const started = new Set(); // pids to SIGKILL at exit, whatever happens

@@ -19,25 +19,11 @@ import { spawn, execFileSync } from 'node:child_process';
 import autocannon from 'autocannon';
 import { median, ratio, fmt, table } from './stats.js';
 import { ROOT, SUPER_BIN, PM2_BIN, startRaw, startSuperd, startPm2, stopAll, killEverythingSync, leaks, freePort, run } from './targets.js';
+import { benchArgs } from './lib/args.js';
 
 const HZ = 100;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const log = (s) => process.stderr.write(`${s}\n`);
-
-function parseArgs(argv) {
-  const opts = { window: 10, rounds: 3, requests: 20000, only: null };
-  for (let i = 0; i < argv.length; i++) {
-    const [flag, inline] = argv[i].split('=', 2);
-    const key = flag.replace(/^--/, '');
-    const value = inline ?? argv[++i];
-    if (!(key in opts) || value === undefined) {
-      process.stderr.write(`bench: bad argument ${argv[i - (inline ? 0 : 1)]}\nusage: node bench/metrics.js [--window 10] [--rounds 3] [--requests 20000] [--only idle|agent|monit]\n`);
-      process.exit(2);
-    }
-    opts[key] = key === 'only' ? value : Number(value);
-  }
-  return opts;
-}
 
 /** CPU ticks (utime+stime) and RSS (bytes) of one process, from /proc. */
 function procStat(pid) {
@@ -216,7 +202,12 @@ async function monit({ window, rounds }) {
 process.on('exit', killEverythingSync);
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, async () => { await stopAll(); process.exit(130); });
 
-const opts = parseArgs(process.argv.slice(2));
+const opts = benchArgs(process.argv.slice(2), {
+  defaults: { window: 10, rounds: 3, requests: 20000, only: null },
+  fractional: ['window'],
+  choices: { only: ['idle', 'agent', 'monit'] },
+  usage: 'node bench/metrics.js [--window 10] [--rounds 3] [--requests 20000] [--only idle|agent|monit]',
+});
 const results = { date: new Date().toISOString(), node: process.version, cpus: os.availableParallelism(), opts };
 const sections = [];
 if (!opts.only || opts.only === 'idle') {

@@ -14,16 +14,14 @@ import { execFile } from 'node:child_process';
 import { startSuperd, startPm2, startRaw, stopAll, killEverythingSync, leaks, SUPER_BIN, PM2_BIN } from './targets.js';
 import { startLoad } from './lib/strict-client.js';
 import { median, fmt, table } from './stats.js';
+import { benchArgs } from './lib/args.js';
 
-const opts = { runs: 3, reloads: 10, connections: 50, instances: 4, only: 'superd,raw,pm2', modes: 'keep-alive,close' };
-for (let i = 2; i < process.argv.length; i += 2) {
-  const key = process.argv[i].replace(/^--/, '');
-  if (!(key in opts)) {
-    process.stderr.write(`usage: node bench/reload.js [--runs N] [--reloads N] [--connections N] [--instances N] [--only superd,raw,pm2] [--modes keep-alive,close]\n`);
-    process.exit(2);
-  }
-  opts[key] = typeof opts[key] === 'number' ? Number(process.argv[i + 1]) : process.argv[i + 1];
-}
+const opts = benchArgs(process.argv.slice(2), {
+  defaults: { runs: 3, reloads: 10, connections: 50, instances: 4, only: ['superd', 'raw', 'pm2'], modes: ['keep-alive', 'close'] },
+  choices: { only: ['superd', 'raw', 'pm2'], modes: ['keep-alive', 'close'] },
+  lists: ['only', 'modes'],
+  usage: 'node bench/reload.js [--runs 3] [--reloads 10] [--connections 50] [--instances 4] [--only superd,raw,pm2] [--modes keep-alive,close]',
+});
 
 process.on('exit', killEverythingSync);
 process.on('SIGINT', async () => {
@@ -92,8 +90,8 @@ async function runOnce(kind, keepAlive) {
   }
 }
 
-const kinds = opts.only.split(',');
-const modes = opts.modes.split(',');
+const kinds = opts.only;
+const modes = opts.modes;
 const results = {}; // mode -> kind -> [run]
 for (let run = 1; run <= opts.runs; run++) {
   for (const mode of modes) {

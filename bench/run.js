@@ -14,34 +14,10 @@ import { median, min, max, ratio, fmt, table } from './stats.js';
 import {
   ROOT, SUPER_BIN, PM2_BIN, startRaw, startSuperd, startPm2, stopAll, cpuSnapshot, cpuDelta, killEverythingSync, leaks,
 } from './targets.js';
+import { benchArgs } from './lib/args.js';
 
 const WARMUP_S = 2;
 const CONNECTIONS = 50;
-
-function parseArgs(argv) {
-  const opts = { duration: 10, rounds: 3, runs: 15, only: null };
-  for (let i = 0; i < argv.length; i++) {
-    const [flag, inline] = argv[i].split('=', 2);
-    const key = flag.replace(/^--/, '');
-    if (!(key in opts) || !flag.startsWith('--')) usage(`unknown argument ${argv[i]}`);
-    const value = inline ?? argv[++i];
-    if (value === undefined) usage(`${flag} needs a value`);
-    if (key === 'only') {
-      if (!['throughput', 'cli'].includes(value)) usage('--only takes throughput or cli');
-      opts.only = value;
-    } else {
-      const n = Number(value);
-      if (!(n > 0) || (key !== 'duration' && !Number.isInteger(n))) usage(`${flag} needs a positive number`);
-      opts[key] = n;
-    }
-  }
-  return opts;
-}
-
-function usage(msg) {
-  process.stderr.write(`bench: ${msg}\nusage: node bench/run.js [--duration 10] [--rounds 3] [--runs 15] [--only throughput|cli]\n`);
-  process.exit(2);
-}
 
 const log = (s) => process.stderr.write(`${s}\n`); // progress on stderr, results on stdout
 
@@ -195,7 +171,12 @@ function version(pkg) {
   }
 }
 
-const opts = parseArgs(process.argv.slice(2));
+const opts = benchArgs(process.argv.slice(2), {
+  defaults: { duration: 10, rounds: 3, runs: 15, only: null },
+  fractional: ['duration'],
+  choices: { only: ['throughput', 'cli'] },
+  usage: 'node bench/run.js [--duration 10] [--rounds 3] [--runs 15] [--only throughput|cli]',
+});
 const command = ['node', 'bench/run.js', ...process.argv.slice(2)].join(' ');
 const cpus = os.cpus();
 const env = `node ${process.version}, ${os.availableParallelism()} CPUs (${cpus[0]?.model.trim() ?? '?'}), ${os.platform()} ${os.release()}, `

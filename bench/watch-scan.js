@@ -23,15 +23,14 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { makeIgnore } from '../lib/master/watch-ignore.js';
 import { connect } from '../lib/ipc/client.js';
+import { benchArgs } from './lib/args.js';
 
 const SUPER = fileURLToPath(new URL('../bin/super.js', import.meta.url));
 
-const arg = (name, def) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : def;
-};
-const FILES = arg('files', 5000);
-const RUNS = arg('runs', 5);
+const { files: FILES, runs: RUNS } = benchArgs(process.argv.slice(2), {
+  defaults: { files: 5000, runs: 5 },
+  usage: 'node bench/watch-scan.js [--files 5000] [--runs 5]',
+});
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'sd-watch-bench-'));
 for (let i = 0; i < FILES; i++) {

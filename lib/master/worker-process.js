@@ -35,7 +35,6 @@ export class WorkerProcess extends EventEmitter {
       w.on('online', () => this.emit('spawn'));
       w.on('listening', (address) => this.emit('listening', address));
       w.on('message', (m) => this.#onMessage(m));
-      w.on('disconnect', () => this.emit('disconnect'));
       w.on('exit', (code, signal) => this.#onExit(code, signal));
       // cluster re-emits the child's 'error' (spawn failure, EPIPE on a dead channel) on
       // the Worker: unhandled, it would throw in the daemon. The exit path handles the rest.

@@ -20,7 +20,6 @@ const dc = require('node:diagnostics_channel');
 const servers = new Set();
 const held = new Map(); // server -> its own maxConnections, while traffic is deferred
 const hooks = [];
-let draining = false;
 let deferring = false;
 
 const listen = net.Server.prototype.listen;
@@ -71,7 +70,6 @@ function onShutdown(fn) {
 let drained = null;
 function drain() {
   if (drained) return drained;
-  draining = true;
   admit(); // a worker being retired before it was ready must still finish what it has
   // Subscribed only now, so serving costs nothing extra until retirement.
   dc.subscribe('http.server.request.start', markClose);
@@ -82,4 +80,4 @@ function drain() {
   return drained;
 }
 
-module.exports = { deferTraffic, admit, onShutdown, drain, isDraining: () => draining };
+module.exports = { deferTraffic, admit, onShutdown, drain };

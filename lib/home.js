@@ -11,3 +11,4 @@ export const pidPath = (home) => path.join(home, 'daemon.pid');
 export const daemonLogPath = (home) => path.join(home, 'daemon.log');
 export const daemonErrPath = (home) => path.join(home, 'daemon.err');
 export const logsDir = (home) => path.join(home, 'logs');
+export const tokenPath = (home) => path.join(home, 'token');

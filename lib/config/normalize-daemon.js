@@ -4,6 +4,7 @@
 import path from 'node:path';
 import { checkAffinity } from './check-affinity.js';
 import { parseDuration, parseSize } from './units.js';
+import { controlListenProblem } from './control-settings.js';
 
 /**
  * @typedef {object} DaemonSettings
@@ -39,6 +40,9 @@ export function normalizeDaemon(data, { problems, baseDir, allowedCpus, noPinnin
     const port = typeof listen === 'string' ? Number(listen.slice(listen.lastIndexOf(':') + 1)) : 1;
     if (port < 1 || port > 65535) problems.add([key, 'listen'], `port ${port} is out of range; use a port from 1 to 65535`);
   }
+
+  const controlProblem = controlListenProblem(get('control', 'listen'), get('control', 'tls'));
+  if (controlProblem) problems.add(['control', 'listen'], controlProblem);
 
   const affinity = get('daemon', 'cpu_affinity');
   checkAffinity(affinity, { allowed: allowedCpus, noPinning, perSlot: false }, (segs, m) => problems.add(['daemon', 'cpu_affinity', ...segs], m));

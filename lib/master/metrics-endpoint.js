@@ -2,12 +2,7 @@
 // set; write 127.0.0.1 to keep it on loopback). A small node:http server in the daemon;
 // each scrape renders what the monitor already holds (no /proc reads on the scrape path).
 import http from 'node:http';
-
-/** "127.0.0.1:9209" | "[::1]:9209" | "localhost:9209" -> {host, port} */
-export function parseListen(listen) {
-  const i = listen.lastIndexOf(':');
-  return { host: listen.slice(0, i).replace(/^\[(.*)\]$/, '$1'), port: Number(listen.slice(i + 1)) };
-}
+import { parseListen } from '../config/listen-address.js';
 
 /**
  * @param {string} listen

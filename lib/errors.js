@@ -17,6 +17,12 @@ export const CODES = Object.freeze({
   E_FRAME_TOO_LARGE: [EXIT.BAD_INPUT, 'A control message exceeded the frame size limit and the connection was closed.'],
   E_PROTOCOL: [EXIT.BAD_INPUT, 'Client and daemon speak different protocol versions; restart the daemon with `super kill` then `super start`.'],
   E_SCHEDULING_FIXED: [EXIT.BAD_INPUT, 'The daemon runs another cluster scheduling policy, fixed at its first start; restart the daemon (`super kill`, then `super start`) to change it.'],
+  E_CONTROL_FIXED: [EXIT.BAD_INPUT, 'The daemon\'s TCP control listener runs with other settings (control.listen, tls, origins), fixed when it opened; restart the daemon (`super kill`, then `super start`) to change them.'],
+  E_AUTH: [EXIT.BAD_INPUT, 'The TCP control listener refused the token (401), or no token could be read from --token-file; `super token` on the daemon\'s host prints the current one.'],
+  E_ORIGIN: [EXIT.BAD_INPUT, 'The TCP control listener refused the request\'s Origin header (403); add the origin to control.origins.'],
+  E_LOCAL_ONLY: [EXIT.BAD_INPUT, 'That operation is only accepted on the daemon\'s local unix socket; run it on the daemon\'s host.'],
+  E_RATE_LIMITED: [EXIT.FAILED, 'Too many failed authentications from this address (429); wait a minute, then retry with the right token.'],
+  E_CONTROL_LISTEN: [EXIT.FAILED, 'The TCP control listener could not be opened (address in use, not permitted); nothing was started.'],
   E_BUSY: [EXIT.FAILED, 'Another operation is changing that app right now; wait for it to finish and try again.'],
   E_START_FAILED: [EXIT.FAILED, 'A worker could not be started; its error log says why.'],
   E_RELOAD_FAILED: [EXIT.FAILED, 'A replacement worker failed during a reload; the reload stopped and the old workers kept serving.'],
@@ -26,7 +32,8 @@ export const CODES = Object.freeze({
   E_DAEMON_RUNNING: [EXIT.FAILED, 'A daemon already runs for this SUPER_HOME.'],
   E_DAEMON_START: [EXIT.NO_DAEMON, 'The daemon could not be started; see $SUPER_HOME/daemon.err for why.'],
   E_DUMP: [EXIT.FAILED, 'The saved process list ($SUPER_HOME/dump.json) is missing, corrupt, or would be replaced by an empty one; the message says what to do.'],
-  E_NO_DAEMON: [EXIT.NO_DAEMON, 'No daemon answers on this SUPER_HOME; start one with `super start <ecosystem.yml>`.'],
+  E_NO_DAEMON: [EXIT.NO_DAEMON, 'No daemon answers on this SUPER_HOME (or at --host); start one with `super start <ecosystem.yml>`.'],
+  E_TLS: [EXIT.NO_DAEMON, 'The TLS connection to --host failed (certificate not trusted, wrong name, not a TLS listener); trust the daemon\'s certificate with --tls-ca.'],
 });
 
 /** An error that crosses the control channel and ends a CLI with its exit status. */

@@ -1,8 +1,13 @@
 // The control protocol between `super` (or any client) and the daemon, in one place.
 //
-// Transport: a websocket (ws) on the unix socket $SUPER_HOME/super.sock; one JSON
-// object per text frame, at most MAX_FRAME bytes (larger frames close the connection
-// with code 1009).
+// Transport: a websocket (ws) on the unix socket $SUPER_HOME/super.sock, and on the TCP
+// listener of control.listen when one is configured (off by default); one JSON object per
+// text frame, at most MAX_FRAME bytes (larger frames close the connection with code 1009).
+// TCP only: the HTTP upgrade request must carry `Authorization: Bearer <token>` (the token
+// of $SUPER_HOME/token), and an `Origin` header, if any, must be one of control.origins;
+// otherwise it is answered 401 / 403 (429 after repeated failures) before any websocket
+// frame (lib/ipc/remote-listener.js). Ops in LOCAL_ONLY_OPS are refused over TCP with
+// E_LOCAL_ONLY.
 //
 //   daemon -> client, on connect:  {"hello": {"protocol": 1, "version": "0.1.0", "pid": 123}}
 //   client -> daemon, request:     {"id": 7, "op": "ls", "args": {}}
@@ -67,6 +72,9 @@
 export const PROTOCOL = 1;
 export const MAX_FRAME = 1024 * 1024;
 export const TOPICS = Object.freeze(['worker', 'reload', 'metrics', 'watch', 'log']);
+// `start` names a file on the client's machine and carries the client's environment into
+// the apps: meaningful only from the daemon's own host.
+export const LOCAL_ONLY_OPS = Object.freeze(['start']);
 
 const str = (v) => typeof v === 'string' && v.length > 0 && v.length <= 4096;
 const optStr = (v) => v === undefined || str(v);

@@ -1,11 +1,14 @@
 // The daemon's side of the control channel: a `ws` server on a unix socket (0600 in a
-// 0700 directory). Each frame is checked by protocol.parseRequest before any handler
-// runs; handler errors become error replies, never daemon crashes.
+// 0700 directory) and, when control.listen asks for it, on a TCP listener that lets a
+// connection in only with the token (lib/ipc/remote-listener.js). Both listeners hand
+// their upgraded requests to the same `accept`, so every connection is served by the
+// same code. Each frame is checked by protocol.parseRequest before any handler runs;
+// handler errors become error replies, never daemon crashes.
 import fs from 'node:fs';
 import net from 'node:net';
 import http from 'node:http';
 import { WebSocketServer } from 'ws';
-import { MAX_FRAME, PROTOCOL, parseRequest } from './protocol.js';
+import { MAX_FRAME, PROTOCOL, parseRequest, LOCAL_ONLY_OPS } from './protocol.js';
 import { SuperError } from '../errors.js';
 
 // An event stream whose client reads slower than events come is cut, not buffered.
@@ -20,14 +23,20 @@ const MAX_BUFFERED = 4 * 1024 * 1024;
  */
 export async function startControlServer({ socketPath, handlers, hello, log }) {
   await removeStaleSocket(socketPath);
-  const httpServer = http.createServer((req, res) => {
-    res.writeHead(426, { 'content-type': 'text/plain' }).end('superd control channel: websocket only\n');
-  });
-  const wss = new WebSocketServer({ server: httpServer, maxPayload: MAX_FRAME, perMessageDeflate: false });
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME, perMessageDeflate: false });
   const conns = new Set();
+  let remote = null; // the TCP listener, once opened
 
-  wss.on('connection', (ws) => {
-    const conn = { ws, topics: new Set() };
+  /**
+   * Takes an HTTP upgrade request that a listener let in into the control channel.
+   * @param {{remote?: string}} [from]  the remote address, for connections over TCP
+   */
+  const accept = (req, socket, head, from = {}) => {
+    wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, from.remote ?? null));
+  };
+
+  function onConnection(ws, remoteAddress) {
+    const conn = { ws, topics: new Set(), remote: remoteAddress };
     conns.add(conn);
     ws.on('close', () => conns.delete(conn));
     // ws reports protocol violations (oversized frames: 1009, bad UTF-8: 1007) here
@@ -41,12 +50,16 @@ export async function startControlServer({ socketPath, handlers, hello, log }) {
       handle(conn, data.toString('utf8'));
     });
     send(ws, { hello: { protocol: PROTOCOL, ...hello } });
-  });
+  }
 
   async function handle(conn, text) {
     const req = parseRequest(text);
     if (req.error) {
       reply(conn.ws, { id: req.id, ok: false, error: req.error });
+      return;
+    }
+    if (conn.remote && LOCAL_ONLY_OPS.includes(req.op)) {
+      reply(conn.ws, { id: req.id, ok: false, error: { code: 'E_LOCAL_ONLY', message: `${req.op} is only accepted on the local unix socket (it reads files and the environment of the client's machine); run it on the daemon's host` } });
       return;
     }
     try {
@@ -60,6 +73,8 @@ export async function startControlServer({ socketPath, handlers, hello, log }) {
     }
   }
 
+  const httpServer = http.createServer(refuseHttp);
+  httpServer.on('upgrade', (req, socket, head) => accept(req, socket, head));
   await new Promise((resolve, reject) => {
     httpServer.once('error', reject);
     httpServer.listen(socketPath, () => {
@@ -86,12 +101,33 @@ export async function startControlServer({ socketPath, handlers, hello, log }) {
       for (const conn of conns) if (conn.topics.has(topic)) return true;
       return false;
     },
+    /** The TCP listener (lib/ipc/remote-listener.js), null until openRemote. */
+    get remote() {
+      return remote;
+    },
+    /**
+     * Opens the TCP listener. Rejects with a SuperError (nothing opened) when it cannot.
+     * @param {Omit<import('./remote-listener.js').RemoteOptions, 'accept'|'log'>} opts
+     */
+    async openRemote(opts) {
+      if (remote) throw new Error('the TCP control listener is already open');
+      const { startRemoteListener } = await import('./remote-listener.js');
+      remote = await startRemoteListener({ ...opts, log, accept });
+      return remote;
+    },
     close() {
       for (const conn of conns) conn.ws.terminate();
       wss.close();
-      return new Promise((resolve) => httpServer.close(() => resolve()));
+      const closing = [new Promise((resolve) => httpServer.close(() => resolve()))];
+      if (remote) closing.push(remote.close());
+      return Promise.all(closing);
     },
   };
+}
+
+/** A plain HTTP request (no upgrade) on either listener. */
+export function refuseHttp(req, res) {
+  res.writeHead(426, { 'content-type': 'text/plain' }).end('superd control channel: websocket only\n');
 }
 
 function send(ws, obj) {

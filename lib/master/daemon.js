@@ -3,8 +3,9 @@
 // (`super daemon`, `super run`: lib/ctl/commands/) through startDaemon().
 //
 // Boot:     home checks -> pid file (one daemon per SUPER_HOME) -> log -> control socket
-//           -> [--resurrect: apps of dump.json] -> "ready" to the launching CLI (IPC) if
-//           any, and to systemd (READY=1) when NOTIFY_SOCKET is set.
+//           -> [--listen: TCP control listener] -> [--resurrect: apps of dump.json]
+//           -> "ready" to the launching CLI (IPC) if any, and to systemd (READY=1) when
+//           NOTIFY_SOCKET is set.
 // Shutdown: SIGTERM/SIGINT/`super kill` -> every worker retired gracefully (drain, kill_signal,
 //           SIGKILL after kill_timeout) -> socket and pid file removed -> exit 0.
 // SIGHUP:   rolling reload of every app.
@@ -18,6 +19,7 @@ import { acquirePidFile, releasePidFile } from './pid-file.js';
 import { startControlServer } from '../ipc/server.js';
 import { Supervisor } from './supervisor.js';
 import { Monitor } from './monitor.js';
+import { ControlListener } from './control-listener.js';
 import { makeHandlers } from './handlers.js';
 import { reapAllNow } from './process-group.js';
 import { SuperError } from '../errors.js';
@@ -38,10 +40,12 @@ export const EXIT_ALREADY_RUNNING = 10;
  * for the foreground commands); the process exits from shutdown().
  * @param {object} [opts]
  * @param {boolean} [opts.resurrect]  start the apps of $SUPER_HOME/dump.json
+ * @param {{listen: string, tls: {cert: string, key: string}|null, origins: string[]}} [opts.control]  open the
+ *   TCP control listener at boot (`super daemon --listen`); a failure exits (2 for bad settings) before "ready"
  * @param {() => Promise<void>} [opts.afterStop]  runs once every app has stopped, before
  *   the control socket closes (`super run` lets its log printer finish there)
  */
-export async function startDaemon({ resurrect = false, afterStop } = {}) {
+export async function startDaemon({ resurrect = false, afterStop, control } = {}) {
   const home = superHome();
   let log;
   try {
@@ -51,7 +55,8 @@ export async function startDaemon({ resurrect = false, afterStop } = {}) {
     process.stderr.write(`superd: ${err.code ?? 'E_INTERNAL'}: ${err.message}\n`);
     process.exit(err.code === 'E_DAEMON_RUNNING' ? EXIT_ALREADY_RUNNING : 1);
   }
-  log = createDaemonLog(daemonLogPath(home)).log;
+  const daemonLog = createDaemonLog(daemonLogPath(home));
+  log = daemonLog.log;
 
   let server = null;
   let watcher = null;
@@ -72,6 +77,7 @@ export async function startDaemon({ resurrect = false, afterStop } = {}) {
     subscribed: (topic) => server?.subscribed(topic) ?? false,
   });
   supervisor.monitor.setInterval(1000);
+  supervisor.control = new ControlListener({ home, log, server: () => server });
 
   let stopping = null;
   /** Stops every app gracefully, then exits with `code` (0 unless told otherwise). */
@@ -138,6 +144,20 @@ export async function startDaemon({ resurrect = false, afterStop } = {}) {
     log.error({ err }, 'control server failed');
     releasePidFile(pidPath(home));
     process.exit(code === 'E_DAEMON_RUNNING' ? EXIT_ALREADY_RUNNING : 1);
+  }
+  if (control) {
+    try {
+      await supervisor.control.apply(control, '--listen');
+    } catch (err) {
+      process.stderr.write(`superd: ${err.code ?? 'E_INTERNAL'}: ${err.message}\n`);
+      log.error({ err: err.message }, 'control listener failed');
+      await server.close().catch(() => {});
+      fs.rmSync(socketPath(home), { force: true });
+      releasePidFile(pidPath(home));
+      // Exiting while pino still opens its file throws in pino's exit hook: wait for it.
+      if (daemonLog.dest.fd < 0) await new Promise((r) => daemonLog.dest.once('ready', r));
+      process.exit(err.exitStatus ?? 1);
+    }
   }
   log.info({ home, version, node: process.version }, 'daemon ready');
   if (resurrect) await resurrectAtBoot(supervisor, log);

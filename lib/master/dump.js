@@ -13,6 +13,9 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { SuperError } from '../errors.js';
 
+// host:port, as config/schema.json allows it
+const LISTEN_RE = /^(\[[0-9A-Fa-f:.]+\]|[^\s:[\]]+):[0-9]{1,5}$/;
+
 export const DUMP_VERSION = 1;
 export const dumpPath = (home) => path.join(home, 'dump.json');
 export const bakPath = (home) => `${dumpPath(home)}.bak`;
@@ -27,19 +30,21 @@ export const bakPath = (home) => `${dumpPath(home)}.bak`;
  * Writes the dump atomically. Refuses to replace a dump that has apps with an empty one
  * unless `force`.
  * @param {string} home
- * @param {{apps: DumpEntry[], scheduling: string, daemon_cpu_affinity?: string|null, metrics?: {listen: string|null, interval: number}|null, version: string}} state
+ * @param {{apps: DumpEntry[], scheduling: string, daemon_cpu_affinity?: string|null, metrics?: {listen: string|null, interval: number}|null,
+ *   control?: {listen: string, tls: {cert: string, key: string}|null, origins: string[]}|null, version: string}} state
  *   daemon_cpu_affinity: the CPU list the daemon pinned itself to (daemon.cpu_affinity), if any;
- *   metrics: the daemon's metrics settings (interval, Prometheus endpoint) in force
+ *   metrics: the daemon's metrics settings (interval, Prometheus endpoint) in force;
+ *   control: the TCP control listener's settings, if one is open
  * @param {{force?: boolean}} [opts]
  * @returns {Promise<{file: string, apps: string[], replaced: number|null}>}
  */
-export async function writeDump(home, { apps, scheduling, daemon_cpu_affinity = null, metrics = null, version }, { force = false } = {}) {
+export async function writeDump(home, { apps, scheduling, daemon_cpu_affinity = null, metrics = null, control = null, version }, { force = false } = {}) {
   const file = dumpPath(home);
   const previous = await previousCount(file);
   if (apps.length === 0 && previous > 0 && !force) {
     throw new SuperError('E_DUMP', `no app is running: saving would replace the ${previous} app(s) in ${file} with an empty list; run \`super save --force\` if that is what you want`);
   }
-  const body = `${JSON.stringify({ superd: DUMP_VERSION, version, saved_at: new Date().toISOString(), scheduling, daemon_cpu_affinity, metrics, apps }, null, 2)}\n`;
+  const body = `${JSON.stringify({ superd: DUMP_VERSION, version, saved_at: new Date().toISOString(), scheduling, daemon_cpu_affinity, metrics, control, apps }, null, 2)}\n`;
   const tmp = `${file}.tmp`;
   const fh = await fs.open(tmp, 'w', 0o600);
   try {
@@ -84,7 +89,8 @@ async function syncDir(dir) {
 
 /**
  * Reads the dump. E_DUMP when it is missing or corrupt; the message names the .bak.
- * @returns {Promise<{file: string, scheduling: string, daemon_cpu_affinity: string|null, metrics: {listen: string|null, interval: number}|null, apps: DumpEntry[]}>}
+ * @returns {Promise<{file: string, scheduling: string, daemon_cpu_affinity: string|null, metrics: {listen: string|null, interval: number}|null,
+ *   control: {listen: string, tls: {cert: string, key: string}|null, origins: string[]}|null, apps: DumpEntry[]}>}
  */
 export async function readDump(home) {
   const file = dumpPath(home);
@@ -132,7 +138,17 @@ export function parseDump(text, file = 'dump.json') {
   // Metrics settings as config/schema.json allows them; anything else: the daemon's defaults.
   const m = data.metrics;
   const metrics = m && typeof m === 'object' && Number.isFinite(m.interval) && m.interval >= 0
-    && (m.listen === null || (typeof m.listen === 'string' && /^(\[[0-9A-Fa-f:.]+\]|[^\s:[\]]+):[0-9]{1,5}$/.test(m.listen)))
+    && (m.listen === null || (typeof m.listen === 'string' && LISTEN_RE.test(m.listen)))
     ? { listen: m.listen, interval: m.interval } : null;
-  return { scheduling: data.scheduling === 'os' ? 'os' : 'round-robin', daemon_cpu_affinity: cpus, metrics, apps: data.apps };
+  return { scheduling: data.scheduling === 'os' ? 'os' : 'round-robin', daemon_cpu_affinity: cpus, metrics, control: savedControl(data.control), apps: data.apps };
+}
+
+/** The control listener settings of a dump, as config/schema.json allows them; anything else: none. */
+function savedControl(c) {
+  if (!c || typeof c !== 'object' || typeof c.listen !== 'string' || !LISTEN_RE.test(c.listen)) return null;
+  const tls = c.tls && typeof c.tls === 'object' && [c.tls.cert, c.tls.key].every((p) => typeof p === 'string' && path.isAbsolute(p))
+    ? { cert: c.tls.cert, key: c.tls.key } : null;
+  if (c.tls && !tls) return null;
+  const origins = Array.isArray(c.origins) && c.origins.every((o) => typeof o === 'string') ? c.origins : [];
+  return { listen: c.listen, tls, origins };
 }

@@ -19,14 +19,15 @@ export async function saveApps(supervisor, { version, force }) {
   }
   const daemonCpus = supervisor.daemonPolicy.pinnedTo;
   const metrics = supervisor.monitor?.settings ?? null;
-  const out = await writeDump(supervisor.home, { apps: saved, scheduling: supervisor.schedulingName, daemon_cpu_affinity: daemonCpus, metrics, version }, { force });
+  const control = supervisor.control?.settings ?? null;
+  const out = await writeDump(supervisor.home, { apps: saved, scheduling: supervisor.schedulingName, daemon_cpu_affinity: daemonCpus, metrics, control, version }, { force });
   return { ...out, skipped };
 }
 
 /** Starts the apps of the dump; those already running are left alone (and reported). */
 export async function resurrectApps(supervisor) {
   const dump = await readDump(supervisor.home);
-  const daemon = { scheduling: dump.scheduling, scheduling_set: true, cpu_affinity: dump.daemon_cpu_affinity, metrics: dump.metrics ?? undefined };
+  const daemon = { scheduling: dump.scheduling, scheduling_set: true, cpu_affinity: dump.daemon_cpu_affinity, metrics: dump.metrics ?? undefined, control: dump.control, from_dump: true };
   const result = await supervisor.startConfigs(dump.apps.map((e) => ({ config: e.config, clientEnv: e.clientEnv ?? {}, source: e.source })), daemon, dump.file);
   return { file: dump.file, ...result };
 }

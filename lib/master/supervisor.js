@@ -22,6 +22,7 @@ export class Supervisor {
     this.apps = new Map();
     this.daemonPolicy = new DaemonPolicy({ log }); // scheduling policy and CPU sets
     this.monitor = null; // the health monitor (lib/master/monitor.js), set by the daemon
+    this.control = null; // the TCP control listener (lib/master/control-listener.js), set by the daemon
     this.ctx = {
       home,
       log,
@@ -66,9 +67,12 @@ export class Supervisor {
     if (typeof daemon === 'string') daemon = { scheduling: daemon, scheduling_set: true, cpu_affinity: null }; // a policy name alone
     // Refused (E_LOG_PATH) before anything changes when a log file cannot be written.
     await prepareLogs(entries.map((e) => e.config), daemon.logs, this.home);
+    // Refused (E_CONTROL_FIXED, E_CONTROL_LISTEN) before anything changes: the TCP control
+    // listener opens here when the settings ask for one and none is open.
+    const controlWarnings = (await this.control?.apply(daemon.control, source, { strict: !daemon.from_dump })) ?? [];
     // Refused (E_SCHEDULING_FIXED) before anything changes; the daemon pins itself before any fork.
     await this.daemonPolicy.apply(daemon, source);
-    const result = { started: [], running: [], changed: [], warnings: [], failed: [] };
+    const result = { started: [], running: [], changed: [], warnings: controlWarnings, failed: [] };
     if (this.monitor && daemon.metrics) result.warnings.push(...(await this.monitor.configure(daemon.metrics)));
     const toStart = [];
     for (const { config, clientEnv, source: from } of entries) {

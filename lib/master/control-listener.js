@@ -1,0 +1,94 @@
+// control: {listen, tls, origins} of the ecosystem file (or `super daemon --listen`) ->
+// the daemon's TCP control listener (lib/ipc/remote-listener.js). Applied by each start
+// before anything else changes.
+//
+// A running daemon has at most one TCP listener, opened by the first settings that ask
+// for one, and kept with those settings until it exits:
+//   - settings without control.listen: no opinion, accepted;
+//   - no listener open yet: it is opened (a later `super start` can turn it on);
+//   - the same listen, tls and origins as the open one: accepted;
+//   - anything else: refused with E_CONTROL_FIXED before anything changes (changing who
+//     may connect, and how, under live connections is what a restart is for).
+// A saved dump (resurrect) never fails over its control settings: a conflict, or a listener
+// that cannot be opened, is a warning and its apps start anyway.
+import fs from 'node:fs/promises';
+import { SuperError } from '../errors.js';
+import { tokenPath } from '../home.js';
+import { controlListenProblem } from '../config/control-settings.js';
+
+export class ControlListener {
+  /** @param {{home: string, log: import('pino').Logger, server: () => object|null}} o  server: lib/ipc/server.js */
+  constructor({ home, log, server }) {
+    this.home = home;
+    this.log = log;
+    this.server = server;
+    this.current = null; // the settings of the open listener
+    this.opening = null; // serializes concurrent starts
+  }
+
+  /** The settings in force, as a dump saves them. */
+  get settings() {
+    return this.current;
+  }
+
+  /**
+   * @param {{listen: string|null, tls: {cert: string, key: string}|null, origins: string[]}|null|undefined} control
+   * @param {string} source  the file (or flag) that asks, for messages
+   * @param {{strict?: boolean}} [o]  strict: false (dumps) turns a conflict into a warning
+   * @returns {Promise<string[]>} warnings
+   */
+  async apply(control, source, { strict = true } = {}) {
+    if (!control?.listen) return [];
+    const wanted = { listen: control.listen, tls: control.tls ?? null, origins: [...(control.origins ?? [])].sort() };
+    while (this.opening) await this.opening.catch(() => {});
+    if (this.current) {
+      if (same(this.current, wanted)) return [];
+      const msg = `${source} asks for control ${describe(wanted)}, but this daemon's control listener runs with ${describe(this.current)}; `
+        + 'a daemon restart is needed to change it: `super kill`, then `super start` (or make the file\'s control block match)';
+      if (!strict) return [msg];
+      throw new SuperError('E_CONTROL_FIXED', msg);
+    }
+    this.opening = this.#open(wanted, source);
+    try {
+      await this.opening;
+    } catch (err) {
+      // A dump's apps start even when its listener cannot be opened (port taken, files gone).
+      if (strict) throw err;
+      this.log.error({ err: err.message }, 'control listener of the saved dump not opened');
+      return [err.message];
+    } finally {
+      this.opening = null;
+    }
+    return [];
+  }
+
+  async #open(wanted, source) {
+    const problem = controlListenProblem(wanted.listen, wanted.tls);
+    if (problem) throw new SuperError('E_CONFIG', `${source}: control.listen: ${problem}`);
+    let tls = null;
+    if (wanted.tls) {
+      tls = {};
+      for (const k of ['cert', 'key']) {
+        try {
+          tls[k] = await fs.readFile(wanted.tls[k]);
+        } catch (err) {
+          throw new SuperError('E_CONFIG', `${source}: control.tls.${k}: cannot read ${wanted.tls[k]} (${err.code ?? err.message})`);
+        }
+      }
+    }
+    try {
+      await this.server().openRemote({ listen: wanted.listen, tls, origins: wanted.origins, tokenFile: tokenPath(this.home) });
+    } catch (err) {
+      if (err instanceof SuperError) throw err;
+      // A certificate or key that node:tls cannot use is a configuration problem.
+      throw new SuperError('E_CONFIG', `${source}: control: cannot serve ${wanted.listen}: ${err.message}`);
+    }
+    this.current = wanted;
+  }
+}
+
+const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+
+function describe(c) {
+  return `listen ${c.listen}${c.tls ? ` with tls (${c.tls.cert})` : ' without tls'}, origins [${c.origins.join(', ')}]`;
+}

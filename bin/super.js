@@ -29,6 +29,18 @@ async function parseWithCommander() {
       process.exit(err.exitCode === 0 ? 0 : 2);
     });
 
+  // Global: talk to a daemon of another host over its TCP control listener. The flags become
+  // environment variables, which lib/ctl/remote-target.js reads for every command alike.
+  program
+    .option('--host <host:port>', 'talk to the daemon at host:port (its control.listen) instead of the local one; also SUPER_HOST')
+    .option('--token-file <file>', 'the token for --host (default: $SUPER_HOME/token); also SUPER_TOKEN_FILE')
+    .option('--tls', 'connect to --host over TLS (control.tls); also SUPER_TLS=1')
+    .option('--tls-ca <file>', 'trust this certificate (PEM) for --host; implies --tls; also SUPER_TLS_CA');
+  program.on('option:host', (v) => (process.env.SUPER_HOST = v));
+  program.on('option:token-file', (v) => (process.env.SUPER_TOKEN_FILE = v));
+  program.on('option:tls', () => (process.env.SUPER_TLS = '1'));
+  program.on('option:tls-ca', (v) => (process.env.SUPER_TLS_CA = v));
+
   program.command('start').argument('<file>', 'ecosystem file (YAML)')
     .description('start the apps of an ecosystem file (starts the daemon if none runs)')
     .option('--env <name>', 'use the env_<name> block of each app')
@@ -66,7 +78,14 @@ async function parseWithCommander() {
   program.command('daemon').description('run the daemon in the foreground (for systemd and containers)')
     .option('--foreground', 'stay in the foreground (the only mode; for unit files)')
     .option('--resurrect', 'start the apps saved by `super save`')
+    .option('--listen <host:port>', 'open the TCP control listener (as control.listen; loopback only unless --tls-cert/--tls-key)')
+    .option('--tls-cert <file>', 'PEM certificate for --listen (serve TLS)')
+    .option('--tls-key <file>', 'PEM private key for --listen')
+    .option('--origin <origin...>', 'browser Origin(s) allowed on --listen (as control.origins)')
     .action(run('daemon'));
+  program.command('token').description('print the token of the TCP control listener ($SUPER_HOME/token), creating it on first use')
+    .option('--rotate', 'replace it with a new one (the old one is refused from the next connection on)')
+    .action(run('token'));
   program.command('save').description('save the running apps to $SUPER_HOME/dump.json (for resurrect)')
     .option('--force', 'save even an empty list over a dump that has apps').action(run('save'));
   program.command('run').argument('<file>', 'ecosystem file (YAML)')

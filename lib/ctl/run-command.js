@@ -2,9 +2,15 @@
 // 0 done, 1 the operation failed, 2 bad input, 3 no daemon reachable (lib/errors.js).
 import { SuperError, EXIT } from '../errors.js';
 
+// Commands that act on this machine (files, the local daemon's process): never over --host.
+const LOCAL_ONLY = new Set(['start', 'run', 'daemon', 'startup', 'unstartup', 'token']);
+
 export async function runCommand(name, args) {
   let status = EXIT.OK;
   try {
+    if (process.env.SUPER_HOST && LOCAL_ONLY.has(name)) {
+      throw new SuperError('E_USAGE', `super ${name} acts on this machine and cannot be used with --host (or SUPER_HOST); run it on the daemon's host`);
+    }
     const mod = await import(`./commands/${name}.js`);
     status = (await mod.default(...args)) ?? EXIT.OK;
   } catch (err) {

@@ -5,34 +5,35 @@ import { SuperError } from '../errors.js';
 import { socketPath } from '../home.js';
 
 /**
- * Connects to the daemon of `home` and waits for its hello.
- * Rejects with SuperError E_NO_DAEMON when nothing answers.
+ * Connects to the daemon of `home` (or to `remote`) and waits for its hello.
+ * Rejects with SuperError E_NO_DAEMON when nothing answers; over TCP also with E_AUTH
+ * (401), E_ORIGIN (403), E_RATE_LIMITED (429) or E_TLS.
  * @param {string} home  SUPER_HOME
- * @param {{timeout?: number}} [opts]
+ * @param {{timeout?: number, remote?: {where: object, label: string}}} [opts]
+ *   remote: a TCP target from lib/ctl/remote-target.js (where: connectWebSocket's argument)
  */
-export function connect(home, { timeout = 5000 } = {}) {
+export function connect(home, { timeout = 5000, remote } = {}) {
   return new Promise((resolve, reject) => {
-    const ws = connectWebSocket({ socketPath: socketPath(home) });
+    const label = remote?.label ?? socketPath(home);
+    const ws = connectWebSocket(remote?.where ?? { socketPath: socketPath(home) });
     const pending = new Map();
     const listeners = new Set();
     let nextId = 1;
     let hello = null;
     const timer = setTimeout(() => {
       ws.destroy();
-      reject(new SuperError('E_TIMEOUT', `the daemon at ${socketPath(home)} did not say hello within ${timeout} ms`));
+      reject(new SuperError('E_TIMEOUT', `the daemon at ${label} did not say hello within ${timeout} ms`));
     }, timeout);
 
     ws.on('error', (err) => {
       clearTimeout(timer);
-      if (!hello) {
-        reject(new SuperError('E_NO_DAEMON', `no daemon answers on ${socketPath(home)} (${err.code ?? err.message}); start one with \`super start <ecosystem.yml>\``));
-      }
+      if (!hello) reject(remote ? remoteError(err, label) : new SuperError('E_NO_DAEMON', `no daemon answers on ${label} (${err.code ?? err.message}); start one with \`super start <ecosystem.yml>\``));
     });
     ws.on('close', (code, reason) => {
       clearTimeout(timer);
       const err = code === 1009
         ? new SuperError('E_FRAME_TOO_LARGE', `the daemon closed the connection: a message exceeded the ${MAX_FRAME}-byte frame limit`)
-        : new SuperError('E_NO_DAEMON', `the daemon closed the connection (${code}${reason ? ` ${reason}` : ''})`);
+        : new SuperError('E_NO_DAEMON', `the daemon closed the connection (${code}${reason ? ` ${reason}` : ''})${remote && !hello ? `; if ${label} serves TLS (control.tls), add --tls or --tls-ca <file>` : ''}`);
       for (const p of pending.values()) p.reject(err);
       pending.clear();
       if (!hello) reject(err);
@@ -114,4 +115,24 @@ export function connect(home, { timeout = 5000 } = {}) {
       },
     };
   });
+}
+
+// The TLS failures a client meets: untrusted or mismatched certificate, or a peer that
+// does not speak TLS.
+const TLS_CODES = /CERT|SELF_SIGNED|UNABLE_TO|ERR_TLS|ERR_SSL|EPROTO|HOSTNAME/;
+
+/** A failed connection to a TCP control listener -> the SuperError the CLI prints. */
+function remoteError(err, label) {
+  switch (err.status) {
+    case 401: return new SuperError('E_AUTH', `${label} refused the token (401); check --token-file (\`super token\` on the daemon's host prints the current token)`);
+    case 403: return new SuperError('E_ORIGIN', `${label} refused this Origin (403); add it to control.origins`);
+    case 429: return new SuperError('E_RATE_LIMITED', `${label} refused the connection: too many failed authentications from this address (429); wait a minute and retry with the right token`);
+    default: break;
+  }
+  if (err.status) return new SuperError('E_NO_DAEMON', `${label} is not a superd control listener (${err.message})`);
+  const code = err.code ?? '';
+  if (TLS_CODES.test(code) || /certificate|ssl|tls/i.test(err.message)) {
+    return new SuperError('E_TLS', `the TLS connection to ${label} failed (${code || err.message}); trust the daemon's certificate with --tls-ca <file>, or drop --tls for a listener without TLS`);
+  }
+  return new SuperError('E_NO_DAEMON', `no superd control listener answers at ${label} (${code || err.message}); is control.listen set in the daemon's ecosystem file?`);
 }

@@ -18,11 +18,16 @@ function nonce(n) {
 
 /**
  * Opens a websocket. Emits 'open', 'message' (string), 'close' (code, reason), 'error'.
- * @param {{socketPath?: string, host?: string, port?: number, path?: string, headers?: object}} where
+ * A refused upgrade is an 'error' whose `status` is the HTTP status (401, 403, 429, ...).
+ * @param {{socketPath?: string, host?: string, port?: number, path?: string, headers?: object,
+ *   hostHeader?: string, socket?: import('node:net').Socket, connectEvent?: string}} where
+ *   hostHeader: the Host header (default: host); socket: an already-connecting socket (a
+ *   node:tls one for wss), which emits `connectEvent` ('secureConnect' for TLS) once it can
+ *   carry the handshake
  */
 export function connectWebSocket(where) {
   const ee = new EventEmitter();
-  const sock = where.socketPath ? net.connect(where.socketPath) : net.connect(where.port, where.host);
+  const sock = where.socket ?? (where.socketPath ? net.connect(where.socketPath) : net.connect(where.port, where.host));
   const key = nonce(16).toString('base64');
   let buf = Buffer.alloc(0);
   let upgraded = false;
@@ -30,9 +35,9 @@ export function connectWebSocket(where) {
   let closed = false;
 
   sock.setNoDelay(true);
-  sock.on('connect', () => {
+  sock.on(where.connectEvent ?? 'connect', () => {
     const extra = Object.entries(where.headers ?? {}).map(([k, v]) => `${k}: ${v}\r\n`).join('');
-    sock.write(`GET ${where.path ?? '/'} HTTP/1.1\r\nHost: ${where.host ?? 'localhost'}\r\nUpgrade: websocket\r\n` +
+    sock.write(`GET ${where.path ?? '/'} HTTP/1.1\r\nHost: ${where.hostHeader ?? where.host ?? 'localhost'}\r\nUpgrade: websocket\r\n` +
       `Connection: Upgrade\r\nSec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n${extra}\r\n`);
   });
   sock.on('data', (chunk) => {
@@ -42,7 +47,9 @@ export function connectWebSocket(where) {
       if (end < 0) return;
       const head = buf.subarray(0, end).toString('latin1');
       if (!/^HTTP\/1\.1 101/.test(head)) {
-        fail(new Error(`websocket upgrade refused: ${head.split('\r\n')[0]}`));
+        const err = new Error(`websocket upgrade refused: ${head.split('\r\n')[0]}`);
+        err.status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(head)?.[1]) || null;
+        fail(err);
         return;
       }
       upgraded = true;

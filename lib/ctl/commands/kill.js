@@ -1,12 +1,11 @@
 // super kill: stop every app gracefully, then the daemon; returns once it has exited.
-import { connect } from '../../ipc/client.js';
-import { superHome } from '../../home.js';
+import { connectDaemon } from '../session.js';
 import { processAlive } from '../../process-alive.js';
 
 export default async function kill() {
   let client;
   try {
-    client = await connect(superHome());
+    client = await connectDaemon();
   } catch (err) {
     if (err.code !== 'E_NO_DAEMON') throw err;
     process.stdout.write('no daemon is running\n');
@@ -15,8 +14,9 @@ export default async function kill() {
   const closed = new Promise((resolve) => client.onEvent((e) => e.closed && resolve()));
   const { pid } = await client.request('kill');
   await closed;
-  // The socket closes before the process ends: wait (bounded) until it is gone.
-  for (let i = 0; i < 2400 && processAlive(pid); i++) await new Promise((r) => setTimeout(r, 25));
+  // The socket closes before the process ends: wait (bounded) until it is gone (a daemon of
+  // another host, --host, cannot be watched from here).
+  for (let i = 0; !process.env.SUPER_HOST && i < 2400 && processAlive(pid); i++) await new Promise((r) => setTimeout(r, 25));
   process.stdout.write(`daemon (pid ${pid}) stopped\n`);
   return 0;
 }

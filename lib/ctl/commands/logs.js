@@ -2,8 +2,7 @@
 // Prints the last N lines of each selected file, then with -f follows them until Ctrl-C.
 // Following goes over the control channel (the daemon reads the files in chunks and skips
 // for a reader that is too slow), so it works the same for a remote client.
-import { connect } from '../../ipc/client.js';
-import { superHome } from '../../home.js';
+import { connectDaemon } from '../session.js';
 import { SuperError } from '../../errors.js';
 import { parseDuration } from '../../config/units.js';
 import { makeRenderer } from '../render-log.js';
@@ -21,7 +20,7 @@ export default async function logs(target = 'all', opts = {}) {
 
   const color = Boolean(process.stdout.isTTY) && !process.env.NO_COLOR && !opts.json;
   const render = makeRenderer({ json: Boolean(opts.json), color });
-  const client = await connect(superHome());
+  const client = await connectDaemon();
   let data;
   try {
     data = await client.request('logs', args);

@@ -2,7 +2,7 @@
 // `ls {history: true}`, subscribes to the "metrics" snapshots (once per metrics.interval),
 // "worker" state events, "reload" steps and, when the daemon has it, "log" lines; redraws at most
 // MAX_FPS times a second, and maps keys to actions.
-import { connect } from '../../ipc/client.js';
+import { connectDaemon } from '../session.js';
 import { superHome } from '../../home.js';
 import { MonitModel } from './model.js';
 import { renderFrame } from './render.js';
@@ -14,7 +14,7 @@ const MAX_FPS = 4;
 
 /** Resolves with the exit status once the user quits (or the daemon goes away). */
 export async function runDashboard({ home = superHome(), terminal = new Terminal() } = {}) {
-  const client = await connect(home);
+  const client = await connectDaemon({ home });
   const model = new MonitModel();
   model.daemon = { pid: client.hello.pid };
   const color = !process.env.NO_COLOR;

@@ -1,0 +1,16 @@
+// super token [--rotate]: print the token of the TCP control listener ($SUPER_HOME/token,
+// 0600), creating it on first use; --rotate replaces it. The daemon reads the file for every
+// authentication, so a rotated token is the only one accepted from the next connection on
+// (connections already open stay open).
+import { superHome, tokenPath } from '../../home.js';
+import { prepareHome } from '../../master/home-dir.js';
+import { ensureToken, rotateToken } from '../../ipc/token.js';
+
+export default async function token(opts = {}) {
+  const home = superHome();
+  prepareHome(home); // E_HOME for a SUPER_HOME that is not ours or open to others
+  const file = tokenPath(home);
+  const value = opts.rotate ? await rotateToken(file) : await ensureToken(file);
+  process.stdout.write(`${value}\n`);
+  if (opts.rotate) process.stderr.write(`super: a new token is in ${file}; the old one is no longer accepted\n`);
+}

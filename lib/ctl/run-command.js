@@ -3,7 +3,7 @@
 import { SuperError, EXIT } from '../errors.js';
 
 // Commands that act on this machine (files, the local daemon's process): never over --host.
-const LOCAL_ONLY = new Set(['start', 'run', 'daemon', 'startup', 'unstartup', 'token']);
+const LOCAL_ONLY = new Set(['start', 'resurrect', 'run', 'daemon', 'startup', 'unstartup', 'token']);
 
 export async function runCommand(name, args) {
   let status = EXIT.OK;

@@ -301,3 +301,20 @@ test('super --host monit shows the remote daemon\'s apps (tmux)', { skip: hasTmu
   }
   assert.match(screen, /MONIT-EXIT=0/);
 });
+
+test('save and resurrect keep the control listener', async (t) => {
+  const box = await sandbox(t);
+  const port = await freePort();
+  box.fixture('idle.js');
+  const eco = box.write('eco.yml', `control: { listen: "127.0.0.1:${port}", origins: [https://ops.example.com] }\napps:\n${idleApp()}`);
+  assert.equal((await box.cli(['start', eco])).code, 0);
+  assert.equal((await box.cli(['save'])).code, 0);
+  assert.deepEqual(JSON.parse(fs.readFileSync(path.join(box.home, 'dump.json'), 'utf8')).control, { listen: `127.0.0.1:${port}`, tls: null, origins: ['https://ops.example.com'] });
+  assert.equal((await box.cli(['kill'])).code, 0);
+  const r = await box.cli(['resurrect']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(tcpListenPorts(box.daemonPid()), [port]);
+  const ls = await remoteCli(box, port, path.join(box.home, 'token'), ['ls', '--json']);
+  assert.equal(ls.code, 0, ls.stderr);
+  assert.equal((await upgrade(port, { token: token(box), origin: 'https://evil.example' })).status, 403, 'with its origins');
+});

@@ -5,12 +5,18 @@
 import { superHome, tokenPath } from '../../home.js';
 import { prepareHome } from '../../master/home-dir.js';
 import { ensureToken, rotateToken } from '../../ipc/token.js';
+import { SuperError } from '../../errors.js';
 
 export default async function token(opts = {}) {
   const home = superHome();
   prepareHome(home); // E_HOME for a SUPER_HOME that is not ours or open to others
   const file = tokenPath(home);
-  const value = opts.rotate ? await rotateToken(file) : await ensureToken(file);
+  let value;
+  try {
+    value = opts.rotate ? await rotateToken(file) : await ensureToken(file);
+  } catch (err) {
+    throw new SuperError('E_AUTH', `${file}: ${err.code === 'EBADTOKEN' ? 'it does not hold a token (64 hex digits); replace it with `super token --rotate`' : err.message}`);
+  }
   process.stdout.write(`${value}\n`);
   if (opts.rotate) process.stderr.write(`super: a new token is in ${file}; the old one is no longer accepted\n`);
 }

@@ -35,6 +35,15 @@ function childEnv(mark, extra) {
   return env;
 }
 
+/**
+ * Env for a child started outside start*() (bench/soak.js): marked like a target's, so
+ * killEverythingSync() finds it and whatever it forks. Returns {env, mark}.
+ */
+export function markedEnv(kind, extra = {}) {
+  const mark = `${RUN_ID}-${kind}-${++seq}`;
+  return { env: childEnv(mark, extra), mark };
+}
+
 /** A free TCP port on 127.0.0.1 (bind 0, read it, close; the tiny race is acceptable here). */
 export function freePort() {
   return new Promise((resolve, reject) => {
@@ -125,6 +134,8 @@ async function reap(target, mark, grace = 3000) {
     killPids(left);
   }
 }
+
+export { reap as reapMarked };
 
 /** Wraps a target so stop() runs once, is bounded, and always ends with the /proc sweep. */
 function makeTarget(name, port, mark, home, gracefulStop) {

@@ -6,6 +6,11 @@
 // Each connection sends one request at a time, reads the whole response (content-length
 // or chunked), honours `Connection: close` (then reconnects), and notices a socket
 // the server closed while idle before reusing it, as a pooled client (http.Agent) does.
+//
+// An optional observer sees each socket's outcomes, to attribute failures to connections
+// (bench/soak.js remembers which worker pid last answered on each socket):
+//   observer.onResponse(conn, status, body)   conn = {id, answered}, one object per socket
+//   observer.onFailure(conn, cause, sentAt)   conn is null when the connect itself failed
 import net from 'node:net';
 
 /**
@@ -13,14 +18,16 @@ import net from 'node:net';
  * stop() is called. stop() resolves with the result:
  * {sent, ok, non2xx, failed, errors: {cause: n}, statuses: {code: n}, buckets: [ok per bucketMs], ms}
  */
-export function startLoad({ host = '127.0.0.1', port, path = '/', connections = 10, keepAlive = true, maxRequests = Infinity, maxMs = 60000, timeout = 10000, bucketMs = 100 }) {
+export function startLoad({ host = '127.0.0.1', port, path = '/', connections = 10, keepAlive = true, maxRequests = Infinity, maxMs = 60000, timeout = 10000, bucketMs = 100, observer = null }) {
   const t0 = Date.now();
   const r = { sent: 0, ok: 0, non2xx: 0, failed: 0, errors: {}, statuses: {}, buckets: [] };
   let stopped = false;
   const request = Buffer.from(`GET ${path} HTTP/1.1\r\nHost: ${host}:${port}\r\n${keepAlive ? '' : 'Connection: close\r\n'}\r\n`);
-  const fail = (cause) => {
+  let sockets = 0;
+  const fail = (cause, conn = null, sentAt = Date.now()) => {
     r.failed++;
     r.errors[cause] = (r.errors[cause] ?? 0) + 1;
+    observer?.onFailure(conn, cause, sentAt);
   };
   const stopTimer = setTimeout(() => (stopped = true), maxMs);
 
@@ -34,17 +41,21 @@ export function startLoad({ host = '127.0.0.1', port, path = '/', connections = 
         await new Promise((res) => setTimeout(res, 20));
         continue;
       }
+      const conn = { id: ++sockets, answered: 0 };
       while (!stopped && sock.usable) {
         if (r.sent >= maxRequests) {
           stopped = true;
           break;
         }
         r.sent++;
+        const sentAt = Date.now();
         const res = await exchange(sock, request, timeout);
         if (res.error) {
-          fail(res.error);
+          fail(res.error, conn, sentAt);
           break;
         }
+        conn.answered++;
+        observer?.onResponse(conn, res.status, res.body);
         r.statuses[res.status] = (r.statuses[res.status] ?? 0) + 1;
         if (res.status >= 200 && res.status < 300) {
           r.ok++;
@@ -152,5 +163,5 @@ function parse(buf) {
   } else {
     length = end + 4;
   }
-  return { status, close, length };
+  return { status, close, length, body: buf.subarray(end + 4, length) };
 }

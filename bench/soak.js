@@ -1,0 +1,313 @@
+// npm run soak -- the chaos soak (issue 7 part 4; not in CI). Bounded: --minutes (default 10).
+//
+// A superd daemon runs in the foreground (`super daemon --foreground --resurrect`) under a
+// small supervisor that restarts it whenever it exits (bench/lib/daemon-supervisor.js, as
+// systemd would), with its own temp SUPER_HOME. It runs examples/hello with 4 cluster
+// workers (saved with `super save`, so a restarted daemon resurrects it), under constant
+// keep-alive load from the strict client (bench/lib/strict-client.js: every request
+// without a 2xx answer counts). A driver, randomized by a printed seed (--seed replays
+// it), does one operation at a time and waits for the app to settle between them:
+//   - SIGKILL of a random worker;
+//   - `super reload`;
+//   - `super scale app 6`, then back to 4;
+//   - once, around the middle: SIGTERM to the daemon (a graceful stop: every app stops),
+//     and the supervisor starts it again.
+// Every failed request is attributed to a cause (bench/lib/soak-attribution.js); the
+// daemon's RSS is sampled every 2 s. The report (markdown) goes to stdout and to --out.
+//
+//   node bench/soak.js [--minutes 10] [--seed 20261121] [--connections 16] [--instances 4]
+//                      [--out bench/results/soak.md] [--keep no|yes]
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { markedEnv, freePort, run, reapMarked, killEverythingSync, leaks, SUPER_BIN, HELLO, ROOT } from './targets.js';
+import { startLoad } from './lib/strict-client.js';
+import { benchArgs } from './lib/args.js';
+import { seededRandom } from './lib/seeded-random.js';
+import { DaemonSupervisor } from './lib/daemon-supervisor.js';
+import { Attribution, KILLED_CONN, UNEXPLAINED } from './lib/soak-attribution.js';
+import { rssSummary, failureTable, median, fmt, table } from './lib/soak-report.js';
+
+const USAGE = 'node bench/soak.js [--minutes 10] [--seed 20261121] [--connections 16] [--instances 4] [--out bench/results/soak.md] [--keep no|yes]';
+const opts = benchArgs(process.argv.slice(2), {
+  defaults: { minutes: 10, seed: 20261121, connections: 16, instances: 4, out: 'bench/results/soak.md', keep: 'no' },
+  fractional: ['minutes'],
+  choices: { keep: ['no', 'yes'] },
+  usage: USAGE,
+});
+
+const APP = 'soak-hello';
+const N = opts.instances;
+const GRACE = 1000; // a window stays open this long after the app settled
+const WARMUP = 3000; // load only, before the first operation
+const TAIL = 5000; // load only, after the last operation
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const rng = seededRandom(opts.seed);
+const t0 = Date.now();
+const say = (msg) => process.stderr.write(`[soak +${((Date.now() - t0) / 1000).toFixed(1)}s] ${msg}\n`);
+
+const home = fs.mkdtempSync(path.join(os.tmpdir(), 'superd-soak-'));
+const port = await freePort();
+const { env, mark } = markedEnv('soak', { SUPER_HOME: home });
+const eco = path.join(home, 'soak.yml');
+fs.writeFileSync(eco, [
+  'apps:',
+  `  - name: ${APP}`,
+  `    script: ${JSON.stringify(HELLO)}`,
+  `    cwd: ${JSON.stringify(path.dirname(HELLO))}`,
+  `    instances: ${N}`,
+  '    env:',
+  `      PORT: "${port}"`,
+  '',
+].join('\n'));
+const cli = (...args) => run(process.execPath, [SUPER_BIN, ...args], { env, timeout: 120000 });
+const supervisor = new DaemonSupervisor({
+  argv: [process.execPath, SUPER_BIN, 'daemon', '--foreground', '--resurrect'],
+  env,
+  cwd: ROOT,
+  logFile: path.join(home, 'foreground.log'),
+});
+
+// ---- bookkeeping ----
+const attribution = new Attribution();
+const ops = { kills: [], reloads: [], scaleUps: [], scaleDowns: [], daemonRestarts: [] };
+const rss = []; // {t, pid, kb}
+const restartsSeen = new Map(); // `${daemonPid}:${slot}` -> highest `restarts` seen
+let load = null;
+const timers = [];
+
+// ---- cleanup: everything started is stopped, on success, error and Ctrl-C ----
+let cleaning = null;
+function cleanup() {
+  cleaning ??= (async () => {
+    for (const t of timers) clearInterval(t);
+    supervisor.stopping = true; // no restart from here on
+    await cli('kill').catch(() => {});
+    await supervisor.stop();
+    await reapMarked('soak', mark);
+    if (opts.keep === 'yes') say(`SUPER_HOME kept: ${home}`);
+    else fs.rmSync(home, { recursive: true, force: true });
+  })();
+  return cleaning;
+}
+process.on('exit', killEverythingSync);
+process.on('SIGINT', () => {
+  say('interrupted; stopping everything');
+  load?.stop();
+  cleanup().finally(() => process.exit(130));
+});
+
+// ---- talking to the daemon ----
+async function lsApp() {
+  const pid = supervisor.pid;
+  const data = JSON.parse(await cli('ls', '--json'));
+  const app = data.apps.find((a) => a.name === APP);
+  for (const w of app?.workers ?? []) {
+    const key = `${pid}:${w.slot}`;
+    restartsSeen.set(key, Math.max(restartsSeen.get(key) ?? 0, w.restarts));
+  }
+  return app;
+}
+
+/** Waits until the app has exactly n online workers, none being replaced, `gone` not among them. */
+async function settle(n, { timeout = 60000, gone = null } = {}) {
+  const deadline = Date.now() + timeout;
+  let ws = [];
+  for (;;) {
+    const app = await lsApp().catch(() => null);
+    ws = app?.workers ?? [];
+    if (ws.length === n && ws.every((w) => w.status === 'online' && w.pid && !w.replacing && w.pid !== gone)) return ws;
+    if (Date.now() > deadline) throw new Error(`${APP} did not settle at ${n} online workers within ${timeout} ms: ${JSON.stringify(ws.map((w) => [w.slot, w.pid, w.status]))}`);
+    await sleep(250);
+  }
+}
+
+// ---- the operations ----
+async function killWorker() {
+  const app = await lsApp();
+  const online = app.workers.filter((w) => w.status === 'online' && w.pid).sort((a, b) => a.slot - b.slot);
+  const victim = rng.pick(online);
+  const close = attribution.open('SIGKILL');
+  attribution.killedAt(victim.pid, Date.now());
+  try {
+    process.kill(victim.pid, 'SIGKILL');
+  } catch { /* already gone */ }
+  ops.kills.push({ slot: victim.slot, pid: victim.pid });
+  say(`SIGKILL ${APP}#${victim.slot} (pid ${victim.pid})`);
+  await settle(N, { gone: victim.pid });
+  close(GRACE);
+}
+
+async function timedOp(kind, list, n, ...args) {
+  const close = attribution.open(kind);
+  const a = Date.now();
+  await cli(...args);
+  await settle(n);
+  list.push(Date.now() - a);
+  close(GRACE);
+  say(`${kind}: ${args.join(' ')} (${Date.now() - a} ms to settle)`);
+}
+
+const reload = () => timedOp('reload', ops.reloads, N, 'reload', APP);
+async function scale() {
+  await timedOp('scale up', ops.scaleUps, N + 2, 'scale', APP, String(N + 2));
+  await sleep(rng.int(1000, 3000));
+  await timedOp('scale down', ops.scaleDowns, N, 'scale', APP, String(N));
+}
+
+async function restartDaemon() {
+  const close = attribution.open('daemon restart');
+  const a = Date.now();
+  const exited = supervisor.nextExit();
+  const old = supervisor.pid;
+  say(`SIGTERM to the daemon (pid ${old})`);
+  process.kill(old, 'SIGTERM');
+  const life = await exited;
+  await settle(N, { timeout: 120000 });
+  const r = { pid: old, newPid: supervisor.pid, exit: life.signal ?? life.code, stopMs: life.exitedAt - a, backMs: Date.now() - life.exitedAt };
+  ops.daemonRestarts.push(r);
+  close(GRACE);
+  say(`daemon restarted: pid ${old} exited (${r.exit}) after ${r.stopMs} ms; pid ${r.newPid} serving ${N} workers ${r.backMs} ms later`);
+}
+
+// ---- the run ----
+let result;
+try {
+  say(`seed ${opts.seed}, ${opts.minutes} min, ${opts.connections} keep-alive connections, ${N} workers, SUPER_HOME ${home}`);
+  supervisor.start();
+  const upBy = Date.now() + 30000;
+  while (!(await cli('ping').then(() => true, () => false))) {
+    if (Date.now() > upBy) throw new Error(`the daemon did not answer within 30 s; see ${path.join(home, 'foreground.log')}`);
+    await sleep(200);
+  }
+  await cli('start', eco);
+  await cli('save');
+  await settle(N);
+
+  timers.push(setInterval(() => {
+    const pid = supervisor.pid;
+    if (!pid) return;
+    try {
+      const kb = Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'latin1'))?.[1]);
+      if (kb) rss.push({ t: Date.now() - t0, pid, kb });
+    } catch { /* between two daemons */ }
+  }, 2000));
+  let lsBusy = false;
+  timers.push(setInterval(() => {
+    if (lsBusy) return;
+    lsBusy = true;
+    lsApp().catch(() => {}).finally(() => { lsBusy = false; });
+  }, 5000));
+
+  const loadT0 = Date.now();
+  load = startLoad({
+    port,
+    connections: opts.connections,
+    keepAlive: true,
+    maxMs: opts.minutes * 60000 + 600000,
+    observer: {
+      onResponse(conn, status, body) {
+        const pid = /pid (\d+)/.exec(body.toString('latin1'))?.[1];
+        if (pid) conn.lastPid = Number(pid);
+        if (status < 200 || status > 299) attribution.failure(conn, `HTTP ${status}`, Date.now());
+      },
+      onFailure: (conn, cause, sentAt) => attribution.failure(conn, cause, sentAt),
+    },
+  });
+  await sleep(WARMUP);
+
+  const tEnd = t0 + opts.minutes * 60000;
+  const mid = t0 + (opts.minutes * 60000) / 2;
+  const pick = { kill: killWorker, reload, scale };
+  while (Date.now() < tEnd - TAIL) {
+    if (!ops.daemonRestarts.length && Date.now() >= mid) await restartDaemon();
+    else await pick[rng.pick(['kill', 'reload', 'scale'])]();
+    await sleep(rng.int(1000, 4000));
+  }
+  await sleep(Math.max(TAIL, tEnd - Date.now()));
+  result = await load.stop();
+  result.loadMs = Date.now() - loadT0;
+  result.bucketT0 = loadT0;
+  await lsApp().catch(() => {});
+} finally {
+  load?.stop();
+  await cleanup();
+}
+
+// ---- the report ----
+const secs = result.ms / 1000;
+const expected = [KILLED_CONN, 'SIGKILL (other connection)', 'daemon restart', 'reload', 'scale up', 'scale down', UNEXPLAINED];
+const explain = {
+  [KILLED_CONN]: 'expected: the worker died with the connection (its last answer came from the killed pid)',
+  'SIGKILL (other connection)': 'a socket with no answer from a killed worker, failing while a SIGKILL was being handled',
+  'daemon restart': 'expected: the daemon is the cluster primary; its graceful stop closes the listening socket until the new daemon resurrects the app',
+  reload: 'graceful: target 0',
+  'scale up': 'graceful: target 0',
+  'scale down': 'graceful: target 0',
+  [UNEXPLAINED]: 'no operation running: target 0',
+};
+const restartWin = attribution.windows.find((w) => w.kind === 'daemon restart');
+let lowest = Infinity;
+for (let s = 1; s < Math.floor(result.ms / 1000); s++) {
+  const at = result.bucketT0 + s * 1000;
+  if (restartWin && at + 1000 > restartWin.start && at < restartWin.end) continue;
+  const n = result.buckets.slice(s * 10, s * 10 + 10).reduce((x, y) => x + y, 0);
+  lowest = Math.min(lowest, n);
+}
+const dr = ops.daemonRestarts[0];
+const restarts = [...restartsSeen.values()].reduce((a, b) => a + b, 0);
+const secondLife = supervisor.lives[1];
+const rssInfo = rssSummary(rss, secondLife ? secondLife.startedAt - t0 + 30000 : Infinity);
+const ms = (xs) => (xs.length ? `${fmt(median(xs))} ms median (${fmt(Math.min(...xs))}-${fmt(Math.max(...xs))})` : '-');
+
+const when = new Date(t0).toISOString().replace(/\.\d+Z$/, 'Z');
+const report = [
+  `## Soak ${when}: ${fmt(opts.minutes, opts.minutes % 1 ? 1 : 0)} min, seed ${opts.seed}`,
+  '',
+  `\`flock /tmp/superd-bench.lock npm run soak -- --minutes ${opts.minutes} --seed ${opts.seed} --connections ${opts.connections} --instances ${N}\` `
+    + `(node ${process.version}, ${os.cpus().length} CPUs): examples/hello, ${N} cluster workers, ${opts.connections} keep-alive connections.`,
+  '',
+  table(['load', ''], [
+    ['requests sent', fmt(result.sent)],
+    ['answered 2xx', fmt(result.ok)],
+    ['failed requests (all causes)', fmt(result.failed + result.non2xx - Object.entries(result.errors).filter(([c]) => c.startsWith('connect ')).reduce((a, [, n]) => a + n, 0))],
+    ['failed connects (no request sent)', fmt(Object.entries(result.errors).filter(([c]) => c.startsWith('connect ')).reduce((a, [, n]) => a + n, 0))],
+    ['req/s (2xx, whole run)', fmt(result.ok / secs)],
+    ['lowest 1 s (2xx, outside the daemon restart)', fmt(lowest)],
+  ]),
+  '',
+  '### Failures by cause',
+  '',
+  failureTable(attribution.rows, expected, explain),
+  '',
+  '### Operations',
+  '',
+  table(['operation', 'count', 'time to settle'], [
+    ['SIGKILL of a random worker', fmt(ops.kills.length), 'until the slot is online again'],
+    ['`super reload` (rolling)', fmt(ops.reloads.length), ms(ops.reloads)],
+    [`\`super scale\` ${N} -> ${N + 2}`, fmt(ops.scaleUps.length), ms(ops.scaleUps)],
+    [`\`super scale\` ${N + 2} -> ${N}`, fmt(ops.scaleDowns.length), ms(ops.scaleDowns)],
+    ['daemon restart (SIGTERM, supervisor restarts it, --resurrect)', fmt(ops.daemonRestarts.length),
+      dr ? `stop ${fmt(dr.stopMs)} ms, then ${fmt(dr.backMs)} ms until ${N} workers online (pid ${dr.pid} -> ${dr.newPid})` : '-'],
+    ['worker restarts counted by superd (`super ls --json`)', fmt(restarts), `${ops.kills.length} SIGKILLs`],
+    ['daemon starts by the supervisor', fmt(supervisor.lives.length), supervisor.lives.map((l) => `pid ${l.pid}: exit ${l.signal ?? l.code ?? 'running'}`).join('; ')],
+  ]),
+  '',
+  '### Daemon RSS',
+  '',
+  rssInfo.table,
+  '',
+  `Verdict: ${rssInfo.verdict}.`,
+  '',
+  leaks.length ? `Processes still alive after \`super kill\` (killed): ${JSON.stringify(leaks)}\n` : 'No process outlived `super kill`.\n',
+].join('\n');
+
+for (const cause of ['reload', 'scale up', 'scale down', UNEXPLAINED, 'SIGKILL (other connection)']) {
+  const row = attribution.rows.get(cause);
+  if (!row) continue;
+  process.stderr.write(`\n${cause}: first failures ${JSON.stringify(row.samples.map((s) => ({ ...s, t: s.t - t0, sentAt: s.sentAt - t0 })))}\n`);
+}
+process.stdout.write(`\n${report}`);
+fs.mkdirSync(path.dirname(path.resolve(ROOT, opts.out)), { recursive: true });
+fs.writeFileSync(path.resolve(ROOT, opts.out), report);
+say(`report written to ${opts.out}`);

@@ -5,18 +5,25 @@
 // systemd would), with its own temp SUPER_HOME. It runs examples/hello with 4 cluster
 // workers (saved with `super save`, so a restarted daemon resurrects it), under constant
 // keep-alive load from the strict client (bench/lib/strict-client.js: every request
-// without a 2xx answer counts). A driver, randomized by a printed seed (--seed replays
+// without a 2xx answer counts), plus a few `Connection: close` clients, so that new
+// connections keep going through the daemon's round-robin handoff during every operation. A driver, randomized by a printed seed (--seed replays
 // it), does one operation at a time and waits for the app to settle between them:
 //   - SIGKILL of a random worker;
 //   - `super reload`;
 //   - `super scale app 6`, then back to 4;
 //   - once, around the middle: SIGTERM to the daemon (a graceful stop: every app stops),
-//     and the supervisor starts it again.
+//     and the supervisor starts it again;
+//   - with --daemon-kill yes, also once at three quarters: SIGKILL of the daemon (its
+//     workers exit with it; the supervisor starts it again, it resurrects the app);
+//   - with --overlap yes, a fourth operation in the mix: a SIGKILL of a random worker in
+//     the middle of a reload (old, replacement or already replaced).
 // Every failed request is attributed to a cause (bench/lib/soak-attribution.js); the
 // daemon's RSS is sampled every 2 s. The report (markdown) goes to stdout and to --out.
 //
-//   node bench/soak.js [--minutes 10] [--seed 20261121] [--connections 16] [--instances 4]
-//                      [--out bench/results/soak.md] [--keep no|yes]
+//   node bench/soak.js [--minutes 10] [--seed 20261121] [--connections 16] [--close-connections 2]
+//                      [--instances 4]
+//                      [--out bench/results/soak.md] [--keep no|yes] [--daemon-kill no|yes]
+//                      [--overlap no|yes]
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -28,11 +35,11 @@ import { DaemonSupervisor } from './lib/daemon-supervisor.js';
 import { Attribution, KILLED_CONN, UNEXPLAINED } from './lib/soak-attribution.js';
 import { rssSummary, failureTable, median, fmt, table } from './lib/soak-report.js';
 
-const USAGE = 'node bench/soak.js [--minutes 10] [--seed 20261121] [--connections 16] [--instances 4] [--out bench/results/soak.md] [--keep no|yes]';
+const USAGE = 'node bench/soak.js [--minutes 10] [--seed 20261121] [--connections 16] [--close-connections 2] [--instances 4] [--out bench/results/soak.md] [--keep no|yes] [--daemon-kill no|yes] [--overlap no|yes]';
 const opts = benchArgs(process.argv.slice(2), {
-  defaults: { minutes: 10, seed: 20261121, connections: 16, instances: 4, out: 'bench/results/soak.md', keep: 'no' },
+  defaults: { minutes: 10, seed: 20261121, connections: 16, 'close-connections': 2, instances: 4, out: 'bench/results/soak.md', keep: 'no', 'daemon-kill': 'no', overlap: 'no' },
   fractional: ['minutes'],
-  choices: { keep: ['no', 'yes'] },
+  choices: { keep: ['no', 'yes'], 'daemon-kill': ['no', 'yes'], overlap: ['no', 'yes'] },
   usage: USAGE,
 });
 
@@ -70,10 +77,10 @@ const supervisor = new DaemonSupervisor({
 
 // ---- bookkeeping ----
 const attribution = new Attribution();
-const ops = { kills: [], reloads: [], scaleUps: [], scaleDowns: [], daemonRestarts: [] };
+const ops = { kills: [], reloads: [], scaleUps: [], scaleDowns: [], daemonRestarts: [], daemonKills: [], overlaps: [] };
 const rss = []; // {t, pid, kb}
 const restartsSeen = new Map(); // `${daemonPid}:${slot}` -> highest `restarts` seen
-let load = null;
+let loads = [];
 const timers = [];
 
 // ---- cleanup: everything started is stopped, on success, error and Ctrl-C ----
@@ -93,7 +100,7 @@ function cleanup() {
 process.on('exit', killEverythingSync);
 process.on('SIGINT', () => {
   say('interrupted; stopping everything');
-  load?.stop();
+  for (const l of loads) l.stop();
   cleanup().finally(() => process.exit(130));
 });
 
@@ -123,19 +130,39 @@ async function settle(n, { timeout = 60000, gone = null } = {}) {
 }
 
 // ---- the operations ----
-async function killWorker() {
+/** SIGKILLs a random worker (`replacing` pids count: a reload's new workers); returns it. */
+async function sigkillRandomWorker() {
   const app = await lsApp();
-  const online = app.workers.filter((w) => w.status === 'online' && w.pid).sort((a, b) => a.slot - b.slot);
-  const victim = rng.pick(online);
-  const close = attribution.open('SIGKILL');
-  attribution.killedAt(victim.pid, Date.now());
+  const pids = app.workers.flatMap((w) => [[w.slot, w.pid], ...(w.replacing ? [[w.slot, w.replacing]] : [])]).filter(([, pid]) => pid);
+  const [slot, pid] = rng.pick(pids.sort((a, b) => a[0] - b[0] || a[1] - b[1]));
+  attribution.killedAt(pid, Date.now());
   try {
-    process.kill(victim.pid, 'SIGKILL');
+    process.kill(pid, 'SIGKILL');
   } catch { /* already gone */ }
-  ops.kills.push({ slot: victim.slot, pid: victim.pid });
-  say(`SIGKILL ${APP}#${victim.slot} (pid ${victim.pid})`);
-  await settle(N, { gone: victim.pid });
+  ops.kills.push({ slot, pid });
+  return { slot, pid };
+}
+
+async function killWorker() {
+  const close = attribution.open('SIGKILL');
+  const { slot, pid } = await sigkillRandomWorker();
+  say(`SIGKILL ${APP}#${slot} (pid ${pid})`);
+  await settle(N, { gone: pid });
   close(GRACE);
+}
+
+/** --overlap: a reload with a SIGKILL in its middle. The reload may fail (a replacement killed). */
+async function reloadWithKill() {
+  const close = attribution.open('reload + SIGKILL');
+  const a = Date.now();
+  const reloading = cli('reload', APP).then(() => 'ok', (err) => `failed: ${err.message.split('\n').slice(1).join(' ').slice(0, 200)}`);
+  await sleep(rng.int(300, 4000));
+  const { slot, pid } = await sigkillRandomWorker();
+  const outcome = await reloading;
+  await settle(N, { gone: pid });
+  ops.overlaps.push({ ms: Date.now() - a, outcome });
+  close(GRACE);
+  say(`reload + SIGKILL of ${APP}#${slot} (pid ${pid}) after ${ops.overlaps.at(-1).ms} ms: reload ${outcome}`);
 }
 
 async function timedOp(kind, list, n, ...args) {
@@ -170,6 +197,21 @@ async function restartDaemon() {
   say(`daemon restarted: pid ${old} exited (${r.exit}) after ${r.stopMs} ms; pid ${r.newPid} serving ${N} workers ${r.backMs} ms later`);
 }
 
+/** --daemon-kill: the daemon dies hard; its workers exit with it (their IPC channel closes). */
+async function killDaemon() {
+  const close = attribution.open('daemon SIGKILL');
+  const exited = supervisor.nextExit();
+  const old = supervisor.pid;
+  say(`SIGKILL to the daemon (pid ${old})`);
+  process.kill(old, 'SIGKILL');
+  const life = await exited;
+  await settle(N, { timeout: 120000 });
+  const r = { pid: old, newPid: supervisor.pid, backMs: Date.now() - life.exitedAt };
+  ops.daemonKills.push(r);
+  close(GRACE);
+  say(`daemon SIGKILLed: pid ${r.newPid} serving ${N} workers ${r.backMs} ms later`);
+}
+
 // ---- the run ----
 let result;
 try {
@@ -200,80 +242,108 @@ try {
   }, 5000));
 
   const loadT0 = Date.now();
-  load = startLoad({
-    port,
-    connections: opts.connections,
-    keepAlive: true,
-    maxMs: opts.minutes * 60000 + 600000,
-    observer: {
-      onResponse(conn, status, body) {
-        const pid = /pid (\d+)/.exec(body.toString('latin1'))?.[1];
-        if (pid) conn.lastPid = Number(pid);
-        if (status < 200 || status > 299) attribution.failure(conn, `HTTP ${status}`, Date.now());
-      },
-      onFailure: (conn, cause, sentAt) => attribution.failure(conn, cause, sentAt),
+  const observer = {
+    onResponse(conn, status, body) {
+      const pid = /pid (\d+)/.exec(body.toString('latin1'))?.[1];
+      if (pid) conn.lastPid = Number(pid);
+      if (status < 200 || status > 299) attribution.failure(conn, `HTTP ${status}`, Date.now());
     },
-  });
+    onFailure: (conn, cause, sentAt) => attribution.failure(conn, cause, sentAt),
+  };
+  const maxMs = opts.minutes * 60000 + 600000;
+  loads = [
+    startLoad({ port, connections: opts.connections, keepAlive: true, maxMs, observer }),
+    startLoad({ port, connections: opts['close-connections'], keepAlive: false, maxMs, observer }),
+  ];
   await sleep(WARMUP);
 
   const tEnd = t0 + opts.minutes * 60000;
   const mid = t0 + (opts.minutes * 60000) / 2;
-  const pick = { kill: killWorker, reload, scale };
+  const threeQuarters = t0 + (opts.minutes * 60000 * 3) / 4;
+  const pick = { kill: killWorker, reload, scale, overlap: reloadWithKill };
+  const mix = opts.overlap === 'yes' ? ['kill', 'reload', 'scale', 'overlap'] : ['kill', 'reload', 'scale'];
   while (Date.now() < tEnd - TAIL) {
     if (!ops.daemonRestarts.length && Date.now() >= mid) await restartDaemon();
-    else await pick[rng.pick(['kill', 'reload', 'scale'])]();
+    else if (opts['daemon-kill'] === 'yes' && !ops.daemonKills.length && Date.now() >= threeQuarters) await killDaemon();
+    else await pick[rng.pick(mix)]();
     await sleep(rng.int(1000, 4000));
   }
   await sleep(Math.max(TAIL, tEnd - Date.now()));
-  result = await load.stop();
-  result.loadMs = Date.now() - loadT0;
+  result = mergeResults(await Promise.all(loads.map((l) => l.stop())));
   result.bucketT0 = loadT0;
   await lsApp().catch(() => {});
 } finally {
-  load?.stop();
+  for (const l of loads) l.stop();
   await cleanup();
+}
+
+/** The keep-alive and the close clients' results as one (their buckets share t0 within ms). */
+function mergeResults([a, b]) {
+  const add = (x, y) => {
+    const out = { ...x };
+    for (const [k, n] of Object.entries(y)) out[k] = (out[k] ?? 0) + n;
+    return out;
+  };
+  return {
+    sent: a.sent + b.sent,
+    ok: a.ok + b.ok,
+    failed: a.failed + b.failed,
+    non2xx: a.non2xx + b.non2xx,
+    errors: add(a.errors, b.errors),
+    buckets: Array.from({ length: Math.max(a.buckets.length, b.buckets.length) }, (_, i) => (a.buckets[i] ?? 0) + (b.buckets[i] ?? 0)),
+    ms: Math.max(a.ms, b.ms),
+    closeSent: b.sent,
+  };
 }
 
 // ---- the report ----
 const secs = result.ms / 1000;
-const expected = [KILLED_CONN, 'SIGKILL (other connection)', 'daemon restart', 'reload', 'scale up', 'scale down', UNEXPLAINED];
+const expected = [
+  KILLED_CONN, 'SIGKILL (other connection)', 'daemon restart', ...(opts['daemon-kill'] === 'yes' ? ['daemon SIGKILL'] : []),
+  'reload', 'scale up', 'scale down', ...(opts.overlap === 'yes' ? ['reload + SIGKILL'] : []), UNEXPLAINED,
+];
 const explain = {
   [KILLED_CONN]: 'expected: the worker died with the connection (its last answer came from the killed pid)',
-  'SIGKILL (other connection)': 'a socket with no answer from a killed worker, failing while a SIGKILL was being handled',
+  'SIGKILL (other connection)': 'a socket no killed worker had answered on (e.g. a new connection handed to the worker as it died), failing while a SIGKILL was handled',
   'daemon restart': 'expected: the daemon is the cluster primary; its graceful stop closes the listening socket until the new daemon resurrects the app',
   reload: 'graceful: target 0',
   'scale up': 'graceful: target 0',
   'scale down': 'graceful: target 0',
+  'daemon SIGKILL': 'expected: the primary and, with it, every worker die at once',
+  'reload + SIGKILL': 'failures not on the killed worker\'s connections: target 0',
   [UNEXPLAINED]: 'no operation running: target 0',
 };
-const restartWin = attribution.windows.find((w) => w.kind === 'daemon restart');
+const daemonWins = attribution.windows.filter((w) => w.kind.startsWith('daemon'));
 let lowest = Infinity;
 for (let s = 1; s < Math.floor(result.ms / 1000); s++) {
   const at = result.bucketT0 + s * 1000;
-  if (restartWin && at + 1000 > restartWin.start && at < restartWin.end) continue;
+  if (daemonWins.some((w) => at + 1000 > w.start && at < w.end)) continue;
   const n = result.buckets.slice(s * 10, s * 10 + 10).reduce((x, y) => x + y, 0);
   lowest = Math.min(lowest, n);
 }
 const dr = ops.daemonRestarts[0];
 const restarts = [...restartsSeen.values()].reduce((a, b) => a + b, 0);
-const secondLife = supervisor.lives[1];
-const rssInfo = rssSummary(rss, secondLife ? secondLife.startedAt - t0 + 30000 : Infinity);
+const secondLife = supervisor.lives[1]; // the RSS fit: the daemon after the graceful restart
+const fitUntil = supervisor.lives[2] ? supervisor.lives[2].startedAt - t0 : Infinity;
+const rssInfo = rssSummary(rss, secondLife ? secondLife.startedAt - t0 + 30000 : Infinity, fitUntil);
+const countBy = (xs) => [...new Set(xs)].map((x) => `${x} x${xs.filter((y) => y === x).length}`);
 const ms = (xs) => (xs.length ? `${fmt(median(xs))} ms median (${fmt(Math.min(...xs))}-${fmt(Math.max(...xs))})` : '-');
 
 const when = new Date(t0).toISOString().replace(/\.\d+Z$/, 'Z');
 const report = [
   `## Soak ${when}: ${fmt(opts.minutes, opts.minutes % 1 ? 1 : 0)} min, seed ${opts.seed}`,
   '',
-  `\`flock /tmp/superd-bench.lock npm run soak -- --minutes ${opts.minutes} --seed ${opts.seed} --connections ${opts.connections} --instances ${N}\` `
-    + `(node ${process.version}, ${os.cpus().length} CPUs): examples/hello, ${N} cluster workers, ${opts.connections} keep-alive connections.`,
+  `\`flock /tmp/superd-bench.lock npm run soak -- ${process.argv.slice(2).join(' ')}\` `
+    + `(node ${process.version}, ${os.cpus().length} CPUs): examples/hello, ${N} cluster workers, ${opts.connections} keep-alive connections `
+    + `and ${opts['close-connections']} \`Connection: close\` ones; seed ${opts.seed}.`,
   '',
   table(['load', ''], [
-    ['requests sent', fmt(result.sent)],
+    ['requests sent', `${fmt(result.sent)} (${fmt(result.closeSent)} of them on \`Connection: close\` connections)`],
     ['answered 2xx', fmt(result.ok)],
     ['failed requests (all causes)', fmt(result.failed + result.non2xx - Object.entries(result.errors).filter(([c]) => c.startsWith('connect ')).reduce((a, [, n]) => a + n, 0))],
     ['failed connects (no request sent)', fmt(Object.entries(result.errors).filter(([c]) => c.startsWith('connect ')).reduce((a, [, n]) => a + n, 0))],
     ['req/s (2xx, whole run)', fmt(result.ok / secs)],
-    ['lowest 1 s (2xx, outside the daemon restart)', fmt(lowest)],
+    ['lowest 1 s (2xx, outside daemon restarts)', fmt(lowest)],
   ]),
   '',
   '### Failures by cause',
@@ -289,6 +359,10 @@ const report = [
     [`\`super scale\` ${N + 2} -> ${N}`, fmt(ops.scaleDowns.length), ms(ops.scaleDowns)],
     ['daemon restart (SIGTERM, supervisor restarts it, --resurrect)', fmt(ops.daemonRestarts.length),
       dr ? `stop ${fmt(dr.stopMs)} ms, then ${fmt(dr.backMs)} ms until ${N} workers online (pid ${dr.pid} -> ${dr.newPid})` : '-'],
+    ...(opts.overlap === 'yes' ? [['`super reload` with a SIGKILL in its middle', fmt(ops.overlaps.length),
+      `${ms(ops.overlaps.map((o) => o.ms))}; reload outcomes: ${countBy(ops.overlaps.map((o) => o.outcome)).join('; ') || '-'}`]] : []),
+    ...(opts['daemon-kill'] === 'yes' ? [['daemon SIGKILL (supervisor restarts it, --resurrect)', fmt(ops.daemonKills.length),
+      ops.daemonKills.map((r) => `${fmt(r.backMs)} ms until ${N} workers online (pid ${r.pid} -> ${r.newPid})`).join('') || '-']] : []),
     ['worker restarts counted by superd (`super ls --json`)', fmt(restarts), `${ops.kills.length} SIGKILLs`],
     ['daemon starts by the supervisor', fmt(supervisor.lives.length), supervisor.lives.map((l) => `pid ${l.pid}: exit ${l.signal ?? l.code ?? 'running'}`).join('; ')],
   ]),
@@ -302,7 +376,7 @@ const report = [
   leaks.length ? `Processes still alive after \`super kill\` (killed): ${JSON.stringify(leaks)}\n` : 'No process outlived `super kill`.\n',
 ].join('\n');
 
-for (const cause of ['reload', 'scale up', 'scale down', UNEXPLAINED, 'SIGKILL (other connection)']) {
+for (const cause of ['reload', 'scale up', 'scale down', UNEXPLAINED, 'SIGKILL (other connection)', 'reload + SIGKILL', 'daemon restart']) {
   const row = attribution.rows.get(cause);
   if (!row) continue;
   process.stderr.write(`\n${cause}: first failures ${JSON.stringify(row.samples.map((s) => ({ ...s, t: s.t - t0, sentAt: s.sentAt - t0 })))}\n`);

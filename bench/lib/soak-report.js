@@ -16,14 +16,18 @@ export function slope(xs, ys) {
   return den ? num / den : NaN;
 }
 
+/** A fit over less time than this (minutes) says nothing: a fresh daemon's RSS still settles. */
+export const MIN_FIT_MIN = 2;
+
 /** RSS growth below this (MB per minute, fitted) is called flat. */
 export const FLAT_MB_PER_MIN = 0.5;
 
 /**
  * @param {{t: number, pid: number, kb: number}[]} samples  t: ms since the soak began
  * @param {number} since  fit only samples at or after this t (the second daemon's warm-up done)
+ * @param {number} [until]  and before this t (a third daemon is another process)
  */
-export function rssSummary(samples, since) {
+export function rssSummary(samples, since, until = Infinity) {
   const perMinute = new Map();
   for (const s of samples) {
     const m = Math.floor(s.t / 60000);
@@ -41,11 +45,11 @@ export function rssSummary(samples, since) {
     fmt(mb(median(e.kb)), 1),
     fmt(mb(Math.max(...e.kb)), 1),
   ]);
-  const fitted = samples.filter((s) => s.t >= since);
+  const fitted = samples.filter((s) => s.t >= since && s.t < until);
   const perMin = slope(fitted.map((s) => s.t / 60000), fitted.map((s) => mb(s.kb)));
   const spanMin = fitted.length ? (fitted.at(-1).t - fitted[0].t) / 60000 : 0;
   let verdict;
-  if (!Number.isFinite(perMin)) verdict = 'not enough samples after the daemon restart for a fit';
+  if (!Number.isFinite(perMin) || spanMin < MIN_FIT_MIN) verdict = `too short to judge: ${fmt(spanMin, 1)} min of samples after the daemon restart (a fit needs ${MIN_FIT_MIN} min; run --minutes 10)`;
   else if (perMin < FLAT_MB_PER_MIN) verdict = `no growth trend: fitted slope ${fmt(perMin, 2)} MB/min over the ${fmt(spanMin, 1)} min after the daemon restart (${fitted.length} samples; flat means < ${FLAT_MB_PER_MIN} MB/min)`;
   else verdict = `GROWING: fitted slope ${fmt(perMin, 2)} MB/min over the ${fmt(spanMin, 1)} min after the daemon restart (${fitted.length} samples; flat means < ${FLAT_MB_PER_MIN} MB/min)`;
   return {

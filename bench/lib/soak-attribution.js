@@ -32,6 +32,7 @@ export class Attribution {
 
   killedAt(pid, at) {
     this.killed.set(pid, at);
+    this.lastKill = { pid, at };
   }
 
   /** From the load client: conn is null when the connect itself failed. */
@@ -47,7 +48,7 @@ export class Attribution {
     }
     row.errors[error] = (row.errors[error] ?? 0) + 1;
     // the first few, with what the socket had seen, for investigating unexpected rows
-    if (row.samples.length < 10) row.samples.push({ t: at, sentAt, error, conn: conn?.id ?? null, answered: conn?.answered ?? null, lastPid: conn?.lastPid ?? null });
+    if (row.samples.length < 10) row.samples.push({ t: at, sentAt, error, conn: conn ? `${conn.keepAlive ? 'ka' : 'close'}#${conn.id}` : null, answered: conn?.answered ?? null, lastPid: conn?.lastPid ?? null, sentSinceLastKill: this.lastKill ? sentAt - this.lastKill.at : null });
   }
 
   classify(conn, sentAt, at) {

@@ -9,7 +9,7 @@
 //
 // An optional observer sees each socket's outcomes, to attribute failures to connections
 // (bench/soak.js remembers which worker pid last answered on each socket):
-//   observer.onResponse(conn, status, body)   conn = {id, answered}, one object per socket
+//   observer.onResponse(conn, status, body)   conn = {id, answered, keepAlive}, one per socket
 //   observer.onFailure(conn, cause, sentAt)   conn is null when the connect itself failed
 import net from 'node:net';
 
@@ -41,7 +41,7 @@ export function startLoad({ host = '127.0.0.1', port, path = '/', connections = 
         await new Promise((res) => setTimeout(res, 20));
         continue;
       }
-      const conn = { id: ++sockets, answered: 0 };
+      const conn = { id: ++sockets, answered: 0, keepAlive };
       while (!stopped && sock.usable) {
         if (r.sent >= maxRequests) {
           stopped = true;

@@ -5,6 +5,10 @@
 // fits:
 //   1. "SIGKILLed worker's connection": the socket's last answer came from a worker the
 //      driver SIGKILLed before the failure (the worker died with the connection);
+//   1b. "SIGKILL: new connection, reset": a socket with no answer yet, sent to within 1 s
+//      before or after a SIGKILL, reset or closed (not timed out) after it: the primary
+//      had handed it to the worker that was killed (one the primary still held would have
+//      been handed to another worker), but the client cannot see a pid to prove it;
 //   2. the operation window it falls in (by the time the request was sent, or failed):
 //      "daemon restart", "SIGKILL (other connection)", "reload", "scale up", "scale down";
 //   3. "unexplained": no operation was running.
@@ -12,6 +16,7 @@
 // at most one window fits.
 
 export const KILLED_CONN = "SIGKILLed worker's connection";
+export const NEW_CONN_AT_KILL = 'SIGKILL: new connection, reset';
 export const UNEXPLAINED = 'unexplained';
 
 export class Attribution {
@@ -37,7 +42,7 @@ export class Attribution {
 
   /** From the load client: conn is null when the connect itself failed. */
   failure(conn, error, sentAt, at = Date.now()) {
-    const cause = this.classify(conn, sentAt, at);
+    const cause = this.classify(conn, error, sentAt, at);
     const row = this.rows.get(cause) ?? { requests: 0, connects: 0, errors: {}, conns: new Set(), samples: [] };
     this.rows.set(cause, row);
     if (conn) {
@@ -51,9 +56,11 @@ export class Attribution {
     if (row.samples.length < 10) row.samples.push({ t: at, sentAt, error, conn: conn ? `${conn.keepAlive ? 'ka' : 'close'}#${conn.id}` : null, answered: conn?.answered ?? null, lastPid: conn?.lastPid ?? null, sentSinceLastKill: this.lastKill ? sentAt - this.lastKill.at : null });
   }
 
-  classify(conn, sentAt, at) {
+  classify(conn, error, sentAt, at) {
     const killedAt = conn?.lastPid ? this.killed.get(conn.lastPid) : undefined;
     if (killedAt !== undefined && killedAt <= at) return KILLED_CONN;
+    const k = this.lastKill;
+    if (k && conn?.answered === 0 && error !== 'timeout' && at >= k.at && Math.abs(sentAt - k.at) <= 1000) return NEW_CONN_AT_KILL;
     const w = this.windows.find((x) => x.start <= at && sentAt <= (x.end ?? Infinity));
     if (!w) return UNEXPLAINED;
     return w.kind === 'SIGKILL' ? 'SIGKILL (other connection)' : w.kind;

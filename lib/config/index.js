@@ -5,7 +5,7 @@
 //   `<file>:<line>:<col>: <key path>: <what is wrong>; <what to do>`
 
 import { readFileSync } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import path from 'node:path';
 import yaml from 'js-yaml';
 import { SuperError } from '../errors.js';
@@ -51,10 +51,14 @@ const YAML_SCHEMA = yaml.CORE_SCHEMA.extend({ implicit: [yaml.types.merge] });
 export async function loadEcosystem(file, options = {}) {
   let text;
   try {
-    // The daemon reads files that clients name: never one larger than any real ecosystem.
-    const { size } = await stat(file);
-    if (size > MAX_FILE_BYTES) throw Object.assign(new Error('too large'), { code: 'EFBIG', size });
-    text = await readFile(file, 'utf8');
+    // The daemon reads files that clients name: only a regular file (a device such as
+    // /dev/zero never ends, a FIFO blocks a thread-pool thread forever), and never more
+    // than any real ecosystem.
+    const st = await stat(file);
+    if (st.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
+    if (!st.isFile()) throw Object.assign(new Error('not a regular file'), { code: 'ENOTREG' });
+    if (st.size > MAX_FILE_BYTES) throw Object.assign(new Error('too large'), { code: 'EFBIG', size: st.size });
+    text = await readBounded(file, MAX_FILE_BYTES);
   } catch (err) {
     throw unreadable(file, err);
   }
@@ -63,6 +67,23 @@ export async function loadEcosystem(file, options = {}) {
 
 /** Ecosystem files larger than this are refused unread. */
 export const MAX_FILE_BYTES = 1024 * 1024;
+
+/** The file's text; EFBIG if it holds more than `max` bytes (it may have grown since stat). */
+async function readBounded(file, max) {
+  const fh = await open(file, 'r');
+  try {
+    const buf = Buffer.alloc(max + 1);
+    let n = 0;
+    for (let got = -1; got !== 0 && n <= max;) {
+      ({ bytesRead: got } = await fh.read(buf, n, buf.length - n, null));
+      n += got;
+      if (n === buf.length) throw Object.assign(new Error('too large'), { code: 'EFBIG', size: `at least ${max + 1}` });
+    }
+    return buf.toString('utf8', 0, n);
+  } finally {
+    await fh.close();
+  }
+}
 
 /**
  * Load an ecosystem file from its text (synchronous; checks files with fs sync calls).
@@ -158,6 +179,7 @@ function unreadable(file, err) {
     ENOENT: `no such file: ${abs}; check the path`,
     EISDIR: `is a directory: ${abs}; give the ecosystem file inside it`,
     EACCES: `permission denied: ${abs}; make it readable by this user`,
+    ENOTREG: `not a regular file: ${abs}; give the path of an ecosystem file (.yml, .yaml or .json)`,
     EFBIG: `${abs} is ${err.size} bytes, more than the ${MAX_FILE_BYTES} an ecosystem file may have; give the right file`,
   }[err.code] ?? `cannot read ${abs} (${err.code ?? err.message}); check the file`;
   const problem = `${file}: cannot read the ecosystem file: ${why}`;

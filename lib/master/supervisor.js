@@ -136,6 +136,12 @@ export class Supervisor {
     return [app];
   }
 
+  /** The one app a single-app op (describe, scale, watch) names: "all" is not an app. */
+  app(name, op) {
+    if (name === 'all') throw new SuperError('E_USAGE', `${op} works on one app, and "all" names every app; give an app name (\`super ls\` lists them)`);
+    return this.targets(name)[0];
+  }
+
   async #withBusy(app, op, fn) {
     if (app.busy) throw new SuperError('E_BUSY', `${app.name} is busy (${app.busy}); try again when it is done`);
     app.busy = op;
@@ -226,7 +232,7 @@ export class Supervisor {
   }
 
   async scale(name, count) {
-    const [app] = this.targets(name);
+    const app = this.app(name, 'scale');
     const from = app.slots.length || app.config.instances;
     const to = /^[+-]/.test(count) ? from + Number(count) : Number(count);
     if (!Number.isInteger(to) || to < 1) {
@@ -271,7 +277,7 @@ export class Supervisor {
   }
 
   async describe(name) {
-    const [app] = this.targets(name);
+    const app = this.app(name, 'describe');
     const { apps } = await this.ls();
     const status = apps.find((a) => a.name === name);
     return {

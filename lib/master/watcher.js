@@ -89,7 +89,7 @@ export class WatchManager {
 
   /** `super watch <app> on|off` and `super start --watch`: changes the app's watch paths. */
   set(name, on) {
-    const [app] = this.supervisor.targets(name);
+    const app = this.supervisor.app(name, 'watch');
     const c = app.config;
     if (on && c.watch.length === 0) app.config = { ...c, watch: app.watchOff ?? [c.cwd] };
     if (!on && c.watch.length > 0) {

@@ -1,17 +1,47 @@
-// Environment values whose names look secret are never printed (describe, ls --json, logs of config).
-const SECRET_NAME = /(secret|passw(or)?d|passwd|token|api[_-]?key|private[_-]?key|access[_-]?key|credential|auth|cookie|session|dsn|signature|salt)/i;
+// Secrets never leave the daemon in what it shows (describe, its replies, its log): the
+// value of an environment variable whose name looks secret is replaced by MASK, and so
+// is the password of any URL with credentials (postgres://user:pass@host: PM2 users leak
+// these in `pm2 env` and `pm2 describe`). The saved dump keeps real values: resurrect
+// needs them (dump.json is 0600).
+export const MASK = '********';
 
-export const looksSecret = (name) => SECRET_NAME.test(name);
+// Words that mark a secret anywhere in the name (separators ignored: DBPASSWORD, db-password).
+const SECRET_ANYWHERE = /secret|passw(or)?d|passphrase|token|api_?key|private_?key|access_?key|credential|cookie|signature|dsn/i;
+// Words that mark a secret only as a whole word of the name: STRIPE_KEY, apiKey, KEY, PWD,
+// BASIC_AUTH, but not KEYBOARD_LAYOUT, MONKEY, AUTHOR or PASSENGERS.
+const SECRET_WORDS = new Set(['key', 'keys', 'pwd', 'pass', 'auth', 'authorization', 'salt', 'session', 'jwt', 'bearer', 'otp', 'creds', 'pin']);
 
+/** True when an environment variable of that name probably holds a secret. */
+export function looksSecret(name) {
+  if (SECRET_ANYWHERE.test(name.replace(/[-_.\s]/g, '_'))) return true;
+  // words: split at separators and at camelCase humps (apiKey -> api, key)
+  const words = name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase().split(/[^a-z0-9]+/);
+  return words.some((w) => SECRET_WORDS.has(w));
+}
+
+// scheme://user:password@  (the password is everything up to the last @ of the authority)
+const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/[^:/?#@\s]*:)[^/?#\s]*@/gi;
+
+/** The text with the password of every URL in it masked. */
+export const maskUrlCredentials = (text) => text.replace(URL_CREDENTIALS, `$1${MASK}@`);
+
+/** A copy of an environment map safe to show. */
 export function maskEnv(env) {
   const out = {};
-  for (const [k, v] of Object.entries(env ?? {})) out[k] = looksSecret(k) ? '********' : v;
+  for (const [k, v] of Object.entries(env ?? {})) out[k] = looksSecret(k) ? MASK : typeof v === 'string' ? maskUrlCredentials(v) : v;
   return out;
 }
 
-/** A copy of an app config safe to show: env and env_<name> maps masked. */
+/** A copy of an app config safe to show: env and env_<name> masked, URL passwords masked everywhere. */
 export function maskConfig(config) {
-  const out = { ...config };
-  for (const k of Object.keys(out)) if (k === 'env' || k.startsWith('env_')) out[k] = maskEnv(out[k]);
+  const out = {};
+  for (const [k, v] of Object.entries(config)) out[k] = k === 'env' || k.startsWith('env_') ? maskEnv(v) : maskStrings(v);
   return out;
+}
+
+function maskStrings(v) {
+  if (typeof v === 'string') return maskUrlCredentials(v);
+  if (Array.isArray(v)) return v.map(maskStrings);
+  if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, maskStrings(x)]));
+  return v;
 }

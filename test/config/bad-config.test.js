@@ -1,5 +1,6 @@
 // Every file of test/fixtures/bad-config/*.yml must be refused with E_CONFIG
-// (exit status 2), and the error output (message, then one problem per line)
+// (exit status 2), and the error output (message, then one problem per line, each
+// starting with file:line:col)
 // must contain each of the file's `# expect: <substring>` lines. The first line
 // of each file is an expectation, so a file cannot silently expect nothing.
 // An optional `# options: {json}` line gives loadEcosystem options; cpus is 2
@@ -15,8 +16,8 @@ import { loadEcosystem } from '../../lib/config/index.js';
 const dir = fileURLToPath(new URL('../fixtures/bad-config/', import.meta.url));
 const files = readdirSync(dir).filter((f) => f.endsWith('.yml')).sort();
 
-test('the corpus has at least 25 bad files', () => {
-  assert.ok(files.length >= 25, `only ${files.length} files`);
+test('the corpus has at least 40 bad files', () => {
+  assert.ok(files.length >= 40, `only ${files.length} files`);
 });
 
 for (const name of files) {
@@ -37,6 +38,10 @@ for (const name of files) {
     const problems = err.details.problems;
     assert.match(err.message, new RegExp(`^${problems.length} ${problems.length === 1 ? "problem" : "problems"} in `));
     for (const p of problems) assert.doesNotMatch(p, /\n/, 'a problem is one line');
+    // each names the file and the line (`file:line:col: `); only a wrong --env or --only,
+    // which no line of the file causes, names the file alone
+    const file = path.join(dir, name);
+    for (const p of problems) assert.ok(p.startsWith(`${file}:`) && (/^:\d+:\d+: /.test(p.slice(file.length)) || /^: --(env|only) /.test(p.slice(file.length))), `no file:line in: ${p}`);
     const output = [err.message, ...problems].join('\n');
     for (const expected of expects) {
       assert.ok(output.includes(expected), `missing ${JSON.stringify(expected)} in:\n${output}`);

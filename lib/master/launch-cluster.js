@@ -2,6 +2,7 @@
 // (process.argv[1]); superd's agent is preloaded with --require, never wrapped around it.
 import cluster from 'node:cluster';
 import { execPrefix } from './exec-prefix.js';
+import { installHandoffGuard } from './handoff-guard.js';
 
 /**
  * Cluster settings are global but read at each fork, so setupPrimary(appSettings) and
@@ -13,6 +14,7 @@ import { execPrefix } from './exec-prefix.js';
  * @returns {import('node:cluster').Worker}
  */
 export function forkClusterWorker({ app, env, stdio, agentPath, cpus = null }) {
+  installHandoffGuard(); // before the first fork; a no-op after
   const node = process.execPath;
   const prefix = execPrefix({ session: true, cpus });
   const execArgv = ['--require', agentPath, ...app.node_args];

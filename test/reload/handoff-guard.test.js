@@ -1,0 +1,57 @@
+// A connection the daemon (the cluster primary) hands to a worker that dies, or that
+// closes its server, is answered or closed: never left hanging (lib/master/handoff-guard.js).
+// Without the guard, each scenario below leaves clients hanging until their timeout.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { sandbox, freePort, lsJson, watchEvents } from '../helpers/harness.js';
+import { startLoad } from '../../bench/lib/strict-client.js';
+
+// A hung connection shows as the strict client's 'timeout' cause.
+const HANG_MS = 4000;
+
+async function setup(t, instances) {
+  const box = await sandbox(t);
+  const port = await freePort();
+  box.fixture('http-server.js');
+  const file = box.write('eco.yml', `apps:
+  - name: web
+    script: http-server.js
+    instances: ${instances}
+    max_restarts: 1000
+    env: { PORT: ${port} }
+`);
+  const r = await box.cli(['start', file]);
+  assert.equal(r.code, 0, r.stderr);
+  // New connections all the time: every one goes through the primary's handoff.
+  const load = startLoad({ port, connections: 8, keepAlive: false, timeout: HANG_MS, maxMs: 90000 });
+  t.after(() => load.stop());
+  return { box, load };
+}
+
+test('workers SIGKILLed under new-connection load: no connection is left hanging', async (t) => {
+  const { box, load } = await setup(t, 3);
+  const ev = await watchEvents(box, t);
+  for (let k = 0; k < 10; k++) {
+    const workers = (await lsJson(box)).apps[0].workers;
+    const victim = workers[k % workers.length];
+    process.kill(victim.pid, 'SIGKILL');
+    await ev.waitFor((e) => e.slot === victim.slot && e.state === 'online' && e.pid !== victim.pid, 20000, `slot ${victim.slot} back`);
+  }
+  const r = await load.stop();
+  t.diagnostic(`${r.sent} requests, failures ${JSON.stringify(r.errors)}`);
+  assert.ok(r.ok > 500, `the load ran (${r.ok} answered)`);
+  assert.equal(r.errors.timeout, undefined, `hung connections: ${JSON.stringify(r.errors)}`);
+});
+
+test('an app stopped and started under new-connection load: refused or closed, never hanging', async (t) => {
+  const { box, load } = await setup(t, 2);
+  for (let k = 0; k < 6; k++) {
+    const before = load.stats.ok;
+    assert.equal((await box.cli(['restart', 'web'])).code, 0);
+    // let the new workers serve before the next stop
+    while (load.stats.ok < before + 100) await new Promise((r) => setImmediate(r));
+  }
+  const r = await load.stop();
+  t.diagnostic(`${r.sent} requests, failures ${JSON.stringify(r.errors)}`);
+  assert.equal(r.errors.timeout, undefined, `hung connections: ${JSON.stringify(r.errors)}`);
+});

@@ -15,17 +15,50 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 export const SUPER = path.join(ROOT, 'bin', 'super.js');
 export const FIXTURES = path.join(ROOT, 'test', 'fixtures');
 
-/** A free TCP port on 127.0.0.1 (bound then released). */
-export function freePort() {
-  return new Promise((resolve, reject) => {
+// Ports for tests come from below the kernel's ephemeral range (32768+), so neither a
+// client socket nor another process's bind(0) is handed one, and each is reserved with an
+// exclusive file (owner pid inside) so that concurrent test processes, this suite's or
+// another checkout's, never get the same one.
+const PORT_DIR = path.join(os.tmpdir(), 'superd-test-ports');
+const reserved = new Set();
+process.on('exit', () => {
+  for (const file of reserved) fs.rmSync(file, { force: true });
+});
+
+function reserve(port) {
+  const file = path.join(PORT_DIR, String(port));
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      fs.writeFileSync(file, String(process.pid), { flag: 'wx' });
+      reserved.add(file);
+      return true;
+    } catch (err) {
+      if (err.code !== 'EEXIST') throw err;
+      const owner = Number(fs.readFileSync(file, 'utf8'));
+      if (owner && processAlive(owner)) return false;
+      fs.rmSync(file, { force: true }); // its process is gone
+    }
+  }
+  return false;
+}
+
+function bindable(port) {
+  return new Promise((resolve) => {
     const s = net.createServer();
     s.unref();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
+    s.once('error', () => resolve(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
   });
+}
+
+/** A free TCP port on 127.0.0.1, reserved for this test process. */
+export async function freePort() {
+  fs.mkdirSync(PORT_DIR, { recursive: true });
+  for (let i = 0; i < 500; i++) {
+    const port = 20000 + Math.floor(Math.random() * 12000);
+    if (reserve(port) && (await bindable(port))) return port;
+  }
+  throw new Error(`no free port found in 20000-31999 (reservations in ${PORT_DIR})`);
 }
 
 /** Runs `super ...args` against `home`; resolves {code, stdout, stderr}. */

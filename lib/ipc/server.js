@@ -76,9 +76,11 @@ export async function startControlServer({ socketPath, handlers, hello, log }) {
   const httpServer = http.createServer(refuseHttp);
   httpServer.on('upgrade', (req, socket, head) => accept(req, socket, head));
   await new Promise((resolve, reject) => {
-    httpServer.once('error', reject);
+    // EADDRINUSE: another daemon bound the socket between our stale check and listen.
+    const fail = (err) => reject(err.code === 'EADDRINUSE' ? new SuperError('E_DAEMON_RUNNING', `a daemon already answers on ${socketPath}`) : err);
+    httpServer.once('error', fail);
     httpServer.listen(socketPath, () => {
-      httpServer.off('error', reject);
+      httpServer.off('error', fail);
       resolve();
     });
   });

@@ -1,5 +1,7 @@
-// One daemon per SUPER_HOME: the pid file is created exclusively (O_EXCL), so of two
-// daemons booting at once exactly one wins. A pid file left by a killed daemon (its pid
+// One daemon per SUPER_HOME. The pid file appears complete or not at all: the pid is
+// written to a private temp file which is then hard-linked into place (link fails with
+// EEXIST when the name is taken), so of two daemons booting at once exactly one wins and
+// the other never reads a half-written file. A pid file left by a killed daemon (its pid
 // dead, or reused by a process that is not a superd daemon) is removed and retried.
 import fs from 'node:fs';
 import { SuperError } from '../errors.js';
@@ -17,21 +19,41 @@ function isDaemon(pid) {
   }
 }
 
+function readPid(file) {
+  try {
+    return Number(fs.readFileSync(file, 'utf8').trim());
+  } catch (err) {
+    if (err.code === 'ENOENT') return null; // removed meanwhile: try again
+    throw new SuperError('E_HOME', `cannot read ${file}: ${err.code}`);
+  }
+}
+
+/** Links a file holding our pid at `file`; false when the name is taken. */
+function linkOwnPid(file) {
+  const tmp = `${file}.${process.pid}.tmp`;
+  try {
+    fs.writeFileSync(tmp, `${process.pid}\n`, { mode: 0o600 });
+    fs.linkSync(tmp, file);
+    return true;
+  } catch (err) {
+    if (err.code === 'EEXIST') return false;
+    throw new SuperError('E_HOME', `cannot write ${file}: ${err.code}`);
+  } finally {
+    fs.rmSync(tmp, { force: true });
+  }
+}
+
 export function acquirePidFile(file) {
   for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      const fd = fs.openSync(file, 'wx', 0o600);
-      fs.writeSync(fd, `${process.pid}\n`);
-      fs.closeSync(fd);
-      return;
-    } catch (err) {
-      if (err.code !== 'EEXIST') throw new SuperError('E_HOME', `cannot write ${file}: ${err.code}`);
-    }
-    const pid = Number(fs.readFileSync(file, 'utf8').trim());
+    if (linkOwnPid(file)) return;
+    const pid = readPid(file);
+    if (pid === null) continue;
     if (pid > 0 && pid !== process.pid && isDaemon(pid)) {
       throw new SuperError('E_DAEMON_RUNNING', `a daemon (pid ${pid}) already runs for this SUPER_HOME`);
     }
-    fs.rmSync(file, { force: true });
+    // Stale. Remove it only if it still holds the pid we judged: a daemon that won the
+    // retry meanwhile must keep its fresh file.
+    if (readPid(file) === pid) fs.rmSync(file, { force: true });
   }
   throw new SuperError('E_DAEMON_RUNNING', `could not take ${file}; another daemon is starting`);
 }

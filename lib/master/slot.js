@@ -8,6 +8,8 @@ import { WorkerProcess } from './worker-process.js';
 import { waitReady, survive } from './readiness.js';
 import { workerAffinity } from './affinity.js';
 
+const DEFER_ENV = Object.freeze({ SUPER_DEFER_TRAFFIC: '1' });
+
 export class Slot extends EventEmitter {
   /**
    * @param {object} o
@@ -44,6 +46,11 @@ export class Slot extends EventEmitter {
     this.emit('state', { state: to, prev, ...info });
   }
 
+  /** Whether a new worker can be kept out of the rotation until ready() (drain.cjs deferTraffic). */
+  #canDefer(config) {
+    return config.exec_mode === 'cluster' && config.ready_on === 'ready' && this.ctx.policy() === 'round-robin';
+  }
+
   #fork(config, extraEnv) {
     const env = { ...this.app.workerEnv(this.index, config), ...extraEnv };
     // Slot i's CPUs are recomputed from its index at every fork (restarts and reloads keep them).
@@ -78,9 +85,12 @@ export class Slot extends EventEmitter {
   async start(reason = 'start', config = this.app.config) {
     clearTimeout(this.restartTimer);
     this.restartTimer = null;
+    // A crash restart or scale-up beside ready workers keeps out of the rotation until
+    // ready(), as a reload replacement does; a first start has nobody to leave traffic to.
+    const defer = this.#canDefer(config) && this.app.slots.some((s) => s !== this && s.state === S.ONLINE && !s.notReady);
     let proc;
     try {
-      proc = this.#fork(config);
+      proc = this.#fork(config, defer ? DEFER_ENV : {});
     } catch (err) {
       // fork itself threw (EAGAIN, bad cwd): treat as an immediate exit
       this.config = config;
@@ -97,6 +107,7 @@ export class Slot extends EventEmitter {
       this.#move(S.ONLINE, { pid: proc.pid, ready_ms: r.ms });
     } else {
       this.notReady = true;
+      if (defer) proc.admit(); // kept although not ready: it must not refuse connections for ever
       this.#move(S.ONLINE, { pid: proc.pid, reason: `not ready after listen_timeout (${config.listen_timeout} ms)` });
     }
     return r;
@@ -120,10 +131,9 @@ export class Slot extends EventEmitter {
       return { ready_ms: r.ms, pid: this.pid, retired: Promise.resolve() };
     }
     // Under round-robin, a wait_ready replacement takes no connections until ready().
-    const defer = config.exec_mode === 'cluster' && config.ready_on === 'ready' && this.ctx.policy() === 'round-robin';
     let proc;
     try {
-      proc = this.#fork(config, defer ? { SUPER_DEFER_TRAFFIC: '1' } : {});
+      proc = this.#fork(config, this.#canDefer(config) ? DEFER_ENV : {});
     } catch (err) {
       throw Object.assign(new Error(`could not start: ${err.message}`), { slot: this.index });
     }

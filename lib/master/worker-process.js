@@ -84,7 +84,8 @@ export class WorkerProcess extends EventEmitter {
    *   2. cluster workers are then disconnected (harmless now), and kill_signal goes to
    *      the worker's process group;
    *   3. SIGKILL to the group if it has not exited kill_timeout after kill_signal.
-   * Fork-mode children start at step 2.
+   * Fork-mode children start at step 2, unless shutdown_with_message: they get the
+   * 'shutdown' message and drain_timeout to exit by themselves first.
    */
   stop() {
     if (this.exited) return Promise.resolve(this.exited);
@@ -96,8 +97,9 @@ export class WorkerProcess extends EventEmitter {
     return this.stopping;
   }
 
+  // Fork-mode children with shutdown_with_message get the message and drain_timeout to exit by themselves.
   #canDrain() {
-    return this.canDrain && this.child.connected;
+    return (this.canDrain || this.shutdownMessage) && this.child.connected;
   }
 
   #drainThenKill() {
@@ -112,7 +114,7 @@ export class WorkerProcess extends EventEmitter {
     this.once('drained', next);
     this.drainTimer = setTimeout(next, this.drainTimeout);
     try {
-      this.child.send({ cmd: 'super:shutdown' });
+      if (this.canDrain) this.child.send({ cmd: 'super:shutdown' });
       if (this.shutdownMessage) this.child.send('shutdown');
     } catch {
       next(); // the channel closed under us: nothing left to drain through
@@ -128,6 +130,11 @@ export class WorkerProcess extends EventEmitter {
     } else {
       this.signal(this.killSignal);
     }
+  }
+
+  /** Lets a worker kept out of the rotation (SUPER_DEFER_TRAFFIC) take connections although it is not ready. */
+  admit() {
+    if (this.kind === 'cluster' && this.child.connected) this.child.send({ cmd: 'super:admit' });
   }
 
   /** Stops at once: SIGKILL to the process group (a failed replacement, a hung worker). */

@@ -41,15 +41,16 @@ if (!globalThis[AGENT]) {
       if (message === 'ready') markReady();
       return origSend.call(this, message, ...rest);
     };
-    // Daemon -> agent: {cmd: 'super:shutdown'} starts the drain. Only in cluster workers:
+    // Daemon -> agent: {cmd: 'super:shutdown'} starts the drain; {cmd: 'super:admit'} lets
+    // a deferred worker that missed listen_timeout take traffic anyway. Only in cluster workers:
     // their IPC channel keeps them alive anyway, while in a fork-mode child a 'message'
     // listener would keep a script that is done from exiting (the daemon sends those
     // kill_signal directly). Envelopes never start with NODE_ (DESIGN.md).
     if (require('node:cluster').isWorker) {
       process.on('message', (m) => {
-        if (m !== null && typeof m === 'object' && m.cmd === 'super:shutdown') {
-          drain.drain().then((hookErrors) => send({ cmd: 'super:drained', hookErrors }));
-        }
+        if (m === null || typeof m !== 'object') return;
+        if (m.cmd === 'super:shutdown') drain.drain().then((hookErrors) => send({ cmd: 'super:drained', hookErrors }));
+        else if (m.cmd === 'super:admit') drain.admit();
       });
     }
   }

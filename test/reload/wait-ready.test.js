@@ -1,9 +1,11 @@
 // wait_ready during a reload: the old worker serves until the replacement calls ready(),
 // and under round-robin the replacement gets no connection before it (the README's
-// promise), even from clients that open a new connection per request.
+// promise), even from clients that open a new connection per request; so does a crash
+// restart beside a ready worker.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { sandbox, freePort, lsJson, watchEvents } from '../helpers/harness.js';
+import path from 'node:path';
+import { sandbox, freePort, lsJson, watchEvents, FIXTURES } from '../helpers/harness.js';
 import { startLoad } from '../../bench/lib/strict-client.js';
 
 const eco = (port, version) => `
@@ -42,3 +44,54 @@ for (const keepAlive of [false, true]) {
     assert.equal(res.failed, 0, JSON.stringify(res.errors));
   });
 }
+
+test('wait_ready: a crash restart beside a ready worker gets no request before ready()', async (t) => {
+  const box = await sandbox(t);
+  const port = await freePort();
+  box.fixture('versioned.cjs');
+  const file = box.write('eco.yml', eco(port, 'v1'));
+  assert.equal((await box.cli(['start', file])).code, 0);
+  const [old0] = (await lsJson(box)).apps[0].workers.map((w) => w.pid);
+  const events = await watchEvents(box, t, ['worker']);
+
+  // A new connection per request: every request goes through the daemon's round-robin.
+  const load = startLoad({ port, connections: 4, keepAlive: false, maxRequests: 200000, maxMs: 60000 });
+  t.after(() => load.stop());
+  process.kill(old0, 'SIGKILL');
+  const online = await events.waitFor((e) => e.slot === 0 && e.state === 'online' && e.pid !== old0, 20000, 'slot 0 restarted');
+  assert.ok(online.ready_ms >= 1000, `ready only after ready() (${online.ready_ms} ms)`);
+  const res = await load.stop();
+  assert.ok(res.sent > 200, `the load ran (${res.sent})`);
+  // 503 is what the restarted worker answers before ready(): none may reach a client.
+  assert.equal(res.non2xx, 0, `answers before ready(): ${JSON.stringify(res.statuses)}`);
+  // Requests in flight on the SIGKILLed worker may fail; nothing else.
+  assert.ok(res.failed <= 4, JSON.stringify(res.errors));
+});
+
+test('wait_ready: a reload waits for ready() from superd/worker', async (t) => {
+  const box = await sandbox(t);
+  const port = await freePort();
+  // ready-api imports superd/worker, which resolves from inside this package: run it in place.
+  const script = path.join(FIXTURES, 'apps', 'ready-api.js');
+  const file = box.write('eco.yml', `
+apps:
+  - name: api
+    script: ${script}
+    instances: 2
+    wait_ready: true
+    probation: 200ms
+    env: { PORT: ${port}, WARMUP_MS: 800 }
+`);
+  assert.equal((await box.cli(['start', file])).code, 0);
+  const events = await watchEvents(box, t, ['reload']);
+  const load = startLoad({ port, connections: 4, keepAlive: false, maxRequests: 200000, maxMs: 60000 });
+  t.after(() => load.stop());
+  const r = await box.cli(['reload', 'api']);
+  const res = await load.stop();
+  assert.equal(r.code, 0, r.stderr);
+  for (const slot of [0, 1]) {
+    const ready = await events.waitFor((e) => e.step === 'ready' && e.slot === slot, 1000, `slot ${slot} ready`);
+    assert.ok(ready.ready_ms >= 800, `slot ${slot} ready only after ready() (${ready.ready_ms} ms)`);
+  }
+  assert.equal(res.failed + res.non2xx, 0, JSON.stringify(res));
+});

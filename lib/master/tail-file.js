@@ -1,6 +1,15 @@
 // The last bytes of a file as text, starting at a line boundary (async, bounded).
 import fs from 'node:fs/promises';
 
+/**
+ * The stderr tail shown when slot `slot` of `app` failed, and the label for its lines: a
+ * file shared by several workers (merge_logs) cannot say which slot wrote a line.
+ */
+export async function stderrTail(app, slot, maxBytes = 1200) {
+  const shared = app.config.merge_logs !== false && app.slots.length > 1;
+  return { stderr: await tailFile(app.logPaths(slot).err, maxBytes), stderr_label: shared ? app.name : `${app.name}#${slot}` };
+}
+
 export async function tailFile(file, maxBytes = 2048) {
   if (!file) return '';
   let fh;

@@ -41,7 +41,7 @@ for (const keepAlive of [true, false]) {
       const r = await box.cli(['reload', 'web']);
       assert.equal(r.code, 0, r.stderr);
       assert.match(r.stdout, /web: reloading 2 workers \(config changed: env\)/);
-      assert.match(r.stdout, /web: slot 0 ready \(1\/2, \d+ ms, pid \d+\)\nweb: slot 1 ready \(2\/2/);
+      assert.match(r.stdout, /web: slot 1\/2 ready \(\d+ ms; web#0, pid \d+\)\nweb: slot 2\/2 ready \(\d+ ms; web#1, pid \d+\)/);
       assert.match(r.stdout, /web: reloaded 2 workers in \d+\.\d\d s/);
     }
     const res = await load.stop();
@@ -67,12 +67,13 @@ test('a request in flight for 2 s during a reload completes', async (t) => {
 
 test('the file is re-read; --keep-config reloads the running config; an invalid file changes nothing', async (t) => {
   const { box, port, file, setVersion } = await setup(t);
+  const before = (await lsJson(box)).apps[0].workers.map((w) => w.pid);
   box.write('eco.yml', 'apps:\n  - name: web\n    script: versioned.cjs\n    instancez: 2\n');
   const bad = await box.cli(['reload', 'web']);
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /E_CONFIG/);
   assert.match(bad.stderr, /instancez/);
-  const before = (await lsJson(box)).apps[0].workers.map((w) => w.pid);
+  assert.deepEqual((await lsJson(box)).apps[0].workers.map((w) => w.pid), before, 'the refused reload replaced nothing');
 
   const kept = await box.cli(['reload', 'web', '--keep-config']);
   assert.equal(kept.code, 0, kept.stderr);

@@ -21,7 +21,7 @@ export default async function reload(target, opts) {
       const what = p.keep_config ? 'running config (--keep-config)' : p.changed.length ? `config changed: ${p.changed.join(', ')}` : 'config unchanged';
       out(`${p.app}: reloading ${p.of} worker${p.of === 1 ? '' : 's'} (${what})`);
     } else if (p.step === 'ready') {
-      out(`${p.app}: slot ${p.slot} ready (${p.done}/${p.of}, ${p.ready_ms} ms, pid ${p.pid})`);
+      out(`${p.app}: slot ${p.done}/${p.of} ready (${p.ready_ms} ms; ${p.app}#${p.slot}, pid ${p.pid})`);
     } else if (p.step === 'scaled') {
       out(`${p.app}: now ${p.to} worker${p.to === 1 ? '' : 's'}, as its file says`);
     } else if (p.step === 'done') {
@@ -40,5 +40,5 @@ function printFailure(r) {
   err(`super: E_RELOAD_FAILED: ${r.app}#${f.slot} ${f.reason}; the reload stopped and the new worker was killed`);
   const list = (a) => a.join(', ');
   err(`  ${r.app}: ${r.kept.length ? `slot${r.kept.length === 1 ? '' : 's'} ${list(r.kept)} still run${r.kept.length === 1 ? 's' : ''} the old version` : 'no slot kept the old version'}${r.replaced.length ? `; slot${r.replaced.length === 1 ? '' : 's'} ${list(r.replaced)} already run${r.replaced.length === 1 ? 's' : ''} the new one` : ''}`);
-  if (f.stderr) err(f.stderr.split('\n').map((l) => `  ${r.app}#${f.slot} | ${l}`).join('\n'));
+  if (f.stderr) err(f.stderr.split('\n').map((l) => `  ${f.stderr_label ?? `${r.app}#${f.slot}`} | ${l}`).join('\n'));
 }

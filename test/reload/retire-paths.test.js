@@ -1,0 +1,71 @@
+// delete and the daemon's SIGTERM retire workers through the same graceful path as stop
+// and reload: the request in flight is answered, then the app's onShutdown hook runs
+// (only the drain runs hooks). A fork-mode child with shutdown_with_message gets the
+// 'shutdown' message and time to exit by itself.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { sandbox, freePort, httpGet, alive, waitGone, watchEvents, lsJson, FIXTURES } from '../helpers/harness.js';
+
+async function setup(t) {
+  const box = await sandbox(t);
+  const port = await freePort();
+  const markFile = path.join(box.dir, 'marks.txt');
+  fs.writeFileSync(markFile, '');
+  // shutdown-hooks imports superd/worker, which resolves from inside this package: run it in place.
+  const eco = box.write('eco.yml', `
+apps:
+  - name: hooks
+    script: ${path.join(FIXTURES, 'apps', 'shutdown-hooks.js')}
+    env: { PORT: ${port}, MARK_FILE: ${JSON.stringify(markFile)}, SLOW_MS: 700 }
+`);
+  assert.equal((await box.cli(['start', eco])).code, 0);
+  const marks = () => fs.readFileSync(markFile, 'utf8').trim().split('\n').map((l) => l.split(' ')[0]);
+  // A request the worker has received and answers 700 ms later.
+  const inFlight = async () => {
+    const answer = httpGet(port, '/', { timeout: 10000 });
+    for (let i = 0; i < 400 && !marks().includes('received'); i++) await new Promise((r) => setTimeout(r, 10));
+    return answer;
+  };
+  return { box, marks, inFlight };
+}
+
+test('delete: the request in flight is answered, then onShutdown runs', async (t) => {
+  const { box, marks, inFlight } = await setup(t);
+  const answer = await inFlight();
+  const r = await box.cli(['delete', 'hooks']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal((await answer).body, 'done\n');
+  const m = marks();
+  assert.ok(m.includes('hook') && m.indexOf('answered') < m.indexOf('hook'), `drained, hook after the answer: ${m}`);
+});
+
+test('SIGTERM to the daemon: the request in flight is answered, then onShutdown runs, exit 0', async (t) => {
+  const { box, marks, inFlight } = await setup(t);
+  const daemon = box.daemonPid();
+  const answer = await inFlight();
+  process.kill(daemon, 'SIGTERM');
+  assert.equal((await answer).body, 'done\n');
+  assert.deepEqual(await waitGone([daemon]), []);
+  const m = marks();
+  assert.ok(m.includes('hook') && m.indexOf('answered') < m.indexOf('hook'), `drained, hook after the answer: ${m}`);
+  assert.match(fs.readFileSync(path.join(box.home, 'daemon.log'), 'utf8'), /"code":0,"msg":"daemon exit"/);
+});
+
+test('fork mode with shutdown_with_message: the child gets "shutdown" and exits by itself', async (t) => {
+  const box = await sandbox(t);
+  box.write('job.cjs', `
+setInterval(() => {}, 1000);
+process.on('SIGINT', () => process.exit(9)); // kill_signal would say so
+process.on('message', (m) => m === 'shutdown' && setTimeout(() => process.exit(0), 100));
+`);
+  const eco = box.write('eco.yml', `apps:\n  - name: job\n    script: job.cjs\n    exec_mode: fork\n    shutdown_with_message: true\n`);
+  assert.equal((await box.cli(['start', eco])).code, 0);
+  const [w] = (await lsJson(box)).apps[0].workers;
+  const ev = await watchEvents(box, t);
+  assert.equal((await box.cli(['stop', 'job'])).code, 0);
+  const stopped = await ev.waitFor((e) => e.state === 'stopped');
+  assert.deepEqual([stopped.code, stopped.signal], [0, null], 'exited on the message, before kill_signal');
+  assert.equal(alive(w.pid), false);
+});

@@ -117,12 +117,12 @@ for (const mode of modes) {
       rs.map((r) => r.timeouts).join(' / '),
       rs.map((r) => r.non2xx).join(' / '),
       Object.entries(causes).map(([c, n]) => `${c}: ${n}`).join(', ') || '-',
-      fmt(median(rs.map((r) => r.reloadMs))),
+      rs.map((r) => fmt(r.reloadMs)).join(' / '),
       fmt(median(rs.map((r) => r.baseRps))),
       `${fmt(median(rs.map((r) => r.minPct)))}% / ${fmt(median(rs.map((r) => r.meanPct)))}%`,
     ]);
   }
 }
 process.stdout.write(`\n${opts.reloads} reloads back to back per run, ${opts.connections} connections, ${opts.instances} workers, ${opts.runs} runs (per-run values separated by /)\n\n`);
-process.stdout.write(`${table(['clients', 'target', 'requests', 'errors', 'timeouts', 'non-2xx', 'failure causes (all runs)', 'reload ms (median)', 'baseline req/s', 'dip: lowest 100 ms / mean during reloads'], rows)}\n`);
+process.stdout.write(`${table(['clients', 'target', 'requests', 'errors', 'timeouts', 'non-2xx', 'failure causes (all runs)', 'reload ms (median of each run)', 'baseline req/s', 'dip: lowest 100 ms / mean during reloads'], rows)}\n`);
 if (leaks.length) process.stdout.write(`\nleaked processes (killed): ${JSON.stringify(leaks)}\n`);

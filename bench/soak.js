@@ -386,3 +386,13 @@ process.stdout.write(`\n${report}`);
 fs.mkdirSync(path.dirname(path.resolve(ROOT, opts.out)), { recursive: true });
 fs.writeFileSync(path.resolve(ROOT, opts.out), report);
 say(`report written to ${opts.out}`);
+// The run fails when a row whose target is 0 has failures, or the daemon's RSS grows.
+const failedAt = (c) => (attribution.rows.get(c)?.requests ?? 0) + (attribution.rows.get(c)?.connects ?? 0);
+const missed = ['SIGKILL (other connection)', 'reload', 'scale up', 'scale down', 'reload + SIGKILL', UNEXPLAINED]
+  .filter((c) => failedAt(c) > 0)
+  .map((c) => `${failedAt(c)} failures in "${c}" (target 0)`);
+if (rssInfo.verdict.startsWith('GROWING')) missed.push('daemon RSS grows');
+if (missed.length) {
+  say(`FAILED: ${missed.join('; ')}`);
+  process.exitCode = 1;
+}

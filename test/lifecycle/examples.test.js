@@ -1,0 +1,35 @@
+// Every example in examples/ starts as shipped and serves (ports moved to free ones).
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { freePort, httpGet, lsJson, sandbox, ROOT } from '../helpers/harness.js';
+
+/** The example's ecosystem with each `PORT: n` replaced by a free port; returns [file, ports]. */
+async function withFreePorts(dir) {
+  let text = fs.readFileSync(path.join(dir, 'ecosystem.yml'), 'utf8');
+  const ports = [];
+  for (const m of text.matchAll(/PORT: (\d+)/g)) {
+    const port = await freePort();
+    ports.push(port);
+    text = text.replace(m[0], `PORT: ${port}`);
+  }
+  // Written beside the example's scripts so that `script:` paths and `superd/worker` resolve as shipped.
+  const file = path.join(dir, `.test-${process.pid}-${path.basename(dir)}.yml`);
+  fs.writeFileSync(file, text);
+  return [file, ports];
+}
+
+for (const name of ['hello', 'multi-app', 'fib', 'wait-ready']) {
+  test(`examples/${name} starts and serves`, async (t) => {
+    const box = await sandbox(t);
+    const [file, ports] = await withFreePorts(path.join(ROOT, 'examples', name));
+    t.after(() => fs.rmSync(file, { force: true }));
+    const r = await box.cli(['start', file]);
+    assert.equal(r.code, 0, r.stderr);
+    const ls = await lsJson(box);
+    for (const app of ls.apps) assert.ok(app.workers.every((w) => w.status === 'online'), `${app.name}: ${JSON.stringify(app.workers)}`);
+    const res = await httpGet(ports[0]);
+    assert.equal(res.status, 200, res.body);
+  });
+}

@@ -3,10 +3,11 @@
 import { App } from './app.js';
 import { DaemonPolicy } from './daemon-policy.js';
 import { spreadWarning } from './affinity.js';
+import { unmappedWarning } from '../config/check-affinity.js';
 import { SuperError } from '../errors.js';
 import { changedKeys } from './config-diff.js';
 import { maskConfig } from './mask-secrets.js';
-import { tailFile } from './tail-file.js';
+import { tailFile, stderrTail } from './tail-file.js';
 import { prepareLogs } from '../logs/prepare.js';
 
 // Node's own IPC plumbing: a `super start` run from inside a worker must not pass these on,
@@ -100,6 +101,8 @@ export class Supervisor {
       toStart.push(app);
       const crowded = spreadWarning(app.config, this.daemonPolicy.allowed);
       if (crowded) result.warnings.push(crowded);
+      const unmapped = unmappedWarning(app.config);
+      if (unmapped) result.warnings.push(unmapped);
     }
     await beforeStart?.();
     await Promise.all(toStart.map((app) => this.#withBusy(app, 'start', async () => {
@@ -113,8 +116,7 @@ export class Supervisor {
   async #collectOutcomes(app, outcomes, result) {
     for (const o of outcomes) {
       if (o.failed) {
-        const tail = await tailFile(app.logPaths(o.slot).err, 1200);
-        result.failed.push({ app: app.name, slot: o.slot, reason: o.failed, stderr: tail });
+        result.failed.push({ app: app.name, slot: o.slot, reason: o.failed, ...(await stderrTail(app, o.slot)) });
       } else if (!o.ready) {
         result.warnings.push(`${app.name}#${o.slot} did not become ready within listen_timeout (${app.config.listen_timeout} ms, ready_on: ${app.config.ready_on}); it is kept running. Apps that never listen need ready_on: spawn.`);
       }
@@ -190,16 +192,26 @@ export class Supervisor {
       const changed = changedKeys(app.config, config);
       progress({ app: app.name, step: 'begin', of: Math.min(config.instances, app.slots.length), changed, keep_config: keepConfig || undefined });
       this.log.info({ app: app.name, changed, keepConfig }, `${app.name}: reload begins`);
-      const outcome = await this.#withBusy(app, 'reload', () => app.reload(config, progress));
+      let outcome;
+      try {
+        outcome = await this.#withBusy(app, 'reload', () => app.reload(config, progress));
+      } catch (err) {
+        // Another operation took this app while earlier apps reloaded: say so, keep the others' results.
+        if (err.code !== 'E_BUSY') throw err;
+        outcome = { app: app.name, ok: false, skipped: `not reloaded: ${err.message}` };
+        progress({ ...outcome, step: 'done' });
+        results.push(outcome);
+        continue;
+      }
       outcome.changed = changed;
-      if (outcome.failed) outcome.failed.stderr = await tailFile(app.logPaths(outcome.failed.slot ?? 0).err, 1200);
+      if (outcome.failed) Object.assign(outcome.failed, await stderrTail(app, outcome.failed.slot ?? 0));
       progress({ ...outcome, step: 'done' });
       results.push(outcome);
     }
     return { apps: results };
   }
 
-  /** app -> its config as its file says now; throws E_CONFIG before anything changes. */
+  /** app -> its config as its file says now; throws E_CONFIG (or E_SCHEDULING_FIXED) before anything changes. */
   async #rereadConfigs(apps) {
     const { loadEcosystem } = await import('../config/index.js');
     const files = new Map();
@@ -218,6 +230,10 @@ export class Supervisor {
       }
       configs.set(app, config);
     }
+    // Each file's daemon-wide settings, as `start` applies them (daemon-policy.js): every
+    // file's scheduling is checked (E_SCHEDULING_FIXED) before any daemon.cpu_affinity pins.
+    for (const eco of files.values()) await this.daemonPolicy.apply({ ...eco.daemon, cpu_affinity: null }, eco.file);
+    for (const eco of files.values()) await this.daemonPolicy.apply(eco.daemon, eco.file);
     return configs;
   }
 

@@ -1,26 +1,42 @@
-// Issue 5: cpu_affinity pins every thread of a worker, including threads started after boot,
-// through taskset in the exec chain; slot i keeps its CPUs across crash restarts.
+// Issue 5: cpu_affinity pins every thread of a worker, including threads started after boot
+// (libuv's thread pool, worker_threads), through taskset in the exec chain; slot i keeps its
+// CPUs across crash restarts and scale-ups.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { sandbox, freePort, httpGet, lsJson, watchEvents } from '../helpers/harness.js';
 import { ALLOWED, ALL, masksOf } from '../helpers/cpus.js';
 
 const skip = ALLOWED.length < 2 ? 'needs at least 2 CPUs' : false;
+// libuv starts this many pool threads at its first use (the web app's env sets it).
+const POOL = 3;
 
-test('spread, a list and a fork-mode app: every thread has its slot\'s mask, also a worker_thread started later; a crash replacement keeps it', { skip }, async (t) => {
+/** GETs `path` on fresh connections until `count` workers (round-robin) answered; their pids. */
+async function fromEach(port, path, count, re) {
+  const pids = new Set();
+  for (let i = 0; i < 10 * count && pids.size < count; i++) {
+    const { body } = await httpGet(port, path);
+    const m = re.exec(body);
+    assert.ok(m, `${path}: ${body}`);
+    pids.add(Number(m[1]));
+  }
+  return pids;
+}
+
+test('spread, a list and a fork-mode app: every thread has its slot\'s mask, also the thread pool and a worker_thread started later; a crash replacement keeps it', { skip }, async (t) => {
   const box = await sandbox(t);
   const [p1, p2] = [await freePort(), await freePort()];
   box.fixture('threads.js');
+  box.fixture('threads.cjs'); // CommonJS: no pool thread before GET /pool
   box.fixture('script.sh');
   const [a, b] = ALLOWED;
   const last = ALLOWED.at(-1);
   const eco = box.write('eco.yml', `
 apps:
   - name: web
-    script: threads.js
+    script: threads.cjs
     instances: 2
     cpu_affinity: spread
-    env: { PORT: ${p1} }
+    env: { PORT: ${p1}, UV_THREADPOOL_SIZE: ${POOL} }
   - name: free
     script: threads.js
     env: { PORT: ${p2} }
@@ -40,23 +56,28 @@ apps:
   assert.deepEqual(free.map((w) => [w.cpus, w.pinned]), [[ALL, false]]);
   assert.deepEqual(job.map((w) => [w.cpus, w.pinned]), [[String(last), true]]);
 
-  // Every thread Node has at boot (main, V8 platform, libuv pool once used, inspector...).
+  // Every thread Node has at boot (main, V8 platform workers...; for an ES module app,
+  // like free, also libuv's pool, which the ESM loader uses).
   const boot = web.map((w) => masksOf(w.pid));
   assert.ok(boot[0].threads > 1, `a Node worker has several threads (${boot[0].threads})`);
   assert.deepEqual(boot.map((x) => x.masks), [[String(a)], [String(b)]]);
   assert.deepEqual(masksOf(free[0].pid).masks, [ALL], 'an unpinned worker keeps every CPU');
   assert.deepEqual(masksOf(job[0].pid).masks, [String(last)], 'fork mode (a shell script) is pinned too');
 
+  // libuv's thread pool, started now (its first use), long after boot: each pool thread has the mask.
+  assert.equal((await fromEach(p1, '/pool', 2, /pid=(\d+) pool=used/)).size, 2, 'both workers used their thread pool');
+  const pooled = web.map((w, i) => {
+    const now = masksOf(w.pid);
+    assert.ok(now.threads >= boot[i].threads + POOL, `slot ${i}: the ${POOL} pool threads were added (${boot[i].threads} -> ${now.threads})`);
+    assert.deepEqual(now.masks, [String(ALLOWED[i])], `slot ${i}: every thread, the pool's included`);
+    return now;
+  });
+
   // A worker_thread started now, long after boot, inherits the mask.
-  const grew = new Set();
-  for (let i = 0; i < 20 && grew.size < 2; i++) {
-    const { body } = await httpGet(p1, '/thread');
-    grew.add(Number(/pid=(\d+) thread=\d+/.exec(body)[1]));
-  }
-  assert.equal(grew.size, 2, 'both workers started a thread');
+  assert.equal((await fromEach(p1, '/thread', 2, /pid=(\d+) thread=\d+/)).size, 2, 'both workers started a thread');
   web.forEach((w, i) => {
     const now = masksOf(w.pid);
-    assert.ok(now.threads > boot[i].threads, `slot ${i}: a thread was added (${boot[i].threads} -> ${now.threads})`);
+    assert.ok(now.threads > pooled[i].threads, `slot ${i}: a thread was added (${pooled[i].threads} -> ${now.threads})`);
     assert.deepEqual(now.masks, [String(ALLOWED[i])], `slot ${i}: every thread, the new one included`);
   });
 
@@ -89,6 +110,27 @@ test('a per-slot map pins the slots it names and leaves the others on every CPU'
   assert.deepEqual(web.map((w) => [w.cpus, w.pinned]), [[ALL, false], [String(b), true]]);
   assert.deepEqual(masksOf(web[0].pid).masks, [ALL]);
   assert.deepEqual(masksOf(web[1].pid).masks, [String(b)]);
+});
+
+test('a per-slot map naming an instance the app does not run yet: start warns, and a scale-up pins it', { skip }, async (t) => {
+  const box = await sandbox(t);
+  const port = await freePort();
+  box.fixture('threads.js');
+  const [a, b] = ALLOWED;
+  const eco = box.write('eco.yml', `apps:\n  - name: web\n    script: threads.js\n    cpu_affinity: { 0: "${a}", 1: "${b}" }\n    env: { PORT: ${port} }\n`);
+  const r = await box.cli(['start', eco]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /^super: warning: web: cpu_affinity maps instance 1, but web runs 1 instance \(0\); that entry pins nothing until `super scale web 2` adds it; instance numbers count from 0$/m);
+  const one = (await lsJson(box)).apps[0].workers;
+  assert.deepEqual(one.map((w) => [w.slot, w.cpus, w.pinned]), [[0, String(a), true]]);
+
+  const sc = await box.cli(['scale', 'web', '2']);
+  assert.equal(sc.code, 0, sc.stderr);
+  assert.doesNotMatch(sc.stderr, /warning/);
+  const two = (await lsJson(box)).apps[0].workers;
+  assert.deepEqual(two.map((w) => [w.slot, w.cpus, w.pinned]), [[0, String(a), true], [1, String(b), true]], 'the new instance got the CPUs its entry names');
+  assert.equal(two[0].pid, one[0].pid);
+  assert.deepEqual(two.map((w) => masksOf(w.pid).masks), [[String(a)], [String(b)]]);
 });
 
 test('daemon.cpu_affinity pins every thread of the daemon, not the apps; spread over too few CPUs warns', { skip }, async (t) => {
@@ -128,6 +170,12 @@ apps:
   const sc = await box.cli(['scale', 'crowd', '+1']);
   assert.equal(sc.code, 0, sc.stderr);
   assert.match(sc.stderr, new RegExp(`warning: crowd: cpu_affinity spread puts ${n + 1} workers on ${ALLOWED.length} CPUs`), 'scale warns too');
+  // The new slot gets its own CPU (spread: slot i on CPU i modulo the CPUs), every thread of it.
+  const scaled = (await lsJson(box)).apps.find((x) => x.name === 'crowd').workers;
+  const spread = (i) => String(ALLOWED[i % ALLOWED.length]);
+  assert.deepEqual(scaled.map((w) => [w.slot, w.cpus, w.pinned]), Array.from({ length: n + 1 }, (_, i) => [i, spread(i), true]));
+  assert.deepEqual(scaled.slice(0, n).map((w) => w.pid), crowd.map((w) => w.pid), 'the first slots were left alone');
+  for (const w of scaled) assert.deepEqual(masksOf(w.pid).masks, [spread(w.slot)], `crowd#${w.slot}`);
 
   // `instances: max` still counts the CPUs the daemon started with, not its own pin.
   const eco2 = box.write('eco2.yml', `apps:\n  - name: wide\n    script: threads.js\n    instances: max\n    env: { PORT: ${await freePort()} }\n`);

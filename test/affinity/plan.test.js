@@ -1,8 +1,8 @@
-// Issue 5, the pure parts: CPU set syntax, each slot's CPUs, the spread warning, the checks.
+// Issue 5, the pure parts: CPU set syntax, each slot's CPUs, the spread and unmapped-instance warnings, the checks.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { parseCpuSet, formatCpuList } from '../../lib/config/cpu-set.js';
-import { checkAffinity } from '../../lib/config/check-affinity.js';
+import { checkAffinity, unmappedWarning } from '../../lib/config/check-affinity.js';
 import { slotCpus, workerAffinity, spreadWarning } from '../../lib/master/affinity.js';
 
 test('parseCpuSet: numbers, lists and range strings, sorted and deduplicated', () => {
@@ -49,6 +49,17 @@ test('spreadWarning: only spread with more workers than CPUs', () => {
   assert.match(spreadWarning({ name: 'a', cpu_affinity: 'spread', instances: 1 }, [0], 6), /#1 with #0, #2 with #0, #3 with #0, \.\.\./);
 });
 
+test('unmappedWarning: a per-instance mapping that names instances the app does not run', () => {
+  const w = (instances, spec) => unmappedWarning({ name: 'web', instances, cpu_affinity: spec });
+  assert.equal(w(2, { 0: '0', 1: '1' }), null);
+  assert.equal(w(2, 'spread'), null);
+  assert.equal(w(2, [0, 1]), null);
+  assert.equal(w(2, null), null);
+  assert.equal(w(2, { 1: '0', 2: '1' }), 'web: cpu_affinity maps instance 2, but web runs 2 instances (0 to 1); that entry pins nothing until `super scale web 3` adds it; instance numbers count from 0');
+  assert.equal(w(1, { 0: '0', 3: '1', 1: '1', '01': '1' }), 'web: cpu_affinity maps instances 1, 3, but web runs 1 instance (0); those entries pin nothing until `super scale web 4` adds them; instance numbers count from 0');
+  assert.match(w(1, Object.fromEntries(Array.from({ length: 9 }, (_, i) => [i, '0']))), /maps instances 1, 2, 3, 4, 5, \.\.\., but .* `super scale web 9`/);
+});
+
 test('checkAffinity: what it reports, and where', () => {
   const run = (value, o) => {
     const out = [];
@@ -58,8 +69,11 @@ test('checkAffinity: what it reports, and where', () => {
   assert.deepEqual(run('spread'), []);
   assert.deepEqual(run(undefined), []);
   assert.deepEqual(run([0, 4]), [[[1], 'CPU 4 is outside the CPUs the daemon may use (0-1); use CPUs from 0-1, or spread']]);
+  assert.deepEqual(run('0-3'), [[[], 'CPUs 2-3 are outside the CPUs the daemon may use (0-1); use CPUs from 0-1, or spread']], 'a range names only its CPUs outside');
   assert.deepEqual(run({ 0: '1', 3: [1, 2] }), [[['3', 1], 'CPU 2 is outside the CPUs the daemon may use (0-1); use CPUs from 0-1, or spread']]);
   assert.deepEqual(run('0', { perSlot: false, allowed: [1] }), [[[], 'CPU 0 is outside the CPUs the daemon may use (1); use CPUs from 1']]);
+  assert.deepEqual(run({}), [[[], 'an empty mapping pins no instance; map instance numbers (from 0) to CPUs, like {0: [0], 1: "2-3"}, use spread, or remove cpu_affinity']]);
+  assert.deepEqual(run({ 7: '1' }), [], 'an instance the app does not run (yet) is not an error: `super scale` adds it (unmappedWarning)');
   assert.deepEqual(run('spread', { noPinning: 'CPU pinning needs Linux (this is darwin)' }), [[[], 'CPU pinning needs Linux (this is darwin); remove cpu_affinity, or run superd on Linux with util-linux installed']]);
   assert.deepEqual(run(null, { noPinning: 'CPU pinning needs Linux (this is darwin)' }), [], 'apps that do not pin: nothing');
 });

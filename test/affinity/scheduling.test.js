@@ -1,10 +1,13 @@
 // Issue 5: `scheduling: os` is in force when set (workers accept from the listening socket
 // themselves; under round-robin only the daemon holds it), and a running daemon refuses a
-// file that asks for another policy, with a message that a daemon restart is needed.
+// file that asks for another policy, with a message that a daemon restart is needed, at
+// `start` and at a `reload` (which re-reads the file) alike.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { sandbox, freePort, httpGet, lsJson } from '../helpers/harness.js';
+import { waitForLog } from '../helpers/metrics.js';
+import { ALLOWED, ALL, masksOf } from '../helpers/cpus.js';
 
 /** Pids (among `pids`) holding the IPv4 listening socket of 127.0.0.1:port as an open fd. */
 function listenHolders(port, pids) {
@@ -73,4 +76,47 @@ test('a running daemon refuses another scheduling policy (restart needed) and ac
   assert.deepEqual((await lsJson(box)).apps.map((a) => [a.name, a.status]), [['web', 'online'], ['same', 'online'], ['silent', 'online']]);
   assert.equal(JSON.parse((await box.cli(['describe', 'silent', '--json'])).stdout).scheduling, 'os');
   assert.match((await httpGet(port)).body, /app=web/);
+});
+
+test('a reload re-reads the file\'s scheduling too: another policy is refused before anything changes, by `super reload` and by SIGHUP', async (t) => {
+  const { box, port, pids } = await startWeb(t, 'round-robin');
+  const file = `${box.dir}/eco.yml`;
+  box.write('eco.yml', fs.readFileSync(file, 'utf8').replace('scheduling: round-robin', 'scheduling: os').replace(`PORT: ${port}`, `PORT: ${port}, VERSION: v2`));
+  const r = await box.cli(['reload', 'web']);
+  assert.equal(r.code, 2, r.stdout + r.stderr);
+  assert.match(r.stderr, /^super: E_SCHEDULING_FIXED: .*eco\.yml asks for scheduling: os, but this daemon runs round-robin .*a daemon restart is needed/m);
+  assert.doesNotMatch(r.stdout, /reloading/, 'no slot was touched');
+  const ls = await lsJson(box);
+  assert.deepEqual(ls.apps[0].workers.map((w) => [w.pid, w.restarts, w.status]), pids.map((pid) => [pid, 0, 'online']), 'same workers');
+  assert.equal(ls.apps[0].last_reload ?? null, null, 'no reload was recorded');
+  assert.equal(JSON.parse((await box.cli(['describe', 'web', '--json'])).stdout).scheduling, 'round-robin');
+
+  // SIGHUP (systemd's ExecReload) takes the same path: refused, logged with its code.
+  process.kill(box.daemonPid(), 'SIGHUP');
+  await waitForLog(box, /"code":"E_SCHEDULING_FIXED"[^\n]*"msg":"SIGHUP reload refused"/, 20000);
+  assert.deepEqual((await lsJson(box)).apps[0].workers.map((w) => w.pid), pids, 'same workers after SIGHUP');
+  assert.match((await httpGet(port)).body, /app=web/);
+});
+
+test('reload all checks every file\'s scheduling before any file pins the daemon', { skip: ALLOWED.length < 2 ? 'needs at least 2 CPUs' : false }, async (t) => {
+  const box = await sandbox(t);
+  box.fixture('http-server.js');
+  const [p1, p2] = [await freePort(), await freePort()];
+  const a = (head) => `${head}apps:\n  - name: a\n    script: http-server.js\n    env: { PORT: ${p1} }\n`;
+  const b = (head) => `${head}apps:\n  - name: b\n    script: http-server.js\n    env: { PORT: ${p2} }\n`;
+  for (const [name, text] of [['a.yml', a('')], ['b.yml', b('scheduling: round-robin\n')]]) {
+    const r = await box.cli(['start', box.write(name, text)]);
+    assert.equal(r.code, 0, r.stderr);
+  }
+  const before = (await lsJson(box)).apps.map((x) => x.workers.map((w) => w.pid));
+  const daemonMask = masksOf(box.daemonPid()).masks;
+  // a.yml (reloaded first) would now pin the daemon; b.yml asks for another policy.
+  box.write('a.yml', a(`daemon:\n  cpu_affinity: ${ALLOWED[0]}\n`));
+  box.write('b.yml', b('scheduling: os\n'));
+  const r = await box.cli(['reload', 'all']);
+  assert.equal(r.code, 2, r.stdout + r.stderr);
+  assert.match(r.stderr, /E_SCHEDULING_FIXED: .*b\.yml asks for scheduling: os/);
+  assert.deepEqual((await lsJson(box)).apps.map((x) => x.workers.map((w) => w.pid)), before, 'no worker replaced');
+  assert.deepEqual(masksOf(box.daemonPid()).masks, daemonMask, 'the daemon was not pinned');
+  assert.equal(JSON.parse((await box.cli(['describe', 'a', '--json'])).stdout).daemon_cpus, ALL);
 });

@@ -4,7 +4,10 @@
 // must contain each of the file's `# expect: <substring>` lines. The first line
 // of each file is an expectation, so a file cannot silently expect nothing.
 // An optional `# options: {json}` line gives loadEcosystem options; cpus is 2
-// unless it says otherwise.
+// unless it says otherwise. In an expectation, `{allowed}` stands for the CPUs the
+// daemon may use as a CPU list (here 0..cpus-1: "0-1") and `{cpus}` for how many there
+// are, so that a file refers to the machine's CPUs without naming them: the CLI and
+// daemon tests put the real ones there.
 
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -12,6 +15,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { loadEcosystem } from '../../lib/config/index.js';
+import { formatCpuList } from '../../lib/config/cpu-set.js';
 
 const dir = fileURLToPath(new URL('../fixtures/bad-config/', import.meta.url));
 const files = readdirSync(dir).filter((f) => f.endsWith('.yml')).sort();
@@ -25,9 +29,11 @@ for (const name of files) {
     const text = readFileSync(path.join(dir, name), 'utf8');
     const lines = text.split('\n');
     assert.match(lines[0], /^# expect: ./, 'the first line must be `# expect: <substring>`');
-    const expects = lines.filter((l) => l.startsWith('# expect: ')).map((l) => l.slice('# expect: '.length));
     const optionsLine = lines.find((l) => l.startsWith('# options: '));
     const options = { cpus: 2, ...(optionsLine ? JSON.parse(optionsLine.slice('# options: '.length)) : {}) };
+    const allowed = formatCpuList(options.allowedCpus ?? Array.from({ length: options.cpus }, (_, i) => i));
+    const expects = lines.filter((l) => l.startsWith('# expect: '))
+      .map((l) => l.slice('# expect: '.length).replaceAll('{allowed}', allowed).replaceAll('{cpus}', String(options.cpus)));
 
     const err = await loadEcosystem(path.join(dir, name), options).then(
       () => assert.fail('the file was accepted'),

@@ -1,12 +1,14 @@
 // The whole bad-config corpus, straight to a running daemon (no CLI check in front):
 // each file refused by `start` and by a `reload` that re-reads it, with E_CONFIG and
-// one-line problems; the running app loses nothing (same workers, no restart, serving).
+// one-line problems (at `start`, each of the file's `# expect:` lines, with `{allowed}` and
+// `{cpus}` the daemon's CPUs); the running app loses nothing (same workers, no restart, serving).
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { sandbox, freePort, httpGet, lsJson, FIXTURES } from '../helpers/harness.js';
+import { ALL, ALLOWED } from '../helpers/cpus.js';
 
 const dir = path.join(FIXTURES, 'bad-config');
 const files = fs.readdirSync(dir).filter((f) => f.endsWith('.yml')).sort();
@@ -42,7 +44,14 @@ test('a running daemon refuses every bad file and keeps its app as it was', asyn
       for (const p of err.details.problems) assert.doesNotMatch(p, /\n/, `${f}: one line per problem`);
       return true;
     };
-    await assert.rejects(client.request('start', { file: path.join(dir, f), ...opts }), refused);
+    // The daemon inherited this process's CPUs (through the CLI that started it).
+    const expects = [...text.matchAll(/^# expect: (.*)$/gm)].map(([, e]) => e.trim().replaceAll('{allowed}', ALL).replaceAll('{cpus}', String(ALLOWED.length)));
+    await assert.rejects(client.request('start', { file: path.join(dir, f), ...opts }), (err) => {
+      refused(err);
+      const output = [err.message, ...err.details.problems].join('\n');
+      for (const want of expects) assert.ok(output.includes(want), `${f}: expected "${want}" in:\n${output}`);
+      return true;
+    });
     started++;
     // the app's own file turns bad: its reload is refused before anything changes
     if (opts.env || opts.only) continue;

@@ -14,7 +14,8 @@ import { controlListenProblem } from './control-settings.js';
  * @property {{ listen: string|null, tls: { cert: string, key: string }|null, origins: string[] }} control
  * @property {{ dir: string|null, max_size: number|null, retain: number|null, compress: boolean }} logs
  *   dir absolute (null = $SUPER_HOME/logs), max_size in bytes
- * @property {{ listen: string|null, interval: number }} metrics  interval in ms
+ * @property {{ listen: string|null, interval: number }} metrics  listen as host:port (a bare
+ *   port in the file becomes 127.0.0.1:port), interval in ms
  * @property {string|number|number[]|null} cpu_affinity  as written (checked like an app's)
  */
 
@@ -37,7 +38,7 @@ export function normalizeDaemon(data, { problems, baseDir, allowedCpus, noPinnin
 
   for (const key of ['control', 'metrics']) {
     const listen = get(key, 'listen');
-    const port = typeof listen === 'string' ? Number(listen.slice(listen.lastIndexOf(':') + 1)) : 1;
+    const port = typeof listen === 'string' ? Number(listen.slice(listen.lastIndexOf(':') + 1)) : (listen ?? 1);
     if (port < 1 || port > 65535) problems.add([key, 'listen'], `port ${port} is out of range; use a port from 1 to 65535`);
   }
 
@@ -63,9 +64,18 @@ export function normalizeDaemon(data, { problems, baseDir, allowedCpus, noPinnin
       compress: get('logs', 'compress') ?? false,
     },
     metrics: {
-      listen: get('metrics', 'listen') ?? null,
+      listen: withHost(get('metrics', 'listen')),
       interval: parseDuration(get('metrics', 'interval')) ?? 1000,
     },
     cpu_affinity: affinity ?? null,
   };
+}
+
+/**
+ * metrics.listen as host:port. A bare port (9209 or "9209") means loopback: metrics are for
+ * a scraper on this host unless the file names an address that others can reach.
+ */
+function withHost(listen) {
+  if (listen === undefined || listen === null) return null;
+  return typeof listen === 'number' || !listen.includes(':') ? `127.0.0.1:${listen}` : listen;
 }

@@ -1,6 +1,7 @@
 // The optional Prometheus endpoint: GET /metrics on `metrics.listen` (host:port; off unless
-// set; write 127.0.0.1 to keep it on loopback). A small node:http server in the daemon;
-// each scrape renders what the monitor already holds (no /proc reads on the scrape path).
+// set; a bare port in the file arrives here as 127.0.0.1:port, lib/config/normalize-daemon.js,
+// so loopback is the default). A small node:http server in the daemon; each scrape
+// renders what the monitor already holds (no /proc reads on the scrape path).
 import http from 'node:http';
 import { parseListen } from '../config/listen-address.js';
 

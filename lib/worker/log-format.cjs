@@ -4,8 +4,10 @@
 //   {"out": path, "err": path, "type": "raw"|"json", "date": format|"ISO"|null, "app", "slot"}
 //
 // process.stdout/stderr.write are replaced by a writer that
-//  - writes each call with one write() to an O_APPEND file: lines of several workers sharing
-//    a file never interleave, and nothing passes through the daemon;
+//  - writes each line with one write() to an O_APPEND file: lines of several workers sharing
+//    a file never interleave, and nothing passes through the daemon; a trailing partial
+//    line is held until it is complete (0.5 s at most, flushed at exit), formatted or raw
+//    (raw-lines.cjs: a write that ends with a newline goes out as it is);
 //  - formats (log_date_format / time prefix, log_type: json) here, in the worker, so the
 //    daemon does no per-line work;
 //  - on {cmd:'super:reopen-logs'} (rotation, `super reload-logs`; cluster workers) or when
@@ -21,6 +23,7 @@
 // worker restarts.
 const fs = require('node:fs');
 const { StringDecoder } = require('node:string_decoder');
+const { rawLines, HOLD_MS } = require('./raw-lines.cjs');
 
 const raw = process.env.SUPER_LOG;
 if (raw) {
@@ -70,6 +73,7 @@ function install(cfg) {
   for (const [stream, proc] of [['out', process.stdout], ['err', process.stderr]]) {
     const target = targets[stream];
     const decoder = new StringDecoder('utf8');
+    const rawOut = formatting ? null : rawLines((buf) => writeAll(target, stream, buf));
     let partial = '';
     let partialTimer = null;
     // A line without its newline yet is held (not split in two), and written on its own
@@ -83,15 +87,15 @@ function install(cfg) {
         writeAll(target, stream, Buffer.from(`${line(stream, text, Date.now())}\n`));
       }
     };
-    target.flush = flushPartial;
+    target.flush = rawOut ? rawOut.flush : flushPartial;
 
     proc.write = function write(chunk, encoding, cb) {
       if (typeof encoding === 'function') {
         cb = encoding;
         encoding = undefined;
       }
-      if (!formatting) {
-        writeAll(target, stream, typeof chunk === 'string' ? Buffer.from(chunk, encoding) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+      if (rawOut) {
+        rawOut.write(typeof chunk === 'string' ? Buffer.from(chunk, encoding) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
       } else {
         const text = partial + (typeof chunk === 'string' ? chunk : decoder.write(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)));
         const lines = text.split('\n');
@@ -101,7 +105,7 @@ function install(cfg) {
           writeAll(target, stream, Buffer.from(`${lines.map((l) => line(stream, l, ms)).join('\n')}\n`));
         }
         if (partial && !partialTimer) {
-          partialTimer = setTimeout(flushPartial, 500);
+          partialTimer = setTimeout(flushPartial, HOLD_MS);
           partialTimer.unref();
         }
       }

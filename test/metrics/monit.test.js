@@ -1,6 +1,6 @@
 // Issue 4: `super monit` driven in a real terminal (tmux): it shows the apps, moves the
 // selection, shows the selected app's log pane, reloads with confirmation, resizes, and
-// quits leaving the terminal as it was. Without a TTY it says so and exits 2.
+// quits leaving the terminal as it was. Without a TTY it prints one plain snapshot and exits 0.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -120,9 +120,21 @@ test('super monit quits on Ctrl-C too', { skip }, async (t) => {
   await term.waitScreen((s) => /MONIT-EXIT=0/.test(s) && !/superd monit/.test(s), 'a clean exit on Ctrl-C');
 });
 
-test('super monit without a terminal says so and exits 2', async (t) => {
+test('super monit without a terminal prints one plain snapshot of the worker table and exits 0', async (t) => {
   const box = await sandbox(t);
-  const r = await box.cli(['monit']);
-  assert.equal(r.code, 2);
-  assert.match(r.stderr, /^super: E_USAGE: super monit needs an interactive terminal .*super ls/);
+  const port = await freePort();
+  box.fixture('loop-lab.js');
+  const eco = box.write('eco.yml', `metrics: { interval: 250ms }\napps:\n  - name: web\n    script: loop-lab.js\n    instances: 2\n    env: { PORT: ${port} }\n`);
+  assert.equal((await box.cli(['start', eco])).code, 0);
+  const pids = (await lsJsonOf(box)).map((w) => w.pid);
+  // Colours allowed (no NO_COLOR): off a terminal there must be none anyway.
+  const r = await box.cli(['monit'], { env: { NO_COLOR: '' } });
+  assert.equal(r.code, 0, r.stderr);
+  assert.doesNotMatch(r.stdout, /\x1b/, 'no escape sequence at all (styles, alternate screen, cursor)');
+  const lines = r.stdout.trimEnd().split('\n');
+  assert.match(lines[0], /^super monit: stdout and stdin are not a terminal, so this is a single snapshot; run it in a terminal for the live dashboard$/);
+  assert.match(lines[1], /^ superd monit {2}1 app\(s\), 2 worker\(s\) {2}daemon pid \d+ /);
+  assert.match(lines[2], /^app\s+#\s+pid\s+status\s+cpu\s+memory\s+heap\s+loop p99\s+req\/s\s+restarts\s+uptime\s+cpus$/);
+  assert.equal(lines.length, 5, 'the note, the title, the header and one row per worker: nothing else');
+  for (const [i, row] of lines.slice(3).entries()) assert.match(row, new RegExp(`^web\\s+${i}\\s+${pids[i]}\\s+online\\s+\\S+\\s+\\S+\\s+\\S+\\s+\\S+\\s+\\S+\\s+0\\s+\\d+s\\s`));
 });

@@ -4,9 +4,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { sandbox, freePort, httpGet, lsJson } from '../helpers/harness.js';
+import { sandbox, freePort, httpGet, lsJson, FIXTURES } from '../helpers/harness.js';
 import { watchMetrics } from '../helpers/metrics.js';
 import { renderPrometheus } from '../../lib/master/prometheus-text.js';
+import { loadEcosystemText } from '../../lib/config/index.js';
 
 const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
 const SAMPLE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{((?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\[\\"n])*",?)*)\})? (-?(?:\d+(?:\.\d+)?(?:e[+-]?\d+)?|NaN|\+Inf|-Inf))$/;
@@ -104,4 +105,67 @@ test('save / resurrect keep the metrics settings: the endpoint is back after a d
   const res = await httpGet(mport, '/metrics');
   assert.equal(res.status, 200);
   assert.match(res.body, /^superd_worker_up\{app="web",slot="0",pid="\d+"\} 1$/m);
+});
+
+/**
+ * TCP sockets `pid` is listening on, as {host, port}: its socket inodes (/proc/pid/fd)
+ * matched against the LISTEN rows (state 0A) of /proc/net/tcp and tcp6.
+ */
+function listeningSockets(pid) {
+  const inodes = new Set();
+  for (const fd of fs.readdirSync(`/proc/${pid}/fd`)) {
+    let link = '';
+    try {
+      link = fs.readlinkSync(`/proc/${pid}/fd/${fd}`);
+    } catch {} // closed meanwhile
+    const m = /^socket:\[(\d+)\]$/.exec(link);
+    if (m) inodes.add(m[1]);
+  }
+  const found = [];
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const row of fs.readFileSync(table, 'utf8').trim().split('\n').slice(1)) {
+      const cols = row.trim().split(/\s+/);
+      if (cols[3] !== '0A' || !inodes.has(cols[9])) continue;
+      const [addr, port] = cols[1].split(':');
+      // IPv4 is one little-endian word; IPv6 is shown as its hex (all zeros: any address).
+      const host = addr.length === 8 ? addr.match(/../g).reverse().map((b) => parseInt(b, 16)).join('.') : `[${addr}]`;
+      found.push({ host, port: parseInt(port, 16) });
+    }
+  }
+  return found.sort((a, b) => a.port - b.port);
+}
+
+test('metrics.listen as a bare port (9209 or "9209") means 127.0.0.1:9209', async (t) => {
+  const file = path.join(FIXTURES, 'good-config', 'eco.yml'); // next to its app.js
+  const listenOf = (v) => loadEcosystemText(`metrics: { listen: ${v} }\napps:\n  - { name: a, script: app.js }\n`, file, { cpus: 1 }).daemon.metrics.listen;
+  assert.equal(listenOf('9209'), '127.0.0.1:9209');
+  assert.equal(listenOf('"9209"'), '127.0.0.1:9209');
+  assert.equal(listenOf('"[::1]:9209"'), '[::1]:9209', 'host:port stays as written');
+  assert.throws(() => listenOf('70000'), (err) => /metrics\.listen: port 70000 is out of range/.test(err.details.problems.join('\n')));
+
+  const box = await sandbox(t);
+  const [port, mport] = [await freePort(), await freePort()];
+  box.fixture('loop-lab.js');
+  const eco = box.write('eco.yml', `metrics:\n  listen: ${mport}\napps:\n  - name: web\n    script: loop-lab.js\n    env: { PORT: ${port} }\n`);
+  const r = await box.cli(['start', eco]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.doesNotMatch(r.stderr, /metrics endpoint could not listen/);
+  const res = await httpGet(mport, '/metrics');
+  assert.equal(res.status, 200);
+  assert.match(res.body, /^superd_worker_up\{app="web",slot="0",pid="\d+"\} 1$/m);
+  // Bound to loopback only (not 0.0.0.0 or ::), beside the app's port (loop-lab.js listens
+  // on 127.0.0.1; the cluster primary holds that socket).
+  const expected = [{ host: '127.0.0.1', port }, { host: '127.0.0.1', port: mport }].sort((a, b) => a.port - b.port);
+  assert.deepEqual(listeningSockets(box.daemonPid()), expected);
+});
+
+test('without a metrics section the daemon opens no metrics port', async (t) => {
+  const box = await sandbox(t);
+  const port = await freePort();
+  box.fixture('loop-lab.js');
+  const eco = box.write('eco.yml', `apps:\n  - name: web\n    script: loop-lab.js\n    env: { PORT: ${port} }\n`);
+  assert.equal((await box.cli(['start', eco])).code, 0);
+  // The only TCP socket the daemon listens on is the app's own port (the cluster primary
+  // holds it in round-robin mode): found, so the check sees the daemon's sockets.
+  assert.deepEqual(listeningSockets(box.daemonPid()), [{ host: '127.0.0.1', port }]);
 });

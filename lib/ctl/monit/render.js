@@ -34,6 +34,23 @@ function cells(row, now) {
 
 const rowText = (values) => values.map((v, i) => fit(v, COLUMNS[i][1])).join(' ');
 
+function titleText(model, now) {
+  const workers = model.rows.filter((r) => r.worker).length;
+  const clock = new Date(now).toTimeString().slice(0, 8);
+  return ` superd monit  ${model.apps.length} app(s), ${workers} worker(s)  daemon pid ${model.daemon?.pid ?? '?'}  ${clock}`;
+}
+
+/**
+ * The title and worker table of a frame as plain lines, uncut and without trailing blanks
+ * (`super monit` when stdout is not a terminal: lib/ctl/monit/snapshot.js).
+ * @param {import('./model.js').MonitModel} model
+ * @returns {string[]}
+ */
+export function renderTable(model, now = Date.now()) {
+  const rows = model.rows.length ? model.rows.map((r) => rowText(cells(r, now))) : ['no apps (start some with `super start <ecosystem.yml>`)'];
+  return [titleText(model, now), rowText(COLUMNS.map((c) => c[0])), ...rows].map((l) => l.trimEnd());
+}
+
 /**
  * @param {import('./model.js').MonitModel} model
  * @param {{cols: number, rows: number, now?: number, color?: boolean}} size
@@ -45,10 +62,8 @@ export function renderFrame(model, { cols, rows, now = Date.now(), color = true 
     const t = fit(text, cols);
     out.push(color && styles.length ? `${styles.map((s) => STYLE[s]).join('')}${t}${RESET}` : t);
   };
-  const workers = model.rows.filter((r) => r.worker).length;
-  const clock = new Date(now).toTimeString().slice(0, 8);
   const keys = '↑↓/jk select  r reload  q quit ';
-  const title = ` superd monit  ${model.apps.length} app(s), ${workers} worker(s)  daemon pid ${model.daemon?.pid ?? '?'}  ${clock}`;
+  const title = titleText(model, now);
   line(title.length + keys.length < cols ? title + ' '.repeat(cols - title.length - keys.length) + keys : title, 'inverse');
   if (rows < 8 || cols < 40) {
     line('terminal too small: make it at least 40x8');

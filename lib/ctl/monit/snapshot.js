@@ -1,0 +1,28 @@
+// `super monit` off a terminal (piped, redirected, run by cron or CI): one plain-text frame
+// of the dashboard's worker table, after a note that says why there is no live view, then
+// exit 0. No ANSI, no alternate screen, no keys: output a log or a pipe can keep.
+import { connectDaemon } from '../session.js';
+import { superHome } from '../../home.js';
+import { MonitModel } from './model.js';
+import { renderTable } from './render.js';
+
+/**
+ * @param {{why: string, home?: string, out?: NodeJS.WritableStream}} o
+ *   why: which side is not a terminal, e.g. "stdout is not a terminal"
+ * @returns {Promise<number>} the exit status
+ */
+export async function printSnapshot({ why, home = superHome(), out = process.stdout }) {
+  const client = await connectDaemon({ home });
+  let snapshot;
+  try {
+    snapshot = await client.request('ls');
+  } finally {
+    client.close();
+  }
+  const model = new MonitModel();
+  model.daemon = { pid: client.hello.pid };
+  model.setSnapshot(snapshot);
+  const note = `super monit: ${why}, so this is a single snapshot; run it in a terminal for the live dashboard`;
+  out.write(`${[note, ...renderTable(model)].join('\n')}\n`);
+  return 0;
+}

@@ -21,7 +21,8 @@ export function setDaemonLogRotation(logs) {
 /** Creates the daemon's logger on `file`, with size checks every CHECK_MS. */
 export function createDaemonLog(file) {
   const dest = pino.destination({ dest: file, sync: false, mkdir: true });
-  const log = pino({ base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime }, dest);
+  // daemon_pid, not pid: worker events carry the worker's pid.
+  const log = pino({ base: { daemon_pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime }, dest);
   let rotating = false;
   const timer = setInterval(() => {
     if (rotating) return;

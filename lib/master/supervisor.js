@@ -35,7 +35,7 @@ export class Supervisor {
         onEvent('reload', info);
       },
       onSlotState: (app, slot, info) => {
-        const event = { app: app.name, slot: slot.index, pid: info.pid ?? slot.pid, restarts: slot.restarts, ...info };
+        const event = { app: app.name, slot: slot.index, pid: info.pid ?? slot.proc?.pid ?? null, restarts: slot.restarts, ...info };
         log.info(event, `${app.name}#${slot.index} ${info.prev} -> ${info.state}`);
         onEvent('worker', event);
       },

@@ -59,10 +59,11 @@ http.createServer((req, res) => {
   assert.ok(killed < restart1 && restart1 < crashed && crashed < restart2, 'exit, restart, exit, restart, in that order');
 
   const k = records[killed];
-  assert.deepEqual([k.msg, k.slot, k.prev, k.code, k.level], ['web#0 online -> exited', 0, 'online', null, 30]);
+  assert.deepEqual([k.msg, k.slot, k.prev, k.code, k.level, k.pid], ['web#0 online -> exited', 0, 'online', null, 30, first]);
+  assert.ok(Number.isInteger(k.daemon_pid) && k.daemon_pid !== first, 'the daemon\'s own pid has a key of its own');
   assert.ok(Number.isFinite(k.uptime_ms) && Number.isFinite(Date.parse(k.time)), 'with its uptime and time');
   assert.deepEqual([records[restart1].msg, records[restart1].restarts, records[restart1].pid], ['web#0 exited -> starting', 1, second]);
-  assert.deepEqual([records[crashed].msg, records[crashed].signal], ['web#0 online -> exited', null]);
+  assert.deepEqual([records[crashed].msg, records[crashed].signal, records[crashed].pid], ['web#0 online -> exited', null, second]);
   assert.equal(records[restart2].restarts, 2);
 });
 

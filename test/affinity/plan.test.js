@@ -88,4 +88,9 @@ test('super monit shows each worker\'s CPUs, pinned ones marked', async () => {
   assert.match(lines[1], /uptime\s+cpus\s*$/);
   assert.match(lines.find((l) => /^fib\s+0\s+101/.test(l)), /\s0\*\s*$/);
   assert.match(lines.find((l) => /^fib\s+1\s+102/.test(l)), /\s0-1\s*$/);
+  // On an 80-column terminal the column is cut, so the selected worker's detail says it.
+  const narrow = renderFrame(model, { cols: 80, rows: 20, color: false });
+  assert.ok(narrow.some((l) => l.startsWith('── fib#0 pid 101 online cpus 0 (pinned) ──')), narrow.join('\n'));
+  model.move(1);
+  assert.ok(renderFrame(model, { cols: 80, rows: 20, color: false }).some((l) => l.startsWith('── fib#1 pid 102 online cpus 0-1 ──')));
 });

@@ -92,7 +92,9 @@ export function renderFrame(model, { cols, rows, now = Date.now(), color = true 
   const w = sel?.worker;
   const m = w?.metrics ?? {};
   const h = w?.pid ? model.history.get(w.pid) : null;
-  line(rule(sel ? ` ${sel.app.name}${w ? `#${w.slot} pid ${w.pid ?? '-'} ${w.status}` : ''} ` : ' nothing selected ', cols), 'dim');
+  // The CPUs again here: the table's cpus column is past 80 columns.
+  const cpus = w?.cpus ? ` cpus ${w.cpus}${w.pinned ? ' (pinned)' : ''}` : '';
+  line(rule(sel ? ` ${sel.app.name}${w ? `#${w.slot} pid ${w.pid ?? '-'} ${w.status}${cpus}` : ''} ` : ' nothing selected ', cols), 'dim');
   const sparkW = Math.max(10, Math.min(60, cols - 40));
   if (w?.pid && h) {
     const cpuMax = Math.max(0, ...h.cpu.filter((v) => v != null));

@@ -35,6 +35,8 @@ const SIGNALS = Object.keys(os.constants.signals);
  * @property {number} max_restarts
  * @property {number} restart_delay  ms
  * @property {number} exp_backoff_restart_delay  ms, 0 = off
+ * @property {boolean} restart_delay_set  whether the file sets restart_delay or
+ *   exp_backoff_restart_delay; when it sets neither, crash loops get the built-in backoff
  * @property {number} kill_timeout  ms
  * @property {string} kill_signal
  * @property {number} listen_timeout  ms
@@ -154,6 +156,7 @@ export function normalizeApp(raw, index, ctx) {
     max_restarts: get('max_restarts') ?? 16,
     restart_delay: ms('restart_delay', 0),
     exp_backoff_restart_delay: ms('exp_backoff_restart_delay', 0),
+    restart_delay_set: raw.restart_delay !== undefined || raw.exp_backoff_restart_delay !== undefined,
     kill_timeout: ms('kill_timeout', 1600),
     kill_signal: killSignal,
     listen_timeout: ms('listen_timeout', 8000),

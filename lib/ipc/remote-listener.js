@@ -66,13 +66,16 @@ export async function startRemoteListener({ listen, tls, origins, tokenFile, acc
       log.warn({ remote: addr, origin: String(origin).slice(0, 200) }, 'control connection refused: Origin not in control.origins');
       return { status: 403, text: 'this Origin is not allowed (control.origins)' };
     }
-    const lock = limiter.locked(addr);
-    if (lock.locked) {
-      if (lock.first) log.warn({ remote: addr, retry_after_ms: lock.retryAfterMs }, 'control connection refused: too many failed authentications, locked out');
-      return { status: 429, text: 'too many failed authentications; try again later', headers: { 'retry-after': String(Math.ceil(lock.retryAfterMs / 1000)) } };
-    }
+    // Checked before the file is read (a locked-out address costs nothing), and again after,
+    // in the same tick as the count: requests that were all waiting on the read while
+    // earlier ones locked the address out are refused, so a parallel burst of guesses
+    // gets no more than the limiter's few.
+    let lock = limiter.locked(addr);
+    if (lock.locked) return lockedOut(addr, lock);
     const given = bearer(req.headers.authorization);
     const expected = await readToken(tokenFile);
+    lock = limiter.locked(addr);
+    if (lock.locked) return lockedOut(addr, lock);
     if (given !== null && expected !== null && tokenMatches(given, expected)) {
       limiter.succeed(addr);
       return null;
@@ -80,6 +83,11 @@ export async function startRemoteListener({ listen, tls, origins, tokenFile, acc
     const lockedNow = limiter.fail(addr);
     log.warn({ remote: addr, reason: given === null ? 'no bearer token' : expected === null ? 'no token file' : 'wrong token', locked_out: lockedNow }, 'control connection refused: authentication failed');
     return { status: 401, text: 'a valid token is required (Authorization: Bearer <token>)', headers: { 'www-authenticate': 'Bearer' } };
+  }
+
+  function lockedOut(addr, lock) {
+    if (lock.first) log.warn({ remote: addr, retry_after_ms: lock.retryAfterMs }, 'control connection refused: too many failed authentications, locked out');
+    return { status: 429, text: 'too many failed authentications; try again later', headers: { 'retry-after': String(Math.ceil(lock.retryAfterMs / 1000)) } };
   }
 
   const { host, port } = parseListen(listen);

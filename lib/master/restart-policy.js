@@ -4,17 +4,29 @@
 //  - autorestart: false, or an exit code listed in stop_exit_codes -> stay stopped
 //  - an exit before min_uptime is "unstable"; more than max_restarts unstable exits in a
 //    row -> errored (a crash loop; FEASIBILITY.md pitfall 6)
+//  - the file sets neither restart_delay nor exp_backoff_restart_delay: the built-in
+//    crash-loop backoff. Unstable exit n in a row waits 0 ms for n = 1 (a lone crash is
+//    replaced at once), then 100 ms x 2^(n-2), capped at 2 s; a stable exit, 0 ms. So a
+//    crash loop never forks at full rate on the daemon until max_restarts
 //  - exp_backoff_restart_delay > 0: the delay starts there, grows x1.5 per restart, is
 //    capped at 15 s, and resets once the worker has stayed up 30 s
-//  - otherwise restart_delay
+//  - otherwise restart_delay (an explicit `restart_delay: 0` turns the backoff off)
 
 export const BACKOFF_CAP_MS = 15000;
 export const BACKOFF_RESET_UPTIME_MS = 30000;
 export const BACKOFF_FACTOR = 1.5;
+export const DEFAULT_BACKOFF_BASE_MS = 100;
+export const DEFAULT_BACKOFF_CAP_MS = 2000;
+
+/** The built-in backoff before the restart that follows unstable exit `n` in a row (0: stable). */
+export function defaultBackoff(n) {
+  if (n <= 1) return 0;
+  return Math.min(DEFAULT_BACKOFF_BASE_MS * 2 ** (n - 2), DEFAULT_BACKOFF_CAP_MS);
+}
 
 /**
  * @param {{autorestart: boolean, stop_exit_codes: number[], min_uptime: number, max_restarts: number,
- *          restart_delay: number, exp_backoff_restart_delay: number}} app
+ *          restart_delay: number, exp_backoff_restart_delay: number, restart_delay_set?: boolean}} app
  * @param {{unstable: number, backoff: number}} history  consecutive unstable exits; last backoff delay (0 = none yet)
  * @param {{code: number|null, signal: string|null, uptime: number}} exit
  * @returns {{action: 'restart', delay: number, history: object, reason: string}
@@ -39,7 +51,10 @@ export function decideRestart(app, history, exit) {
 
   let delay = app.restart_delay;
   let backoff = 0;
-  if (app.exp_backoff_restart_delay > 0) {
+  // The 0/0 test also treats configs saved before restart_delay_set existed as unset.
+  if (!app.restart_delay_set && !app.restart_delay && !app.exp_backoff_restart_delay) {
+    delay = defaultBackoff(unstable);
+  } else if (app.exp_backoff_restart_delay > 0) {
     const grown = history.backoff > 0 && exit.uptime < BACKOFF_RESET_UPTIME_MS
       ? Math.min(history.backoff * BACKOFF_FACTOR, BACKOFF_CAP_MS)
       : app.exp_backoff_restart_delay;

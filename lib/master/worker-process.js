@@ -8,6 +8,7 @@ import { EventEmitter } from 'node:events';
 import { forkClusterWorker } from './launch-cluster.js';
 import { spawnForkWorker } from './launch-fork.js';
 import { signalGroup, reapGroup } from './process-group.js';
+import { agentReport } from './agent-report.js';
 
 /** PM2 apps signal readiness with process.send('ready'); superd/worker sends {cmd:'super:ready'}. */
 const isReadyMessage = (m) => m === 'ready' || (m !== null && typeof m === 'object' && m.cmd === 'super:ready');
@@ -59,10 +60,20 @@ export class WorkerProcess extends EventEmitter {
     workerProcesses.emit('new', this);
   }
 
+  // Any app can flood this channel with anything (issue 7): each message costs O(1) here
+  // and logs nothing. 'drained' counts only once, for the drain the daemon asked (an
+  // unasked one carrying hookErrors was logged per message); metrics are checked
+  // (agent-report.js); other shapes are ignored.
   #onMessage(m) {
     if (isReadyMessage(m)) this.emit('ready');
-    else if (m?.cmd === 'super:drained') this.emit('drained', m);
-    else if (isMetricsMessage(m)) this.emit('metrics', m.data);
+    else if (m?.cmd === 'super:drained') this.#onDrained(m);
+    else if (isMetricsMessage(m)) this.emit('metrics', agentReport(m.data));
+  }
+
+  #onDrained(m) {
+    if (!this.drainAsked) return;
+    this.drainAsked = false;
+    this.emit('drained', m);
   }
 
   #onExit(code, signal, error) {
@@ -113,6 +124,7 @@ export class WorkerProcess extends EventEmitter {
     };
     this.once('drained', next);
     this.drainTimer = setTimeout(next, this.drainTimeout);
+    this.drainAsked = true;
     try {
       if (this.canDrain) this.child.send({ cmd: 'super:shutdown' });
       if (this.shutdownMessage) this.child.send('shutdown');

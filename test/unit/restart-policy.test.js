@@ -2,7 +2,19 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { decideRestart, freshHistory, BACKOFF_CAP_MS } from '../../lib/master/restart-policy.js';
 
-const app = (o = {}) => ({ autorestart: true, stop_exit_codes: [], min_uptime: 1000, max_restarts: 3, restart_delay: 0, exp_backoff_restart_delay: 0, ...o });
+// restart_delay_set: false is a file that sets neither delay (the built-in backoff applies).
+const app = (o = {}) => ({ autorestart: true, stop_exit_codes: [], min_uptime: 1000, max_restarts: 3, restart_delay: 0, exp_backoff_restart_delay: 0, restart_delay_set: false, ...o });
+/** The delays of `count` unstable exits in a row. */
+function unstableDelays(a, count, uptime = 10) {
+  let h = freshHistory();
+  const out = [];
+  for (let i = 0; i < count; i++) {
+    const d = decideRestart(a, h, crash(uptime));
+    out.push(d.delay);
+    h = d.history;
+  }
+  return out;
+}
 const crash = (uptime, code = 1, signal = null) => ({ code, signal, uptime });
 
 test('a stable worker that exits restarts at once, history reset', () => {
@@ -11,7 +23,30 @@ test('a stable worker that exits restarts at once, history reset', () => {
 });
 
 test('restart_delay spaces restarts', () => {
-  assert.equal(decideRestart(app({ restart_delay: 250 }), freshHistory(), crash(5000)).delay, 250);
+  assert.equal(decideRestart(app({ restart_delay: 250, restart_delay_set: true }), freshHistory(), crash(5000)).delay, 250);
+});
+
+test('built-in backoff when no delay is set: 0 for a lone crash, then 100 ms x2, capped at 2 s', () => {
+  assert.deepEqual(unstableDelays(app({ max_restarts: 100 }), 9), [0, 100, 200, 400, 800, 1600, 2000, 2000, 2000]);
+});
+
+test('built-in backoff: a stable exit restarts at once and starts the count again', () => {
+  const a = app({ max_restarts: 100 });
+  const looping = { unstable: 5, backoff: 0 };
+  assert.deepEqual(decideRestart(a, looping, crash(5000)), { action: 'restart', delay: 0, history: { unstable: 0, backoff: 0 }, reason: 'exited with code 1' });
+  assert.equal(decideRestart(a, { unstable: 0, backoff: 0 }, crash(10)).delay, 0, 'the next crash is again a lone one');
+});
+
+test('built-in backoff is off once the file sets a delay, even 0', () => {
+  assert.deepEqual(unstableDelays(app({ max_restarts: 100, restart_delay_set: true }), 5), [0, 0, 0, 0, 0], 'explicit restart_delay: 0');
+  assert.deepEqual(unstableDelays(app({ max_restarts: 100, restart_delay: 50, restart_delay_set: true }), 3), [50, 50, 50]);
+  assert.deepEqual(unstableDelays(app({ max_restarts: 100, exp_backoff_restart_delay: 100, restart_delay_set: true }), 3), [100, 150, 225]);
+});
+
+test('a config saved without restart_delay_set: 0/0 gets the backoff, a set delay is kept', () => {
+  const old = (o) => { const a = app(o); delete a.restart_delay_set; return a; };
+  assert.deepEqual(unstableDelays(old({ max_restarts: 100 }), 3), [0, 100, 200]);
+  assert.deepEqual(unstableDelays(old({ max_restarts: 100, restart_delay: 250 }), 3), [250, 250, 250]);
 });
 
 test('unstable exits count up; one more than max_restarts is errored', () => {
@@ -45,7 +80,7 @@ test('stop_exit_codes stop on a listed code only, never on a signal', () => {
 });
 
 test('exponential backoff: starts at the base, x1.5, capped at 15 s, reset after 30 s up', () => {
-  const a = app({ exp_backoff_restart_delay: 100, max_restarts: 1000 });
+  const a = app({ exp_backoff_restart_delay: 100, max_restarts: 1000, restart_delay_set: true });
   let h = freshHistory();
   const delays = [];
   for (let i = 0; i < 16; i++) {

@@ -1,0 +1,102 @@
+// Issue 7: apps cannot take the daemon down. A worker floods the daemon (the cluster
+// primary) with IPC messages of every shape, some looking like the agent's own: the
+// daemon keeps answering `super ls`, another app keeps serving, its RSS stays bounded,
+// and nothing the flood said reaches the daemon's log or the worker's metrics.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { sandbox, freePort, httpGet, lsJson, watchEvents } from '../helpers/harness.js';
+
+const FLOOD_MS = 4000;
+const FLOOD_MIN = 100000; // small messages the flood must at least have sent to count as one
+const FLOOD_LARGE = 4; // messages of 8 MB
+const LS_BOUND_MS = 3000;
+const RSS_BOUND_MB = 250;
+
+const rssMb = (pid) => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
+
+test('an IPC flood from a worker: ls answers, another app serves, daemon RSS bounded', { timeout: 120000 }, async (t) => {
+  const box = await sandbox(t);
+  const port = await freePort();
+  box.fixture('http-server.js');
+  box.fixture('ipc-flood.js');
+  const web = box.write('web.yml', `apps:\n  - name: web\n    script: http-server.js\n    env: { PORT: ${port} }\n`);
+  assert.equal((await box.cli(['start', web])).code, 0);
+  const daemon = box.daemonPid();
+  const rssBefore = rssMb(daemon);
+  const logs = await watchEvents(box, t, ['log']);
+  const done = logs.waitFor((e) => e.app === 'flood' && /flood done \d+/.test(e.text ?? ''), 100000, 'the flood to end');
+  let flooding = true;
+  done.finally(() => (flooding = false)).catch(() => {});
+
+  // From before the flood to its end: ls answers in bounded time, the other app never fails.
+  const lsTimes = [];
+  let rssMax = rssBefore;
+  const lsProbe = (async () => {
+    while (flooding) {
+      const s = performance.now();
+      const r = await box.cli(['ls', '--json'], { timeout: 20000 });
+      lsTimes.push(Math.round(performance.now() - s));
+      assert.equal(r.code, 0, `ls failed during the flood: ${r.stderr}`);
+      rssMax = Math.max(rssMax, rssMb(daemon));
+    }
+  })();
+  let served = 0;
+  const failures = [];
+  const httpProbe = (async () => {
+    while (flooding) {
+      try {
+        const r = await httpGet(port);
+        if (r.status === 200) served++;
+        else failures.push(r.status);
+        rssMax = Math.max(rssMax, rssMb(daemon));
+      } catch (err) {
+        failures.push(err.message);
+      }
+    }
+  })();
+
+  const flood = box.write('flood.yml', `apps:\n  - name: flood\n    script: ipc-flood.js\n    ready_on: spawn\n    env: { FLOOD_MS: "${FLOOD_MS}", FLOOD_LARGE: "${FLOOD_LARGE}" }\n`);
+  const t0 = performance.now();
+  assert.equal((await box.cli(['start', flood])).code, 0);
+  const end = await done;
+  const floodMs = Math.round(performance.now() - t0);
+  await Promise.all([lsProbe, httpProbe]);
+  const sent = Number(/flood done (\d+)/.exec(end.text)[1]);
+  t.diagnostic(`flood: ${sent} messages in ${floodMs} ms; ls: ${lsTimes.length} calls, max ${Math.max(...lsTimes)} ms; web: ${served} served; daemon RSS ${rssBefore.toFixed(0)} MB before, max ${rssMax.toFixed(0)} MB`);
+  assert.ok(sent >= FLOOD_MIN + FLOOD_LARGE, `a flood: ${sent} messages`);
+  assert.ok(lsTimes.length >= 2, 'ls was probed during the flood');
+  assert.ok(Math.max(...lsTimes) < LS_BOUND_MS, `every ls within ${LS_BOUND_MS} ms: ${lsTimes}`);
+  assert.ok(served > 0, 'the other app was probed');
+  assert.deepEqual(failures, [], 'the other app never failed');
+  assert.ok(rssMax < RSS_BOUND_MB, `daemon RSS stayed under ${RSS_BOUND_MB} MB (max ${rssMax.toFixed(0)} MB)`);
+
+  // The flooding worker is still supervised like any other; the daemon logged no line per message.
+  const ls = await lsJson(box);
+  const fl = ls.apps.find((a) => a.name === 'flood').workers[0];
+  assert.deepEqual([fl.status, fl.restarts], ['online', 0]);
+  const daemonLog = fs.readFileSync(path.join(box.home, 'daemon.log'), 'utf8').split('\n').length;
+  assert.ok(daemonLog < 1000, `daemon.log has ${daemonLog} lines: the flood is not logged message by message`);
+  assert.equal((await box.cli(['ping'])).code, 0, 'the daemon is fine');
+});
+
+test('a report shaped like the agent\'s, with wrong types, is not taken as the worker\'s metrics', async (t) => {
+  const box = await sandbox(t);
+  box.fixture('fake-metrics.js');
+  // metrics_interval 1h: the real agent does not report over the fake one during the test
+  const eco = box.write('eco.yml', 'apps:\n  - name: fake\n    script: fake-metrics.js\n    ready_on: ready\n    metrics_interval: 1h\n');
+  assert.equal((await box.cli(['start', eco])).code, 0);
+  const table = await box.cli(['ls']);
+  assert.equal(table.code, 0, `ls renders: ${table.stderr}`);
+  assert.match(table.stdout, /fake\s+0\s+\d+\s+online/);
+  const [w] = (await lsJson(box)).apps[0].workers;
+  const m = w.metrics;
+  assert.notEqual(m.report_age_ms, null, 'the report arrived');
+  assert.deepEqual([m.loop_delay_ms, m.elu, m.heap_used, m.heap_total, m.rss_self, m.http_rps, m.http_p99_ms], [null, null, null, null, null, null, null]);
+  const types = Object.keys(m.resources);
+  assert.equal(types.length, 32, 'at most 32 resource types are kept');
+  assert.deepEqual(types.slice(0, 2), ['TCPServerWrap', 'Extra0'], 'non-numbers and bad names left out');
+  assert.equal((await box.cli(['describe', 'fake'])).code, 0);
+});

@@ -1,0 +1,37 @@
+// The daemon's check of a worker's metrics report (lib/master/agent-report.js): the
+// agent's own report passes unchanged; anything else is reduced to the agent's shape.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { agentReport, MAX_RESOURCE_TYPES } from '../../lib/master/agent-report.js';
+
+// What lib/worker/metrics.cjs sends: if the agent's report gains a field, add it here and there.
+const real = {
+  loop: { p50: 0, p99: 1.25, max: 12.5, mean: 0.3 },
+  elu: 0.042,
+  heap: { used: 5_000_000, total: 8_000_000 },
+  rss: 45_000_000,
+  resources: { PipeWrap: 1, Timeout: 1, TCPServerWrap: 1 },
+  http: { rps: 12.5, p99: 3.2, requests: 25 },
+};
+
+test('the agent\'s report passes unchanged', () => {
+  assert.deepEqual(agentReport(real), real);
+  assert.deepEqual(agentReport({ ...real, http: { rps: 0, p99: null, requests: 0 } }).http, { rps: 0, p99: null, requests: 0 });
+});
+
+test('wrong types become null; a loop value needs p99 and max', () => {
+  assert.deepEqual(agentReport({ loop: { p50: 'x', p99: [1], max: {} }, elu: 'high', heap: 'big', rss: null, http: [1] }),
+    { loop: null, elu: null, heap: null, rss: null, resources: null, http: null });
+  assert.deepEqual(agentReport({ loop: { p99: 2, max: 3, mean: '1' }, heap: { used: '1', total: 2 } }).loop, { p50: null, p99: 2, max: 3, mean: null });
+  assert.deepEqual(agentReport({ heap: { used: '1', total: 2 } }).heap, { used: null, total: 2 });
+  assert.deepEqual(agentReport({}), { loop: null, elu: null, heap: null, rss: null, resources: null, http: null });
+});
+
+test('resources: numeric counts with plain type names, at most MAX_RESOURCE_TYPES', () => {
+  const many = { 'bad\nname': 1, Timeout: 'many', ok: 2, ['__proto__']: 3 };
+  for (let i = 0; i < 1000; i++) many[`T${i}`] = i;
+  const r = agentReport({ resources: many }).resources;
+  assert.equal(Object.keys(r).length, MAX_RESOURCE_TYPES);
+  assert.deepEqual(Object.keys(r).slice(0, 3), ['ok', 'T0', 'T1']);
+  assert.equal(agentReport({ resources: [1, 2] }).resources, null);
+});

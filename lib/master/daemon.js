@@ -27,6 +27,7 @@ import { sdNotify } from './systemd-notify.js';
 import { WatchManager } from './watcher.js';
 import { createDaemonLog } from '../logs/daemon-log.js';
 import { reloadAllLogs } from '../logs/ops.js';
+import { stopDeadline } from './stop-deadline.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const agentPath = path.join(here, '..', 'worker', 'agent.cjs');
@@ -83,12 +84,14 @@ export async function startDaemon({ resurrect = false, afterStop, control } = {}
   /** Stops every app gracefully, then exits with `code` (0 unless told otherwise). */
   const shutdown = (reason, code = 0) => {
     stopping ??= (async () => {
-      log.info({ reason }, 'daemon stopping: stopping every app');
+      // The slowest worker's drain_timeout + kill_timeout, plus a margin (lib/master/stop-deadline.js).
+      const deadline = stopDeadline(supervisor.apps.values());
+      log.info({ reason, deadline_ms: deadline }, 'daemon stopping: stopping every app');
       sdNotify(['STOPPING=1', 'STATUS=stopping every app'], log);
       const hard = setTimeout(() => {
-        log.error('graceful stop took too long; exiting anyway');
+        log.error({ deadline_ms: deadline }, 'graceful stop took too long; exiting anyway');
         finish(1);
-      }, 120000);
+      }, deadline);
       hard.unref();
       try {
         await supervisor.stopAll();

@@ -2,13 +2,19 @@
 // `super resurrect` and `super daemon --resurrect`.
 //
 // Write sequence (a crash at any point leaves a complete dump.json, old or new):
-//   dump.json.tmp  <- write, fsync
-//   dump.json.bak  <- hard link to the current dump.json (the previous good dump)
-//   dump.json      <- rename(dump.json.tmp)   atomic replace
+//   dump.json.<pid>-<n>.tmp  <- write, fsync (a name of its own: saves never share a temp file)
+//   dump.json.bak  <- hard link to the current dump.json, if it is a good dump
+//   dump.json      <- rename(the temp file)   atomic replace
 //   fsync(SUPER_HOME)                          the rename itself survives a power cut
+// A corrupt or unreadable dump.json is never rotated over dump.json.bak (the .bak may be
+// the only good copy left): it is moved aside as dump.json.corrupt-<time> instead.
 //
 // Only an explicit `save` writes: a daemon that stops or dies never touches the dump, and
-// saving an empty list over a dump that has apps needs `--force` (PM2 #2653, #2827).
+// saving an empty list over a dump that has apps needs `--force` (PM2 #2653, #2827). So
+// does saving one over a corrupt dump: it may have listed apps (a user who saves after
+// every app stopped expects their saved list to survive, readable or not), and its .bak
+// is what `super resurrect`'s message tells them to restore.
+// Saves run one at a time (the daemon is the only writer): each sees the one before.
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { SuperError } from '../errors.js';
@@ -27,8 +33,8 @@ export const bakPath = (home) => `${dumpPath(home)}.bak`;
  */
 
 /**
- * Writes the dump atomically. Refuses to replace a dump that has apps with an empty one
- * unless `force`.
+ * Writes the dump atomically. Refuses to replace a dump that has apps, or a corrupt one,
+ * with an empty one unless `force`.
  * @param {string} home
  * @param {{apps: DumpEntry[], scheduling: string, daemon_cpu_affinity?: string|null, metrics?: {listen: string|null, interval: number}|null,
  *   control?: {listen: string, tls: {cert: string, key: string}|null, origins: string[]}|null, version: string}} state
@@ -36,45 +42,75 @@ export const bakPath = (home) => `${dumpPath(home)}.bak`;
  *   metrics: the daemon's metrics settings (interval, Prometheus endpoint) in force;
  *   control: the TCP control listener's settings, if one is open
  * @param {{force?: boolean}} [opts]
- * @returns {Promise<{file: string, apps: string[], replaced: number|null}>}
+ * @returns {Promise<{file: string, apps: string[], replaced: number|null, corrupt?: string}>}
+ *   replaced: apps in the good dump now in dump.json.bak (null: none was rotated);
+ *   corrupt: where a corrupt dump.json was moved aside
  */
-export async function writeDump(home, { apps, scheduling, daemon_cpu_affinity = null, metrics = null, control = null, version }, { force = false } = {}) {
+export function writeDump(home, state, opts) {
+  const run = queue.then(() => write(home, state, opts));
+  queue = run.catch(() => {});
+  return run;
+}
+let queue = Promise.resolve();
+let seq = 0;
+
+async function write(home, { apps, scheduling, daemon_cpu_affinity = null, metrics = null, control = null, version }, { force = false } = {}) {
   const file = dumpPath(home);
-  const previous = await previousCount(file);
-  if (apps.length === 0 && previous > 0 && !force) {
-    throw new SuperError('E_DUMP', `no app is running: saving would replace the ${previous} app(s) in ${file} with an empty list; run \`super save --force\` if that is what you want`);
+  const bak = bakPath(home);
+  const previous = await previousDump(file);
+  if (apps.length === 0 && !force) {
+    if (previous?.apps > 0) {
+      throw new SuperError('E_DUMP', `no app is running: saving would replace the ${previous.apps} app(s) in ${file} with an empty list; run \`super save --force\` if that is what you want`);
+    }
+    if (previous?.corrupt) {
+      const hasBak = await fs.access(bak).then(() => true, () => false);
+      const restore = hasBak ? `; the previous dump is ${bak} (\`cp ${bak} ${file}\` to keep it)` : '';
+      throw new SuperError('E_DUMP', `no app is running: saving would replace ${file}, which is corrupt (${previous.corrupt}) and may list apps, with an empty list${restore}; run \`super save --force\` to save the empty list anyway`);
+    }
   }
   const body = `${JSON.stringify({ superd: DUMP_VERSION, version, saved_at: new Date().toISOString(), scheduling, daemon_cpu_affinity, metrics, control, apps }, null, 2)}\n`;
-  const tmp = `${file}.tmp`;
-  const fh = await fs.open(tmp, 'w', 0o600);
+  // Unique within this daemon (saves are queued); one left by a dead daemon that had our pid is overwritten.
+  const tmp = `${file}.${process.pid}-${++seq}.tmp`;
   try {
-    await fh.writeFile(body);
-    await fh.sync();
-  } finally {
-    await fh.close();
+    const fh = await fs.open(tmp, 'w', 0o600);
+    try {
+      await fh.writeFile(body);
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    let corrupt;
+    if (previous?.corrupt) {
+      // Kept for inspection, and never as the .bak. A crash before the next rename leaves
+      // no dump.json (the old one was unusable anyway), the .bak and the complete temp file.
+      corrupt = `${file}.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+      await fs.rename(file, corrupt);
+    } else if (previous) {
+      await fs.rm(bak, { force: true });
+      await fs.link(file, bak).catch(() => fs.copyFile(file, bak));
+    }
+    await fs.rename(tmp, file);
+    await syncDir(home);
+    return { file, apps: apps.map((a) => a.config.name), replaced: previous?.corrupt ? null : (previous?.apps ?? null), corrupt };
+  } catch (err) {
+    await fs.rm(tmp, { force: true });
+    throw err;
   }
-  if (previous !== null) {
-    await fs.rm(bakPath(home), { force: true });
-    await fs.link(file, bakPath(home)).catch(() => fs.copyFile(file, bakPath(home)));
-  }
-  await fs.rename(tmp, file);
-  await syncDir(home);
-  return { file, apps: apps.map((a) => a.config.name), replaced: previous };
 }
 
-/** Number of apps in the current dump; 0 if unreadable (a corrupt dump is not "good"); null if none. */
-async function previousCount(file) {
+/** The current dump: null if none, {apps: count} if good, {corrupt: reason} if corrupt or unreadable. */
+async function previousDump(file) {
   let text;
   try {
     text = await fs.readFile(file, 'utf8');
   } catch (err) {
     if (err.code === 'ENOENT') return null;
-    throw err;
+    return { corrupt: `cannot read it: ${err.code ?? err.message}` };
   }
   try {
-    return parseDump(text, file).apps.length;
-  } catch {
-    return 0;
+    return { apps: parseDump(text, file).apps.length };
+  } catch (err) {
+    return { corrupt: err.message };
   }
 }
 

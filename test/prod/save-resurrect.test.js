@@ -3,8 +3,10 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { sandbox, freePort, httpGet, lsJson, waitGone } from '../helpers/harness.js';
+import { writeDump, readDump, parseDump, dumpPath, bakPath } from '../../lib/master/dump.js';
 import { foreground, waitForDaemon } from './foreground.js';
 
 async function twoApps(box) {
@@ -132,6 +134,100 @@ test('a corrupt dump is a clear error naming the .bak; a missing one says to sav
   const ok = await box.cli(['resurrect']);
   assert.equal(ok.code, 0, ok.stderr);
   assert.deepEqual((await appsOf(box)).map((a) => a[0]), ['web', 'idle']);
+});
+
+test('a corrupt dump never goes over the good .bak; an empty save over it needs --force', async (t) => {
+  const box = await sandbox(t);
+  await twoApps(box);
+  assert.equal((await box.cli(['save'])).code, 0);
+  assert.equal((await box.cli(['save'])).code, 0);
+  const bak = `${dumpFile(box)}.bak`;
+  const good = fs.readFileSync(bak, 'utf8');
+  const broken = '{"superd": 1, "apps": [';
+  const asides = () => fs.readdirSync(box.home).filter((f) => f.startsWith('dump.json.corrupt-')).sort();
+
+  // Apps running: the new dump is written, the corrupt one is moved aside, the .bak kept.
+  fs.writeFileSync(dumpFile(box), broken);
+  const s = await box.cli(['save']);
+  assert.equal(s.code, 0, s.stderr);
+  assert.equal(JSON.parse(fs.readFileSync(dumpFile(box), 'utf8')).apps.length, 2);
+  assert.equal(fs.readFileSync(bak, 'utf8'), good, 'the .bak is still the last good dump');
+  assert.doesNotMatch(s.stdout, /previous dump kept/, 'the corrupt dump is not called the previous one');
+  assert.equal(asides().length, 1);
+  assert.equal(fs.readFileSync(path.join(box.home, asides()[0]), 'utf8'), broken, 'the corrupt dump is kept for inspection');
+  assert.ok(s.stdout.includes(`the corrupt dump was moved aside as ${path.join(box.home, asides()[0])}; ${dumpFile(box)}.bak is unchanged`), s.stdout);
+
+  // No app running: refused as over a good dump (it may have listed apps), nothing touched.
+  fs.writeFileSync(dumpFile(box), broken);
+  assert.equal((await box.cli(['stop', 'all'])).code, 0);
+  const r = await box.cli(['save']);
+  assert.equal(r.code, 1);
+  assert.ok(r.stderr.startsWith(`super: E_DUMP: no app is running: saving would replace ${dumpFile(box)}, which is corrupt (not valid JSON`), r.stderr);
+  assert.ok(r.stderr.includes(`the previous dump is ${bak} (\`cp ${bak} ${dumpFile(box)}\` to keep it); run \`super save --force\``), r.stderr);
+  assert.equal(fs.readFileSync(dumpFile(box), 'utf8'), broken, 'dump untouched');
+  assert.equal(fs.readFileSync(bak, 'utf8'), good);
+  assert.equal(asides().length, 1);
+
+  // --force saves the empty list; the .bak is still the last good dump.
+  const f = await box.cli(['save', '--force']);
+  assert.equal(f.code, 0, f.stderr);
+  assert.deepEqual(JSON.parse(fs.readFileSync(dumpFile(box), 'utf8')).apps, []);
+  assert.equal(fs.readFileSync(bak, 'utf8'), good);
+  assert.equal(asides().length, 2);
+  assert.deepEqual(fs.readdirSync(box.home).filter((n) => n.endsWith('.tmp')), [], 'no temp file left');
+});
+
+// writeDump in this process: no daemon needed to interleave saves.
+function dumpHome(t) {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'sd-dump-'));
+  t.after(() => fs.rmSync(home, { recursive: true, force: true }));
+  return home;
+}
+const saving = (...names) => ({ apps: names.map((name) => ({ config: { name, script: '/srv/app.js', instances: 1 }, clientEnv: {} })), scheduling: 'round-robin', version: 'test' });
+const namesIn = (text) => parseDump(text).apps.map((e) => e.config.name);
+
+test('concurrent saves each use a temp file of their own and see the save before them', async (t) => {
+  const home = dumpHome(t);
+  const results = await Promise.all([writeDump(home, saving('a')), writeDump(home, saving('a', 'b')), writeDump(home, saving('c'))]);
+  assert.deepEqual(results.map((r) => r.replaced), [null, 1, 2], 'each save rotated the one before it');
+  assert.deepEqual((await readDump(home)).apps.map((e) => e.config.name), ['c']);
+  assert.deepEqual(namesIn(fs.readFileSync(bakPath(home), 'utf8')), ['a', 'b']);
+  assert.deepEqual(fs.readdirSync(home).filter((n) => n.endsWith('.tmp')), []);
+});
+
+test('an unreadable dump counts as corrupt: an empty save is refused, a save keeps the .bak', async (t) => {
+  const home = dumpHome(t);
+  await writeDump(home, saving('a'));
+  await writeDump(home, saving('a', 'b'));
+  const good = fs.readFileSync(bakPath(home), 'utf8');
+  fs.rmSync(dumpPath(home));
+  fs.mkdirSync(dumpPath(home)); // EISDIR: cannot be read, as root or not
+  await assert.rejects(writeDump(home, saving()), (err) => err.code === 'E_DUMP' && /which is corrupt \(cannot read it: EISDIR\)/.test(err.message));
+  assert.ok(fs.statSync(dumpPath(home)).isDirectory(), 'left as it was');
+  const r = await writeDump(home, saving('c'));
+  assert.equal(r.replaced, null);
+  assert.ok(fs.statSync(r.corrupt).isDirectory(), 'moved aside');
+  assert.deepEqual(namesIn(fs.readFileSync(dumpPath(home), 'utf8')), ['c']);
+  assert.equal(fs.readFileSync(bakPath(home), 'utf8'), good);
+});
+
+test('super daemon --foreground --resurrect with a corrupt dump says so, naming the .bak, and runs on with no apps', async (t) => {
+  const box = await sandbox(t);
+  fs.mkdirSync(box.home, { mode: 0o700 });
+  const bak = `${dumpFile(box)}.bak`;
+  fs.writeFileSync(bak, JSON.stringify({ superd: 1, apps: [] }));
+  fs.writeFileSync(dumpFile(box), '{"superd": 1, "apps": [');
+  const d = foreground(box, t, ['daemon', '--foreground', '--resurrect']);
+  const [line] = await d.waitFor(/^superd: E_DUMP: .*$/m, { stream: 'err' });
+  assert.ok(line.startsWith(`superd: E_DUMP: ${dumpFile(box)} is corrupt (not valid JSON`), line);
+  assert.ok(line.includes(`the previous dump is ${bak}: \`cp ${bak} ${dumpFile(box)}\``), line);
+  const ping = await box.cli(['ping']);
+  assert.equal(ping.code, 0, ping.stderr);
+  assert.deepEqual((await lsJson(box)).apps, []);
+  assert.equal(box.daemonPid(), d.child.pid, 'the foreground daemon answered');
+  assert.deepEqual(await d.stop('SIGTERM'), { code: 0, signal: null });
+  assert.match(fs.readFileSync(path.join(box.home, 'daemon.log'), 'utf8'), /"msg":"resurrect failed"/);
+  assert.equal(fs.readFileSync(dumpFile(box), 'utf8'), '{"superd": 1, "apps": [', 'the dump is left for the user to restore');
 });
 
 test('super daemon --foreground --resurrect starts the saved apps at boot, and boots without a dump', async (t) => {

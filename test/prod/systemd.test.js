@@ -144,6 +144,8 @@ test('ExecStart for real: READY=1 once the saved apps are up; SIGTERM stops them
   assert.deepEqual(await waitGone(workers), []);
   const log = fs.readFileSync(path.join(box.home, 'daemon.log'), 'utf8');
   assert.match(log, /"reason":"SIGTERM"/);
+  // The hard stop deadline follows the apps: drain_timeout 10 s + kill_timeout 5 s + 5 s margin.
+  assert.match(log, /"reason":"SIGTERM","deadline_ms":20000,/);
   assert.match(log, /web#0 stopping -> stopped/);
   assert.equal(fs.existsSync(path.join(box.home, 'super.sock')), false);
 });

@@ -1,6 +1,7 @@
 // Watch mode: a burst of changes gives one reload, named in daemon.log; ignore_watch adds
 // to the defaults (node_modules, .git, *.log) instead of replacing them (PM2 #5016);
-// `super watch` and `super start --watch`; a large tree is scanned off the daemon's loop.
+// `super watch` and `super start --watch`; a large tree is scanned off the daemon's loop
+// (its event-loop delay, measured by the daemon, stays low).
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -93,9 +94,17 @@ test('a burst of changes reloads the app once, and daemon.log names the changed 
     }
   };
   const loop = Promise.all([client(), client()]);
-  for (let i = 0; i < 20; i++) fs.writeFileSync(path.join(box.dir, 'src', 'a.js'), `// change ${i}\n`);
+  // The burst: writes spaced by less than watch_delay (300 ms), so each one restarts the
+  // debounce; then a tight run of writes, which the OS may merge into fewer events.
+  const a = path.join(box.dir, 'src', 'a.js');
+  for (let i = 0; i < 6; i++) {
+    fs.writeFileSync(a, `// change ${i}\n`);
+    await new Promise((r) => setTimeout(r, 60));
+  }
+  for (let i = 6; i < 20; i++) fs.writeFileSync(a, `// change ${i}\n`);
   const reload = await ev.waitFor(watchEv('web', 'reload'), 'reload');
-  assert.ok(reload.files.includes(path.join(box.dir, 'src', 'a.js')), JSON.stringify(reload));
+  assert.deepEqual(reload.files, [a]);
+  assert.ok(reload.count >= 6, `the spaced writes were gathered into this one burst (${reload.count} changes)`);
   const done = await ev.waitFor(watchEv('web', 'reloaded'), 'reloaded');
   reloading = false;
   await loop;
@@ -107,10 +116,15 @@ test('a burst of changes reloads the app once, and daemon.log names the changed 
   assert.equal(after.status, 'online');
   assert.match((await httpGet(port)).body, /app=web/);
 
-  // Once per burst: a second change after the burst gives exactly one more reload.
-  fs.writeFileSync(path.join(box.dir, 'src', 'b.js'), '// new file\n');
-  await ev.waitFor((e) => watchEv('web', 'reloaded')(e) && ev.seen.filter(watchEv('web', 'reload')).length === 2, 'second reload');
-  assert.equal(ev.seen.filter(watchEv('web', 'reload')).length, 2, 'one reload per burst');
+  // Once per burst. A second reload of this burst would come right after the first one
+  // ended (queued while it ran) or before the marker's (the thread sends bursts in order).
+  const reloads = () => ev.seen.filter(watchEv('web', 'reload'));
+  assert.equal(reloads().length, 1, 'one reload for the burst so far');
+  const b = path.join(box.dir, 'src', 'b.js');
+  fs.writeFileSync(b, '// new file\n');
+  const second = await ev.waitFor((e) => watchEv('web', 'reload')(e) && e.files.includes(b), 'the reload for b.js');
+  await ev.waitFor((e) => watchEv('web', 'reloaded')(e) && ev.seen.indexOf(e) > ev.seen.indexOf(second), 'second reloaded');
+  assert.deepEqual(reloads().map((e) => e.files), [[a], [b]], 'exactly one reload per burst');
 
   const log = fs.readFileSync(path.join(box.home, 'daemon.log'), 'utf8');
   // (the OS may merge the 20 writes into fewer events; the count says how many arrived)
@@ -170,10 +184,12 @@ test('super watch <app> on|off, and super start --watch', async (t) => {
   assert.match(missing.stderr, /E_APP_NOT_FOUND/);
 });
 
-test('a tree of thousands of files is scanned while the daemon keeps answering', async (t) => {
+test('a tree of thousands of files is scanned off the daemon\'s event loop', async (t) => {
   const box = await sandbox(t);
-  const { eco } = await watchedApp(box);
-  for (let d = 0; d < 60; d++) {
+  const port = await freePort();
+  box.fixture('http-server.js');
+  const eco = box.write('eco.yml', `apps:\n  - name: web\n    script: http-server.js\n    env: { PORT: ${port} }\n`);
+  for (let d = 0; d < 150; d++) {
     const dir = path.join(box.dir, 'src', `d${d}`);
     fs.mkdirSync(dir, { recursive: true });
     for (let f = 0; f < 50; f++) fs.writeFileSync(path.join(dir, `f${f}.js`), '');
@@ -181,22 +197,18 @@ test('a tree of thousands of files is scanned while the daemon keeps answering',
   for (let f = 0; f < 2000; f++) box.write(`node_modules/m${f % 20}/f${f}.js`, '');
   assert.equal((await box.cli(['start', eco])).code, 0);
   const ev = await events(box, t);
-  // The daemon answers control requests during the scan (it runs in the watch thread).
-  let answered = 0;
-  let scanning = true;
-  const pinger = (async () => {
-    while (scanning) {
-      const c = await box.client();
-      await c.request('ping').finally(() => c.close());
-      answered++;
-    }
-  })();
+  // The daemon's own event-loop delay (stats), over exactly the scan: from `watch on` to ready.
+  // Measured here (7,500 files): with the watch thread, under 15 ms, up to 70 ms with other
+  // tests loading the 2 CPUs; with chokidar moved onto the daemon's loop, 230-540 ms.
+  await ev.client.request('stats', { reset: true });
+  assert.deepEqual((await ev.client.request('watch', { app: 'web', on: true })).watch, [box.dir]);
   const ready = await watchReady(box, ev, 'web', 60000);
-  scanning = false;
-  await pinger;
-  assert.ok(ready.count >= 3000, `${ready.count} paths watched`);
-  assert.ok(ready.count < 4000, `node_modules was not scanned (${ready.count} paths)`);
-  assert.ok(answered >= 1);
+  const { event_loop_delay_ms: delay } = await ev.client.request('stats', {});
+  t.diagnostic(`${ready.count} paths; daemon loop delay during the scan: ${JSON.stringify(delay)}`);
+  assert.ok(ready.count >= 7500, `${ready.count} paths watched`);
+  assert.ok(ready.count < 8500, `node_modules was not scanned (${ready.count} paths)`);
+  assert.ok(delay.max < 150, `the daemon's loop stalled ${delay.max} ms during the scan (${JSON.stringify(delay)})`);
+  assert.equal((await httpGet(port)).status, 200, 'the app still answers');
 });
 
 test('ignore patterns (unit)', () => {

@@ -6,4 +6,5 @@ export default async function save(opts = {}) {
   process.stdout.write(`saved ${data.apps.length} app(s) to ${data.file}${data.apps.length ? `: ${data.apps.join(', ')}` : ''}\n`);
   if (data.skipped.length) process.stdout.write(`not saved (stopped): ${data.skipped.join(', ')}\n`);
   if (data.replaced !== null) process.stdout.write(`previous dump kept as ${data.file}.bak\n`);
+  if (data.corrupt) process.stdout.write(`the corrupt dump was moved aside as ${data.corrupt}; ${data.file}.bak is unchanged\n`);
 }

@@ -1,0 +1,26 @@
+// How long the daemon's graceful stop may take before it exits anyway (daemon.js shutdown).
+// A worker's retirement is bounded by drain_timeout then kill_timeout (SIGKILL after it:
+// worker-process.js stop()), and apps and workers stop in parallel, so the slowest worker
+// sets the bound. A fixed bound would fire before systemd's TimeoutStopSec (the saved apps'
+// largest drain_timeout + kill_timeout + 10 s, lib/ctl/systemd-unit.js) for slow apps.
+
+/** Added to the slowest stop: exits and log flushes after SIGKILL; under the unit's 10 s. */
+export const STOP_MARGIN_MS = 5000;
+
+// setTimeout fires at once beyond this (and warns): a huge kill_timeout must not do that.
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * @param {Iterable<{config: object, slots: {config: object|null}[]}>} apps  the supervisor's apps
+ * @returns {number} ms
+ */
+export function stopDeadline(apps, margin = STOP_MARGIN_MS) {
+  let slowest = 0;
+  for (const app of apps) {
+    // A slot mid-reload may still run an older config than its app's.
+    for (const c of [app.config, ...app.slots.map((s) => s.config)]) {
+      if (c) slowest = Math.max(slowest, (Number(c.drain_timeout) || 0) + (Number(c.kill_timeout) || 0));
+    }
+  }
+  return Math.min(slowest + margin, MAX_TIMER_MS);
+}

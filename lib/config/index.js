@@ -94,7 +94,7 @@ async function readBounded(file, max) {
  * @returns {Ecosystem}
  * @throws {SuperError} E_CONFIG with `details.problems` (string[])
  */
-export function loadEcosystemText(text, file, { env, only, allowedCpus, cpus, noPinning, baseDir } = {}) {
+export function loadEcosystemText(text, file, { env, only, allowedCpus, cpus, noPinning, baseDir, mergeLogsDefault = true } = {}) {
   allowedCpus ??= cpus !== undefined ? Array.from({ length: cpus }, (_, i) => i) : readAllowedCpus();
   cpus ??= allowedCpus.length;
   const abs = path.resolve(file);
@@ -119,7 +119,7 @@ export function loadEcosystemText(text, file, { env, only, allowedCpus, cpus, no
   let daemon = null;
   let apps = [];
   if (data && typeof data === 'object' && !Array.isArray(data)) {
-    const ctx = { problems, file: abs, baseDir, cpus, allowedCpus, noPinning, envName: env };
+    const ctx = { problems, file: abs, baseDir, cpus, allowedCpus, noPinning, envName: env, mergeLogsDefault };
     daemon = normalizeDaemon(data, ctx);
     if (Array.isArray(data.apps) && !problems.isBad(['apps'])) {
       apps = data.apps.map((raw, i) => normalizeApp(raw, i, ctx));

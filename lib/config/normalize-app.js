@@ -77,6 +77,7 @@ const SIGNALS = Object.keys(os.constants.signals);
  * @param {number[]} ctx.allowedCpus  the CPUs the daemon may use
  * @param {string|null} [ctx.noPinning]  why CPU pinning cannot work here (default: detected)
  * @param {string} [ctx.envName]  `--env <name>`
+ * @param {boolean} [ctx.mergeLogsDefault]  merge_logs when the file does not say (`super run`: false)
  * @returns {App|null} null when the entry is not a mapping
  */
 export function normalizeApp(raw, index, ctx) {
@@ -168,7 +169,7 @@ export function normalizeApp(raw, index, ctx) {
     max_memory_restart: bytes('max_memory_restart'),
     out_file: filePath('out_file'),
     error_file: filePath('error_file'),
-    merge_logs: get('merge_logs') ?? true,
+    merge_logs: get('merge_logs') ?? ctx.mergeLogsDefault ?? true,
     log_date_format: get('log_date_format') ?? null,
     log_type: get('log_type') ?? 'raw',
     disable_logs: get('disable_logs') ?? false,

@@ -24,6 +24,7 @@ export class Supervisor {
     this.daemonPolicy = new DaemonPolicy({ log }); // scheduling policy and CPU sets
     this.monitor = null; // the health monitor (lib/master/monitor.js), set by the daemon
     this.control = null; // the TCP control listener (lib/master/control-listener.js), set by the daemon
+    this.loadDefaults = {}; // loadEcosystem options for every file it reads (`super run`: per-slot logs)
     this.ctx = {
       home,
       log,
@@ -49,7 +50,7 @@ export class Supervisor {
     const { loadEcosystem } = await import('../config/index.js');
     const clientEnv = rawClientEnv && inheritable(rawClientEnv);
     // The daemon's CPUs as at boot: daemon.cpu_affinity narrows the daemon, never the apps.
-    const eco = await loadEcosystem(file, { env, only, allowedCpus: this.daemonPolicy.allowed });
+    const eco = await loadEcosystem(file, { env, only, allowedCpus: this.daemonPolicy.allowed, ...this.loadDefaults });
     return this.startConfigs(eco.apps.map((config) => ({ config, clientEnv, source: { file, env } })), eco.daemon, file, beforeStart);
   }
 
@@ -220,7 +221,7 @@ export class Supervisor {
       if (!app.source) continue; // not started from a file: reloads with its running config
       const key = `${app.source.file}\0${app.source.env ?? ''}`;
       if (!files.has(key)) {
-        const eco = await loadEcosystem(app.source.file, { env: app.source.env, allowedCpus: this.daemonPolicy.allowed });
+        const eco = await loadEcosystem(app.source.file, { env: app.source.env, allowedCpus: this.daemonPolicy.allowed, ...this.loadDefaults });
         await prepareLogs(eco.apps, eco.daemon.logs, this.home);
         files.set(key, eco);
       }

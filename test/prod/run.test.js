@@ -29,11 +29,11 @@ test('super run: the apps\' output on stdout/stderr with prefixes, super ls atta
   const { port, eco } = await talker(box);
   const run = foreground(box, t, ['run', eco]);
   await run.waitFor(/talker online/, { stream: 'err' });
-  await run.waitFor(/^talker(#\d)? \| hello from slot 0$/m, { stream: 'out' });
-  await run.waitFor(/^talker(#\d)? \| hello from slot 1$/m, { stream: 'out' });
-  await run.waitFor(/^talker(#\d)? ! warning from slot 0$/m, { stream: 'err' });
+  await run.waitFor(/^talker#0 \| hello from slot 0$/m, { stream: 'out' });
+  await run.waitFor(/^talker#1 \| hello from slot 1$/m, { stream: 'out' });
+  await run.waitFor(/^talker#0 ! warning from slot 0$/m, { stream: 'err' });
   assert.equal((await httpGet(port, '/ping')).status, 200);
-  await run.waitFor(/^talker(#\d)? \| GET \/ping$/m, { stream: 'out' });
+  await run.waitFor(/^talker#\d \| GET \/ping$/m, { stream: 'out' });
 
   // The control channel works: another process lists the apps of this foreground daemon.
   const ls = await lsJson(box);
@@ -45,8 +45,8 @@ test('super run: the apps\' output on stdout/stderr with prefixes, super ls atta
   assert.deepEqual(exit, { code: 0, signal: null }, run.stderr);
   assert.deepEqual(await waitGone(workers), []);
   // Graceful: the workers ended on their own terms, and their last words were printed.
-  assert.match(run.stdout, /^talker(#\d)? \| bye from slot 0$/m);
-  assert.match(run.stdout, /^talker(#\d)? \| bye from slot 1$/m);
+  assert.match(run.stdout, /^talker#0 \| bye from slot 0$/m);
+  assert.match(run.stdout, /^talker#1 \| bye from slot 1$/m);
   assert.equal(fs.existsSync(path.join(box.home, 'super.sock')), false);
 });
 
@@ -58,7 +58,7 @@ test('super run --json: one JSON object per line; SIGINT exits 0', async (t) => 
   await run.waitFor(/"msg":"warning from slot 0"/, { stream: 'out' });
   assert.deepEqual(await run.stop('SIGINT'), { code: 0, signal: null });
   const lines = run.stdout.trim().split('\n').map((l) => JSON.parse(l));
-  assert.ok(lines.some((o) => o.app === 'talker' && o.stream === 'out' && o.msg === 'hello from slot 0'));
+  assert.ok(lines.some((o) => o.app === 'talker' && o.slot === 0 && o.stream === 'out' && o.msg === 'hello from slot 0'));
   assert.ok(lines.some((o) => o.app === 'talker' && o.stream === 'err' && o.msg === 'warning from slot 0'));
 });
 
@@ -153,7 +153,7 @@ async function runAsPid1(t, { reaper }) {
   // (the test's cleanup), the namespace's PID 1 and so everything in it dies too.
   const env = { SUPER_HOME: path.join(box.dir, 'ns-home'), ...(reaper ? {} : { SUPER_RUN_REAPED: '1' }) }; // REAPED: as if a reaper ran already; none does
   const run = foreground(box, t, [], { cmd: 'unshare', argv: ['--pid', '--fork', '--kill-child', '--mount-proc', process.execPath, SUPER, 'run', eco], env });
-  await run.waitFor(/orphans \| orphans made: 5/, { stream: 'out' });
+  await run.waitFor(/orphans#0 \| orphans made: 5/, { stream: 'out' });
   const sleeps = () => tree(run.child.pid).filter((p) => p.comm === 'sleep');
   return { box, run, sleeps };
 }

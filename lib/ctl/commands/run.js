@@ -4,7 +4,8 @@
 //
 //   PID 1?  -> re-run under `tini -s`, which reaps orphans (lib/ctl/pid1.js)
 //   bad file -> E_CONFIG, exit 2, nothing started
-//   daemon up -> log printer child follows every app's output to stdout/stderr
+//   daemon up -> log printer child follows every app's output to stdout/stderr (per-slot
+//                files unless the file sets merge_logs, so each line says app#slot)
 //   apps started; one fails to start -> everything stopped, exit 1
 //   SIGTERM / SIGINT -> every app stopped gracefully -> printer drains -> exit 0
 import path from 'node:path';
@@ -33,6 +34,8 @@ export default async function run(file, opts = {}) {
   const beforeStart = async () => {
     printer = await startLogPrinter({ home: daemon.home, json: Boolean(opts.json) });
   };
+  // One log file per worker unless the file says merge_logs: every line printed says app#slot.
+  daemon.supervisor.loadDefaults = { mergeLogsDefault: false };
   let result;
   try {
     result = await daemon.supervisor.startFromFile({ file: abs, env: opts.env, only, clientEnv, beforeStart });
@@ -46,7 +49,7 @@ export default async function run(file, opts = {}) {
   if (result.failed.length) {
     for (const f of result.failed) {
       say(`E_START_FAILED: ${f.app}#${f.slot} ${f.reason} before it became ready; stopping everything`);
-      if (f.stderr) process.stderr.write(`${f.stderr.split('\n').map((l) => `  ${f.app}#${f.slot} | ${l}`).join('\n')}\n`);
+      if (f.stderr) process.stderr.write(`${f.stderr.split('\n').map((l) => `  ${f.stderr_label ?? `${f.app}#${f.slot}`} | ${l}`).join('\n')}\n`);
     }
     daemon.shutdown('an app failed to start', 1);
   } else {

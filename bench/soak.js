@@ -70,7 +70,8 @@ fs.writeFileSync(eco, [
 ].join('\n'));
 const cli = (...args) => run(process.execPath, [SUPER_BIN, ...args], { env, timeout: 120000 });
 const supervisor = new DaemonSupervisor({
-  argv: [process.execPath, SUPER_BIN, 'daemon', '--foreground', '--resurrect'],
+  // --expose-gc: the heap samples below are taken after a full GC (stats {gc: true}).
+  argv: [process.execPath, '--expose-gc', SUPER_BIN, 'daemon', '--foreground', '--resurrect'],
   env,
   cwd: ROOT,
   logFile: path.join(home, 'foreground.log'),
@@ -84,12 +85,13 @@ const restartsSeen = new Map(); // `${daemonPid}:${slot}` -> highest `restarts` 
 let loads = [];
 const timers = [];
 
-/** The daemon's JS heap in use, KB (its `stats` op); null if it does not answer. */
-async function heapUsed(superHome) {
+/** The daemon's live JS heap, KB, after a full GC (its `stats` op); null when not asked or no answer. */
+async function heapUsed(superHome, gc) {
+  if (!gc) return null;
   const c = await connect(superHome).catch(() => null);
   if (!c) return null;
   try {
-    return Math.round((await c.request('stats', {})).heap_used / 1024);
+    return Math.round((await c.request('stats', { gc: true })).heap_used / 1024);
   } finally {
     c.close();
   }
@@ -239,13 +241,14 @@ try {
   await settle(N);
 
   // RSS alone cannot tell a leak from the allocator keeping freed memory (it steps up under
-  // connection load and stays); the JS heap's lowest point each minute (after a GC) can.
+  // connection load and stays); the JS heap after a full GC can. One GC every 10 s.
+  let sampled = 0;
   let statsBusy = false;
   timers.push(setInterval(() => {
     const pid = supervisor.pid;
     if (!pid || statsBusy) return;
     statsBusy = true;
-    heapUsed(home).then((heapKb) => {
+    heapUsed(home, sampled++ % 5 === 0).then((heapKb) => {
       const kb = Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'latin1'))?.[1]);
       if (kb) rss.push({ t: Date.now() - t0, pid, kb, heapKb });
     }).catch(() => { /* between two daemons */ }).finally(() => { statsBusy = false; });
@@ -404,7 +407,7 @@ process.stdout.write(`\n${report}`);
 fs.mkdirSync(path.dirname(path.resolve(ROOT, opts.out)), { recursive: true });
 fs.writeFileSync(path.resolve(ROOT, opts.out), report);
 say(`report written to ${opts.out}`);
-// The run fails when a row whose target is 0 has failures, or the daemon's JS heap floor grows.
+// The run fails when a row whose target is 0 has failures, or the daemon's live JS heap grows.
 const failedAt = (c) => (attribution.rows.get(c)?.requests ?? 0) + (attribution.rows.get(c)?.connects ?? 0);
 const missed = ['SIGKILL (other connection)', 'reload', 'scale up', 'scale down', 'reload + SIGKILL', UNEXPLAINED]
   .filter((c) => failedAt(c) > 0)

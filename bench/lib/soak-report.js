@@ -23,10 +23,10 @@ export const MIN_FIT_MIN = 2;
 export const FLAT_MB_PER_MIN = 0.5;
 
 /**
- * RSS per minute and its fitted slope, and the same for the JS heap's lowest point each
- * minute (its floor: what survived the last GC). The run fails on a growing heap floor;
- * RSS that steps up under load while the heap floor is flat is the allocator keeping
- * freed memory, reported, not failed.
+ * RSS per minute and its fitted slope, and the same for the daemon's live JS heap (after a
+ * full GC; its lowest sample each minute). The run fails on a growing live heap; RSS that
+ * steps up under load while the live heap is flat is the allocator keeping freed memory,
+ * reported, not failed.
  * @param {{t: number, pid: number, kb: number, heapKb?: number|null}[]} samples  t: ms since the soak began
  * @param {number} since  fit only samples at or after this t (the second daemon's warm-up done)
  * @param {number} [until]  and before this t (a third daemon is another process)
@@ -58,15 +58,15 @@ export function rssSummary(samples, since, until = Infinity) {
   if (!Number.isFinite(perMin) || spanMin < MIN_FIT_MIN) verdict = `too short to judge: ${fmt(spanMin, 1)} min of samples after the daemon restart (a fit needs ${MIN_FIT_MIN} min; run --minutes 10)`;
   else if (perMin < FLAT_MB_PER_MIN) verdict = `no growth trend: fitted slope ${fmt(perMin, 2)} MB/min over the ${fmt(spanMin, 1)} min after the daemon restart (${fitted.length} samples; flat means < ${FLAT_MB_PER_MIN} MB/min)`;
   else verdict = `rising: fitted slope ${fmt(perMin, 2)} MB/min over the ${fmt(spanMin, 1)} min after the daemon restart (${fitted.length} samples; flat means < ${FLAT_MB_PER_MIN} MB/min)`;
-  // The heap floor: each whole minute's lowest heap sample, of one daemon, in the fit range.
+  // Each whole minute's lowest live-heap sample, of one daemon, in the fit range.
   const floors = [...perMinute].filter(([m, e]) => e.heap.length && e.pids.size === 1 && m * 60000 >= since && (m + 1) * 60000 <= until)
     .map(([m, e]) => ({ m: m + 0.5, mb: mb(Math.min(...e.heap)) }));
   const heapPerMin = slope(floors.map((f) => f.m), floors.map((f) => f.mb));
   let heapVerdict;
   if (!Number.isFinite(heapPerMin)) heapVerdict = `too short to judge: ${floors.length} whole minute(s) of heap samples after the daemon restart (a fit needs 3)`;
-  else heapVerdict = `${heapPerMin < FLAT_MB_PER_MIN ? 'no growth trend' : 'GROWING'}: the heap floor's fitted slope is ${fmt(heapPerMin, 2)} MB/min over ${floors.length} minutes (${floors.map((f) => fmt(f.mb, 1)).join(', ')} MB; flat means < ${FLAT_MB_PER_MIN} MB/min)`;
+  else heapVerdict = `${heapPerMin < FLAT_MB_PER_MIN ? 'no growth trend' : 'GROWING'}: the live heap's fitted slope (after full GCs) is ${fmt(heapPerMin, 2)} MB/min over ${floors.length} minutes (${floors.map((f) => fmt(f.mb, 1)).join(', ')} MB; flat means < ${FLAT_MB_PER_MIN} MB/min)`;
   return {
-    table: table(['minute', 'daemon pid', 'samples', 'RSS min MB', 'RSS median MB', 'RSS max MB', 'JS heap floor MB'], rows),
+    table: table(['minute', 'daemon pid', 'samples', 'RSS min MB', 'RSS median MB', 'RSS max MB', 'live JS heap MB (after GC)'], rows),
     slopeMbPerMin: perMin,
     verdict,
     heapVerdict,

@@ -44,9 +44,10 @@
 //               apps with an empty list unless force
 //   watch       {app, on}                            -> {app, watch: [path]}   watch mode on/off for an app
 //   resurrect   {}                                   -> like start, plus {file}; E_DUMP if the dump is missing or corrupt
-//   stats       {reset?}                             -> {pid, cpu_user_ms, cpu_system_ms, rss, heap_used,
+//   stats       {reset?, gc?}                        -> {pid, cpu_user_ms, cpu_system_ms, rss, heap_used,
 //                                                        event_loop_delay_ms: {window_ms, p50, p99, max}}
-//                                                       the daemon's own health; reset starts a new window
+//                                                       the daemon's own health; reset starts a new window;
+//                                                       gc: a full GC first (a daemon run with --expose-gc only)
 //   logs        {target?, lines?, stream?, since?, follow?}
 //                                                    -> {files: [{app, slot, stream, path, lines: [string]}], following}
 //               target = app name or "all" (default); stream = "out" | "err"; lines default 20;
@@ -112,7 +113,7 @@ export const OPS = Object.freeze({
   save: { force: [(v) => v === undefined || typeof v === 'boolean', false, 'true or false'] },
   resurrect: {},
   watch: { app: [str, true, 'an app name'], on: [(v) => typeof v === 'boolean', true, 'true or false'] },
-  stats: { reset: [(v) => typeof v === 'boolean', false, 'true or false'] },
+  stats: { reset: [(v) => typeof v === 'boolean', false, 'true or false'], gc: [(v) => typeof v === 'boolean', false, 'true or false'] },
   logs: {
     target: [optStr, false, 'an app name or "all"'],
     lines: [(v) => Number.isSafeInteger(v) && v >= 0 && v <= 100000, false, 'an integer from 0 to 100000'],

@@ -12,8 +12,13 @@ let since = Date.now();
 // what exceeds the resolution.
 const ms = (ns) => Math.max(0, Math.round((ns / 1e6 - RESOLUTION_MS) * 100) / 100);
 
-/** Current figures; `reset` starts a new event-loop delay window after reading. */
-export function daemonStats({ reset = false } = {}) {
+/**
+ * Current figures; `reset` starts a new event-loop delay window after reading. `gc` runs a
+ * full GC first, so heap_used is the live heap (a leak, not garbage not yet collected):
+ * only in a daemon started with --expose-gc (the soak's), elsewhere it does nothing.
+ */
+export function daemonStats({ reset = false, gc = false } = {}) {
+  if (gc) globalThis.gc?.();
   const cpu = process.cpuUsage();
   const mem = process.memoryUsage();
   const out = {

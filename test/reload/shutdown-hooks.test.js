@@ -1,13 +1,16 @@
 // Apps can clean up on retirement: onShutdown(fn) runs after the last request was answered;
-// shutdown_with_message also sends PM2's 'shutdown' message.
+// shutdown_with_message also sends PM2's 'shutdown' message. stop, delete and the daemon's
+// SIGTERM retire workers through the same graceful path (only the drain runs hooks). A
+// fork-mode child with shutdown_with_message gets the message and time to exit by itself.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { sandbox, freePort, httpGet, FIXTURES } from '../helpers/harness.js';
+import { sandbox, freePort, httpGet, alive, waitGone, watchEvents, lsJson, FIXTURES } from '../helpers/harness.js';
 import { waitForLog } from '../helpers/metrics.js';
 
-test('stop: onShutdown runs after the in-flight request is answered; shutdown_with_message sends "shutdown"', async (t) => {
+/** An app whose worker records (in a marks file) its requests, answers and onShutdown hook. */
+async function hooksApp(t, { withMessage = false } = {}) {
   const box = await sandbox(t);
   const port = await freePort();
   const markFile = path.join(box.dir, 'marks.txt');
@@ -17,20 +20,69 @@ test('stop: onShutdown runs after the in-flight request is answered; shutdown_wi
 apps:
   - name: hooks
     script: ${path.join(FIXTURES, 'apps', 'shutdown-hooks.js')}
-    shutdown_with_message: true
+    shutdown_with_message: ${withMessage}
     env: { PORT: ${port}, MARK_FILE: ${JSON.stringify(markFile)}, SLOW_MS: 700 }
 `);
   assert.equal((await box.cli(['start', eco])).code, 0);
-  const slow = httpGet(port, '/', { timeout: 10000 });
-  // stop once the request is in flight (answered 700 ms after it arrives)
-  for (let i = 0; i < 400 && !fs.readFileSync(markFile, 'utf8').includes('received'); i++) await new Promise((r) => setTimeout(r, 10));
+  const marks = () => fs.readFileSync(markFile, 'utf8').trim().split('\n').map((l) => l.split(' ')[0]);
+  // A request the worker has received and answers 700 ms later.
+  const inFlight = async () => {
+    const answer = httpGet(port, '/', { timeout: 10000 });
+    for (let i = 0; i < 400 && !marks().includes('received'); i++) await new Promise((r) => setTimeout(r, 10));
+    return answer;
+  };
+  const assertDrained = () => {
+    const m = marks();
+    assert.ok(m.includes('hook') && m.indexOf('answered') < m.indexOf('hook'), `drained, hook after the answer: ${m}`);
+  };
+  return { box, marks, inFlight, assertDrained };
+}
+
+test('stop: onShutdown runs after the in-flight request is answered; shutdown_with_message sends "shutdown"', async (t) => {
+  const { box, marks, inFlight, assertDrained } = await hooksApp(t, { withMessage: true });
+  const answer = await inFlight();
   const stop = await box.cli(['stop', 'hooks']);
   assert.equal(stop.code, 0, stop.stderr);
-  assert.equal((await slow).body, 'done\n');
-  const marks = fs.readFileSync(markFile, 'utf8').trim().split('\n').map((l) => l.split(' ')[0]);
-  assert.ok(marks.includes('message'), `PM2 shutdown message received: ${marks}`);
-  assert.ok(marks.indexOf('answered') < marks.indexOf('hook'), `hook after the answer: ${marks}`);
-  assert.ok(marks.includes('hook'));
+  assert.equal((await answer).body, 'done\n');
+  assert.ok(marks().includes('message'), `PM2 shutdown message received: ${marks()}`);
+  assertDrained();
+});
+
+test('delete: the request in flight is answered, then onShutdown runs', async (t) => {
+  const { box, inFlight, assertDrained } = await hooksApp(t);
+  const answer = await inFlight();
+  const r = await box.cli(['delete', 'hooks']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal((await answer).body, 'done\n');
+  assertDrained();
+});
+
+test('SIGTERM to the daemon: the request in flight is answered, then onShutdown runs, exit 0', async (t) => {
+  const { box, inFlight, assertDrained } = await hooksApp(t);
+  const daemon = box.daemonPid();
+  const answer = await inFlight();
+  process.kill(daemon, 'SIGTERM');
+  assert.equal((await answer).body, 'done\n');
+  assert.deepEqual(await waitGone([daemon]), []);
+  assertDrained();
+  assert.match(fs.readFileSync(path.join(box.home, 'daemon.log'), 'utf8'), /"code":0,"msg":"daemon exit"/);
+});
+
+test('fork mode with shutdown_with_message: the child gets "shutdown" and exits by itself', async (t) => {
+  const box = await sandbox(t);
+  box.write('job.cjs', `
+setInterval(() => {}, 1000);
+process.on('SIGINT', () => process.exit(9)); // kill_signal would say so
+process.on('message', (m) => m === 'shutdown' && setTimeout(() => process.exit(0), 100));
+`);
+  const eco = box.write('eco.yml', `apps:\n  - name: job\n    script: job.cjs\n    exec_mode: fork\n    shutdown_with_message: true\n`);
+  assert.equal((await box.cli(['start', eco])).code, 0);
+  const [w] = (await lsJson(box)).apps[0].workers;
+  const ev = await watchEvents(box, t);
+  assert.equal((await box.cli(['stop', 'job'])).code, 0);
+  const stopped = await ev.waitFor((e) => e.state === 'stopped');
+  assert.deepEqual([stopped.code, stopped.signal], [0, null], 'exited on the message, before kill_signal');
+  assert.equal(alive(w.pid), false);
 });
 
 test('a failing onShutdown hook is logged in daemon.log and the stop goes on', async (t) => {

@@ -5,8 +5,8 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { sandbox, freePort, httpGet, lsJson, watchEvents } from '../helpers/harness.js';
-import { probeLs } from '../helpers/ls-probe.js';
+import { sandbox, freePort, lsJson, watchEvents } from '../helpers/harness.js';
+import { probeLs, probeHttp } from '../helpers/probes.js';
 
 const APPS = 20;
 const MAX_RESTARTS = 6;
@@ -46,22 +46,10 @@ test(`${APPS} apps crash-looping: ls answers, a healthy app serves, restarts bac
 
   // While they loop: `super ls` answers in bounded time, and the healthy app never fails.
   const lsProbe = probeLs(box, t, () => looping);
-  let served = 0;
-  const failures = [];
-  const httpProbe = (async () => {
-    while (looping) {
-      try {
-        const r = await httpGet(port);
-        if (r.status === 200) served++;
-        else failures.push(r.status);
-      } catch (err) {
-        failures.push(err.message);
-      }
-    }
-  })();
+  const httpProbe = probeHttp(port, () => looping);
 
   await allErrored;
-  const [{ daemonMs, cliMs }] = await Promise.all([lsProbe, httpProbe]);
+  const [{ daemonMs, cliMs }, { served, failures }] = await Promise.all([lsProbe, httpProbe]);
   const started = await start;
   assert.equal(started.code, 1, 'a start whose workers die before ready fails');
   assert.match(started.stderr, /E_START_FAILED: loop\d+#0 exited with code 1 before it became ready/);

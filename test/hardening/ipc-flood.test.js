@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { sandbox, freePort, httpGet, lsJson, watchEvents } from '../helpers/harness.js';
-import { probeLs } from '../helpers/ls-probe.js';
+import { sandbox, freePort, lsJson, watchEvents } from '../helpers/harness.js';
+import { probeLs, probeHttp } from '../helpers/probes.js';
 
 const FLOOD_MS = 4000;
 const FLOOD_MIN = 100000; // small messages the flood must at least have sent to count as one
@@ -34,31 +34,20 @@ test('an IPC flood from a worker: ls answers, another app serves, daemon RSS bou
 
   // From before the flood to its end: ls answers in bounded time, the other app never fails.
   let rssMax = rssBefore;
-  const lsProbe = probeLs(box, t, () => {
+  // Each probe round also samples the daemon's RSS.
+  const busy = () => {
     rssMax = Math.max(rssMax, rssMb(daemon));
     return flooding;
-  });
-  let served = 0;
-  const failures = [];
-  const httpProbe = (async () => {
-    while (flooding) {
-      try {
-        const r = await httpGet(port);
-        if (r.status === 200) served++;
-        else failures.push(r.status);
-        rssMax = Math.max(rssMax, rssMb(daemon));
-      } catch (err) {
-        failures.push(err.message);
-      }
-    }
-  })();
+  };
+  const lsProbe = probeLs(box, t, busy);
+  const httpProbe = probeHttp(port, busy);
 
   const flood = box.write('flood.yml', `apps:\n  - name: flood\n    script: ipc-flood.js\n    ready_on: spawn\n    env: { FLOOD_MS: "${FLOOD_MS}", FLOOD_MIN: "${FLOOD_MIN}", FLOOD_LARGE: "${FLOOD_LARGE}" }\n`);
   const t0 = performance.now();
   assert.equal((await box.cli(['start', flood])).code, 0);
   const end = await done;
   const floodMs = Math.round(performance.now() - t0);
-  const [{ daemonMs, cliMs }] = await Promise.all([lsProbe, httpProbe]);
+  const [{ daemonMs, cliMs }, { served, failures }] = await Promise.all([lsProbe, httpProbe]);
   const sent = Number(/flood done (\d+)/.exec(end.text)[1]);
   t.diagnostic(`flood: ${sent} messages in ${floodMs} ms; ls: ${daemonMs.length} calls, daemon answer max ${Math.max(...daemonMs)} ms, super ls max ${Math.max(...cliMs)} ms; web: ${served} served; daemon RSS ${rssBefore.toFixed(0)} MB before, max ${rssMax.toFixed(0)} MB`);
   assert.ok(sent >= FLOOD_MIN + FLOOD_LARGE, `a flood: ${sent} messages`);

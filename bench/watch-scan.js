@@ -7,7 +7,7 @@
 // (perf_hooks.monitorEventLoopDelay, 1 ms resolution) from the moment watching starts until
 // the initial scan is done, two ways:
 //   idle       nothing (the floor of the measurement)
-//   superd     the watch thread (lib/master/watch-thread.js), as the daemon runs it
+//   superd     the watch thread (lib/master/watch/watch-thread.js), as the daemon runs it
 //   inline     chokidar@5 in the measured thread itself, as a watcher inside a daemon
 //              (PM2's design) would run it, with the same ignore rules
 // Then the same scan inside a real daemon (`super watch idle on` until the watch is ready),
@@ -21,7 +21,7 @@ import { Worker } from 'node:worker_threads';
 import { watch } from 'chokidar';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { makeIgnore } from '../lib/master/watch-ignore.js';
+import { makeIgnore } from '../lib/master/watch/watch-ignore.js';
 import { connect } from '../lib/ipc/client.js';
 import { benchArgs } from './lib/args.js';
 
@@ -56,7 +56,7 @@ async function measure(scan) {
 
 function viaThread() {
   return new Promise((resolve, reject) => {
-    const w = new Worker(new URL('../lib/master/watch-thread.js', import.meta.url));
+    const w = new Worker(new URL('../lib/master/watch/watch-thread.js', import.meta.url));
     w.on('error', reject);
     w.on('message', (m) => {
       if (!m.ready) return;

@@ -56,7 +56,7 @@ const SIGNALS = Object.keys(os.constants.signals);
  * @property {number|null} log_max_size  bytes
  * @property {number|null} log_retain
  * @property {string|number|number[]|Record<string,unknown>|null} cpu_affinity  as written (checked:
- *   every CPU is one the daemon may use); lib/master/affinity.js turns it into each slot's CPUs
+ *   every CPU is one the daemon may use); lib/master/settings/affinity.js turns it into each slot's CPUs
  * @property {number} reload_parallel
  * @property {number} probation  ms
  * @property {number} drain_timeout  ms

@@ -9,8 +9,8 @@ import { connect } from '../ipc/client.js';
 import { SuperError } from '../errors.js';
 import { daemonErrPath } from '../home.js';
 
-const daemonPath = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'master', 'daemon.js');
-const EXIT_ALREADY_RUNNING = 10; // lib/master/daemon.js (not imported: that would boot it)
+const daemonPath = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'master', 'core', 'daemon.js');
+const EXIT_ALREADY_RUNNING = 10; // lib/master/core/daemon.js (not imported: that would boot it)
 
 export async function ensureDaemon(home, { timeout = 15000 } = {}) {
   try {

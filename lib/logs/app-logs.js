@@ -26,7 +26,7 @@ const AGENT_VAR = 'SUPER_LOG';
 const ATTACHED = Symbol('superd.logs.attached');
 
 export class AppLogs {
-  /** @param {{app: import('../master/app.js').App, log: import('pino').Logger, home: string}} o */
+  /** @param {{app: import('../master/core/app.js').App, log: import('pino').Logger, home: string}} o */
   constructor({ app, log, home }) {
     this.app = app;
     this.log = log;

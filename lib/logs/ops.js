@@ -39,7 +39,7 @@ export async function reloadAllLogs(supervisor) {
   return { apps: apps.map((a) => a.name), files };
 }
 
-/** @param {import('../master/supervisor.js').Supervisor} supervisor */
+/** @param {import('../master/core/registry.js').Supervisor} supervisor */
 export function makeLogHandlers(supervisor) {
   const filesOf = (target, stream) => supervisor.targets(target).flatMap((app) => appFiles(app.logs.settings, app.slots.map((s) => s.index))
     .filter((f) => !stream || f.stream === stream)

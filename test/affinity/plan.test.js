@@ -3,7 +3,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { parseCpuSet, formatCpuList } from '../../lib/config/cpu-set.js';
 import { checkAffinity, unmappedWarning } from '../../lib/config/check-affinity.js';
-import { slotCpus, workerAffinity, spreadWarning } from '../../lib/master/affinity.js';
+import { slotCpus, workerAffinity, spreadWarning } from '../../lib/master/settings/affinity.js';
 
 test('parseCpuSet: numbers, lists and range strings, sorted and deduplicated', () => {
   assert.deepEqual(parseCpuSet(2), { cpus: [2] });

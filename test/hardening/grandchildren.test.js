@@ -1,7 +1,7 @@
 // Issue 7: apps cannot take the daemon down, nor leave processes behind. A worker that
 // started a process tree (a `sleep`, and a Node child that ignores SIGINT and has a
 // `sleep` of its own; none detached) and crashes: the whole tree goes with it, and after
-// `super stop` nothing of the app's replacement tree remains (lib/master/process-group.js).
+// `super stop` nothing of the app's replacement tree remains (lib/master/process/process-group.js).
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';

@@ -18,7 +18,7 @@ test('two concurrent `super start` make one daemon', async (t) => {
     try {
       const cmd = fs.readFileSync(`/proc/${p}/cmdline`, 'utf8');
       const env = fs.readFileSync(`/proc/${p}/environ`, 'utf8');
-      return cmd.includes('lib/master/daemon.js') && env.includes(`SUPER_HOME=${box.home}\0`);
+      return cmd.includes('lib/master/core/daemon.js') && env.includes(`SUPER_HOME=${box.home}\0`);
     } catch {
       return false;
     }

@@ -6,7 +6,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { sandbox, freePort, httpGet, lsJson, FIXTURES } from '../helpers/harness.js';
 import { watchMetrics } from '../helpers/metrics.js';
-import { renderPrometheus } from '../../lib/master/prometheus-text.js';
+import { renderPrometheus } from '../../lib/master/health/prometheus-text.js';
 import { loadEcosystemText } from '../../lib/config/index.js';
 
 const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;

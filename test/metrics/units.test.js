@@ -2,8 +2,8 @@
 // and the dashboard's keys, sparkline and frame.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { decideHealthAction } from '../../lib/master/health-rules.js';
-import { Ring, WorkerRecord } from '../../lib/master/metrics-store.js';
+import { decideHealthAction } from '../../lib/master/health/health-rules.js';
+import { Ring, WorkerRecord } from '../../lib/master/health/metrics-store.js';
 import { sparkline } from '../../lib/ctl/monit/sparkline.js';
 import { parseKeys } from '../../lib/ctl/monit/keys.js';
 import { MonitModel } from '../../lib/ctl/monit/model.js';

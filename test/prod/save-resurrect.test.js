@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { sandbox, freePort, httpGet, lsJson, waitGone } from '../helpers/harness.js';
-import { writeDump, readDump, parseDump, dumpPath, bakPath } from '../../lib/master/dump.js';
+import { writeDump, readDump, parseDump, dumpPath, bakPath } from '../../lib/master/saved/dump.js';
 import { foreground, waitForDaemon } from './foreground.js';
 
 async function twoApps(box) {

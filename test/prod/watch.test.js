@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import http from 'node:http';
 import { sandbox, freePort, httpGet, lsJson } from '../helpers/harness.js';
-import { makeIgnore, DEFAULT_IGNORE } from '../../lib/master/watch-ignore.js';
+import { makeIgnore, DEFAULT_IGNORE } from '../../lib/master/watch/watch-ignore.js';
 
 /** Subscribes to watch and worker events; waitFor(pred) over everything seen so far. */
 async function events(box, t) {

@@ -1,5 +1,5 @@
 // A connection the daemon (the cluster primary) hands to a worker that dies, or that
-// closes its server, is answered or closed: never left hanging (lib/master/handoff-guard.js).
+// closes its server, is answered or closed: never left hanging (lib/master/process/handoff-guard.js).
 // Without the guard, each scenario below leaves clients hanging until their timeout.
 import test from 'node:test';
 import assert from 'node:assert/strict';

@@ -10,7 +10,7 @@ const LISTEN_RE = /^(\[[0-9A-Fa-f:.]+\]|[^\s:[\]]+):[0-9]{1,5}$/;
 
 export default async function daemon(opts = {}) {
   const control = controlFromFlags(opts);
-  const { startDaemon } = await import('../../master/daemon.js');
+  const { startDaemon } = await import('../../master/index.js');
   await startDaemon({ resurrect: Boolean(opts.resurrect), control });
   return new Promise(() => {}); // the daemon exits the process itself
 }

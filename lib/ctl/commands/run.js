@@ -24,7 +24,7 @@ export default async function run(file, opts = {}) {
   await loadEcosystem(file, { env: opts.env, only });
 
   let printer = null;
-  const { startDaemon } = await import('../../master/daemon.js');
+  const { startDaemon } = await import('../../master/index.js');
   const daemon = await startDaemon({ afterStop: () => printer?.drain() });
   const say = (msg) => process.stderr.write(`super run: ${msg}\n`);
 

@@ -57,7 +57,7 @@ export default async function startup(system, opts = {}) {
  * then kill_signal (kill_timeout), for the slowest saved app.
  */
 async function maxKillTimeout(home) {
-  const { readDump } = await import('../../master/dump.js');
+  const { readDump } = await import('../../master/saved/dump.js');
   const DEFAULT = 10000 + 1600; // drain_timeout + kill_timeout defaults
   const slowest = (c) => (Number(c.drain_timeout) || 0) + (Number(c.kill_timeout) || 0);
   try {

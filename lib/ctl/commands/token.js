@@ -3,7 +3,7 @@
 // authentication, so a rotated token is the only one accepted from the next connection on
 // (connections already open stay open).
 import { superHome, tokenPath } from '../../home.js';
-import { prepareHome } from '../../master/home-dir.js';
+import { prepareHome } from '../../master/saved/home-dir.js';
 import { ensureToken, rotateToken } from '../../ipc/token.js';
 import { SuperError } from '../../errors.js';
 

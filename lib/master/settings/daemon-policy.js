@@ -6,8 +6,8 @@
 // for another policy is refused before anything changes; a file that does not mention
 // `scheduling` has no opinion and is accepted.
 import cluster from 'node:cluster';
-import { SuperError } from '../errors.js';
-import { formatCpuList, parseCpuSet, readAllowedCpus } from '../config/cpu-set.js';
+import { SuperError } from '../../errors.js';
+import { formatCpuList, parseCpuSet, readAllowedCpus } from '../../config/cpu-set.js';
 import { pinProcess } from './affinity.js';
 
 const NAMES = { [cluster.SCHED_RR]: 'round-robin', [cluster.SCHED_NONE]: 'os' };
@@ -18,7 +18,7 @@ export class DaemonPolicy {
     this.log = log;
     // Read once at boot, before the daemon pins itself: the CPUs apps may use for good.
     const allowed = readAllowedCpus();
-    /** Shared with every slot (lib/master/affinity.js workerAffinity). */
+    /** Shared with every slot (lib/master/settings/affinity.js workerAffinity). */
     this.affinity = { allowed, daemonPinned: false };
     this.policy = null; // cluster.SCHED_*, once the first start fixed it
     this.pinnedTo = null; // taskset list the daemon pinned itself to

@@ -12,9 +12,9 @@
 // A saved dump (resurrect) never fails over its control settings: a conflict, or a listener
 // that cannot be opened, is a warning and its apps start anyway.
 import fs from 'node:fs/promises';
-import { SuperError } from '../errors.js';
-import { tokenPath } from '../home.js';
-import { controlListenProblem } from '../config/control-settings.js';
+import { SuperError } from '../../errors.js';
+import { tokenPath } from '../../home.js';
+import { controlListenProblem } from '../../config/control-settings.js';
 
 export class ControlListener {
   /** @param {{home: string, log: import('pino').Logger, server: () => object|null}} o  server: lib/ipc/server.js */

@@ -17,7 +17,7 @@
 // Saves run one at a time (the daemon is the only writer): each sees the one before.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { SuperError } from '../errors.js';
+import { SuperError } from '../../errors.js';
 
 // host:port, as config/schema.json allows it
 const LISTEN_RE = /^(\[[0-9A-Fa-f:.]+\]|[^\s:[\]]+):[0-9]{1,5}$/;

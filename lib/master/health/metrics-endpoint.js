@@ -3,7 +3,7 @@
 // so loopback is the default). A small node:http server in the daemon; each scrape
 // renders what the monitor already holds (no /proc reads on the scrape path).
 import http from 'node:http';
-import { parseListen } from '../config/listen-address.js';
+import { parseListen } from '../../config/listen-address.js';
 
 /**
  * @param {string} listen

@@ -13,25 +13,24 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { superHome, socketPath, pidPath, daemonLogPath } from '../home.js';
-import { prepareHome } from './home-dir.js';
-import { acquirePidFile, releasePidFile } from './pid-file.js';
-import { startControlServer } from '../ipc/server.js';
-import { Supervisor } from './supervisor.js';
-import { Monitor } from './monitor.js';
-import { ControlListener } from './control-listener.js';
+import { superHome, socketPath, pidPath, daemonLogPath } from '../../home.js';
+import { prepareHome, acquirePidFile, releasePidFile } from '../saved/index.js';
+import { startControlServer } from '../../ipc/server.js';
+import { Supervisor } from './registry.js';
+import { Monitor } from '../health/index.js';
+import { ControlListener } from '../settings/index.js';
 import { makeHandlers } from './handlers.js';
-import { reapAllNow } from './process-group.js';
-import { SuperError } from '../errors.js';
+import { reapAllNow } from '../process/index.js';
+import { SuperError } from '../../errors.js';
 import { sdNotify } from './systemd-notify.js';
-import { WatchManager } from './watcher.js';
-import { createDaemonLog } from '../logs/daemon-log.js';
-import { reloadAllLogs } from '../logs/ops.js';
+import { WatchManager } from '../watch/index.js';
+import { createDaemonLog } from '../../logs/daemon-log.js';
+import { reloadAllLogs } from '../../logs/ops.js';
 import { stopDeadline } from './stop-deadline.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const agentPath = path.join(here, '..', 'worker', 'agent.cjs');
-const { version } = JSON.parse(fs.readFileSync(path.join(here, '..', '..', 'package.json'), 'utf8'));
+const agentPath = path.join(here, '..', '..', 'worker', 'agent.cjs');
+const { version } = JSON.parse(fs.readFileSync(path.join(here, '..', '..', '..', 'package.json'), 'utf8'));
 
 /** Exit status of a daemon that lost the race to another one (the CLI then just connects). */
 export const EXIT_ALREADY_RUNNING = 10;
@@ -84,7 +83,7 @@ export async function startDaemon({ resurrect = false, afterStop, control } = {}
   /** Stops every app gracefully, then exits with `code` (0 unless told otherwise). */
   const shutdown = (reason, code = 0) => {
     stopping ??= (async () => {
-      // The slowest worker's drain_timeout + kill_timeout, plus a margin (lib/master/stop-deadline.js).
+      // The slowest worker's drain_timeout + kill_timeout, plus a margin (lib/master/core/stop-deadline.js).
       const deadline = stopDeadline(supervisor.apps.values());
       log.info({ reason, deadline_ms: deadline }, 'daemon stopping: stopping every app');
       sdNotify(['STOPPING=1', 'STATUS=stopping every app'], log);
@@ -178,7 +177,7 @@ export async function startDaemon({ resurrect = false, afterStop, control } = {}
  * would only make systemd restart it into the same error.
  */
 async function resurrectAtBoot(supervisor, log) {
-  const { resurrectApps } = await import('./saved-state.js');
+  const { resurrectApps } = await import('../saved/saved-state.js');
   try {
     const r = await resurrectApps(supervisor);
     log.info({ file: r.file, started: r.started, failed: r.failed }, 'resurrected saved apps');
@@ -193,5 +192,5 @@ async function resurrectAtBoot(supervisor, log) {
   }
 }
 
-// Run as a script (`node lib/master/daemon.js`, how `super start` launches it detached).
+// Run as a script (`node lib/master/core/daemon.js`, how `super start` launches it detached).
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) startDaemon();

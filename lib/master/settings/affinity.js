@@ -9,8 +9,8 @@
 // The CPUs of slot i are a function of (cpu_affinity, i, the daemon's CPUs), computed at
 // each fork: a crash replacement or a reload of slot i lands on slot i's CPUs.
 import { execFile } from 'node:child_process';
-import { formatCpuList, parseCpuSet } from '../config/cpu-set.js';
-import { execTools } from './exec-prefix.js';
+import { formatCpuList, parseCpuSet } from '../../config/cpu-set.js';
+import { execTools } from '../process/index.js';
 
 /**
  * The CPUs slot `index` is pinned to, or null when the app does not pin it.

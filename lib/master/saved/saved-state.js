@@ -1,6 +1,6 @@
-// `save` and `resurrect`: the supervisor's apps <-> the dump file (lib/master/dump.js).
+// `save` and `resurrect`: the supervisor's apps <-> the dump file (lib/master/saved/dump.js).
 import { writeDump, readDump } from './dump.js';
-import { WORKER_STATES as S } from './states.js';
+import { WORKER_STATES as S } from '../core/states.js';
 
 /**
  * Saves every app that is not stopped, with its resolved config (instances as scaled now)

@@ -8,7 +8,7 @@
 //    starts, so every thread it ever creates (libuv pool, worker_threads) inherits it.
 // All exec in place (same pid). Where setsid/setpriv are missing (not Linux) workers still
 // run, only without these guarantees; pinning without taskset is refused by the config check.
-import { which } from '../which.js';
+import { which } from '../../which.js';
 
 let found;
 /** @returns {{setsid: string|null, setpriv: string|null, taskset: string|null}} */

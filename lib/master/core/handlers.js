@@ -1,11 +1,11 @@
 // Control ops -> supervisor calls. Arguments were already checked by protocol.parseRequest.
-import { PROTOCOL } from '../ipc/protocol.js';
-import { SuperError } from '../errors.js';
-import { makeLogHandlers } from '../logs/ops.js';
-import { daemonStats } from './loop-stats.js';
+import { PROTOCOL } from '../../ipc/protocol.js';
+import { SuperError } from '../../errors.js';
+import { makeLogHandlers } from '../../logs/ops.js';
+import { daemonStats } from '../health/index.js';
 
 /**
- * @param {{supervisor: import('./supervisor.js').Supervisor, version: string, shutdown: (reason: string) => void,
+ * @param {{supervisor: import('./registry.js').Supervisor, version: string, shutdown: (reason: string) => void,
  *   stopping?: () => boolean}} o
  */
 export function makeHandlers({ supervisor, version, shutdown, stopping = () => false, watcher }) {
@@ -51,11 +51,11 @@ export function makeHandlers({ supervisor, version, shutdown, stopping = () => f
     save: async (a) => {
       // A stopping daemon's list is emptying: never let it replace a good dump.
       if (stopping()) throw new SuperError('E_DUMP', 'the daemon is stopping; the saved process list was left as it was');
-      const { saveApps } = await import('./saved-state.js');
+      const { saveApps } = await import('../saved/saved-state.js');
       return saveApps(supervisor, { version, force: a.force });
     },
     resurrect: async () => {
-      const { resurrectApps } = await import('./saved-state.js');
+      const { resurrectApps } = await import('../saved/saved-state.js');
       return resurrectApps(supervisor);
     },
     stats: (a) => daemonStats(a),

@@ -1,6 +1,6 @@
 // An app: its resolved config, its slots, and the log files its workers write to.
 import { Slot } from './slot.js';
-import { AppLogs } from '../logs/app-logs.js';
+import { AppLogs } from '../../logs/app-logs.js';
 import { appStatus, isRunning, WORKER_STATES as S } from './states.js';
 
 export class App {

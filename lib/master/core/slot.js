@@ -4,16 +4,16 @@
 import { EventEmitter } from 'node:events';
 import { WORKER_STATES as S, assertMove, isRunning } from './states.js';
 import { decideRestart, freshHistory } from './restart-policy.js';
-import { WorkerProcess } from './worker-process.js';
+import { WorkerProcess } from '../process/index.js';
 import { waitReady, survive } from './readiness.js';
-import { workerAffinity } from './affinity.js';
+import { workerAffinity } from '../settings/index.js';
 
 const DEFER_ENV = Object.freeze({ SUPER_DEFER_TRAFFIC: '1' });
 
 export class Slot extends EventEmitter {
   /**
    * @param {object} o
-   * @param {object} o.app      the App (lib/master/app.js) this slot belongs to
+   * @param {object} o.app      the App (lib/master/core/app.js) this slot belongs to
    * @param {number} o.index
    * @param {object} o.ctx      {agentPath, log, policy()}
    */
@@ -32,7 +32,7 @@ export class Slot extends EventEmitter {
     this.lastExit = null;
     this.notReady = false;
     this.restartTimer = null;
-    this.affinity = null; // {cpus, pinned} of the current worker (lib/master/affinity.js)
+    this.affinity = null; // {cpus, pinned} of the current worker (lib/master/settings/affinity.js)
   }
 
   get pid() {
@@ -238,4 +238,4 @@ export class Slot extends EventEmitter {
   }
 }
 
-export { describeExit } from './exit-text.js';
+export { describeExit } from '../process/index.js';

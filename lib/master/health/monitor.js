@@ -7,16 +7,16 @@
 //   timer (interval) --> ProcessSampler (/proc, chunked) --> WorkerRecord.onSample
 //                    --> decideHealthAction --> app.replaceSlot | SIGKILL group
 //                    --> broadcast('metrics', snapshot)   only when someone listens
-import { workerProcesses } from './worker-process.js';
+import { workerProcesses } from '../process/index.js';
 import { ProcessSampler } from './process-sampler.js';
 import { WorkerRecord } from './metrics-store.js';
 import { decideHealthAction } from './health-rules.js';
-import { WORKER_STATES as S } from './states.js';
+import { WORKER_STATES as S } from '../core/states.js';
 
 export class Monitor {
   /**
    * @param {object} o
-   * @param {import('./supervisor.js').Supervisor} o.supervisor
+   * @param {import('../core/registry.js').Supervisor} o.supervisor
    * @param {import('pino').Logger} o.log
    * @param {(topic: string, data: object) => void} o.broadcast
    * @param {(topic: string) => boolean} o.subscribed  true when a connection listens to topic
@@ -78,7 +78,7 @@ export class Monitor {
     }
   }
 
-  /** The settings in force, as a dump saves them (lib/master/saved-state.js). */
+  /** The settings in force, as a dump saves them (lib/master/saved/saved-state.js). */
   get settings() {
     return { listen: this.listen ?? null, interval: this.interval };
   }

@@ -1,12 +1,12 @@
 // When a new worker counts as ready, and whether it then stays up: the one definition
 // used by first starts, crash restarts and rolling reloads.
-import { describeExit } from './exit-text.js';
+import { describeExit } from '../process/index.js';
 
 /**
  * Resolves {ready: true, ms} when `proc` becomes ready by config.ready_on, or
  * {ready: false, ms} when listen_timeout passes first (not for ready_on: spawn, which
  * is "alive for min_uptime"); rejects (err.exit set) if it exits before either.
- * @param {import('./worker-process.js').WorkerProcess} proc
+ * @param {import('../process/worker-process.js').WorkerProcess} proc
  */
 export function waitReady(proc, config) {
   const t0 = Date.now();

@@ -10,7 +10,7 @@
 // called on every worker event of the app, so start/stop/delete need no hooks here.
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { WORKER_STATES as S } from './states.js';
+import { WORKER_STATES as S } from '../core/states.js';
 
 /**
  * The one place watch mode reloads an app: the rolling, zero-downtime reload of
@@ -26,7 +26,7 @@ export async function reloadForWatch(supervisor, name) {
 export class WatchManager {
   /**
    * @param {object} o
-   * @param {import('./supervisor.js').Supervisor} o.supervisor
+   * @param {import('../core/registry.js').Supervisor} o.supervisor
    * @param {import('pino').Logger} o.log
    * @param {(data: object) => void} o.emit  'watch' events for subscribers: {app, state: 'ready'|'reload'|'reloaded'|'error', ...}
    */

@@ -1,7 +1,7 @@
 // SUPER_HOME checks at daemon boot: the control socket inside is the only credential,
 // so the directory must be ours and closed to others.
 import fs from 'node:fs';
-import { SuperError } from '../errors.js';
+import { SuperError } from '../../errors.js';
 
 export function prepareHome(home) {
   try {

@@ -4,10 +4,10 @@
 // the other never reads a half-written file. A pid file left by a killed daemon (its pid
 // dead, or reused by a process that is not a superd daemon) is removed and retried.
 import fs from 'node:fs';
-import { SuperError } from '../errors.js';
-import { processAlive } from '../process-alive.js';
+import { SuperError } from '../../errors.js';
+import { processAlive } from '../../process-alive.js';
 
-// A superd daemon's command line: `node .../lib/master/daemon.js`, `super daemon` or `super run`.
+// A superd daemon's command line: `node .../lib/master/core/daemon.js`, `super daemon` or `super run`.
 const DAEMON_CMDLINE = /lib\/master\/daemon\.js|super(\.js)?\0(daemon|run)\0/;
 
 function isDaemon(pid) {

@@ -1,14 +1,14 @@
 // The registry of apps and the operations on them. The control handlers call these;
 // nothing here parses wire input (lib/ipc/protocol.js did) or talks to sockets.
 import { App } from './app.js';
-import { DaemonPolicy } from './daemon-policy.js';
-import { spreadWarning } from './affinity.js';
-import { unmappedWarning } from '../config/check-affinity.js';
-import { SuperError } from '../errors.js';
+import { DaemonPolicy } from '../settings/index.js';
+import { spreadWarning } from '../settings/index.js';
+import { unmappedWarning } from '../../config/check-affinity.js';
+import { SuperError } from '../../errors.js';
 import { changedKeys } from './config-diff.js';
 import { maskConfig } from './mask-secrets.js';
 import { tailFile, stderrTail } from './tail-file.js';
-import { prepareLogs } from '../logs/prepare.js';
+import { prepareLogs } from '../../logs/prepare.js';
 
 // Node's own IPC plumbing: a `super start` run from inside a worker must not pass these on,
 // or a fork-mode child would take itself for a cluster worker. Filtered once, on receipt.
@@ -22,8 +22,8 @@ export class Supervisor {
     this.log = log;
     this.apps = new Map();
     this.daemonPolicy = new DaemonPolicy({ log }); // scheduling policy and CPU sets
-    this.monitor = null; // the health monitor (lib/master/monitor.js), set by the daemon
-    this.control = null; // the TCP control listener (lib/master/control-listener.js), set by the daemon
+    this.monitor = null; // the health monitor (lib/master/health/monitor.js), set by the daemon
+    this.control = null; // the TCP control listener (lib/master/settings/remote-control.js), set by the daemon
     this.loadDefaults = {}; // loadEcosystem options for every file it reads (`super run`: per-slot logs)
     this.ctx = {
       home,
@@ -47,7 +47,7 @@ export class Supervisor {
 
   /** `super start <file>`: add new apps and start them, start stopped ones, report running ones. */
   async startFromFile({ file, env, only, clientEnv: rawClientEnv, beforeStart }) {
-    const { loadEcosystem } = await import('../config/index.js');
+    const { loadEcosystem } = await import('../../config/index.js');
     const clientEnv = rawClientEnv && inheritable(rawClientEnv);
     // The daemon's CPUs as at boot: daemon.cpu_affinity narrows the daemon, never the apps.
     const eco = await loadEcosystem(file, { env, only, allowedCpus: this.daemonPolicy.allowed, ...this.loadDefaults });
@@ -56,7 +56,7 @@ export class Supervisor {
 
   /**
    * Starts already-resolved app configs: from a file just loaded, or from a saved dump
-   * (lib/master/saved-state.js). Apps already running are reported, not touched.
+   * (lib/master/saved/saved-state.js). Apps already running are reported, not touched.
    * @param {{config: object, clientEnv?: Record<string,string>, source?: {file: string, env?: string}}[]} entries
    *   source: the ecosystem file (and --env) a reload re-reads
    * @param {{scheduling: string, scheduling_set: boolean, cpu_affinity: unknown}} daemon  a
@@ -214,7 +214,7 @@ export class Supervisor {
 
   /** app -> its config as its file says now; throws E_CONFIG (or E_SCHEDULING_FIXED) before anything changes. */
   async #rereadConfigs(apps) {
-    const { loadEcosystem } = await import('../config/index.js');
+    const { loadEcosystem } = await import('../../config/index.js');
     const files = new Map();
     const configs = new Map();
     for (const app of apps) {

@@ -29,7 +29,7 @@ export class Ring {
 }
 
 export class WorkerRecord {
-  /** @param {import('./worker-process.js').WorkerProcess} proc */
+  /** @param {import('../process/worker-process.js').WorkerProcess} proc */
   constructor(proc) {
     this.proc = proc;
     this.pid = proc.pid;

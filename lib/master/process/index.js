@@ -1,0 +1,6 @@
+// Launching and ending worker processes: cluster and fork launchers, process groups,
+// the handoff guard, and how an exit is described.
+export { WorkerProcess, workerProcesses } from './worker-process.js';
+export { reapAllNow, signalGroup } from './process-group.js';
+export { describeExit } from './exit-text.js';
+export { execTools } from './exec-prefix.js';

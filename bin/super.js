@@ -105,6 +105,14 @@ async function parseWithCommander() {
     .option('--user', 'the user unit').option('--unit-dir <dir>', 'the directory the unit was written to')
     .action(run('unstartup'));
   program.command('resurrect').description('start the apps saved by `super save`').action(run('resurrect'));
+  // super import pm2: PM2's dump or ecosystem file -> a superd ecosystem.yml (lib/pm2).
+  program.command('import').argument('<from>', 'what to import from: pm2')
+    .description('write a superd ecosystem.yml from PM2\'s saved apps (dump.pm2) or a PM2 ecosystem file')
+    .option('--pm2-home <dir>', 'PM2\'s home, holding dump.pm2 (default: $PM2_HOME, else ~/.pm2)')
+    .option('--file <ecosystem>', 'import this PM2 ecosystem file (.json, .yml, .js) or dump instead')
+    .option('--out <file>', 'the ecosystem file to write, - for stdout (default: ecosystem.yml)')
+    .option('--force', 'replace --out if it exists')
+    .action(run('import'));
   program.command('ping').description('check that the daemon answers (exit 0) or not (exit 3)').action(run('ping'));
   program.command('version').description('print the CLI and daemon versions').action(run('version'));
   program.addOption(new Option('-v, --version', 'print the CLI version').hideHelp());

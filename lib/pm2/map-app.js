@@ -32,9 +32,9 @@ export function mapApp(raw, { baseDir, outDir }) {
     const carry = CARRY[key];
     if (carry) carry(value, app, (why) => note(key, why), { pm2, baseDir, outDir });
     else if (PM2_NAMED_KEYS.has(key)) app[key] = value;
-    else if (key in PM2_ONLY_KEYS) note(key, `not carried over (${PM2_ONLY_KEYS[key]})`);
+    else if (key in PM2_ONLY_KEYS) note(key, `left out: ${PM2_ONLY_KEYS[key]}`);
     else if (superdAppKeys.has(key) || /^env_[A-Za-z0-9_-]+$/.test(key)) app[key] = key.startsWith('env_') ? envBlock(value, (why) => note(key, why)) : value;
-    else note(key, 'not carried over (neither PM2 nor superd knows this key)');
+    else note(key, 'left out: neither PM2 nor superd knows this key');
   }
   if (app.exec_mode === undefined) app.exec_mode = pm2.instances !== undefined && runsOnNode(pm2) ? 'cluster' : 'fork'; // PM2's default, not superd's
   if (pm2.port !== undefined && app.env?.PORT === undefined) app.env = { ...app.env, PORT: String(pm2.port) };
@@ -57,7 +57,7 @@ function canonical(raw) {
 function appName(pm2) {
   const given = typeof pm2.name === 'string' && pm2.name ? pm2.name : path.basename(String(pm2.script ?? 'app'), path.extname(String(pm2.script ?? '')));
   if (NAME.test(given)) return given;
-  const fixed = given.replace(/[^A-Za-z0-9_.-]+/g, '-').replace(/^[^A-Za-z0-9]+/, '').slice(0, 64);
+  const fixed = given.replace(/[^A-Za-z0-9_.-]+/g, '-').replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, '').slice(0, 64);
   return fixed || 'app';
 }
 
@@ -66,8 +66,8 @@ const unlessDefault = (key, byDefault) => (v, app) => {
   if (v !== byDefault) app[key] = v;
 };
 
-/** PM2 runs an app with instances in cluster mode when Node (or bun) runs it. */
-const runsOnNode = (pm2) => (pm2.interpreter === undefined ? JS.test(String(pm2.script ?? '')) : /(node|bun)$/.test(path.basename(String(pm2.interpreter))));
+/** PM2 runs an app with instances in cluster mode when Node runs it (superd's cluster mode is Node's only). */
+const runsOnNode = (pm2) => (pm2.interpreter === undefined ? JS.test(String(pm2.script ?? '')) : /node$/.test(path.basename(String(pm2.interpreter))));
 
 const CARRY = {
   script: keep('script'),

@@ -51,7 +51,7 @@ function fromEcosystem(data, file) {
   else if (data && typeof data === 'object' && 'apps' in data) {
     apps = Array.isArray(data.apps) ? data.apps : [data.apps];
     for (const key of Object.keys(data)) {
-      if (key !== 'apps') notes.push(`${key}: not carried over (${PM2_ONLY_KEYS[key] ?? 'not a PM2 top-level key superd reads'})`);
+      if (key !== 'apps') notes.push(`${key}: left out: ${PM2_ONLY_KEYS[key] ?? 'not a top-level key of a PM2 ecosystem file'}`);
     }
   } else if (data && typeof data === 'object' && 'script' in data) apps = [data];
   else throw importError(`${file} holds no PM2 apps (expected {apps: [...]}, a list of apps, or one app with a script)`);

@@ -15,7 +15,7 @@ export default async function importCommand(from, opts = {}) {
   if (!toStdout && !opts.force && (await exists(out))) throw refuseOverwrite();
 
   const { text, source, apps, notes } = await importPm2({ pm2Home: opts.pm2Home, file: opts.file, out });
-  for (const n of notes) process.stderr.write(`super: not carried over: ${n}\n`);
+  for (const n of notes) process.stderr.write(`super: import: ${n}\n`);
   if (toStdout) process.stdout.write(text);
   else {
     try {
@@ -38,7 +38,7 @@ async function checkLoads(text, out) {
     loadEcosystemText(text, out);
   } catch (err) {
     if (!(err instanceof SuperError)) throw err;
-    process.stderr.write(`super: warning: superd does not load ${out} as written (${err.message}); fix these before super start:\n`);
+    process.stderr.write(`super: warning: superd does not load this ecosystem as it is (${err.message.replace(/ in .*$/, '')}); fix them before super start:\n`);
     for (const p of err.details?.problems ?? []) process.stderr.write(`  ${p}\n`);
   }
 }

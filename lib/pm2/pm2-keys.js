@@ -23,11 +23,11 @@ export const PM2_ALIASES = Object.freeze({
 });
 
 /**
- * Keys superd reads under their PM2 name although config/schema.json does not list them
- * yet: PM2's aliases accepted by lib/config (cron_restart runs a rolling reload there, not
- * PM2's hard restart). Carried over as they are.
+ * Keys superd reads under their PM2 name (lib/config accepts them as PM2 keys; cron_restart
+ * runs a rolling reload there, not PM2's hard restart; uid/gid need a daemon running as
+ * root). Carried over as they are.
  */
-export const PM2_NAMED_KEYS = new Set(['cron_restart', 'increment_var', 'namespace', 'source_map_support', 'autostart', 'log_file']);
+export const PM2_NAMED_KEYS = new Set(['cron_restart', 'increment_var', 'namespace', 'source_map_support', 'autostart', 'log_file', 'uid', 'gid']);
 
 /** Keys only PM2's own services and its process container read: never carried over. */
 export const PM2_ONLY_KEYS = Object.freeze({
@@ -54,8 +54,6 @@ export const PM2_ONLY_KEYS = Object.freeze({
   execute_command: 'PM2 internal',
   disable_source_map_support: 'superd enables source maps only on request (source_map_support)',
   username: 'run superd as that user',
-  uid: 'superd runs the apps as the user running the daemon; run the daemon as that user',
-  gid: 'superd runs the apps as the user running the daemon; run the daemon as that user',
   write: 'PM2 internal',
   deploy: 'superd has no deploy command; keep using your deploy tool, then `super reload <app>`',
 });

@@ -31,7 +31,8 @@ export async function readSource({ pm2Home, file, here = process.env }) {
     return { source: dump, baseDir: home, ...fromDump(data, dump, home, here) };
   }
   const abs = path.resolve(file);
-  const data = JS_FILE.test(abs) ? await evaluate(abs) : parseText(await readBounded(abs, () => `no such file: ${abs}; check the path`), abs);
+  const text = await readBounded(abs, () => `no such file: ${abs}; check the path`);
+  const data = JS_FILE.test(abs) ? await evaluate(abs) : parseText(text, abs);
   if (isDump(data)) return { source: abs, baseDir: path.dirname(abs), ...fromDump(data, abs, pm2Home ? pm2HomeOf(pm2Home) : path.dirname(abs), here) };
   return { source: abs, baseDir: path.dirname(abs), ...fromEcosystem(data, abs) };
 }

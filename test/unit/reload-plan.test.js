@@ -56,7 +56,7 @@ function servingNow(plan, view, states) {
 }
 
 test('same instance count: every slot, one at a time, in index order', () => {
-  const plan = planReload({ slots: serving(3), instances: 3, parallel: 1 });
+  const plan = planReload({ slots: serving(3), target: { instances: 3, reload_parallel: 1 } });
   assert.deepEqual(shape(plan), ['replace/1: replace 0, replace 1, replace 2']);
   assert.equal(plan.of, 3);
   assert.equal(plan.adoptBefore, 1, 'the config is adopted once the replacements are done');
@@ -68,7 +68,7 @@ test('same instance count: every slot, one at a time, in index order', () => {
 });
 
 test('scale up during reload: the running slots are replaced first, then the new ones start together', () => {
-  const plan = planReload({ slots: serving(2), instances: 4, parallel: 1 });
+  const plan = planReload({ slots: serving(2), target: { instances: 4, reload_parallel: 1 } });
   assert.deepEqual(shape(plan), ['replace/1: replace 0, replace 1', 'scale-up/2: add 2, add 3']);
   assert.equal(plan.of, 2, 'progress counts the replacements only');
   assert.equal(plan.adoptBefore, 1, 'new slots start with the target config');
@@ -80,7 +80,7 @@ test('scale up during reload: the running slots are replaced first, then the new
 });
 
 test('scale down during reload: the kept slots are replaced first, then the extra ones retire, highest first', () => {
-  const plan = planReload({ slots: serving(4), instances: 2, parallel: 1 });
+  const plan = planReload({ slots: serving(4), target: { instances: 2, reload_parallel: 1 } });
   assert.deepEqual(shape(plan), ['replace/1: replace 0, replace 1', 'scale-down/2: retire 3, retire 2']);
   assert.equal(plan.of, 2);
   assert.equal(plan.instances, 2);
@@ -91,7 +91,7 @@ test('scale down during reload: the kept slots are replaced first, then the extr
 });
 
 test('reload_parallel 2: two replacements at once, the next one starts as soon as one ends', () => {
-  const plan = planReload({ slots: serving(5), instances: 5, parallel: 2 });
+  const plan = planReload({ slots: serving(5), target: { instances: 5, reload_parallel: 2 } });
   assert.deepEqual(shape(plan), ['replace/2: replace 0, replace 1, replace 2, replace 3, replace 4']);
   const states = new Map();
   const first = nextSteps(plan, states).start.map((s) => s.slot);
@@ -107,17 +107,17 @@ test('reload_parallel 2: two replacements at once, the next one starts as soon a
 });
 
 test('reload_parallel above the slot count starts every slot at once; below 1 counts as 1', () => {
-  const wide = planReload({ slots: serving(3), instances: 3, parallel: 8 });
+  const wide = planReload({ slots: serving(3), target: { instances: 3, reload_parallel: 8 } });
   assert.deepEqual(shape(wide), ['replace/3: replace 0, replace 1, replace 2']);
   assert.equal(nextSteps(wide, new Map()).start.length, 3);
-  const grown = planReload({ slots: serving(2), instances: 3, parallel: 8 });
+  const grown = planReload({ slots: serving(2), target: { instances: 3, reload_parallel: 8 } });
   assert.deepEqual(run(grown, serving(2), 3).started, ['replace 0', 'replace 1', 'add 2'], 'the new slot waits for the replacements');
-  assert.deepEqual(shape(planReload({ slots: serving(2), instances: 2, parallel: 0 })), ['replace/1: replace 0, replace 1']);
+  assert.deepEqual(shape(planReload({ slots: serving(2), target: { instances: 2, reload_parallel: 0 } })), ['replace/1: replace 0, replace 1']);
 });
 
 test('slots where nothing serves (crashed, errored) are started plainly, in the same order', () => {
   const view = slots(true, false, true);
-  const plan = planReload({ slots: view, instances: 3, parallel: 1 });
+  const plan = planReload({ slots: view, target: { instances: 3, reload_parallel: 1 } });
   assert.deepEqual(plan.batches[0].steps.map((s) => [s.slot, s.serving]), [[0, true], [1, false], [2, true]]);
   const r = run(plan, view, 3);
   assert.equal(r.serving, 3, 'the errored slot serves again');
@@ -125,7 +125,7 @@ test('slots where nothing serves (crashed, errored) are started plainly, in the 
 
 test('rollback, one at a time: a failure at slot 1 keeps slots 1 and 2 on their old workers and skips the scale-up', () => {
   const view = serving(3);
-  const plan = planReload({ slots: view, instances: 5, parallel: 1 });
+  const plan = planReload({ slots: view, target: { instances: 5, reload_parallel: 1 } });
   const r = run(plan, view, 5, { fails: (s) => s.slot === 1 });
   assert.deepEqual(r.started, ['replace 0', 'replace 1'], 'nothing starts after the failure');
   assert.equal(r.batch, null);
@@ -135,7 +135,7 @@ test('rollback, one at a time: a failure at slot 1 keeps slots 1 and 2 on their 
 
 test('rollback, two at a time: the step in flight beside the failure finishes, none starts after it', () => {
   const view = serving(4);
-  const plan = planReload({ slots: view, instances: 4, parallel: 2 });
+  const plan = planReload({ slots: view, target: { instances: 4, reload_parallel: 2 } });
   // Slot 0 fails while slot 1 is in flight; slot 1 then becomes ready and keeps its new worker.
   const r = run(plan, view, 4, { fails: (s) => s.slot === 0 });
   assert.deepEqual(r.started, ['replace 0', 'replace 1']);
@@ -148,7 +148,7 @@ test('rollback, two at a time: the step in flight beside the failure finishes, n
 
 test('rollback during scale down: a failed replacement retires no slot', () => {
   const view = serving(4);
-  const plan = planReload({ slots: view, instances: 2, parallel: 1 });
+  const plan = planReload({ slots: view, target: { instances: 2, reload_parallel: 1 } });
   const r = run(plan, view, 2, { fails: (s) => s.slot === 1 });
   assert.deepEqual(r.started, ['replace 0', 'replace 1']);
   assert.equal(r.serving, 4, 'capacity stays what served before');
@@ -157,7 +157,7 @@ test('rollback during scale down: a failed replacement retires no slot', () => {
 
 test('rollback during scale up: an added slot that fails stays, and the replaced slots keep their new workers', () => {
   const view = serving(2);
-  const plan = planReload({ slots: view, instances: 4, parallel: 1 });
+  const plan = planReload({ slots: view, target: { instances: 4, reload_parallel: 1 } });
   const r = run(plan, view, 4, { fails: (s) => s.action === 'add' && s.slot === 3 });
   assert.deepEqual(r.started, ['replace 0', 'replace 1', 'add 2', 'add 3']);
   assert.deepEqual(settle(plan, r.states), { ok: false, replaced: [0, 1], kept: [2, 3] });
@@ -166,14 +166,15 @@ test('rollback during scale up: an added slot that fails stays, and the replaced
 test('every failure point, every order: capacity never falls below what served before', () => {
   for (const [count, instances, parallel] of [[3, 3, 1], [4, 4, 2], [3, 5, 2], [5, 2, 3], [2, 2, 4]]) {
     const view = serving(count);
-    const plan = planReload({ slots: view, instances, parallel });
-    const ids = plan.batches.flatMap((b) => b.steps);
-    for (const failing of ids) {
+    const plan = planReload({ slots: view, target: { instances, reload_parallel: parallel } });
+    const steps = plan.batches.flatMap((b) => b.steps);
+    assert.equal(steps.length, Math.min(count, instances) + Math.abs(instances - count), 'a step per replaced, added or retired slot');
+    for (const failing of steps) {
       for (const pick of [(r) => r[0], (r) => r.at(-1)]) {
         const r = run(plan, view, instances, { fails: (s) => s === failing, pick });
         const out = settle(plan, r.states);
         const where = `${count}->${instances} x${parallel}, ${failing.action} ${failing.slot} fails`;
-        if (failing.action === 'retire' || !r.states.has(failing.id)) continue;
+        if (failing.action === 'retire') continue; // stopping a worker does not fail
         assert.equal(out.ok, false, where);
         assert.ok(r.serving >= count, `${where}: ${r.serving} serving`);
         assert.ok(!out.replaced.includes(failing.slot), `${where}: the failed slot is not replaced`);
@@ -182,8 +183,12 @@ test('every failure point, every order: capacity never falls below what served b
   }
 });
 
+test('a plan needs a target instance count, unless it replaces given slots only', () => {
+  assert.throws(() => planReload({ slots: serving(2) }), /target/);
+});
+
 test('one slot only (max_memory_restart): that slot, with no change of count or config', () => {
-  const plan = planReload({ slots: serving(4), instances: 4, only: [2] });
+  const plan = planReload({ slots: serving(4), only: [2] });
   assert.deepEqual(shape(plan), ['replace/1: replace 2']);
   assert.equal(plan.adoptBefore, null);
   const r = run(plan, serving(4), 4);

@@ -132,7 +132,7 @@ export class App {
    * @param {(p: object) => void} progress
    */
   async reload(config, progress = () => {}) {
-    const plan = planReload({ slots: this.slots.map(slotView), instances: config.instances, parallel: config.reload_parallel });
+    const plan = planReload({ slots: this.slots.map(slotView), target: config });
     const emit = reporter({ progress, event: this.ctx.onReload });
     const outcome = await runReload(plan, { host: this.#reloadHost(), config, reason: 'reload', emit });
     const failed = outcome.failed ? { slot: outcome.failed.slot, reason: outcome.failed.reason } : undefined;
@@ -152,7 +152,7 @@ export class App {
     if (!slot || this.busy || slot.replacement) return null;
     this.busy = `replacing #${index}`;
     try {
-      const plan = planReload({ slots: this.slots.map(slotView), instances: this.slots.length, only: [index] });
+      const plan = planReload({ slots: this.slots.map(slotView), only: [index] });
       let ready = null;
       const event = (step) => {
         if (step.step === 'ready') ready = step;

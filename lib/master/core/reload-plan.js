@@ -34,13 +34,15 @@
 
 /**
  * @param {object} o
- * @param {SlotView[]} o.slots     the app's slots, in index order
- * @param {number} o.instances     the target slot count
- * @param {number} [o.parallel]    reload_parallel: replacements at once
- * @param {number[]} [o.only]      replace these slots only, with no change of count or config (max_memory_restart)
+ * @param {SlotView[]} o.slots  the app's slots, in index order
+ * @param {{instances: number, reload_parallel: number}} [o.target]  the config the app reloads to
+ * @param {number[]} [o.only]   instead of a target: replace these slots only, with no change
+ *   of count or config (max_memory_restart)
  * @returns {Plan}
  */
-export function planReload({ slots, instances, parallel = 1, only = null }) {
+export function planReload({ slots, target, only = null }) {
+  const { instances, reload_parallel: parallel = 1 } = target ?? {};
+  if (!only && !Number.isInteger(instances)) throw new TypeError(`a reload plan needs a target instance count (got ${instances})`);
   const batches = [];
   let id = 0;
   const batch = (kind, window, steps) => {

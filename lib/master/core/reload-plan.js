@@ -14,7 +14,9 @@
 //   retire {slot}                   a slot beyond the target (scale down): its worker stops
 //                                   gracefully and the slot goes
 // A step ends once its change of capacity is made (the new worker ready, the slot gone);
-// the old workers' graceful retirements go on beside the next steps.
+// the old workers' graceful retirements go on beside the next steps. A plan may hold
+// several replace batches (a reload in rounds, each round's size its window); the app
+// adopts the target config after the last of them.
 //
 // Rollback points: a failed replace step kills its new worker, and its slot keeps its old
 // one; a slot whose step never started keeps its old worker too. So no slot that served

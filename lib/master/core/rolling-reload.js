@@ -49,6 +49,8 @@ export function runReload(plan, { host, config, reason, emit }) {
   let done = 0;
 
   const steps = {
+    // The slot itself tells, when the step starts, whether a worker still serves in it:
+    // it may have crashed, or come back, since the plan was made.
     async replace(step) {
       const onForked = (pid, oldPid) => emit({ app, slot: step.slot, step: 'forked', pid, oldPid, reason });
       const r = await host.slot(step.slot).replace(config, { reason, onForked });

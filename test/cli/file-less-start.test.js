@@ -32,10 +32,12 @@ test('file-less start, PM2 forms', async (t) => {
     const answer = await ask(p1);
     assert.deepEqual(answer.args, ['--flag', 'two words']);
     assert.equal(answer.cwd, box.dir);
-    const d = JSON.parse((await cli(['describe', 'api', '--json'])).stdout);
+    const described = (await cli(['describe', 'api', '--json'])).stdout;
+    assert.doesNotMatch(described, /s3cret/, 'describe masks secrets, in the command line too');
+    const d = JSON.parse(described);
     assert.equal(d.exec_mode, 'cluster');
     assert.equal(d.config.env.API_TOKEN, '********', 'describe masks secrets');
-    assert.deepEqual(d.source.command, { script: 'server.cjs', args: ['--flag', 'two words'], name: 'api', instances: '2', env: { PORT: String(p1), API_TOKEN: 's3cret' }, cwd: box.dir });
+    assert.deepEqual(d.source.command, { script: 'server.cjs', args: ['--flag', 'two words'], name: 'api', instances: '2', env: { PORT: String(p1), API_TOKEN: '********' }, cwd: box.dir });
     const text = (await cli(['show', 'api'])).stdout;
     assert.match(text, /started as: super start server\.cjs --name api -i 2 -- --flag "two words"/);
   });

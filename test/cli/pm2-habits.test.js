@@ -91,7 +91,7 @@ test('PM2 CLI habits', async (t) => {
     const pids = ls.apps.flatMap((a) => a.workers.map((w) => w.pid));
     r = await box.cli(['stop', 'api', 'nope']);
     assert.equal(r.code, 2);
-    assert.match(r.stderr, /^super: E_APP_NOT_FOUND: no app or namespace named "nope"/);
+    assert.match(r.stderr, /^super: E_APP_NOT_FOUND: no app named "nope"/);
     r = await box.cli(['stop', '7']);
     assert.equal(r.code, 2);
     assert.match(r.stderr, /no app with id 7/);

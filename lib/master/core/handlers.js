@@ -5,12 +5,10 @@ import { makeLogHandlers } from '../../logs/ops.js';
 import { daemonStats } from '../health/index.js';
 import { inheritable } from './registry.js';
 import { withIds } from './app-ids.js';
+import { maskConfig } from './mask-secrets.js';
 import { fileLessApp } from './file-less-app.js';
 import { reloadUpdatingEnv, applyEnvToRunning } from './env-refresh.js';
 import { signalWorkers, resetCounters, workerEnvironment } from './worker-ops.js';
-
-// `start <name>` asks nothing of the daemon-wide settings: they stay as they are.
-const KEEP_DAEMON_SETTINGS = Object.freeze({ scheduling: 'round-robin', scheduling_set: false, cpu_affinity: null });
 
 /**
  * @param {{supervisor: import('./registry.js').Supervisor, version: string, shutdown: (reason: string) => void,
@@ -41,7 +39,9 @@ export function makeHandlers({ supervisor, version, shutdown, stopping = () => f
     'start-apps': (a) => {
       const apps = supervisor.targets(a.target);
       const entries = apps.map((app) => ({ config: app.pendingConfig ?? app.config, clientEnv: app.clientEnv, source: app.source }));
-      return supervisor.startConfigs(entries, KEEP_DAEMON_SETTINGS, 'super start');
+      // the daemon-wide settings stay as they are
+      const daemon = { scheduling: supervisor.schedulingName, scheduling_set: false, cpu_affinity: null };
+      return supervisor.startConfigs(entries, daemon, 'super start');
     },
     watch: (a) => watcher.set(a.app, a.on),
     stop: (a) => supervisor.stop(a.target),
@@ -62,7 +62,9 @@ export function makeHandlers({ supervisor, version, shutdown, stopping = () => f
       const data = await supervisor.describe(a.app);
       const [app] = withIds(supervisor.apps, [data.app]);
       app.watch = watcher.status(app.name);
-      app.source = supervisor.apps.get(app.name)?.source ?? null;
+      const source = supervisor.apps.get(app.name)?.source ?? null;
+      // a file-less app's --env-var values are env like any other: masked
+      app.source = source?.command ? { ...source, command: maskConfig(source.command) } : source;
       return { ...data, app };
     },
     kill: () => {

@@ -34,6 +34,6 @@ function resolveOne(apps, t) {
 
 function notFound(apps, t) {
   const known = [...apps.keys()];
-  const what = /^\d+$/.test(t) ? `no app with id ${t}` : t.startsWith('/') ? `no app was started from ${t}` : `no app or namespace named "${t}"`;
-  return new SuperError('E_APP_NOT_FOUND', `${what}${known.length ? `; known apps: ${known.join(', ')} (\`super ls\` shows their ids)` : '; no apps are running'}`);
+  const what = /^\d+$/.test(t) ? `no app with id ${t}` : t.startsWith('/') ? `no app was started from ${t}` : `no app named "${t}"`;
+  return new SuperError('E_APP_NOT_FOUND', `${what}${known.length ? `; known apps: ${known.join(', ')}` : '; no apps are running'}`);
 }

@@ -38,6 +38,7 @@ export default async function start(what, more = [], opts = {}) {
     if (operands.length) throw new SuperError('E_USAGE', `one script at a time; its arguments go after --: super start ${what} -- ${operands.join(' ')}`);
     return startScript(what, scriptArgs, opts);
   }
+  if (opts.watch) throw new SuperError('E_USAGE', `--watch goes with a file or a script; for a registered app: super watch ${what} on`);
   return withDaemon(async (client) => {
     try {
       return report(client, await client.request('start-apps', { target: toTargets([what, ...operands]) }, { timeout: 0 }), opts);

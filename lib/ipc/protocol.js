@@ -49,7 +49,8 @@
 //   scale       {app, count}                         -> {app, from, to}      count = "N" | "+N" | "-N"
 //   ls          {history?}                           -> {apps: [AppStatus]}  each with its id; history: true adds each
 //                                                       worker's sparkline points (metrics.history)
-//   describe    {app}                                -> {app: AppStatus & {config, scheduling, daemon_cpus}}
+//   describe    {app}                                -> {app: AppStatus & {config, scheduling, daemon_cpus, source}}
+//               source: {file, env?} or, for a file-less app, {command: {script, args, name, instances, env, cwd}}
 //   kill        {}                                   -> {stopping: true}    the daemon exits after replying
 //   subscribe   {topics: ["worker", "metrics", "log"]} -> {topics}          events of those topics follow
 //   unsubscribe {}                                   -> {}

@@ -6,6 +6,7 @@ import { spreadWarning } from '../settings/index.js';
 import { unmappedWarning } from '../../config/check-affinity.js';
 import { SuperError } from '../../errors.js';
 import { changedKeys } from './config-diff.js';
+import { resolveTargets } from './targets.js';
 import { maskConfig } from './mask-secrets.js';
 import { tailFile, stderrTail } from './tail-file.js';
 import { prepareLogs } from '../../logs/prepare.js';
@@ -13,7 +14,7 @@ import { prepareLogs } from '../../logs/prepare.js';
 // Node's own IPC plumbing: a `super start` run from inside a worker must not pass these on,
 // or a fork-mode child would take itself for a cluster worker. Filtered once, on receipt.
 const NODE_IPC_VARS = new Set(['NODE_UNIQUE_ID', 'NODE_CHANNEL_FD', 'NODE_CHANNEL_SERIALIZATION_MODE']);
-const inheritable = (env) => Object.fromEntries(Object.entries(env).filter(([k]) => !NODE_IPC_VARS.has(k)));
+export const inheritable = (env) => Object.fromEntries(Object.entries(env).filter(([k]) => !NODE_IPC_VARS.has(k)));
 
 export class Supervisor {
   /** @param {{home: string, log: import('pino').Logger, agentPath: string, onEvent: (topic: string, data: object) => void}} o */
@@ -128,15 +129,9 @@ export class Supervisor {
     return this.daemonPolicy.schedulingName;
   }
 
-  /** The apps a target names: one app, or every app for "all". */
+  /** The apps a target (or a list of targets) names: lib/master/core/targets.js. */
   targets(target) {
-    if (target === 'all') return [...this.apps.values()];
-    const app = this.apps.get(target);
-    if (!app) {
-      const known = [...this.apps.keys()];
-      throw new SuperError('E_APP_NOT_FOUND', `no app named "${target}"${known.length ? `; known apps: ${known.join(', ')}` : '; no apps are running'}`);
-    }
-    return [app];
+    return resolveTargets(this.apps, target);
   }
 
   /** The one app a single-app op (describe, scale, watch) names: "all" is not an app. */
@@ -218,7 +213,7 @@ export class Supervisor {
     const files = new Map();
     const configs = new Map();
     for (const app of apps) {
-      if (!app.source) continue; // not started from a file: reloads with its running config
+      if (!app.source?.file) continue; // not started from a file: reloads with its running config
       const key = `${app.source.file}\0${app.source.env ?? ''}`;
       if (!files.has(key)) {
         const eco = await loadEcosystem(app.source.file, { env: app.source.env, allowedCpus: this.daemonPolicy.allowed, ...this.loadDefaults });
@@ -296,7 +291,7 @@ export class Supervisor {
   async describe(name) {
     const app = this.app(name, 'describe');
     const { apps } = await this.ls();
-    const status = apps.find((a) => a.name === name);
+    const status = apps.find((a) => a.name === app.name);
     return {
       app: {
         ...status,

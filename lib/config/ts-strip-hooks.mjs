@@ -1,0 +1,44 @@
+// Module hooks for TypeScript ecosystem files: types are stripped by amaro, the
+// stripper Node 22.6+ itself uses (strip-only: type annotations, interfaces and
+// `import type` become blanks, so lines and columns stay those of the file).
+// .mts is ESM, .cts CommonJS, .ts follows the nearest package.json "type", else its syntax.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import vm from 'node:vm';
+import { fileURLToPath } from 'node:url';
+
+const require = createRequire(import.meta.url);
+const TS = /\.(ts|mts|cts)$/;
+
+export async function load(url, context, nextLoad) {
+  if (!url.startsWith('file:') || !TS.test(url)) return nextLoad(url, context);
+  const file = fileURLToPath(url);
+  const { transformSync } = require('amaro');
+  const source = transformSync(readFileSync(file, 'utf8'), { mode: 'strip-only', filename: file }).code;
+  return { format: formatOf(file, source), source, shortCircuit: true };
+}
+
+function formatOf(file, source) {
+  if (file.endsWith('.mts')) return 'module';
+  if (file.endsWith('.cts')) return 'commonjs';
+  const type = packageType(path.dirname(file));
+  if (type) return type === 'module' ? 'module' : 'commonjs';
+  try {
+    vm.compileFunction(source, ['exports', 'require', 'module', '__filename', '__dirname']);
+    return 'commonjs';
+  } catch {
+    return 'module'; // import/export (or top-level await): ESM, as Node detects it
+  }
+}
+
+function packageType(dir) {
+  for (let d = dir; ; d = path.dirname(d)) {
+    try {
+      return JSON.parse(readFileSync(path.join(d, 'package.json'), 'utf8')).type ?? 'commonjs';
+    } catch (err) {
+      if (err.code !== 'ENOENT') return null;
+    }
+    if (path.dirname(d) === d) return null;
+  }
+}

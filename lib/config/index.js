@@ -43,6 +43,7 @@ const YAML_SCHEMA = yaml.CORE_SCHEMA.extend({ implicit: [yaml.types.merge] });
  *   `cpu_affinity` (default: 0..cpus-1 when `cpus` is given, else this process's own mask)
  * @property {number} [cpus=allowedCpus.length]  how many CPUs the daemon may use, for `instances`
  * @property {string|null} [noPinning]  why CPU pinning cannot work here (default: detected)
+ * @property {boolean} [isRoot]  whether the daemon runs as root, for uid/gid (default: this process)
  * @property {Record<string,string>} [callerEnv]  environment a JS/TS file runs with: the
  *   caller's (`super start`'s), default this process's
  */
@@ -153,7 +154,7 @@ function syntaxError(file, line, col, message) {
  * @param {LoadOptions & { baseDir?: string, mergeLogsDefault?: boolean }} options
  * @returns {Ecosystem}
  */
-function loadEcosystemData(data, positions, file, { env, only, allowedCpus, cpus, noPinning, baseDir, mergeLogsDefault = true } = {}) {
+function loadEcosystemData(data, positions, file, { env, only, allowedCpus, cpus, noPinning, baseDir, mergeLogsDefault = true, isRoot } = {}) {
   allowedCpus ??= cpus !== undefined ? Array.from({ length: cpus }, (_, i) => i) : readAllowedCpus();
   cpus ??= allowedCpus.length;
   const abs = path.resolve(file);
@@ -165,7 +166,7 @@ function loadEcosystemData(data, positions, file, { env, only, allowedCpus, cpus
   let apps = [];
   const warnings = pm2OnlyWarnings(data, problems);
   if (data && typeof data === 'object' && !Array.isArray(data)) {
-    const ctx = { problems, warnings, file: abs, baseDir, cpus, allowedCpus, noPinning, envName: env, mergeLogsDefault };
+    const ctx = { problems, warnings, file: abs, baseDir, cpus, allowedCpus, noPinning, envName: env, mergeLogsDefault, isRoot };
     daemon = normalizeDaemon(data, ctx);
     if (Array.isArray(data.apps) && !problems.isBad(['apps'])) {
       apps = data.apps.map((raw, i) => normalizeApp(raw, i, ctx));

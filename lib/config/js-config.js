@@ -76,5 +76,8 @@ function threwProblem(file, { message, line, col, kind }) {
   const where = line ? `${file}:${line}${col ? `:${col}` : ''}` : file;
   const firstLine = String(message).split('\n')[0].slice(0, 300);
   if (kind === 'export') return `${where}: ${firstLine}`;
+  if (/ is not defined in ES module scope/.test(firstLine)) {
+    return `${where}: ${firstLine}: the nearest package.json has "type": "module"; rename the file to .cjs, or write export default { apps: [...] }`;
+  }
   return `${where}: the file threw ${firstLine}; fix the file (or the environment it reads)`;
 }

@@ -1,7 +1,7 @@
 // Module hooks for TypeScript ecosystem files: types are stripped by amaro, the
 // stripper Node 22.6+ itself uses (strip-only: type annotations, interfaces and
 // `import type` become blanks, so lines and columns stay those of the file).
-// .mts is ESM, .cts CommonJS, .ts follows the nearest package.json "type", else its syntax.
+// .mts is ESM, .cts CommonJS, .ts follows the nearest package.json's "type", else its syntax.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -22,8 +22,9 @@ export async function load(url, context, nextLoad) {
 function formatOf(file, source) {
   if (file.endsWith('.mts')) return 'module';
   if (file.endsWith('.cts')) return 'commonjs';
+  // The nearest package.json's "type" when it says one; else the syntax decides, as in Node.
   const type = packageType(path.dirname(file));
-  if (type) return type === 'module' ? 'module' : 'commonjs';
+  if (type === 'module' || type === 'commonjs') return type;
   try {
     vm.compileFunction(source, ['exports', 'require', 'module', '__filename', '__dirname']);
     return 'commonjs';
@@ -35,7 +36,7 @@ function formatOf(file, source) {
 function packageType(dir) {
   for (let d = dir; ; d = path.dirname(d)) {
     try {
-      return JSON.parse(readFileSync(path.join(d, 'package.json'), 'utf8')).type ?? 'commonjs';
+      return JSON.parse(readFileSync(path.join(d, 'package.json'), 'utf8')).type ?? null;
     } catch (err) {
       if (err.code !== 'ENOENT') return null;
     }

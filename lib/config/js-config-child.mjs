@@ -29,7 +29,7 @@ try {
     if (json !== undefined) write(json);
   }
 } catch (err) {
-  send({ error: { message: err instanceof Error ? `${err.name}: ${err.message}` : String(err), ...frameOf(err) } });
+  send({ error: { message: err instanceof Error ? `${err.name}: ${err.message}` : String(err?.message ?? err), ...frameOf(err) } });
 }
 process.exit(0);
 

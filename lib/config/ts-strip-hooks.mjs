@@ -15,7 +15,14 @@ export async function load(url, context, nextLoad) {
   if (!url.startsWith('file:') || !TS.test(url)) return nextLoad(url, context);
   const file = fileURLToPath(url);
   const { transformSync } = require('amaro');
-  const source = transformSync(readFileSync(file, 'utf8'), { mode: 'strip-only', filename: file }).code;
+  let source;
+  try {
+    source = transformSync(readFileSync(file, 'utf8'), { mode: 'strip-only', filename: file }).code;
+  } catch (err) {
+    if (err instanceof Error) throw err;
+    // amaro throws a plain object; its position goes in the message, where the parent finds it.
+    throw new SyntaxError(`${err.message} at ${file}:${err.startLine}:${err.startColumn + 1} (only types are stripped, as Node does: no enums or namespaces)`);
+  }
   return { format: formatOf(file, source), source, shortCircuit: true };
 }
 

@@ -131,3 +131,10 @@ test('a file that exits before exporting, and a config that is not JSON', async 
   const [p] = await problemsOf(cyclic);
   assert.match(p, /: its config cannot be written as JSON \(.*circular/i);
 });
+
+test('TypeScript that needs a compiler (an enum) is refused at its line, as Node refuses it', async () => {
+  const file = write('enum.ts', "const a = 1;\nenum Mode { Fork, Cluster }\nexport default { apps: [] };\n");
+  const problems = await problemsOf(file);
+  assert.equal(problems.length, 1);
+  assert.ok(problems[0].startsWith(`${file}:2:1: the file threw SyntaxError: TypeScript enum is not supported in strip-only mode`), problems[0]);
+});

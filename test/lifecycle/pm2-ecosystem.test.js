@@ -125,8 +125,30 @@ export default { apps: [{ name: 'mjs', script: path.resolve('server.cjs'), env: 
     assert.equal(ls.ts.workers.filter((w) => w.status === 'online').length, 2);
   });
 
+  await t.test('uid/gid: workers run as that user, fork and cluster alike (daemon as root)', { skip: process.getuid() !== 0 && 'the daemon does not run as root' }, async () => {
+    fs.chmodSync(box.dir, 0o755); // the workers, as nobody, read their script from here
+    const [forkPort, clusterPort] = [await freePort(), await freePort()];
+    const file = box.write('users.config.js', `module.exports = { apps: [
+  { name: 'as-nobody', script: 'server.cjs', exec_mode: 'fork', uid: 'nobody', env: { PORT: ${forkPort} } },
+  { name: 'as-nobody-cluster', script: 'server.cjs', instances: 2, user: 'nobody', env: { PORT: ${clusterPort} } },
+  { name: 'as-root', script: 'server.cjs', exec_mode: 'fork', env: { PORT: ${await freePort()} } },
+] };
+`);
+    const r = await box.cli(['start', file]);
+    assert.equal(r.code, 0, r.stderr);
+    const uidOf = (pid) => Number(/^Uid:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))[1]);
+    const nobody = Number(fs.readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.startsWith('nobody:')).split(':')[2]);
+    assert.equal(uidOf((await json(forkPort)).pid), nobody);
+    const apps = Object.fromEntries((await lsJson(box)).apps.map((a) => [a.name, a]));
+    assert.deepEqual(apps['as-nobody-cluster'].workers.map((w) => uidOf(w.pid)), [nobody, nobody]);
+    // cluster settings persist between forks: an app without uid is not run as the previous app's user
+    assert.deepEqual(apps['as-root'].workers.map((w) => uidOf(w.pid)), [0]);
+    for (const name of ['as-nobody', 'as-nobody-cluster', 'as-root']) assert.equal((await box.cli(['delete', name])).code, 0);
+  });
+
   await t.test('bad files: one E_CONFIG line each, exit 2, running apps untouched', async () => {
     const before = await pidsOf(box);
+    assert.ok(Object.keys(before).length >= 5, `apps are running: ${JSON.stringify(before)}`);
     const cases = [
       ['comma.json', '{\n  "apps": [\n    { "name": "x", "script": "server.cjs" },\n  ]\n}\n', /comma\.json:3:44: JSON syntax error: trailing comma before "\]"; JSON allows none: remove it/],
       ['number.config.js', 'module.exports = 42;\n', /number\.config\.js: exports a number \(42\), not a config object/],

@@ -18,6 +18,7 @@ export const EVAL_TIMEOUT_MS = 10_000;
 /** The most JSON a config file may produce (an ecosystem file is a few KB). */
 export const MAX_RESULT_BYTES = 4 * 1024 * 1024;
 const STDERR_KEPT = 4096;
+const EXIT_GRACE_MS = 1000;
 
 /**
  * Run a JS/TS ecosystem file and take its exported config.
@@ -52,7 +53,11 @@ export function evaluateConfigFile(file, { env = process.env, timeoutMs = EVAL_T
     });
     child.stderr.on('data', (d) => (stderr = (stderr + d).slice(-STDERR_KEPT)));
     child.on('error', (err) => finish({ problem: `${file}: cannot run node to read it (${err.message}); check the daemon's node` }));
-    child.on('close', (code, signal) => {
+    // 'close' waits for fd 3 to close everywhere: a process the file started and left
+    // running may hold it. Once the child itself has exited, what it wrote is what counts.
+    child.on('exit', (code, signal) => setTimeout(() => settle(code, signal), EXIT_GRACE_MS).unref());
+    child.on('close', (code, signal) => settle(code, signal));
+    function settle(code, signal) {
       const text = Buffer.concat(chunks).toString('utf8');
       let reply;
       try {
@@ -67,7 +72,7 @@ export function evaluateConfigFile(file, { env = process.env, timeoutMs = EVAL_T
         const last = stderr.trim().split('\n').at(-1);
         finish({ problem: `${file}: ${how} before exporting a config${last ? ` (${last.slice(0, 200)})` : ''}; make the file export its config and not exit` });
       }
-    });
+    }
   });
 }
 

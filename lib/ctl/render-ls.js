@@ -33,6 +33,7 @@ export function lsJson({ apps }) {
       name: a.name,
       status: a.status,
       instances: a.instances,
+      namespace: a.namespace ?? 'default',
       last_reload: a.last_reload ?? null,
       workers: a.workers.map((w) => ({ slot: w.slot, pid: w.pid, status: w.status, uptime_ms: w.uptime_ms, restarts: w.restarts, cpu: w.cpu, memory: w.memory, cpus: w.cpus, pinned: w.pinned, replacing: w.replacing ?? null, metrics: w.metrics ?? null })),
     })),

@@ -13,6 +13,7 @@ export default async function describe(name, opts) {
   out.push(`${app.name}: ${app.status}, ${app.instances} instance(s), ${app.exec_mode} mode, scheduling ${app.scheduling}, daemon on CPUs ${app.daemon_cpus}`);
   out.push(`  id: ${app.id}; ${sourceLine(app.source)}`);
   out.push(`  out log: ${app.logs.out}`, `  err log: ${app.logs.err}`);
+  if (app.cron_restart) out.push(`  cron_restart: ${app.cron_restart.pattern}, next run ${app.cron_restart.next ?? 'not scheduled (app stopped)'}`);
   if (app.pending_config?.length) out.push(`  config changed, applies at next restart: ${app.pending_config.join(', ')}`);
   out.push('', renderLs({ apps: [app] }));
   const health = app.workers.map(metricsLine).filter(Boolean);

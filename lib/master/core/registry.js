@@ -25,6 +25,7 @@ export class Supervisor {
     this.daemonPolicy = new DaemonPolicy({ log }); // scheduling policy and CPU sets
     this.monitor = null; // the health monitor (lib/master/health/monitor.js), set by the daemon
     this.control = null; // the TCP control listener (lib/master/settings/remote-control.js), set by the daemon
+    this.cron = null; // cron_restart schedules (./cron-restart.js), set by the daemon
     this.loadDefaults = {}; // loadEcosystem options for every file it reads (`super run`: per-slot logs)
     this.ctx = {
       home,
@@ -51,14 +52,18 @@ export class Supervisor {
     const { loadEcosystem } = await import('../../config/index.js');
     const clientEnv = rawClientEnv && inheritable(rawClientEnv);
     // The daemon's CPUs as at boot: daemon.cpu_affinity narrows the daemon, never the apps.
-    const eco = await loadEcosystem(file, { env, only, allowedCpus: this.daemonPolicy.allowed, ...this.loadDefaults });
-    return this.startConfigs(eco.apps.map((config) => ({ config, clientEnv, source: { file, env } })), eco.daemon, file, beforeStart);
+    // A JS/TS file runs with the caller's environment (lib/config/js-config.js).
+    const eco = await loadEcosystem(file, { env, only, allowedCpus: this.daemonPolicy.allowed, callerEnv: clientEnv, ...this.loadDefaults });
+    const result = await this.startConfigs(eco.apps.map((config) => ({ config, clientEnv, source: { file, env }, autostart: config.autostart })), eco.daemon, file, beforeStart);
+    result.warnings.unshift(...eco.warnings);
+    return result;
   }
 
   /**
    * Starts already-resolved app configs: from a file just loaded, or from a saved dump
    * (lib/master/saved/saved-state.js). Apps already running are reported, not touched.
-   * @param {{config: object, clientEnv?: Record<string,string>, source?: {file: string, env?: string}}[]} entries
+   * @param {{config: object, clientEnv?: Record<string,string>, source?: {file: string, env?: string}, autostart?: boolean}[]} entries
+   *   autostart false (from a file): registered, not started
    *   source: the ecosystem file (and --env) a reload re-reads
    * @param {{scheduling: string, scheduling_set: boolean, cpu_affinity: unknown}} daemon  a
    *   file's daemon settings, or what a dump saved
@@ -78,7 +83,7 @@ export class Supervisor {
     const result = { started: [], running: [], changed: [], warnings: controlWarnings, failed: [] };
     if (this.monitor && daemon.metrics) result.warnings.push(...(await this.monitor.configure(daemon.metrics)));
     const toStart = [];
-    for (const { config, clientEnv, source: from } of entries) {
+    for (const { config, clientEnv, source: from, autostart } of entries) {
       let app = this.apps.get(config.name);
       if (app?.busy) throw new SuperError('E_BUSY', `${config.name} is busy (${app.busy}); try again when it is done`);
       if (app && app.running) {
@@ -100,6 +105,10 @@ export class Supervisor {
         this.apps.set(config.name, app);
       }
       app.source = from ?? app.source;
+      if (autostart === false) {
+        result.warnings.push(`${app.name} is registered but not started (autostart: false); start it with \`super start ${app.name}\``);
+        continue;
+      }
       toStart.push(app);
       const crowded = spreadWarning(app.config, this.daemonPolicy.allowed);
       if (crowded) result.warnings.push(crowded);
@@ -216,7 +225,7 @@ export class Supervisor {
       if (!app.source?.file) continue; // not started from a file: reloads with its running config
       const key = `${app.source.file}\0${app.source.env ?? ''}`;
       if (!files.has(key)) {
-        const eco = await loadEcosystem(app.source.file, { env: app.source.env, allowedCpus: this.daemonPolicy.allowed, ...this.loadDefaults });
+        const eco = await loadEcosystem(app.source.file, { env: app.source.env, allowedCpus: this.daemonPolicy.allowed, callerEnv: app.clientEnv, ...this.loadDefaults });
         await prepareLogs(eco.apps, eco.daemon.logs, this.home);
         files.set(key, eco);
       }
@@ -278,6 +287,7 @@ export class Supervisor {
         status: app.status,
         instances: app.config.instances,
         exec_mode: app.config.exec_mode,
+        namespace: app.config.namespace,
         last_reload: app.lastReload ?? undefined,
         workers: app.slots.map((s) => {
           const snap = s.snapshot(now);
@@ -300,6 +310,7 @@ export class Supervisor {
         logs: app.logPaths(),
         config: maskConfig(app.config),
         pending_config: app.pendingConfig ? changedKeys(app.config, app.pendingConfig) : undefined,
+        cron_restart: this.cron?.status(app) ?? undefined,
         last_stderr: await tailFile(app.logPaths().err, 800),
       },
     };

@@ -16,6 +16,9 @@ import { formatPath, Problems } from './problems.js';
 import { readAllowedCpus } from './cpu-set.js';
 import { schemaProblems } from './schema-check.js';
 import { yamlProblem } from './yaml-problem.js';
+import { resolveLogSettings } from './log-settings.js';
+import { deepFreeze } from './deep-freeze.js';
+import { superHome } from '../home.js';
 
 export { parseDuration, parseSize } from './units.js';
 export { resolveInstances } from './instances.js';
@@ -25,10 +28,11 @@ export { resolveInstances } from './instances.js';
 const YAML_SCHEMA = yaml.CORE_SCHEMA.extend({ implicit: [yaml.types.merge] });
 
 /**
- * @typedef {object} Ecosystem
+ * @typedef {object} Ecosystem  deeply frozen: a change is a new object
  * @property {string} file  absolute path of the ecosystem file
  * @property {import('./normalize-daemon.js').DaemonSettings} daemon
- * @property {import('./normalize-app.js').App[]} apps  in file order (only those named by `only`, if given)
+ * @property {(import('./normalize-app.js').App & {logs: ReturnType<typeof resolveLogSettings>})[]} apps
+ *   in file order (only those named by `only`, if given), each with its log settings
  */
 
 /**
@@ -39,6 +43,7 @@ const YAML_SCHEMA = yaml.CORE_SCHEMA.extend({ implicit: [yaml.types.merge] });
  *   `cpu_affinity` (default: 0..cpus-1 when `cpus` is given, else this process's own mask)
  * @property {number} [cpus=allowedCpus.length]  how many CPUs the daemon may use, for `instances`
  * @property {string|null} [noPinning]  why CPU pinning cannot work here (default: detected)
+ * @property {string} [home]  SUPER_HOME, where default log files go (default: lib/home.js superHome())
  */
 
 /**
@@ -94,7 +99,7 @@ async function readBounded(file, max) {
  * @returns {Ecosystem}
  * @throws {SuperError} E_CONFIG with `details.problems` (string[])
  */
-export function loadEcosystemText(text, file, { env, only, allowedCpus, cpus, noPinning, baseDir, mergeLogsDefault = true } = {}) {
+export function loadEcosystemText(text, file, { env, only, allowedCpus, cpus, noPinning, baseDir, mergeLogsDefault = true, home = superHome() } = {}) {
   allowedCpus ??= cpus !== undefined ? Array.from({ length: cpus }, (_, i) => i) : readAllowedCpus();
   cpus ??= allowedCpus.length;
   const abs = path.resolve(file);
@@ -129,7 +134,8 @@ export function loadEcosystemText(text, file, { env, only, allowedCpus, cpus, no
     }
   }
   if (problems.size > 0) throw refused(file, problems);
-  return { file: abs, daemon, apps };
+  apps = apps.map((app) => ({ ...app, logs: resolveLogSettings(app, daemon.logs, home) }));
+  return deepFreeze({ file: abs, daemon, apps });
 }
 
 /** Two apps with the same name cannot be told apart by any command. */

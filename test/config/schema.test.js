@@ -45,7 +45,7 @@ test('the normalized app carries every app key of the schema', () => {
   const { apps } = loadEcosystemText('apps:\n  - { name: a, script: app.js }\n', `${dir}eco.yml`, { cpus: 1 });
   const appKeys = Object.keys(schema.$defs.app.properties);
   assert.deepEqual(appKeys.filter((k) => !(k in apps[0])), []);
-  assert.deepEqual(Object.keys(apps[0]).filter((k) => !appKeys.includes(k)).sort(), ['instances_spec', 'restart_delay_set', 'source']);
+  assert.deepEqual(Object.keys(apps[0]).filter((k) => !appKeys.includes(k)).sort(), ['instances_spec', 'logs', 'restart_delay_set', 'source']);
 });
 
 test('the normalized daemon settings carry every top-level section', () => {

@@ -19,6 +19,7 @@ import { yamlProblem } from './yaml-problem.js';
 import { resolveLogSettings } from './log-settings.js';
 import { deepFreeze } from './deep-freeze.js';
 import { superHome } from '../home.js';
+import { savedAppDocument } from './saved-app.js';
 
 export { parseDuration, parseSize } from './units.js';
 export { resolveInstances } from './instances.js';
@@ -136,6 +137,19 @@ export function loadEcosystemText(text, file, { env, only, allowedCpus, cpus, no
   if (problems.size > 0) throw refused(file, problems);
   apps = apps.map((app) => ({ ...app, logs: resolveLogSettings(app, daemon.logs, home) }));
   return deepFreeze({ file: abs, daemon, apps });
+}
+
+/**
+ * An app config a dump saved, normalized again as if a file held it (saved-app.js): the
+ * fallback of resurrect when the app's own ecosystem file is gone or no longer valid.
+ * @param {object} saved  the saved config
+ * @param {string} file  the dump, named in problems
+ * @param {LoadOptions} [options]
+ * @returns {object} the app's normalized, frozen config
+ * @throws {SuperError} E_CONFIG when the snapshot is not valid today (its script is gone, ...)
+ */
+export function loadSavedApp(saved, file, options = {}) {
+  return loadEcosystemText(JSON.stringify(savedAppDocument(saved), null, 2), file, { ...options, env: undefined, only: undefined }).apps[0];
 }
 
 /** Two apps with the same name cannot be told apart by any command. */

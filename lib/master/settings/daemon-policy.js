@@ -44,7 +44,8 @@ export class DaemonPolicy {
    * @param {{scheduling: string, scheduling_set: boolean, cpu_affinity: unknown}} daemon  a file's
    *   DaemonSettings, or what a dump saved
    * @param {string} source  the file, for messages
-   * @returns {{wanted: number, cpus: string|null}} the plan for apply: the policy, the CPU list to pin the daemon to
+   * @returns {{daemon: object, source: string, wanted: number, cpus: string|null}} the plan for apply:
+   *   the policy, the CPU list to pin the daemon to
    * @throws {SuperError} E_SCHEDULING_FIXED when the file asks for another policy; E_START_FAILED
    *   when it pins the daemon to CPUs it may not use
    */
@@ -55,22 +56,24 @@ export class DaemonPolicy {
         + '(Node fixes the policy at the first worker, for the life of the daemon); a daemon restart is needed to change it: '
         + `\`super kill\`, then \`super start\` (or set scheduling: ${this.schedulingName} in the file)`);
     }
-    if (daemon.cpu_affinity === null || daemon.cpu_affinity === undefined) return { wanted, cpus: null };
+    if (daemon.cpu_affinity === null || daemon.cpu_affinity === undefined) return { daemon, source, wanted, cpus: null };
     // Files were checked by lib/config; a dump from another machine may name other CPUs.
     const set = parseCpuSet(daemon.cpu_affinity).cpus ?? [];
     const outside = set.filter((c) => !this.allowed.includes(c));
     if (!set.length || outside.length) {
       throw new SuperError('E_START_FAILED', `${source} pins the daemon to CPUs ${daemon.cpu_affinity}, but it may only use ${formatCpuList(this.allowed)}; fix daemon.cpu_affinity`);
     }
-    return { wanted, cpus: formatCpuList(set) };
+    return { daemon, source, wanted, cpus: formatCpuList(set) };
   }
 
   /**
    * Pins the daemon and fixes the policy (if no start fixed it yet), as check planned.
-   * @param {{wanted: number, cpus: string|null}} plan
-   * @throws {SuperError} E_START_FAILED when taskset fails
+   * @param {{daemon: object, source: string, wanted: number, cpus: string|null}} plan
+   * @throws {SuperError} E_START_FAILED when taskset fails; E_SCHEDULING_FIXED when a start
+   *   that ran meanwhile fixed another policy
    */
-  async apply({ wanted, cpus }) {
+  async apply({ daemon, source, wanted, cpus }) {
+    this.check(daemon, source);
     if (cpus && cpus !== this.pinnedTo) {
       try {
         await pinProcess(process.pid, cpus);

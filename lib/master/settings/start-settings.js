@@ -1,7 +1,8 @@
 // The daemon-wide settings a `start` (or a reload's re-read of a file) brings: log files
 // and daemon.log rotation, the TCP control listener, the scheduling policy and the daemon's
-// CPU pin, the metrics settings. Each is a check-then-apply pair, and every check runs
-// before any apply: a start refused for any reason (E_LOG_PATH, E_CONTROL_FIXED,
+// CPU pin, the metrics settings. Each is a check-then-apply pair (metrics never refuse a
+// start: an endpoint that cannot listen is a warning, so they are only applied), and
+// every check runs before any apply: a start refused for any reason (E_LOG_PATH, E_CONTROL_FIXED,
 // E_SCHEDULING_FIXED, ...) has created no log file, changed no rotation, opened no
 // listener and pinned nothing.
 import { checkLogs, applyLogs } from '../../logs/prepare.js';
@@ -31,8 +32,9 @@ export async function checkSettings(daemon, configs, { policy, control }, { sour
 }
 
 /**
- * Applies what checkSettings planned, the steps that may still fail first (a port taken,
- * taskset failing), so such a failure leaves the rest unchanged.
+ * Applies what checkSettings planned. The steps that can still fail come first (the
+ * listener: a port may be taken; the pin: taskset may fail), before the log directory and
+ * the rotation, which cannot once checked.
  * @param {object} plan
  * @param {SettingsOwners} owners
  * @returns {Promise<string[]>} warnings
@@ -43,7 +45,9 @@ export async function applySettings(plan, { policy, control, monitor, log }) {
   await applyLogs(plan.logs);
   const rotation = plan.logs.rotation;
   // Said when the file has an opinion: which file last set it is not obvious otherwise.
-  if (rotation && (rotation.max_size !== null || rotation.retain !== null || rotation.compress)) log.info({ max_size: rotation.max_size, retain: rotation.retain, compress: rotation.compress, file: plan.source }, 'daemon.log rotation set by the file\'s logs:');
+  if (rotation && (rotation.max_size !== null || rotation.retain !== null || rotation.compress)) {
+    log.info({ max_size: rotation.max_size, retain: rotation.retain, compress: rotation.compress, file: plan.source }, 'daemon.log rotation set by the file\'s logs:');
+  }
   if (monitor && plan.metrics) warnings.push(...(await monitor.configure(plan.metrics)));
   return warnings;
 }

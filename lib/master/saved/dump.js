@@ -1,5 +1,6 @@
-// The saved process list, $SUPER_HOME/dump.json: written by `super save`, read by
-// `super resurrect` and `super daemon --resurrect`.
+// The saved process list, $SUPER_HOME/dump.json: written here by `super save`; read by
+// `super resurrect` and `super daemon --resurrect` through lib/dump-file.js, which the CLI
+// shares.
 //
 // Write sequence (a crash at any point leaves a complete dump.json, old or new):
 //   dump.json.<pid>-<n>.tmp  <- write, fsync (a name of its own: saves never share a temp file)
@@ -19,8 +20,7 @@ import fs from 'node:fs/promises';
 import { SuperError } from '../../errors.js';
 import { DUMP_VERSION, bakPath, dumpPath, parseDump } from '../../dump-file.js';
 
-// Reading is shared with the CLI (`super startup` sizes the unit's stop timeout from it).
-export { DUMP_VERSION, bakPath, dumpPath, parseDump, readDump } from '../../dump-file.js';
+export { bakPath, dumpPath, parseDump, readDump } from '../../dump-file.js';
 
 /**
  * Writes the dump atomically. Refuses to replace a dump that has apps, or a corrupt one,

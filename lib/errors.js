@@ -24,6 +24,7 @@ export const CODES = Object.freeze({
   E_RATE_LIMITED: [EXIT.FAILED, 'Too many failed authentications from this address (429); wait a minute, then retry with the right token.'],
   E_CONTROL_LISTEN: [EXIT.FAILED, 'The TCP control listener could not be opened (address in use, not permitted); nothing was started.'],
   E_BUSY: [EXIT.FAILED, 'Another operation is changing that app right now; wait for it to finish and try again.'],
+  E_DAEMON_PIN: [EXIT.FAILED, 'The daemon could not pin itself to daemon.cpu_affinity (CPUs it may not use here, or taskset failed); fix daemon.cpu_affinity, or install util-linux.'],
   E_START_FAILED: [EXIT.FAILED, 'A worker could not be started; its error log says why.'],
   E_RELOAD_FAILED: [EXIT.FAILED, 'A replacement worker failed during a reload; the reload stopped and the old workers kept serving.'],
   E_TIMEOUT: [EXIT.FAILED, 'The daemon did not answer in time.'],

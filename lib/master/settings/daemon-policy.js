@@ -46,7 +46,7 @@ export class DaemonPolicy {
    * @param {string} source  the file, for messages
    * @returns {{daemon: object, source: string, wanted: number, cpus: string|null}} the plan for apply:
    *   the policy, the CPU list to pin the daemon to
-   * @throws {SuperError} E_SCHEDULING_FIXED when the file asks for another policy; E_START_FAILED
+   * @throws {SuperError} E_SCHEDULING_FIXED when the file asks for another policy; E_DAEMON_PIN
    *   when it pins the daemon to CPUs it may not use
    */
   check(daemon, source) {
@@ -61,7 +61,7 @@ export class DaemonPolicy {
     const set = parseCpuSet(daemon.cpu_affinity).cpus ?? [];
     const outside = set.filter((c) => !this.allowed.includes(c));
     if (!set.length || outside.length) {
-      throw new SuperError('E_START_FAILED', `${source} pins the daemon to CPUs ${daemon.cpu_affinity}, but it may only use ${formatCpuList(this.allowed)}; fix daemon.cpu_affinity`);
+      throw new SuperError('E_DAEMON_PIN', `${source} pins the daemon to CPUs ${daemon.cpu_affinity}, but it may only use ${formatCpuList(this.allowed)}; fix daemon.cpu_affinity`);
     }
     return { daemon, source, wanted, cpus: formatCpuList(set) };
   }
@@ -69,7 +69,7 @@ export class DaemonPolicy {
   /**
    * Pins the daemon and fixes the policy (if no start fixed it yet), as check planned.
    * @param {{daemon: object, source: string, wanted: number, cpus: string|null}} plan
-   * @throws {SuperError} E_START_FAILED when taskset fails; E_SCHEDULING_FIXED when a start
+   * @throws {SuperError} E_DAEMON_PIN when taskset fails; E_SCHEDULING_FIXED when a start
    *   that ran meanwhile fixed another policy
    */
   async apply({ daemon, source, wanted, cpus }) {
@@ -78,7 +78,7 @@ export class DaemonPolicy {
       try {
         await pinProcess(process.pid, cpus);
       } catch (err) {
-        throw new SuperError('E_START_FAILED', `could not pin the daemon to CPUs ${cpus} (daemon.cpu_affinity): ${err.message}`);
+        throw new SuperError('E_DAEMON_PIN', `could not pin the daemon to CPUs ${cpus} (daemon.cpu_affinity): ${err.message}`);
       }
       this.pinnedTo = cpus;
       this.affinity.daemonPinned = true;

@@ -19,6 +19,10 @@ import { jsonProblem } from './json-problem.js';
 import { pm2OnlyWarnings } from './pm2-keys.js';
 import { schemaProblems } from './schema-check.js';
 import { yamlProblem } from './yaml-problem.js';
+import { resolveLogSettings } from './log-settings.js';
+import { deepFreeze } from './deep-freeze.js';
+import { superHome } from '../home.js';
+import { savedAppDocument } from './saved-app.js';
 
 export { parseDuration, parseSize } from './units.js';
 export { resolveInstances } from './instances.js';
@@ -28,10 +32,11 @@ export { resolveInstances } from './instances.js';
 const YAML_SCHEMA = yaml.CORE_SCHEMA.extend({ implicit: [yaml.types.merge] });
 
 /**
- * @typedef {object} Ecosystem
+ * @typedef {object} Ecosystem  deeply frozen: a change is a new object
  * @property {string} file  absolute path of the ecosystem file
  * @property {import('./normalize-daemon.js').DaemonSettings} daemon
- * @property {import('./normalize-app.js').App[]} apps  in file order (only those named by `only`, if given)
+ * @property {(import('./normalize-app.js').App & {logs: ReturnType<typeof resolveLogSettings>})[]} apps
+ *   in file order (only those named by `only`, if given), each with its log settings
  * @property {string[]} warnings  one line each: keys accepted but ignored (PM2-only keys), ...
  */
 
@@ -46,6 +51,7 @@ const YAML_SCHEMA = yaml.CORE_SCHEMA.extend({ implicit: [yaml.types.merge] });
  * @property {boolean} [isRoot]  whether the daemon runs as root, for uid/gid (default: this process)
  * @property {Record<string,string>} [callerEnv]  environment a JS/TS file runs with: the
  *   caller's (`super start`'s), default this process's
+ * @property {string} [home]  SUPER_HOME, where default log files go (default: lib/home.js superHome())
  */
 
 /**
@@ -154,7 +160,7 @@ function syntaxError(file, line, col, message) {
  * @param {LoadOptions & { baseDir?: string, mergeLogsDefault?: boolean }} options
  * @returns {Ecosystem}
  */
-function loadEcosystemData(data, positions, file, { env, only, allowedCpus, cpus, noPinning, baseDir, mergeLogsDefault = true, isRoot } = {}) {
+function loadEcosystemData(data, positions, file, { env, only, allowedCpus, cpus, noPinning, baseDir, mergeLogsDefault = true, isRoot, home = superHome() } = {}) {
   allowedCpus ??= cpus !== undefined ? Array.from({ length: cpus }, (_, i) => i) : readAllowedCpus();
   cpus ??= allowedCpus.length;
   const abs = path.resolve(file);
@@ -176,7 +182,21 @@ function loadEcosystemData(data, positions, file, { env, only, allowedCpus, cpus
     }
   }
   if (problems.size > 0) throw refused(file, problems);
-  return { file: abs, daemon, apps, warnings };
+  apps = apps.map((app) => ({ ...app, logs: resolveLogSettings(app, daemon.logs, home) }));
+  return deepFreeze({ file: abs, daemon, apps, warnings });
+}
+
+/**
+ * An app config a dump saved, normalized again as if a file held it (saved-app.js): the
+ * fallback of resurrect when the app's own ecosystem file is gone or no longer valid.
+ * @param {object} saved  the saved config
+ * @param {string} file  the dump, named in problems
+ * @param {LoadOptions} [options]
+ * @returns {object} the app's normalized, frozen config
+ * @throws {SuperError} E_CONFIG when the snapshot is not valid today (its script is gone, ...)
+ */
+export function loadSavedApp(saved, file, options = {}) {
+  return loadEcosystemText(JSON.stringify(savedAppDocument(saved), null, 2), file, { ...options, env: undefined, only: undefined }).apps[0];
 }
 
 /** Two apps with the same name cannot be told apart by any command. */

@@ -1,10 +1,12 @@
 // Good files normalize to exactly the object the daemon consumes.
 
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { loadEcosystem } from '../../lib/config/index.js';
+import { superHome } from '../../lib/home.js';
 
 const dir = fileURLToPath(new URL('../fixtures/good-config/', import.meta.url));
 const at = (...p) => path.join(dir, ...p);
@@ -76,9 +78,31 @@ test('minimal.yml: every default', async () => {
       metrics_interval: null,
       unresponsive_timeout: null,
       source: { file: at('minimal.yml'), line: 3 },
+      logs: {
+        disabled: false, dir: path.join(superHome(), 'logs'), createDir: true,
+        out: path.join(superHome(), 'logs', 'web-out.log'), err: path.join(superHome(), 'logs', 'web-err.log'),
+        perSlot: false, type: 'raw', date: null, maxSize: null, retain: 5, compress: false,
+      },
     }],
     warnings: [],
   });
+});
+
+test('a normalized ecosystem is deeply frozen: a change is a new object', async () => {
+  const eco = await loadEcosystem(at('full.yml'), { cpus: 4 });
+  for (const o of [eco, eco.daemon, eco.daemon.logs, eco.apps, eco.apps[0], eco.apps[0].env, eco.apps[0].args, eco.apps[0].logs]) {
+    assert.ok(Object.isFrozen(o));
+  }
+  assert.throws(() => { eco.apps[0].instances = 9; }, TypeError);
+  assert.equal({ ...eco.apps[0], instances: 9 }.instances, 9);
+});
+
+test('log paths are derived from SUPER_HOME given as home, and nothing is created', async () => {
+  const home = path.join(dir, 'no-such-home');
+  const eco = await loadEcosystem(at('minimal.yml'), { cpus: 1, home });
+  assert.equal(eco.apps[0].logs.out, path.join(home, 'logs', 'web-out.log'));
+  assert.equal(eco.apps[0].logs.createDir, true);
+  assert.equal(fs.existsSync(home), false);
 });
 
 test('full.yml: every key, with --env production and 4 CPUs', async () => {
@@ -149,6 +173,10 @@ test('full.yml: every key, with --env production and 4 CPUs', async () => {
     metrics_interval: 5000,
     unresponsive_timeout: 10000,
     source: { file: at('full.yml'), line: 18 },
+    logs: {
+      disabled: false, dir: at('logs'), createDir: false, out: at('api/logs/out.log'), err: at('logs/api-err.log'),
+      perSlot: true, type: 'json', date: 'YYYY-MM-DD HH:mm:ss', maxSize: 1024 ** 3, retain: 2, compress: true,
+    },
   });
   const tool = eco.apps[1];
   assert.deepEqual(

@@ -155,7 +155,7 @@ export async function startDaemon({ resurrect = false, afterStop, control } = {}
   }
   if (control) {
     try {
-      await supervisor.control.apply(control, '--listen');
+      await supervisor.control.apply(await supervisor.control.check(control, '--listen'));
     } catch (err) {
       process.stderr.write(`superd: ${err.code ?? 'E_INTERNAL'}: ${err.message}\n`);
       log.error({ err: err.message }, 'control listener failed');

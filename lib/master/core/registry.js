@@ -9,7 +9,7 @@ import { changedKeys } from './config-diff.js';
 import { resolveTargets } from './targets.js';
 import { maskConfig } from './mask-secrets.js';
 import { tailFile, stderrTail } from './tail-file.js';
-import { prepareLogs } from '../../logs/prepare.js';
+import { checkSettings, applySettings } from '../settings/index.js';
 
 // Node's own IPC plumbing: a `super start` run from inside a worker must not pass these on,
 // or a fork-mode child would take itself for a cluster worker. Filtered once, on receipt.
@@ -53,7 +53,7 @@ export class Supervisor {
     const clientEnv = rawClientEnv && inheritable(rawClientEnv);
     // The daemon's CPUs as at boot: daemon.cpu_affinity narrows the daemon, never the apps.
     // A JS/TS file runs with the caller's environment (lib/config/js-config.js).
-    const eco = await loadEcosystem(file, { env, only, allowedCpus: this.daemonPolicy.allowed, callerEnv: clientEnv, ...this.loadDefaults });
+    const eco = await loadEcosystem(file, { env, only, allowedCpus: this.daemonPolicy.allowed, callerEnv: clientEnv, home: this.home, ...this.loadDefaults });
     const result = await this.startConfigs(eco.apps.map((config) => ({ config, clientEnv, source: { file, env }, autostart: config.autostart })), eco.daemon, file, beforeStart);
     result.warnings.unshift(...eco.warnings);
     return result;
@@ -73,18 +73,17 @@ export class Supervisor {
    */
   async startConfigs(entries, daemon, source = 'the saved dump', beforeStart) {
     if (typeof daemon === 'string') daemon = { scheduling: daemon, scheduling_set: true, cpu_affinity: null }; // a policy name alone
-    // Refused (E_LOG_PATH) before anything changes when a log file cannot be written.
-    await prepareLogs(entries.map((e) => e.config), daemon.logs, this.home);
-    // Refused (E_CONTROL_FIXED, E_CONTROL_LISTEN) before anything changes: the TCP control
-    // listener opens here when the settings ask for one and none is open.
-    const controlWarnings = (await this.control?.apply(daemon.control, source, { strict: !daemon.from_dump })) ?? [];
-    // Refused (E_SCHEDULING_FIXED) before anything changes; the daemon pins itself before any fork.
-    await this.daemonPolicy.apply(daemon, source);
-    const result = { started: [], running: [], changed: [], warnings: controlWarnings, failed: [] };
-    if (this.monitor && daemon.metrics) result.warnings.push(...(await this.monitor.configure(daemon.metrics)));
+    // Every check before any change (lib/master/settings/start-settings.js): a start refused
+    // for any reason leaves the daemon and its apps as they were.
+    const owners = { policy: this.daemonPolicy, control: this.control, monitor: this.monitor, log: this.log };
+    const settings = await checkSettings(daemon, entries.map((e) => e.config), owners, { source, strict: !daemon.from_dump });
+    const busy = entries.map((e) => this.apps.get(e.config.name)).find((app) => app?.busy);
+    if (busy) throw new SuperError('E_BUSY', `${busy.name} is busy (${busy.busy}); try again when it is done`);
+    const result = { started: [], running: [], changed: [], warnings: await applySettings(settings, owners), failed: [] };
     const toStart = [];
     for (const { config, clientEnv, source: from, autostart } of entries) {
       let app = this.apps.get(config.name);
+      // Taken by another operation while the settings were applied.
       if (app?.busy) throw new SuperError('E_BUSY', `${config.name} is busy (${app.busy}); try again when it is done`);
       if (app && app.running) {
         const keys = changedKeys(app.config, config);
@@ -216,7 +215,7 @@ export class Supervisor {
     return { apps: results };
   }
 
-  /** app -> its config as its file says now; throws E_CONFIG (or E_SCHEDULING_FIXED) before anything changes. */
+  /** app -> its config as its file says now; throws E_CONFIG, E_LOG_PATH or E_SCHEDULING_FIXED before anything changes. */
   async #rereadConfigs(apps) {
     const { loadEcosystem } = await import('../../config/index.js');
     const files = new Map();
@@ -224,21 +223,19 @@ export class Supervisor {
     for (const app of apps) {
       if (!app.source?.file) continue; // not started from a file: reloads with its running config
       const key = `${app.source.file}\0${app.source.env ?? ''}`;
-      if (!files.has(key)) {
-        const eco = await loadEcosystem(app.source.file, { env: app.source.env, allowedCpus: this.daemonPolicy.allowed, callerEnv: app.clientEnv, ...this.loadDefaults });
-        await prepareLogs(eco.apps, eco.daemon.logs, this.home);
-        files.set(key, eco);
-      }
+      if (!files.has(key)) files.set(key, await loadEcosystem(app.source.file, { env: app.source.env, allowedCpus: this.daemonPolicy.allowed, callerEnv: app.clientEnv, home: this.home, ...this.loadDefaults }));
       const config = files.get(key).apps.find((c) => c.name === app.name);
       if (!config) {
         throw new SuperError('E_CONFIG', `${app.name} is no longer in ${app.source.file}; nothing was reloaded. Remove it with \`super delete ${app.name}\`, or reload the running config with --keep-config`);
       }
       configs.set(app, config);
     }
-    // Each file's daemon-wide settings, as `start` applies them (daemon-policy.js): every
-    // file's scheduling is checked (E_SCHEDULING_FIXED) before any daemon.cpu_affinity pins.
-    for (const eco of files.values()) await this.daemonPolicy.apply({ ...eco.daemon, cpu_affinity: null }, eco.file);
-    for (const eco of files.values()) await this.daemonPolicy.apply(eco.daemon, eco.file);
+    // Each file's log files and daemon-wide settings, as `start` checks them
+    // (lib/master/settings/start-settings.js): every file is checked before any is applied.
+    const owners = { policy: this.daemonPolicy, log: this.log };
+    const plans = [];
+    for (const eco of files.values()) plans.push(await checkSettings(eco.daemon, eco.apps, owners, { source: eco.file, withControl: false }));
+    for (const plan of plans) await applySettings(plan, owners);
     return configs;
   }
 

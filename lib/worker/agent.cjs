@@ -31,6 +31,7 @@ if (!globalThis[AGENT]) {
     },
     onShutdown: drain.onShutdown,
   };
+  require('./expose-api.cjs').exposeApi();
 
   if (typeof process.send === 'function') {
     // PM2 apps say process.send('ready'): that also lets traffic in.

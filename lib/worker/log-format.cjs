@@ -1,6 +1,7 @@
 'use strict';
-// Worker side of superd's logs (required by agent.cjs; exports reopen() for its dispatch table). The daemon opened this worker's log
-// files and gave them to it as fd 1 and 2; SUPER_LOG says where they are and how to format:
+// Worker side of superd's logs (required by agent.cjs, whose dispatch table calls reopen()).
+// The daemon opened this worker's log files and gave them to it as fd 1 and 2; SUPER_LOG
+// says where they are and how to format:
 //   {"out": path, "err": path, "type": "raw"|"json", "date": format|"ISO"|null, "app", "slot"}
 //
 // process.stdout/stderr.write are replaced by a writer that

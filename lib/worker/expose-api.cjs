@@ -11,11 +11,13 @@
 //   - import: with module.registerHooks where Node has it (>= 22.15, 23.5), one synchronous
 //     resolve hook in this thread; on older Node through module.register, whose hooks run
 //     on a thread of their own (~40 ms at start and ~10 MB per worker): registered only for
-//     an ES-module entry script that cannot resolve 'superd/worker' by itself.
+//     an ES-module entry script that cannot resolve 'superd/worker' by itself, in the main
+//     thread (there, hooks registered in a worker thread do not apply to its imports).
 const fs = require('node:fs');
 const path = require('node:path');
 const Module = require('node:module');
 const { pathToFileURL } = require('node:url');
+const { isMainThread } = require('node:worker_threads');
 
 const SPECIFIER = 'superd/worker';
 const API_FILE = path.join(__dirname, 'index.cjs');
@@ -28,7 +30,7 @@ function exposeApi() {
   }
   const resolveFilename = Module._resolveFilename;
   if (typeof Module.registerHooks === 'function') Module.registerHooks({ resolve: resolveSync });
-  else if (esmEntryNeedsHook(resolveFilename)) Module.register('./resolve-hook.mjs', pathToFileURL(__filename));
+  else if (isMainThread && esmEntryNeedsHook(resolveFilename)) Module.register('./resolve-hook.mjs', pathToFileURL(__filename));
   Module._resolveFilename = function superdResolveFilename(request, ...rest) {
     if (request !== SPECIFIER) return resolveFilename.call(this, request, ...rest);
     try {

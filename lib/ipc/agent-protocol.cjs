@@ -124,7 +124,10 @@ function logWrite(m) {
   return { stream: m.stream, code: m.code };
 }
 
-/** One guard per message name: (received message) => the fields to act on, or null. */
+/**
+ * One guard per agent message: (received message) => the fields to act on, or null. The
+ * daemon's messages need none: they carry no fields, and the agent trusts its daemon.
+ */
 const GUARDS = Object.freeze({
   [FROM_AGENT.READY]: () => EMPTY,
   [FROM_AGENT.DRAINED]: (m) => ({ hookErrors: hookErrors(m.hookErrors) }),
@@ -135,10 +138,6 @@ const GUARDS = Object.freeze({
     return w && { ...w, dropped: num(m.dropped) };
   },
   [FROM_AGENT.LOGS_REOPENED]: () => EMPTY,
-  // The daemon is trusted by its agent: these carry no fields.
-  [TO_AGENT.SHUTDOWN]: () => EMPTY,
-  [TO_AGENT.ADMIT]: () => EMPTY,
-  [TO_AGENT.REOPEN_LOGS]: () => EMPTY,
 });
 
 module.exports = {

@@ -30,20 +30,15 @@ export function routeTable(handlers) {
   return table;
 }
 
-/**
- * Listens to `source` (a cluster Worker or a ChildProcess) and routes agent messages.
- * @returns {() => void} stops listening
- */
+/** Listens to `source` (a cluster Worker or a ChildProcess) for its whole life and routes agent messages. */
 export function listenToAgent(source, handlers) {
   const table = routeTable(handlers);
-  const onMessage = (m) => {
+  source.on('message', (m) => {
     const name = agentMessageName(m);
     if (name === undefined) return;
     const fields = GUARDS[name](m);
     if (fields !== null) table.get(name)(fields);
-  };
-  source.on('message', onMessage);
-  return () => source.off('message', onMessage);
+  });
 }
 
 /** Sends a daemon -> agent message (TO_AGENT name); throws as child.send does on a closed channel. */

@@ -13,7 +13,6 @@
 // A guard reads a bounded number of fields whatever the message holds (lists and maps up
 // to a bound), so it costs little next to the parse Node already did; it logs nothing and
 // returns the fields the daemon may use, or null to drop the message.
-const { constants } = require('node:os');
 
 /** Agent -> daemon. */
 const FROM_AGENT = Object.freeze({
@@ -63,8 +62,10 @@ const MAX_HOOK_ERRORS = 5;
 const MAX_HOOK_ERROR_CHARS = 4096;
 const RESOURCE_TYPE = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
 // A write error is one of the system's errno names, so a worker reporting made-up codes
-// cannot make the daemon log (once per code) without end.
-const ERRNO = new Set([...Object.keys(constants.errno), 'EIO']);
+// cannot make the daemon log (once per code) without end. Built on first use: the agent
+// never checks.
+let errnoNames = null;
+const isErrno = (code) => (errnoNames ??= new Set([...Object.keys(require('node:os').constants.errno), 'EIO'])).has(code);
 const STREAMS = new Set(['out', 'err']);
 
 const num = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
@@ -120,7 +121,7 @@ function hookErrors(list) {
 }
 
 function logWrite(m) {
-  if (!STREAMS.has(m.stream) || !ERRNO.has(m.code)) return null;
+  if (!STREAMS.has(m.stream) || !isErrno(m.code)) return null;
   return { stream: m.stream, code: m.code };
 }
 

@@ -17,7 +17,6 @@ const fs = require('node:fs');
 const path = require('node:path');
 const Module = require('node:module');
 const { pathToFileURL } = require('node:url');
-const { isMainThread } = require('node:worker_threads');
 
 const SPECIFIER = 'superd/worker';
 const API_FILE = path.join(__dirname, 'index.cjs');
@@ -30,7 +29,7 @@ function exposeApi() {
   }
   const resolveFilename = Module._resolveFilename;
   if (typeof Module.registerHooks === 'function') Module.registerHooks({ resolve: resolveSync });
-  else if (isMainThread && esmEntryNeedsHook(resolveFilename)) Module.register('./resolve-hook.mjs', pathToFileURL(__filename));
+  else if (esmEntryNeedsHook(resolveFilename) && require('node:worker_threads').isMainThread) Module.register('./resolve-hook.mjs', pathToFileURL(__filename));
   Module._resolveFilename = function superdResolveFilename(request, ...rest) {
     if (request !== SPECIFIER) return resolveFilename.call(this, request, ...rest);
     try {

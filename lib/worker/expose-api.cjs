@@ -11,8 +11,8 @@
 //   - import: with module.registerHooks where Node has it (>= 22.15, 23.5), one synchronous
 //     resolve hook in this thread; on older Node through module.register, whose hooks run
 //     on a thread of their own (~40 ms at start and ~10 MB per worker): registered only for
-//     an ES-module entry script that cannot resolve 'superd/worker' by itself, in the main
-//     thread (there, hooks registered in a worker thread do not apply to its imports).
+//     an ES-module entry script that cannot resolve 'superd/worker' by itself, and in the
+//     main thread only (that Node applies no hook registered in a worker thread).
 const fs = require('node:fs');
 const path = require('node:path');
 const Module = require('node:module');

@@ -2,7 +2,7 @@
 // repository): `import` (ES module) and `require` (CommonJS) both resolve to the agent's
 // API, ready() makes the worker ready (wait_ready) and onShutdown hooks run on stop; the
 // same API is globalThis.superd. Outside superd, the import fails (nothing provides it)
-// while globalThis.superd is simply undefined.
+// while globalThis.superd is simply undefined; where superd is installed, all are no-ops.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -78,4 +78,10 @@ apps:
   assert.match(plain.stderr, /ERR_MODULE_NOT_FOUND/);
   const global = spawnSync(process.execPath, ['--input-type=module', '-e', 'globalThis.superd?.ready(); console.log(typeof globalThis.superd)'], { cwd: box.dir, encoding: 'utf8', timeout: 10000 });
   assert.equal(global.stdout, 'undefined\n');
+  // With superd installed (here: inside its own package), every function is a no-op.
+  const installed = spawnSync(process.execPath, ['--input-type=module', '-e', `
+    import { ready, onShutdown, isSuperd, slot, appName } from 'superd/worker';
+    ready(); onShutdown(() => {});
+    console.log(JSON.stringify([isSuperd(), slot(), appName()]));`], { cwd: ROOT, encoding: 'utf8', timeout: 10000 });
+  assert.equal(installed.stdout, '[false,null,null]\n', installed.stderr);
 });

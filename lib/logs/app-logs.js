@@ -119,13 +119,10 @@ export class AppLogs {
   attach(proc) {
     if (!proc?.child || proc[ATTACHED]) return;
     proc[ATTACHED] = true;
-    proc.child.on('message', (m) => {
-      if (m === null || typeof m !== 'object') return;
-      if (m.cmd === 'super:log-error') this.#once(`write:${m.stream}:${m.code}`, 'warn', { app: this.app.name, slot: m.slot, pid: proc.pid, stream: m.stream, code: m.code }, 'log write failed; lines are dropped until writing works again (logged once)');
-      else if (m.cmd === 'super:log-resumed') {
-        this.reported.delete(`write:${m.stream}:${m.code}`);
-        this.log.info({ app: this.app.name, slot: m.slot, pid: proc.pid, stream: m.stream, dropped: m.dropped }, 'log writing resumed');
-      }
+    proc.on('log-error', (m) => this.#once(`write:${m.stream}:${m.code}`, 'warn', { app: this.app.name, slot: m.slot, pid: proc.pid, stream: m.stream, code: m.code }, 'log write failed; lines are dropped until writing works again (logged once)'));
+    proc.on('log-resumed', (m) => {
+      this.reported.delete(`write:${m.stream}:${m.code}`);
+      this.log.info({ app: this.app.name, slot: m.slot, pid: proc.pid, stream: m.stream, dropped: m.dropped }, 'log writing resumed');
     });
   }
 
@@ -252,19 +249,18 @@ function askReopen(proc) {
   return new Promise((resolve) => {
     const done = (v) => {
       clearTimeout(timer);
-      child.off('message', onMessage);
+      proc.off('logs-reopened', onReopened);
       proc.off('exit', onExit);
       resolve(v);
     };
-    const onMessage = (m) => m?.cmd === 'super:logs-reopened' && done(true);
+    const onReopened = () => done(true);
     const onExit = () => done(true);
     const timer = setTimeout(() => done(`pid ${proc.pid} did not reopen within ${REOPEN_TIMEOUT_MS} ms`), REOPEN_TIMEOUT_MS);
-    child.on('message', onMessage);
+    proc.on('logs-reopened', onReopened);
     proc.once('exit', onExit);
     // A fork-mode agent notices the new file by itself (lib/worker/log-format.cjs): only ack.
-    if (proc.kind !== 'cluster') return;
     try {
-      child.send({ cmd: 'super:reopen-logs' });
+      proc.reopenLogs();
     } catch {
       done(`pid ${proc.pid} could not be asked`);
     }

@@ -11,8 +11,8 @@
 //   - import: with module.registerHooks where Node has it (>= 22.15, 23.5), one synchronous
 //     resolve hook in this thread; on older Node through module.register, whose hooks run
 //     on a thread of their own (~40 ms at start and ~10 MB per worker): registered only for
-//     an ES-module entry script that cannot resolve 'superd/worker' by itself, and in the
-//     main thread only (that Node applies no hook registered in a worker thread).
+//     an ES-module entry script that names 'superd/worker' and cannot resolve it by itself,
+//     and in the main thread only (that Node applies no hook registered in a worker thread).
 const fs = require('node:fs');
 const path = require('node:path');
 const Module = require('node:module');
@@ -51,26 +51,33 @@ function resolveSync(specifier, context, next) {
   }
 }
 
-/** True when Node runs the entry script as an ES module that cannot resolve SPECIFIER by itself. */
+/**
+ * True when Node runs the entry script as an ES module that names SPECIFIER and cannot
+ * resolve it by itself. Only an entry that names it pays for the hook thread: every other
+ * ES-module worker would start ~40 ms slower and ~10 MB larger for nothing. A module
+ * deeper in the app that imports it needs Node >= 22.15, or globalThis.superd.
+ */
 function esmEntryNeedsHook(resolveFilename) {
   const entry = esmEntry();
-  return entry !== null && !resolvesFrom(resolveFilename, entry);
+  return entry !== null && entry.text.includes(SPECIFIER) && !resolvesFrom(resolveFilename, entry.file);
 }
 
-/** The entry script when Node runs it as an ES module, else null. */
+/** {file, text} of the entry script when Node runs it as an ES module, else null. */
 function esmEntry() {
   let file;
+  let text;
   try {
     file = fs.realpathSync(process.argv[1]);
+    if (!file.endsWith('.mjs') && !file.endsWith('.js')) return null;
+    text = fs.readFileSync(file, 'utf8');
   } catch {
     return null; // no script (node -e, a REPL) or not a file
   }
-  if (file.endsWith('.mjs')) return file;
-  if (!file.endsWith('.js')) return null;
+  if (file.endsWith('.mjs')) return { file, text };
   const type = packageType(path.dirname(file));
-  if (type !== undefined) return type === 'module' ? file : null;
+  if (type !== undefined) return type === 'module' ? { file, text } : null;
   // No "type": Node runs a .js file with import/export statements as an ES module.
-  return /^\s*(import\s*[\w{*'"]|export\s)/m.test(fs.readFileSync(file, 'utf8')) ? file : null;
+  return /^\s*(import\s*[\w{*'"]|export\s)/m.test(text) ? { file, text } : null;
 }
 
 /** "type" of the nearest package.json above dir (undefined: none says). */

@@ -20,6 +20,11 @@ export default async function reload(target, opts) {
     if (p.step === 'begin') {
       const what = p.keep_config ? 'running config (--keep-config)' : p.changed.length ? `config changed: ${p.changed.join(', ')}` : 'config unchanged';
       out(`${p.app}: reloading ${p.of} worker${p.of === 1 ? '' : 's'} (${what})`);
+    } else if (p.step === 'surge') {
+      out(`${p.app}: surge in ${p.batches} batch${p.batches === 1 ? '' : 'es'} of ${p.size + p.unavailable}`);
+      if (p.size < p.wanted) out(`${p.app}: ${memoryNote(p)}`);
+    } else if (p.step === 'batch') {
+      out(`${p.app}: batch ${p.batch}/${p.of}: ${p.ready} replacement${p.ready === 1 ? '' : 's'} ready in ${(p.ms / 1000).toFixed(1)} s`);
     } else if (p.step === 'ready') {
       out(`${p.app}: slot ${p.done}/${p.of} ready (${p.ready_ms} ms; ${p.app}#${p.slot}, pid ${p.pid})`);
     } else if (p.step === 'scaled') {
@@ -32,6 +37,14 @@ export default async function reload(target, opts) {
   for (const r of data.apps) report(r);
   if (data.apps.length > 1) out(`done in ${secs(Date.now() - t0)}`);
   return data.apps.some((r) => !r.ok) ? EXIT.FAILED : EXIT.OK;
+}
+
+/** Why a surge batch is smaller than max_surge: what the memory guard measured. */
+function memoryNote(p) {
+  const mib = (b) => `${Math.round(b / 1024 ** 2)} MiB`;
+  const measured = p.memory ? ` (MemAvailable ${mib(p.memory.available)}, ${mib(p.memory.per_worker)} per worker)` : '';
+  const down = p.unavailable ? `; ${p.unavailable} slot${p.unavailable === 1 ? '' : 's'} per batch stop${p.unavailable === 1 ? 's' : ''} first (max_unavailable)` : '';
+  return `memory guard: batch shrunk from ${p.wanted} to ${p.size} replacement${p.size === 1 ? '' : 's'} beside the old workers${measured}${down}`;
 }
 
 function printFailure(r) {

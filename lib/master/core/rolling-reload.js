@@ -13,7 +13,7 @@ import { WORKER_STATES as S } from './states.js';
 //   probation {app, slot, pid}                                 event (the replacement is ready; its probation begins)
 //   ready   {app, slot, pid, oldPid, ready_ms, reason, done, of} both (through probation: the slot runs it)
 //   batch   {app, batch, of, ready, ms}                          both (a surge batch is through)
-//   retired {app, slot, pid, code, signal, reason, at}           event
+//   retired {app, slot, pid, code, signal, reason, asked_at, at} event (asked_at: when its stop began; at: its exit)
 //   scaled  {app, to}                                            client
 //   done    the outcome                                          both (App#reload, the registry)
 const HEARD_BY = Object.freeze({ surge: 'both', forked: 'event', probation: 'event', ready: 'both', batch: 'both', retired: 'event', scaled: 'client' });
@@ -74,7 +74,10 @@ export function runReload(plan, { host, config, reason, emit }) {
       w.resolve();
     }
   };
-  const retire = (step, r) => r.retire().then((exit) => exit && emit({ app, slot: step.slot, step: 'retired', pid: r.oldPid, code: exit.code, signal: exit.signal, reason, at: Date.now() }));
+  const retire = (step, r) => {
+    const askedAt = Date.now();
+    return r.retire().then((exit) => exit && emit({ app, slot: step.slot, step: 'retired', pid: r.oldPid, code: exit.code, signal: exit.signal, reason, asked_at: askedAt, at: Date.now() }));
+  };
 
   const steps = {
     // The slot itself tells, when the step starts, whether a worker still serves in it:

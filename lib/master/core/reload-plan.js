@@ -27,7 +27,8 @@
 //            as soon as its replacement passed probation.
 //   surge    replace batches of max_surge (+ max_unavailable when memory is short) slots,
 //            each booting and serving probation together; once a batch is through, its old
-//            workers retire one every `retire` ms, and the next batch waits for them. The
+//            workers retire one every `retire` ms (default 100 ms, a batch within 1 s),
+//            and the next batch waits for them. The
 //            memory guard shrinks max_surge to the replacements the host's available
 //            memory holds (surgeSize).
 //
@@ -125,8 +126,8 @@ function amountOf(v, of, round) {
   return typeof v === 'string' ? round((Number.parseFloat(v) * of) / 100) : v;
 }
 
-/** The default retire_interval: a batch's retirements spread over one second. */
-const staggerOver = (n) => (n > 1 ? Math.round(1000 / (n - 1)) : 0);
+/** The default retire_interval: 100 ms apart, a batch's retirements within one second. */
+const staggerOver = (n) => (n > 1 ? Math.min(100, Math.round(1000 / (n - 1))) : 0);
 
 /**
  * Where a run stands and what starts now.

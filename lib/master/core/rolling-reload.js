@@ -128,7 +128,7 @@ export function runReload(plan, { host, config, reason, emit }) {
   const replacementsEnd = plan.adoptBefore ?? plan.batches.length;
   let adopted = false;
   let pump;
-  if (plan.surge) emit({ app, step: 'surge', ...plan.surge });
+  if (plan.surge && plan.of) emit({ app, step: 'surge', ...plan.surge });
   return new Promise((resolve) => {
     pump = () => {
       const next = nextSteps(plan, states);

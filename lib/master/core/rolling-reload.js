@@ -76,7 +76,7 @@ export function runReload(plan, { host, config, reason, emit }) {
   };
   const retire = (step, r) => {
     const askedAt = Date.now();
-    return r.retire().then((exit) => exit && emit({ app, slot: step.slot, step: 'retired', pid: r.oldPid, code: exit.code, signal: exit.signal, reason, asked_at: askedAt, at: Date.now() }));
+    return r.retire().then((exit) => emit({ app, slot: step.slot, step: 'retired', pid: r.oldPid, code: exit.code, signal: exit.signal, reason, asked_at: askedAt, at: Date.now() }));
   };
 
   const steps = {
@@ -86,13 +86,9 @@ export function runReload(plan, { host, config, reason, emit }) {
       const b = batchOf(step);
       const { retire: interval } = plan.batches[b];
       if (interval !== undefined) barrier(b);
-      let pid = null;
-      const onForked = (forked, oldPid) => {
-        pid = forked;
-        emit({ app, slot: step.slot, step: 'forked', pid, oldPid, reason });
-      };
+      const onForked = (pid, oldPid) => emit({ app, slot: step.slot, step: 'forked', pid, oldPid, reason });
       // Ready: the step no longer holds the window (its probation overlaps the next boot).
-      const onReady = () => {
+      const onReady = (pid) => {
         emit({ app, slot: step.slot, step: 'probation', pid });
         states.set(step.id, 'probation');
         queueMicrotask(pump);
@@ -101,13 +97,13 @@ export function runReload(plan, { host, config, reason, emit }) {
       const r = await (step.down ? slot.replaceDownFirst(config, { reason, onForked, onReady }) : slot.replace(config, { reason, onForked, onReady }));
       emit({ app, slot: step.slot, step: 'ready', pid: r.pid, oldPid: r.oldPid, ready_ms: r.ready_ms, reason, done: ++done, of: plan.of });
       if (interval === undefined) {
-        retirements.push(retire(step, r));
+        if (r.retire) retirements.push(retire(step, r));
         return;
       }
       through.add(step.id);
       checkBarriers();
       await barriers.get(b).promise;
-      if (r.oldPid === null) return;
+      if (!r.retire) return; // nothing serves beside it (a plain start, a slot that went down first)
       const turn = (barriers.get(b).turns = (barriers.get(b).turns ?? -1) + 1);
       if (turn && interval) await new Promise((resolve) => setTimeout(resolve, turn * interval));
       await retire(step, r);

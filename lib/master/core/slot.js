@@ -118,12 +118,13 @@ export class Slot extends EventEmitter {
    * beside the current one, waits until it is ready (onReady) and has survived
    * `probation`, then makes it the slot's worker. The old worker keeps serving beside it
    * until the caller retires it (retire(): graceful stop, resolves with its exit), at
-   * once (rolling) or staggered with its batch (surge).
+   * once (rolling) or staggered with its batch (surge). onReady(pid): the replacement
+   * is ready and its probation begins.
    * If the replacement dies, or is not ready in time, it is killed and the old worker
    * keeps serving; the promise rejects with {slot, reason}. The executor of reloads
    * (rolling-reload.js) calls this; onForked(pid, oldPid) tells it of the fork.
-   * @returns {Promise<{ready_ms: number, pid: number, oldPid: number|null, retire: () => Promise<{code, signal}|null>}>}
-   *   retire: resolves null when no old worker served
+   * @returns {Promise<{ready_ms: number, pid: number, oldPid: number|null, retire: (() => Promise<{code, signal}>)|null}>}
+   *   retire: null when no old worker serves beside the new one
    */
   async replace(config, { reason = 'reload', onForked = () => {}, onReady = () => {} } = {}) {
     if (!isRunning(this.state) || this.state === S.STOPPING) {
@@ -144,7 +145,7 @@ export class Slot extends EventEmitter {
       const r = await waitReady(proc, config);
       if (!r.ready) throw new Error(`not ready within listen_timeout (${config.listen_timeout} ms, ready_on: ${config.ready_on})`);
       readyMs = r.ms;
-      onReady();
+      onReady(proc.pid);
       if (config.probation > 0) await survive(proc, config.probation);
       if (this.replacement !== proc) throw new Error('replacement abandoned (the slot was stopped)');
     } catch (err) {
@@ -161,7 +162,7 @@ export class Slot extends EventEmitter {
     // The slot kept serving (online) throughout; a crashed old worker left it exited.
     if (this.state === S.EXITED || this.state === S.ERRORED) this.#move(S.STARTING, { reason, pid: proc.pid });
     if (this.state === S.STARTING) this.#move(S.ONLINE, { pid: proc.pid, ready_ms: readyMs });
-    return { ready_ms: readyMs, pid: proc.pid, oldPid: old?.pid ?? null, retire: () => (old ? old.stop() : Promise.resolve(null)) };
+    return { ready_ms: readyMs, pid: proc.pid, oldPid: old?.pid ?? null, retire: old ? () => old.stop() : null };
   }
 
   /**
@@ -169,7 +170,7 @@ export class Slot extends EventEmitter {
    * old worker stops gracefully, then a worker with `config` starts and serves probation.
    * If it fails, it is stopped and the slot starts its old config again (the rejection
    * waits for that start), so the slot is down only for the length of the attempt.
-   * @returns {Promise<{ready_ms: number, pid: number, oldPid: number|null, retire: () => Promise<null>}>}
+   * @returns {Promise<{ready_ms: number, pid: number, oldPid: number|null, retire: null}>}
    */
   async replaceDownFirst(config, { reason = 'reload', onForked = () => {}, onReady = () => {} } = {}) {
     const oldConfig = this.config ?? this.app.config;
@@ -194,8 +195,8 @@ export class Slot extends EventEmitter {
     if (this.pid) onForked(this.pid);
     const r = await starting;
     if (!r.ready) throw Object.assign(new Error(`not ready within listen_timeout (${config.listen_timeout} ms)`), { slot: this.index });
-    onReady();
-    return { ready_ms: r.ms, pid: this.pid, oldPid: null, retire: () => Promise.resolve(null) };
+    onReady(this.pid);
+    return { ready_ms: r.ms, pid: this.pid, oldPid: null, retire: null };
   }
 
   #onExit(exit) {

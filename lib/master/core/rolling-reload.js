@@ -96,6 +96,8 @@ export function runReload(plan, { host, config, reason, emit }) {
       const slot = host.slot(step.slot);
       const r = await (step.down ? slot.replaceDownFirst(config, { reason, onForked, onReady }) : slot.replace(config, { reason, onForked, onReady }));
       emit({ app, slot: step.slot, step: 'ready', pid: r.pid, oldPid: r.oldPid, ready_ms: r.ready_ms, reason, done: ++done, of: plan.of });
+      // Every replacement through probation: the app is all ready, whatever retirements remain.
+      if (done === plan.of) readyMs ??= Date.now() - t0;
       if (interval === undefined) {
         if (r.retire) retirements.push(retire(step, r));
         return;

@@ -10,6 +10,7 @@ import http from 'node:http';
 import { WebSocketServer } from 'ws';
 import { MAX_FRAME, PROTOCOL, parseRequest, LOCAL_ONLY_OPS } from './protocol.js';
 import { SuperError } from '../errors.js';
+import { refuseHttp } from './refuse-http.js';
 
 // An event stream whose client reads slower than events come is cut, not buffered.
 const MAX_BUFFERED = 4 * 1024 * 1024;
@@ -125,11 +126,6 @@ export async function startControlServer({ socketPath, handlers, hello, log }) {
       return Promise.all(closing);
     },
   };
-}
-
-/** A plain HTTP request (no upgrade) on either listener. */
-export function refuseHttp(req, res) {
-  res.writeHead(426, { 'content-type': 'text/plain' }).end('superd control channel: websocket only\n');
 }
 
 function send(ws, obj) {

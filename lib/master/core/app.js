@@ -30,9 +30,11 @@ export class App {
 
   /** The environment of the worker in slot i, running `c`. */
   workerEnv(i, c = this.config) {
+    const base = { ...this.clientEnv, ...c.env };
     return {
-      ...this.clientEnv,
-      ...c.env,
+      ...base,
+      // increment_var (PM2): instance i gets the variable's value + i (PORT 3000, 3001, ...)
+      ...(c.increment_var && { [c.increment_var]: String((parseInt(base[c.increment_var], 10) || 0) + i) }),
       [c.instance_var]: String(i),
       ...this.ctx.workerEnvExtra?.(c),
       SUPER_APP_NAME: c.name,

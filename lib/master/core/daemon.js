@@ -17,6 +17,7 @@ import { superHome, socketPath, pidPath, daemonLogPath } from '../../home.js';
 import { prepareHome, acquirePidFile, releasePidFile } from '../saved/index.js';
 import { startControlServer } from '../../ipc/server.js';
 import { Supervisor } from './registry.js';
+import { CronRestarts } from './cron-restart.js';
 import { Monitor } from '../health/index.js';
 import { ControlListener } from '../settings/index.js';
 import { makeHandlers } from './handlers.js';
@@ -65,11 +66,15 @@ export async function startDaemon({ resurrect = false, afterStop, control } = {}
     log,
     agentPath,
     onEvent: (topic, data) => {
-      if (topic === 'worker') watcher?.sync(data.app);
+      if (topic === 'worker') {
+        watcher?.sync(data.app);
+        supervisor.cron?.sync(data.app);
+      }
       server?.broadcast(topic, data);
     },
   });
   watcher = new WatchManager({ supervisor, log, emit: (data) => server?.broadcast('watch', data) });
+  supervisor.cron = new CronRestarts({ supervisor, log });
   supervisor.monitor = new Monitor({
     supervisor,
     log,
@@ -105,6 +110,7 @@ export async function startDaemon({ resurrect = false, afterStop, control } = {}
 
   const finish = async (code) => {
     supervisor.monitor.close();
+    supervisor.cron.close();
     reapAllNow();
     await watcher.close().catch(() => {});
     await server?.close().catch(() => {});
@@ -149,7 +155,7 @@ export async function startDaemon({ resurrect = false, afterStop, control } = {}
   }
   if (control) {
     try {
-      await supervisor.control.apply(control, '--listen');
+      await supervisor.control.apply(await supervisor.control.check(control, '--listen'));
     } catch (err) {
       process.stderr.write(`superd: ${err.code ?? 'E_INTERNAL'}: ${err.message}\n`);
       log.error({ err: err.message }, 'control listener failed');

@@ -1,5 +1,6 @@
 // `save` and `resurrect`: the supervisor's apps <-> the dump file (lib/master/saved/dump.js).
 import { writeDump, readDump } from './dump.js';
+import { reviveApps } from './revive.js';
 import { WORKER_STATES as S } from '../core/states.js';
 
 /**
@@ -24,10 +25,15 @@ export async function saveApps(supervisor, { version, force }) {
   return { ...out, skipped };
 }
 
-/** Starts the apps of the dump; those already running are left alone (and reported). */
+/**
+ * Starts the apps of the dump, each normalized again from its ecosystem file (revive.js);
+ * those already running are left alone (and reported).
+ */
 export async function resurrectApps(supervisor) {
   const dump = await readDump(supervisor.home);
+  const { entries, warnings } = await reviveApps(dump, { allowedCpus: supervisor.daemonPolicy.allowed, home: supervisor.home, ...supervisor.loadDefaults });
+  for (const w of warnings) supervisor.log.warn({ dump: dump.file }, w);
   const daemon = { scheduling: dump.scheduling, scheduling_set: true, cpu_affinity: dump.daemon_cpu_affinity, metrics: dump.metrics ?? undefined, control: dump.control, from_dump: true };
-  const result = await supervisor.startConfigs(dump.apps.map((e) => ({ config: e.config, clientEnv: e.clientEnv ?? {}, source: e.source })), daemon, dump.file);
-  return { file: dump.file, ...result };
+  const result = await supervisor.startConfigs(entries, daemon, dump.file);
+  return { file: dump.file, ...result, warnings: [...warnings, ...result.warnings] };
 }

@@ -28,9 +28,8 @@
 //   surge    replace batches of max_surge (+ max_unavailable when memory is short) slots,
 //            each booting and serving probation together; once a batch is through, its old
 //            workers retire one every `retire` ms (default 100 ms, a batch within 1 s),
-//            and the next batch waits for them. The
-//            memory guard shrinks max_surge to the replacements the host's available
-//            memory holds (surgeSize).
+//            and the next batch waits for them. The memory guard shrinks max_surge to
+//            the replacements the host's available memory holds (surgeSize).
 //
 // Rollback points: a failed replace step kills its new worker, and its slot keeps its old
 // one; a slot whose step never started keeps its old worker too. So no slot that served

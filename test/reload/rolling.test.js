@@ -166,5 +166,7 @@ test('reload_parallel: at most that many slots boot at once; probation overlaps 
     if (e.step === 'probation') inFlight--;
   }
   assert.equal(most, 2, `at most 2 replacements booting at a time: ${JSON.stringify(events.seen.map((e) => `${e.step}#${e.slot}`))}`);
+  const order = events.seen.filter((x) => x.app === 'web').map((e) => `${e.step}#${e.slot}`);
+  assert.ok(order.indexOf('forked#2') < order.findIndex((e) => e.startsWith('ready#')), `slot 2 boots during the first probation: ${order}`);
   assert.equal(events.seen.filter((e) => e.step === 'ready').length, 4);
 });

@@ -25,7 +25,8 @@ export default async function run(file, opts = {}) {
 
   let printer = null;
   const { startDaemon } = await import('../../master/index.js');
-  const daemon = await startDaemon({ afterStop: () => printer?.drain() });
+  // One log file per worker unless the file says merge_logs: every line printed says app#slot.
+  const daemon = await startDaemon({ afterStop: () => printer?.drain(), loadDefaults: { mergeLogsDefault: false } });
   const say = (msg) => process.stderr.write(`super run: ${msg}\n`);
 
   const clientEnv = Object.fromEntries(Object.entries(process.env).filter(([k, v]) => typeof v === 'string' && k !== 'NOTIFY_SOCKET' && k !== REAPED));
@@ -34,11 +35,9 @@ export default async function run(file, opts = {}) {
   const beforeStart = async () => {
     printer = await startLogPrinter({ home: daemon.home, json: Boolean(opts.json) });
   };
-  // One log file per worker unless the file says merge_logs: every line printed says app#slot.
-  daemon.supervisor.loadDefaults = { mergeLogsDefault: false };
   let result;
   try {
-    result = await daemon.supervisor.startFromFile({ file: abs, env: opts.env, only, clientEnv, beforeStart });
+    result = await daemon.registry.startFromFile({ file: abs, env: opts.env, only, clientEnv, beforeStart });
   } catch (err) {
     say(`${err.code ?? 'E_INTERNAL'}: ${err.message}`);
     for (const p of err.details?.problems ?? []) say(`  ${p}`);

@@ -1,13 +1,22 @@
 // The registry of apps and the operations on them. The control handlers call these;
 // nothing here parses wire input (lib/ipc/protocol.js did) or talks to sockets.
+//
+// It gets its collaborators at construction and calls nothing that calls it back. Others
+// learn what happens from its events, and read it through `reader` (registry-reader.js):
+//   'worker'       {app, slot, pid, state, prev, restarts, ...}   a worker state change
+//   'reload'       {app, slot?, step, ...}                        reload progress
+//   'app-added'    {app}                                          a new app is registered
+//   'app-changed'  {app}                                          its config changed in place (watch on/off)
+//   'app-removed'  {app}                                          deleted
+import { EventEmitter } from 'node:events';
 import { App } from './app.js';
+import { RegistryReader } from './registry-reader.js';
 import { DaemonPolicy } from '../settings/index.js';
 import { spreadWarning } from '../settings/index.js';
 import { unmappedWarning } from '../../config/check-affinity.js';
 import { SuperError } from '../../errors.js';
 import { changedKeys } from './config-diff.js';
-import { maskConfig } from './mask-secrets.js';
-import { tailFile, stderrTail } from './tail-file.js';
+import { stderrTail } from './tail-file.js';
 import { prepareLogs } from '../../logs/prepare.js';
 
 // Node's own IPC plumbing: a `super start` run from inside a worker must not pass these on,
@@ -15,16 +24,27 @@ import { prepareLogs } from '../../logs/prepare.js';
 const NODE_IPC_VARS = new Set(['NODE_UNIQUE_ID', 'NODE_CHANNEL_FD', 'NODE_CHANNEL_SERIALIZATION_MODE']);
 const inheritable = (env) => Object.fromEntries(Object.entries(env).filter(([k]) => !NODE_IPC_VARS.has(k)));
 
-export class Supervisor {
-  /** @param {{home: string, log: import('pino').Logger, agentPath: string, onEvent: (topic: string, data: object) => void}} o */
-  constructor({ home, log, agentPath, onEvent }) {
+export class AppRegistry extends EventEmitter {
+  /**
+   * @param {object} o
+   * @param {string} o.home
+   * @param {import('pino').Logger} o.log
+   * @param {string} o.agentPath  the agent preloaded into workers
+   * @param {{configure: (m: object) => Promise<string[]>, interval: number}} o.metrics  the daemon-wide
+   *   metrics settings (lib/master/health/metrics-settings.js)
+   * @param {{apply: Function}} [o.control]  the TCP control listener (lib/master/settings/remote-control.js)
+   * @param {object} [o.loadDefaults]  loadEcosystem options for every file it reads (`super run`: per-slot logs)
+   */
+  constructor({ home, log, agentPath, metrics, control = null, loadDefaults = {} }) {
+    super();
     this.home = home;
     this.log = log;
     this.apps = new Map();
     this.daemonPolicy = new DaemonPolicy({ log }); // scheduling policy and CPU sets
-    this.monitor = null; // the health monitor (lib/master/health/monitor.js), set by the daemon
-    this.control = null; // the TCP control listener (lib/master/settings/remote-control.js), set by the daemon
-    this.loadDefaults = {}; // loadEcosystem options for every file it reads (`super run`: per-slot logs)
+    this.metrics = metrics;
+    this.control = control;
+    this.loadDefaults = Object.freeze({ ...loadDefaults });
+    this.reader = new RegistryReader(this);
     this.ctx = {
       home,
       log,
@@ -33,15 +53,15 @@ export class Supervisor {
       policy: () => this.schedulingName,
       onReload: (info) => {
         log.info(info, `${info.app}${info.slot === undefined ? '' : `#${info.slot}`} reload ${info.step}`);
-        onEvent('reload', info);
+        this.emit('reload', info);
       },
       onSlotState: (app, slot, info) => {
         const event = { app: app.name, slot: slot.index, pid: info.pid ?? slot.proc?.pid ?? null, restarts: slot.restarts, ...info };
         log.info(event, `${app.name}#${slot.index} ${info.prev} -> ${info.state}`);
-        onEvent('worker', event);
+        this.emit('worker', event);
       },
       // How often the worker's agent reports (the app's metrics_interval, else the daemon's).
-      workerEnvExtra: (config) => ({ SUPER_METRICS_INTERVAL: String(config.metrics_interval ?? this.monitor?.interval ?? 1000) }),
+      workerEnvExtra: (config) => ({ SUPER_METRICS_INTERVAL: String(config.metrics_interval ?? this.metrics.interval) }),
     };
   }
 
@@ -75,7 +95,7 @@ export class Supervisor {
     // Refused (E_SCHEDULING_FIXED) before anything changes; the daemon pins itself before any fork.
     await this.daemonPolicy.apply(daemon, source);
     const result = { started: [], running: [], changed: [], warnings: controlWarnings, failed: [] };
-    if (this.monitor && daemon.metrics) result.warnings.push(...(await this.monitor.configure(daemon.metrics)));
+    if (daemon.metrics) result.warnings.push(...(await this.metrics.configure(daemon.metrics)));
     const toStart = [];
     for (const { config, clientEnv, source: from } of entries) {
       let app = this.apps.get(config.name);
@@ -95,8 +115,7 @@ export class Supervisor {
         app.pendingConfig = null;
         app.clientEnv = clientEnv ?? app.clientEnv;
       } else {
-        app = new App(config, this.ctx, clientEnv);
-        this.apps.set(config.name, app);
+        app = this.#add(config, clientEnv);
       }
       app.source = from ?? app.source;
       toStart.push(app);
@@ -122,6 +141,13 @@ export class Supervisor {
         result.warnings.push(`${app.name}#${o.slot} did not become ready within listen_timeout (${app.config.listen_timeout} ms, ready_on: ${app.config.ready_on}); it is kept running. Apps that never listen need ready_on: spawn.`);
       }
     }
+  }
+
+  #add(config, clientEnv) {
+    const app = new App(config, this.ctx, clientEnv);
+    this.apps.set(config.name, app);
+    this.emit('app-added', { app: config.name });
+    return app;
   }
 
   get schedulingName() {
@@ -244,6 +270,7 @@ export class Supervisor {
       await app.stop();
       app.closeLogs();
       this.apps.delete(app.name);
+      this.emit('app-removed', { app: app.name });
     })));
     return { apps: apps.map((a) => a.name) };
   }
@@ -271,43 +298,43 @@ export class Supervisor {
     return result;
   }
 
-  /** Every app and worker, with each worker's metrics (`history`: with its sparkline points). */
-  async ls({ history = false } = {}) {
-    const pids = [];
-    for (const app of this.apps.values()) for (const s of app.slots) if (s.pid) pids.push(s.pid);
-    await this.monitor?.ensureSampled(pids);
-    const now = Date.now();
-    return {
-      apps: [...this.apps.values()].map((app) => ({
-        name: app.name,
-        status: app.status,
-        instances: app.config.instances,
-        exec_mode: app.config.exec_mode,
-        last_reload: app.lastReload ?? undefined,
-        workers: app.slots.map((s) => {
-          const snap = s.snapshot(now);
-          const metrics = snap.pid ? this.monitor?.metricsOf(snap.pid, { history }) : null;
-          return { ...snap, cpu: metrics?.cpu ?? null, memory: metrics?.memory ?? null, metrics: metrics ?? null };
-        }),
-      })),
-    };
+  /**
+   * Turns watch mode on or off for one app (`super watch`, `start --watch`): on watches
+   * the paths it watched before it was turned off, else its cwd. The new config replaces
+   * the old one (never edited in place); subscribers hear 'app-changed'.
+   */
+  setWatch(name, on) {
+    const app = this.app(name, 'watch');
+    const c = app.config;
+    if (on && c.watch.length === 0) app.config = { ...c, watch: app.watchOff ?? [c.cwd] };
+    if (!on && c.watch.length > 0) {
+      app.watchOff = c.watch;
+      app.config = { ...c, watch: [] };
+    }
+    this.emit('app-changed', { app: name });
+    return { app: name, watch: app.config.watch };
   }
 
-  async describe(name) {
-    const app = this.app(name, 'describe');
-    const { apps } = await this.ls();
-    const status = apps.find((a) => a.name === name);
-    return {
-      app: {
-        ...status,
-        scheduling: this.schedulingName,
-        daemon_cpus: this.daemonPolicy.daemonCpus,
-        logs: app.logPaths(),
-        config: maskConfig(app.config),
-        pending_config: app.pendingConfig ? changedKeys(app.config, app.pendingConfig) : undefined,
-        last_stderr: await tailFile(app.logPaths().err, 800),
-      },
-    };
+  /**
+   * Replaces one worker ready-first (the monitor's max_memory_restart): resolves with the
+   * replacement, or null when the app or slot is gone or busy.
+   */
+  async replaceSlot(name, index, reason) {
+    return (await this.apps.get(name)?.replaceSlot(index, reason)) ?? null;
+  }
+
+  /** Reopens every app's log files at their paths (`reload-logs`, SIGUSR2). */
+  async reopenLogs() {
+    const apps = [...this.apps.values()];
+    const files = (await Promise.all(apps.map((app) => app.logs.reopen()))).flat();
+    return { apps: apps.map((a) => a.name), files };
+  }
+
+  /** Empties the log files of the apps `target` names (`flush`). */
+  async flushLogs(target) {
+    const apps = this.targets(target);
+    const files = (await Promise.all(apps.map((app) => app.logs.flush(app.slots.map((s) => s.index))))).flat();
+    return { apps: apps.map((a) => a.name), files };
   }
 
   /** Graceful stop of everything, for `kill` and daemon signals. */

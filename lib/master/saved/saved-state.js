@@ -18,7 +18,7 @@ export async function saveApps(supervisor, { version, force }) {
     saved.push({ config: { ...app.config, instances }, clientEnv: app.clientEnv, source: app.source ?? undefined });
   }
   const daemonCpus = supervisor.daemonPolicy.pinnedTo;
-  const metrics = supervisor.monitor?.settings ?? null;
+  const metrics = supervisor.metrics.settings;
   const control = supervisor.control?.settings ?? null;
   const out = await writeDump(supervisor.home, { apps: saved, scheduling: supervisor.schedulingName, daemon_cpu_affinity: daemonCpus, metrics, control, version }, { force });
   return { ...out, skipped };

@@ -32,6 +32,7 @@ export class App {
     this.busy = null; // name of the operation in progress, if any
     this.source = null; // {file, env}: where the config came from, re-read by reload
     this.lastReload = null; // outcome of the last reload, shown by ls/describe
+    this.watchOff = null; // the watch paths `super watch <app> off` put aside, for `on` (registry.setWatch)
   }
 
   get name() {

@@ -20,32 +20,28 @@ export async function reloadAllLogs(registry, log) {
  * @param {import('pino').Logger} log
  */
 export function makeLogHandlers(registry, log) {
-  /** Every (app, slot, stream, path) the apps `target` names write to, and how to date their lines. */
-  const filesOf = (target, stream) => registry.targets(target).flatMap((app) => {
-    const settings = app.logs.settings;
-    const when = timeReader(settings);
-    return appFiles(settings, app.slots.map((s) => s.index))
-      .filter((f) => !stream || f.stream === stream)
-      .map((f) => ({ file: { ...f, app: app.name }, when }));
-  });
+  /** Every (app, slot, stream, path) the apps `target` names write to. */
+  const filesOf = (target, stream) => registry.targets(target).flatMap((app) => appFiles(app.logs.settings, app.slots.map((s) => s.index))
+    .filter((f) => !stream || f.stream === stream)
+    .map((f) => ({ ...f, app: app.name })));
 
   return {
     async logs(a, conn) {
       const target = a.target ?? 'all';
-      const found = filesOf(target, a.stream);
+      const apps = registry.targets(target);
+      const readers = new Map(apps.map((app) => [app.name, timeReader(app.logs.settings)]));
       if (a.since !== undefined) {
-        const undated = registry.targets(target).filter((app) => !timeReader(app.logs.settings)).map((app) => app.name);
+        const undated = apps.filter((app) => !readers.get(app.name)).map((app) => app.name);
         if (undated.length) throw new SuperError('E_USAGE', `--since needs dated log lines, and ${undated.join(', ')} writes none; set log_date_format, time: true or log_type: json`);
       }
-      const readers = new Map(found.map(({ file, when }) => [file.path, when]));
-      const files = found.map(({ file }) => file);
+      const files = filesOf(target, a.stream);
       let ends = null;
       if (a.follow) {
         const follower = new LogFollower({
           sink: conn.logSink,
           files: () => {
             try {
-              return filesOf(target, a.stream).map(({ file }) => file);
+              return filesOf(target, a.stream);
             } catch {
               return []; // the app was deleted
             }
@@ -56,7 +52,7 @@ export function makeLogHandlers(registry, log) {
         // Events start after this reply: the tail ends where the follow begins.
         setImmediate(() => follower.run());
       }
-      const tails = await tailFiles(files, { lines: a.lines, since: a.since, ends, timeOf: (f) => readers.get(f.path) });
+      const tails = await tailFiles(files, { lines: a.lines, since: a.since, ends, timeOf: (f) => readers.get(f.app) });
       return { files: tails, following: Boolean(a.follow) };
     },
 

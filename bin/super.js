@@ -8,13 +8,22 @@ const run = (name) => async (...args) => {
 
 // The commands scripts and health checks call in loops skip loading commander (~13 ms of
 // a ~90 ms run) when their arguments are exactly ones they know; anything else, --help
-// included, goes through commander below.
-const FAST = { ls: ['--json'], status: ['--json'], ping: [] };
+// included, goes through commander below. `jlist` and `prettylist` are PM2's names for
+// `ls --json` (prettylist indented).
+const FAST = { ls: ['--json'], list: ['--json'], status: ['--json'], jlist: [], prettylist: [], ping: [] };
 const [first, ...rest] = process.argv.slice(2);
-if (Object.hasOwn(FAST, first) && rest.every((a) => FAST[first].includes(a))) {
-  await run(first === 'status' ? 'ls' : first)({ json: rest.includes('--json') });
+if (first === '-v' || first === '--version') {
+  await printVersion();
+} else if (Object.hasOwn(FAST, first) && rest.every((a) => FAST[first].includes(a))) {
+  await run(first === 'ping' ? 'ping' : 'ls')({ json: rest.includes('--json') || first === 'jlist', pretty: first === 'prettylist' });
 } else {
   await parseWithCommander();
+}
+
+/** `super -v`: the CLI's version alone, as `pm2 -v` prints it (no daemon round trip). */
+async function printVersion() {
+  const { readFileSync } = await import('node:fs');
+  process.stdout.write(`${JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version}\n`);
 }
 
 async function parseWithCommander() {
@@ -41,27 +50,47 @@ async function parseWithCommander() {
   program.on('option:tls', () => (process.env.SUPER_TLS = '1'));
   program.on('option:tls-ca', (v) => (process.env.SUPER_TLS_CA = v));
 
-  program.command('start').argument('<file>', 'ecosystem file (YAML)')
-    .description('start the apps of an ecosystem file (starts the daemon if none runs)')
-    .option('--env <name>', 'use the env_<name> block of each app')
+  const collect = (v, list = []) => [...list, v];
+  program.command('start').argument('<what>', 'an ecosystem file, a script (app.js), a command ("npm run start"), or stopped apps (name, id, namespace, all)')
+    .argument('[more...]', 'more apps to start; after --, the script\'s arguments')
+    .description('start the apps of an ecosystem file, a script without one, or stopped apps (starts the daemon if none runs)')
+    .option('--env <name>', 'use the env_<name> block of each app (a running app is reloaded with it)')
     .option('--only <apps>', 'comma-separated app names to start')
     .option('--watch', 'reload the apps when their files change (watch mode)')
+    .option('-i, --instances <n>', 'a script\'s number of workers: N, max, or -1 (one less than the CPUs)')
+    .option('--name <name>', 'a script\'s app name (default: the script\'s name)')
+    .option('--env-var <K=V>', 'a variable of a script\'s env (repeat for several)', collect)
+    .option('--json', 'print the outcome as JSON')
     .action(run('start'));
   program.command('watch').argument('<app>', 'app name').argument('<on|off>', 'turn watch mode on or off')
     .description('turn watch mode (reload on file changes) on or off for a running app').action(run('watch'));
-  program.command('stop').argument('<app>', 'app name or "all"').description('stop an app gracefully (it stays listed)').action(run('stop'));
-  program.command('reload').argument('<app>', 'app name or "all"')
+  const TARGETS = 'app names, ids (as ls shows them), namespaces, ecosystem files, or "all"';
+  program.command('stop').argument('<targets...>', TARGETS).description('stop apps gracefully (they stay listed)')
+    .option('--json', 'print the outcome as JSON').action(run('stop'));
+  program.command('reload').argument('<targets...>', TARGETS)
     .description('zero-downtime rolling reload: re-read the ecosystem file, replace workers one by one, ready first')
     .option('--keep-config', 'reload with the running config instead of re-reading the file')
+    .option('--update-env', 'give the new workers this shell\'s environment (under the app\'s own env, which wins)')
+    .option('--json', 'print the outcome as JSON')
     .action(run('reload'));
-  program.command('restart').argument('<app>', 'app name or "all"').description('hard restart: stop every worker, then start them again').action(run('restart'));
-  program.command('delete').argument('<app>', 'app name or "all"').description('stop an app and forget it').action(run('delete'));
-  program.command('scale').argument('<app>', 'app name').argument('<count>', 'N, +N or -N')
-    .description('change the number of workers').action(run('scale'));
-  program.command('ls').alias('status').description('list apps and workers')
+  program.command('restart').argument('<targets...>', TARGETS).description('hard restart: stop every worker, then start them again').action(run('restart'));
+  program.command('delete').argument('<targets...>', TARGETS).description('stop apps and forget them').action(run('delete'));
+  program.command('scale').argument('<app>', 'app name or id').argument('<count>', 'N, +N or -N')
+    .description('change the number of workers').option('--json', 'print the outcome as JSON').action(run('scale'));
+  program.command('ls').alias('list').alias('status').description('list apps and workers')
     .option('--json', 'print JSON instead of a table').action(run('ls'));
-  program.command('describe').argument('<app>', 'app name').description('resolved config and per-worker details of an app')
+  program.command('jlist').description('ls --json (PM2\'s name)').action(() => run('ls')({ json: true }));
+  program.command('prettylist').description('ls --json, indented (PM2\'s name)').action(() => run('ls')({ pretty: true }));
+  program.command('describe').alias('show').argument('<app>', 'app name or id').description('resolved config and per-worker details of an app')
     .option('--json', 'print JSON').action(run('describe'));
+  program.command('env').argument('<app>', 'app name or id, or app#slot').argument('[slot]', 'the worker\'s slot (default 0)')
+    .description('the environment a worker runs with (secret values masked)')
+    .option('--json', 'print JSON').action(run('env'));
+  program.command('signal').alias('sendSignal').argument('<signal>', 'a signal name: SIGUSR2, USR2, SIGHUP...')
+    .argument('<targets...>', `${TARGETS}; app#slot for one worker`)
+    .description('send a signal to the workers of apps (or to one worker)')
+    .option('--json', 'print JSON').action(run('signal'));
+  program.command('reset').argument('<targets...>', TARGETS).description('set the restart counters of apps back to 0').action(run('reset'));
   program.command('monit').description('live dashboard: CPU, memory, event-loop delay, requests and logs of every worker').action(run('monit'));
   program.command('logs').argument('[app]', 'app name or "all"', 'all')
     .description('print the last lines of the app logs; with -f, follow them live')
@@ -105,10 +134,21 @@ async function parseWithCommander() {
     .option('--user', 'the user unit').option('--unit-dir <dir>', 'the directory the unit was written to')
     .action(run('unstartup'));
   program.command('resurrect').description('start the apps saved by `super save`').action(run('resurrect'));
+  // super import pm2: PM2's dump or ecosystem file -> a superd ecosystem.yml (lib/pm2).
+  program.command('import').argument('<from>', 'what to import from: pm2')
+    .description('write a superd ecosystem.yml from PM2\'s saved apps (dump.pm2) or a PM2 ecosystem file')
+    .option('--pm2-home <dir>', 'PM2\'s home, holding dump.pm2 (default: $PM2_HOME, else ~/.pm2)')
+    .option('--file <ecosystem>', 'import this PM2 ecosystem file (.json, .yml, .js) or dump instead')
+    .option('--out <file>', 'the ecosystem file to write, - for stdout (default: ecosystem.yml)')
+    .option('--force', 'replace --out if it exists')
+    .action(run('import'));
   program.command('ping').description('check that the daemon answers (exit 0) or not (exit 3)').action(run('ping'));
   program.command('version').description('print the CLI and daemon versions').action(run('version'));
   program.addOption(new Option('-v, --version', 'print the CLI version').hideHelp());
-  program.on('option:version', () => run('version')());
+  program.on('option:version', async () => {
+    await printVersion();
+    process.exit(0);
+  });
 
   // commander treats a leading "-N" as an option: `super scale api -1` must mean minus one.
   const argv = process.argv.slice();

@@ -1,7 +1,7 @@
-// The one registry of coded errors (DESIGN.md "Errors and bad input").
+// The one registry of coded errors.
 // Every user-facing failure carries one of these codes, a one-line message
 // that says what to do, and the CLI exit status. The README's error table is
-// tested against this list (test/errors.test.js).
+// tested against this list (test/unit/errors.test.js).
 
 /** Exit statuses of the `super` CLI. */
 export const EXIT = Object.freeze({ OK: 0, FAILED: 1, BAD_INPUT: 2, NO_DAEMON: 3 });
@@ -11,6 +11,7 @@ export const CODES = Object.freeze({
   E_CONFIG: [EXIT.BAD_INPUT, 'The ecosystem file is invalid; fix the listed problems and run the command again.'],
   E_LOG_PATH: [EXIT.BAD_INPUT, 'A log file of an app cannot be written (missing or unwritable directory); nothing was started. Fix the path or the permissions.'],
   E_USAGE: [EXIT.BAD_INPUT, 'The command line is wrong; see `super <command> --help`.'],
+  E_IMPORT: [EXIT.BAD_INPUT, '`super import pm2` cannot read the PM2 dump or ecosystem file (missing, corrupt, not PM2\'s), or would overwrite an existing file; the message says what to do.'],
   E_APP_NOT_FOUND: [EXIT.BAD_INPUT, 'No app by that name is known to the daemon; `super ls` lists them.'],
   E_BAD_REQUEST: [EXIT.BAD_INPUT, 'A control message was malformed (not JSON, missing id/op, wrong argument types).'],
   E_UNKNOWN_OP: [EXIT.BAD_INPUT, 'The control channel does not know that operation; the client and daemon may differ in version.'],
@@ -24,10 +25,12 @@ export const CODES = Object.freeze({
   E_RATE_LIMITED: [EXIT.FAILED, 'Too many failed authentications from this address (429); wait a minute, then retry with the right token.'],
   E_CONTROL_LISTEN: [EXIT.FAILED, 'The TCP control listener could not be opened (address in use, not permitted); nothing was started.'],
   E_BUSY: [EXIT.FAILED, 'Another operation is changing that app right now; wait for it to finish and try again.'],
+  E_DAEMON_PIN: [EXIT.FAILED, 'The daemon could not pin itself to daemon.cpu_affinity (CPUs it may not use here, or taskset failed); fix daemon.cpu_affinity, or install util-linux.'],
   E_START_FAILED: [EXIT.FAILED, 'A worker could not be started; its error log says why.'],
   E_RELOAD_FAILED: [EXIT.FAILED, 'A replacement worker failed during a reload; the reload stopped and the old workers kept serving.'],
   E_TIMEOUT: [EXIT.FAILED, 'The daemon did not answer in time.'],
   E_INTERNAL: [EXIT.FAILED, 'The daemon hit an unexpected error; see $SUPER_HOME/daemon.log.'],
+  E_PERMISSION: [EXIT.FAILED, 'The file system refused access to a file or directory (EACCES, EPERM, EROFS); run as its owner or fix its mode.'],
   E_HOME: [EXIT.FAILED, 'SUPER_HOME cannot be used; check that the directory is yours and writable.'],
   E_DAEMON_RUNNING: [EXIT.FAILED, 'A daemon already runs for this SUPER_HOME.'],
   E_DAEMON_START: [EXIT.NO_DAEMON, 'The daemon could not be started; see $SUPER_HOME/daemon.err for why.'],
@@ -66,6 +69,14 @@ export class SuperError extends Error {
     const code = obj && obj.code in CODES ? obj.code : 'E_INTERNAL';
     return new SuperError(code, String(obj?.message ?? 'unknown error'), obj?.details);
   }
+}
+
+// File system errors that only another user, mode or mount can fix: not bad input.
+const PERMISSION_ERRNOS = new Set(['EACCES', 'EPERM', 'EROFS']);
+
+/** E_PERMISSION for a permission error of the file system, else `otherwise`. */
+export function fileErrorCode(err, otherwise) {
+  return PERMISSION_ERRNOS.has(err?.code) ? 'E_PERMISSION' : otherwise;
 }
 
 export function exitStatusOf(code) {

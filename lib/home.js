@@ -1,6 +1,9 @@
-// Where a daemon keeps its files. One daemon per SUPER_HOME.
+// Where a daemon keeps its files, and the checks that make SUPER_HOME safe to use. One
+// daemon per SUPER_HOME. Shared by the daemon (at boot) and the CLI (`super token`).
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { SuperError } from './errors.js';
 
 export function superHome(env = process.env) {
   return path.resolve(env.SUPER_HOME || path.join(os.homedir(), '.super'));
@@ -12,3 +15,24 @@ export const daemonLogPath = (home) => path.join(home, 'daemon.log');
 export const daemonErrPath = (home) => path.join(home, 'daemon.err');
 export const logsDir = (home) => path.join(home, 'logs');
 export const tokenPath = (home) => path.join(home, 'token');
+
+/**
+ * Creates SUPER_HOME (0700) if needed and checks it is ours and closed to others: the
+ * control socket inside is the only credential.
+ * @throws {SuperError} E_HOME
+ */
+export function prepareHome(home) {
+  try {
+    fs.mkdirSync(home, { recursive: true, mode: 0o700 });
+  } catch (err) {
+    throw new SuperError('E_HOME', `cannot create SUPER_HOME ${home}: ${err.code ?? err.message}`);
+  }
+  const st = fs.statSync(home);
+  if (!st.isDirectory()) throw new SuperError('E_HOME', `SUPER_HOME ${home} is not a directory`);
+  if (typeof process.getuid === 'function' && st.uid !== process.getuid()) {
+    throw new SuperError('E_HOME', `SUPER_HOME ${home} belongs to uid ${st.uid}, not to you (uid ${process.getuid()}); use your own directory`);
+  }
+  if (st.mode & 0o022) {
+    throw new SuperError('E_HOME', `SUPER_HOME ${home} is writable by group or others (mode ${(st.mode & 0o777).toString(8)}); run: chmod 700 ${home}`);
+  }
+}

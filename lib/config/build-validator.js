@@ -16,7 +16,7 @@ export const OUTPUT_URL = new URL('./schema-validator.generated.js', import.meta
 export function buildValidatorSource() {
   const schema = JSON.parse(readFileSync(SCHEMA_URL, 'utf8'));
   const ajv = new Ajv2020({ allErrors: true, allowUnionTypes: true, strict: true, code: { source: true, esm: true } });
-  ajv.addVocabulary(['x-expected', 'x-hint']);
+  ajv.addVocabulary(['x-expected', 'x-hint', 'x-alias-of', 'x-pm2-only']);
   const code = standaloneCode(ajv, ajv.compile(schema));
   // ajv's ESM output still calls require() for its runtime helpers (ucs2length).
   const header = [

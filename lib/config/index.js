@@ -1,21 +1,28 @@
-// The face of lib/config: read an ecosystem file, parse it (js-yaml), check it
-// (config/schema.json, then what only code can check), and normalize it into
-// the settings the daemon consumes. A file with any problem is refused whole,
-// with every problem listed, one line each:
+// The face of lib/config: read an ecosystem file, parse it (YAML with js-yaml, JSON,
+// or JS/TS run in a child process: js-config.js), check it (config/schema.json, then
+// what only code can check), and normalize it into the settings the daemon consumes.
+// A file with any problem is refused whole, with every problem listed, one line each:
 //   `<file>:<line>:<col>: <key path>: <what is wrong>; <what to do>`
+// (a JS/TS file's exported object has no positions: `<file>: <key path>: ...`).
 
-import { readFileSync } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import path from 'node:path';
 import yaml from 'js-yaml';
 import { SuperError } from '../errors.js';
 import { normalizeApp } from './normalize-app.js';
 import { normalizeDaemon } from './normalize-daemon.js';
-import { parseWithPositions } from './positions.js';
+import { parseWithPositions, PositionMap } from './positions.js';
 import { formatPath, Problems } from './problems.js';
 import { readAllowedCpus } from './cpu-set.js';
+import { evaluateConfigFile, SCRIPT_EXTENSIONS } from './js-config.js';
+import { jsonProblem } from './json-problem.js';
+import { pm2OnlyWarnings } from './pm2-keys.js';
 import { schemaProblems } from './schema-check.js';
 import { yamlProblem } from './yaml-problem.js';
+import { resolveLogSettings } from './log-settings.js';
+import { deepFreeze } from './deep-freeze.js';
+import { superHome } from '../home.js';
+import { savedAppDocument } from './saved-app.js';
 
 export { parseDuration, parseSize } from './units.js';
 export { resolveInstances } from './instances.js';
@@ -25,10 +32,12 @@ export { resolveInstances } from './instances.js';
 const YAML_SCHEMA = yaml.CORE_SCHEMA.extend({ implicit: [yaml.types.merge] });
 
 /**
- * @typedef {object} Ecosystem
+ * @typedef {object} Ecosystem  deeply frozen: a change is a new object
  * @property {string} file  absolute path of the ecosystem file
  * @property {import('./normalize-daemon.js').DaemonSettings} daemon
- * @property {import('./normalize-app.js').App[]} apps  in file order (only those named by `only`, if given)
+ * @property {(import('./normalize-app.js').App & {logs: ReturnType<typeof resolveLogSettings>})[]} apps
+ *   in file order (only those named by `only`, if given), each with its log settings
+ * @property {string[]} warnings  one line each: keys accepted but ignored (PM2-only keys), ...
  */
 
 /**
@@ -39,6 +48,10 @@ const YAML_SCHEMA = yaml.CORE_SCHEMA.extend({ implicit: [yaml.types.merge] });
  *   `cpu_affinity` (default: 0..cpus-1 when `cpus` is given, else this process's own mask)
  * @property {number} [cpus=allowedCpus.length]  how many CPUs the daemon may use, for `instances`
  * @property {string|null} [noPinning]  why CPU pinning cannot work here (default: detected)
+ * @property {boolean} [isRoot]  whether the daemon runs as root, for uid/gid (default: this process)
+ * @property {Record<string,string>} [callerEnv]  environment a JS/TS file runs with: the
+ *   caller's (`super start`'s), default this process's
+ * @property {string} [home]  SUPER_HOME, where default log files go (default: lib/home.js superHome())
  */
 
 /**
@@ -50,6 +63,7 @@ const YAML_SCHEMA = yaml.CORE_SCHEMA.extend({ implicit: [yaml.types.merge] });
  */
 export async function loadEcosystem(file, options = {}) {
   let text;
+  const script = SCRIPT_EXTENSIONS.has(path.extname(file).toLowerCase());
   try {
     // The daemon reads files that clients name: only a regular file (a device such as
     // /dev/zero never ends, a FIFO blocks a thread-pool thread forever), and never more
@@ -58,11 +72,14 @@ export async function loadEcosystem(file, options = {}) {
     if (st.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
     if (!st.isFile()) throw Object.assign(new Error('not a regular file'), { code: 'ENOTREG' });
     if (st.size > MAX_FILE_BYTES) throw Object.assign(new Error('too large'), { code: 'EFBIG', size: st.size });
-    text = await readBounded(file, MAX_FILE_BYTES);
+    if (!script) text = await readBounded(file, MAX_FILE_BYTES);
   } catch (err) {
     throw unreadable(file, err);
   }
-  return loadEcosystemText(text, file, options);
+  if (!script) return loadEcosystemText(text, file, options);
+  const outcome = await evaluateConfigFile(file, { env: options.callerEnv ?? process.env });
+  if (outcome.problem) throw new SuperError('E_CONFIG', `1 problem in ${file}`, { problems: [outcome.problem] });
+  return loadEcosystemData(outcome.data, undefined, file, options);
 }
 
 /** Ecosystem files larger than this are refused unread. */
@@ -86,7 +103,8 @@ async function readBounded(file, max) {
 }
 
 /**
- * Load an ecosystem file from its text (synchronous; checks files with fs sync calls).
+ * Load a YAML or JSON ecosystem file from its text (synchronous; checks files with fs
+ * sync calls). JSON (a .json file) is parsed as JSON, so its errors are JSON's.
  * @param {string} text
  * @param {string} file  path of the file, as the user gave it
  * @param {LoadOptions & { baseDir?: string }} [options]  baseDir: where relative paths start
@@ -94,32 +112,67 @@ async function readBounded(file, max) {
  * @returns {Ecosystem}
  * @throws {SuperError} E_CONFIG with `details.problems` (string[])
  */
-export function loadEcosystemText(text, file, { env, only, allowedCpus, cpus, noPinning, baseDir, mergeLogsDefault = true } = {}) {
+export function loadEcosystemText(text, file, options = {}) {
+  text = String(text).replace(/^\uFEFF/, ''); // js-yaml drops a BOM too; drop it first so columns match
+  const { data, positions } = path.extname(file).toLowerCase() === '.json' ? parseJson(text, file) : parseYaml(text, file);
+  return loadEcosystemData(data, positions, file, options);
+}
+
+function parseYaml(text, file) {
+  try {
+    return parseWithPositions(text, { schema: YAML_SCHEMA, filename: file });
+  } catch (err) {
+    if (!(err instanceof yaml.YAMLException)) throw err;
+    const { line, col, message } = yamlProblem(err);
+    throw syntaxError(file, line, col, message);
+  }
+}
+
+function parseJson(text, file) {
+  let data;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    const { offset, message } = jsonProblem(text);
+    const { line, col } = new PositionMap(text).lineCol(offset);
+    throw syntaxError(file, line, col, message);
+  }
+  // JSON is YAML: js-yaml finds the positions (of the data JSON.parse read). A file it
+  // reads differently (a duplicate key, which JSON lets the last win) has none.
+  try {
+    return { data, positions: parseWithPositions(text, { schema: YAML_SCHEMA }).positions };
+  } catch {
+    return { data, positions: undefined };
+  }
+}
+
+function syntaxError(file, line, col, message) {
+  const problems = new Problems(file);
+  problems.addAt(line, col, message);
+  return refused(file, problems);
+}
+
+/**
+ * Check and normalize parsed ecosystem data.
+ * @param {unknown} data
+ * @param {import('./positions.js').PositionMap|undefined} positions  where keys sit in the file, if known
+ * @param {string} file
+ * @param {LoadOptions & { baseDir?: string, mergeLogsDefault?: boolean }} options
+ * @returns {Ecosystem}
+ */
+function loadEcosystemData(data, positions, file, { env, only, allowedCpus, cpus, noPinning, baseDir, mergeLogsDefault = true, isRoot, home = superHome() } = {}) {
   allowedCpus ??= cpus !== undefined ? Array.from({ length: cpus }, (_, i) => i) : readAllowedCpus();
   cpus ??= allowedCpus.length;
   const abs = path.resolve(file);
   baseDir = path.resolve(baseDir ?? path.dirname(abs));
-  text = String(text).replace(/^\uFEFF/, ''); // js-yaml drops a BOM too; drop it first so columns match
-
-  let parsed;
-  try {
-    parsed = parseWithPositions(text, { schema: YAML_SCHEMA, filename: file });
-  } catch (err) {
-    if (!(err instanceof yaml.YAMLException)) throw err;
-    const problems = new Problems(file);
-    const { line, col, message } = yamlProblem(err);
-    problems.addAt(line, col, message);
-    throw refused(file, problems);
-  }
-
-  const { data, positions } = parsed;
   const problems = new Problems(file, positions);
   for (const p of schemaProblems(data)) problems.add(p.segments, p.message, p.which);
 
   let daemon = null;
   let apps = [];
+  const warnings = pm2OnlyWarnings(data, problems);
   if (data && typeof data === 'object' && !Array.isArray(data)) {
-    const ctx = { problems, file: abs, baseDir, cpus, allowedCpus, noPinning, envName: env, mergeLogsDefault };
+    const ctx = { problems, warnings, file: abs, baseDir, cpus, allowedCpus, noPinning, envName: env, mergeLogsDefault, isRoot };
     daemon = normalizeDaemon(data, ctx);
     if (Array.isArray(data.apps) && !problems.isBad(['apps'])) {
       apps = data.apps.map((raw, i) => normalizeApp(raw, i, ctx));
@@ -129,7 +182,21 @@ export function loadEcosystemText(text, file, { env, only, allowedCpus, cpus, no
     }
   }
   if (problems.size > 0) throw refused(file, problems);
-  return { file: abs, daemon, apps };
+  apps = apps.map((app) => ({ ...app, logs: resolveLogSettings(app, daemon.logs, home) }));
+  return deepFreeze({ file: abs, daemon, apps, warnings });
+}
+
+/**
+ * An app config a dump saved, normalized again as if a file held it (saved-app.js): the
+ * fallback of resurrect when the app's own ecosystem file is gone or no longer valid.
+ * @param {object} saved  the saved config
+ * @param {string} file  the dump, named in problems
+ * @param {LoadOptions} [options]
+ * @returns {object} the app's normalized, frozen config
+ * @throws {SuperError} E_CONFIG when the snapshot is not valid today (its script is gone, ...)
+ */
+export function loadSavedApp(saved, file, options = {}) {
+  return loadEcosystemText(JSON.stringify(savedAppDocument(saved), null, 2), file, { ...options, env: undefined, only: undefined }).apps[0];
 }
 
 /** Two apps with the same name cannot be told apart by any command. */
@@ -140,7 +207,7 @@ function checkNames(apps, problems) {
     const seen = first.get(app.name);
     if (seen === undefined) first.set(app.name, i);
     else {
-      const where = `${formatPath(['apps', seen])} on line ${apps[seen].source.line}`;
+      const where = apps[seen].source.line ? `${formatPath(['apps', seen])} on line ${apps[seen].source.line}` : formatPath(['apps', seen]);
       problems.add(['apps', i, 'name'], `duplicate name "${app.name}" (${where} has it too); give each app its own name`);
     }
   });
@@ -179,7 +246,7 @@ function unreadable(file, err) {
     ENOENT: `no such file: ${abs}; check the path`,
     EISDIR: `is a directory: ${abs}; give the ecosystem file inside it`,
     EACCES: `permission denied: ${abs}; make it readable by this user`,
-    ENOTREG: `not a regular file: ${abs}; give the path of an ecosystem file (.yml, .yaml or .json)`,
+    ENOTREG: `not a regular file: ${abs}; give the path of an ecosystem file (.yml, .yaml, .json, .js, .cjs, .mjs, .ts, .cts or .mts)`,
     EFBIG: `${abs} is ${err.size} bytes, more than the ${MAX_FILE_BYTES} an ecosystem file may have; give the right file`,
   }[err.code] ?? `cannot read ${abs} (${err.code ?? err.message}); check the file`;
   const problem = `${file}: cannot read the ecosystem file: ${why}`;

@@ -10,7 +10,11 @@ import path from 'node:path';
 import { checkAffinity } from './check-affinity.js';
 import { didYouMean } from './did-you-mean.js';
 import { resolveInstances } from './instances.js';
+import { writtenKeys } from './pm2-keys.js';
+import { checkCron } from './cron-check.js';
+import { resolveUser } from './run-as.js';
 import { defaultInterpreter, resolveScript } from './resolve-script.js';
+import { formatPath } from './problems.js';
 import { shellSplit } from './shell-split.js';
 import { parseDuration, parseSize } from './units.js';
 
@@ -25,11 +29,19 @@ const SIGNALS = Object.keys(os.constants.signals);
  * @property {number} instances  resolved, >= 1
  * @property {number|'max'} instances_spec  as written (default 1)
  * @property {'cluster'|'fork'} exec_mode
- * @property {'node'|'none'} interpreter
- * @property {string[]} node_args
- * @property {Record<string,string>} env  env merged with env_<name> for `--env <name>`
+ * @property {string} interpreter  `node`, `none`, or the absolute path of another executable (fork mode)
+ * @property {string|null} node_path  another Node than the daemon's (`interpreter: /opt/node18/bin/node`)
+ * @property {string[]} node_args  the interpreter's own options (with --enable-source-maps for source_map_support)
+ * @property {boolean} source_map_support
+ * @property {Record<string,string>} env  env merged with env_<name> for `--env <name>` (and PORT from `port`)
  * @property {string} instance_var
+ * @property {string|null} increment_var  variable each instance gets incremented by its instance number
  * @property {boolean} autorestart
+ * @property {boolean} autostart  false: registered by `start <file>`, not started
+ * @property {string|null} cron_restart  cron expression of the scheduled rolling reloads
+ * @property {string} namespace
+ * @property {number|null} uid  run the workers as this user (daemon as root)
+ * @property {number|null} gid
  * @property {number[]} stop_exit_codes
  * @property {number} min_uptime  ms
  * @property {number} max_restarts
@@ -78,16 +90,21 @@ const SIGNALS = Object.keys(os.constants.signals);
  * @param {string|null} [ctx.noPinning]  why CPU pinning cannot work here (default: detected)
  * @param {string} [ctx.envName]  `--env <name>`
  * @param {boolean} [ctx.mergeLogsDefault]  merge_logs when the file does not say (`super run`: false)
+ * @param {string[]} [ctx.warnings]  where keys accepted but ignored are noted
+ * @param {boolean} [ctx.isRoot]  whether the daemon runs as root (uid/gid need it; default: this process)
  * @returns {App|null} null when the entry is not a mapping
  */
 export function normalizeApp(raw, index, ctx) {
   const { problems } = ctx;
   const here = ['apps', index];
   if (problems.isBad(here) || !raw || typeof raw !== 'object' || Array.isArray(raw)) return null;
-  const at = (key) => [...here, key];
+  // A key may be written with PM2's other name for it (`output` for out_file): problems name it as written.
+  const written = writtenKeys(raw, here, problems);
+  const at = (key) => [...here, written[key] ?? key];
   /** The value of `key`, or undefined when absent or already refused. */
-  const get = (key) => (problems.isBad(at(key)) ? undefined : raw[key]);
+  const get = (key) => (problems.isBad(at(key)) ? undefined : raw[written[key] ?? key]);
   const report = (key, message) => problems.add(at(key), message);
+  const warn = (key, message) => ctx.warnings?.push(`${problems.where(at(key), 'key')}${formatPath(at(key))}: ${message}`);
   const ms = (key, fallback) => convert(key, parseDuration, fallback, 'a duration like 500ms, 5s, 2m or 1h');
   const bytes = (key) => convert(key, parseSize, null, 'a size like 512K, 300M or 1G');
   function convert(key, parse, fallback, expected) {
@@ -100,20 +117,35 @@ export function normalizeApp(raw, index, ctx) {
 
   const cwd = resolveCwd(get('cwd'), ctx.baseDir, (m) => report('cwd', m));
   const env = mergeEnv(get('env'), ctx.envName && get(`env_${ctx.envName}`));
+  if (typeof get('port') === 'number' && env.PORT === undefined) env.PORT = String(get('port'));
   const script = typeof get('script') === 'string' ? get('script') : undefined;
-  const interpreter = get('interpreter') ?? (script ? defaultInterpreter(script) : 'node');
+  const searchPath = env.PATH ?? process.env.PATH;
+  const { interpreter, node_path: nodePath } = resolveInterpreter(get('interpreter') ?? (script ? defaultInterpreter(script) : 'node'), cwd ?? ctx.baseDir, searchPath, (m) => report('interpreter', m));
   let scriptPath = script && path.resolve(cwd ?? ctx.baseDir, script);
   if (script && cwd) {
-    const found = resolveScript(script, cwd, interpreter, env.PATH ?? process.env.PATH);
+    const found = resolveScript(script, cwd, interpreter === 'none' ? 'none' : 'node', searchPath);
     if (found.error) report('script', found.error);
     else scriptPath = found.path;
   }
 
-  const execMode = get('exec_mode') ?? (interpreter === 'node' ? 'cluster' : 'fork');
-  if (get('exec_mode') === 'cluster' && interpreter === 'none' && !problems.isBad(at('interpreter'))) {
-    const why = raw.interpreter === 'none' ? 'interpreter is none' : `${script} is not a .js, .mjs or .cjs file`;
+  const execMode = { cluster_mode: 'cluster', fork_mode: 'fork' }[get('exec_mode')] ?? get('exec_mode') ?? (interpreter === 'node' ? 'cluster' : 'fork');
+  if (execMode === 'cluster' && interpreter !== 'node' && !problems.isBad(at('interpreter'))) {
+    const why = interpreter !== 'none' ? `interpreter is ${get('interpreter')}` : get('interpreter') === 'none' ? 'interpreter is none' : `${script} is not a .js, .mjs or .cjs file`;
     report('exec_mode', `cluster mode needs a Node script (${why}); use exec_mode: fork`);
   }
+  const incrementVar = get('increment_var') ?? null;
+  if (incrementVar && env[incrementVar] !== undefined && !/^-?\d+$/.test(env[incrementVar])) {
+    report('increment_var', `${incrementVar} is "${env[incrementVar]}" in env, not a whole number to increment; set env.${incrementVar} to a number such as 3000`);
+  }
+  const cron = get('cron_restart') ?? null;
+  if (cron !== null) {
+    const bad = checkCron(cron);
+    if (bad) report('cron_restart', `not a cron expression (${bad}); write 5 fields (minute hour day month weekday) or 6 with seconds first, e.g. "0 3 * * *"`);
+  }
+  const runAs = resolveUser({ uid: get('uid'), gid: get('gid') }, ctx.isRoot ?? process.getuid?.() === 0, (key, m) => report(key, m));
+  const sourceMaps = interpreter === 'node' && get('source_map_support') === true && get('disable_source_map_support') !== true;
+  const nodeArgs = argList(get('node_args'), (m) => report('node_args', m));
+  if (sourceMaps && !nodeArgs.includes('--enable-source-maps')) nodeArgs.push('--enable-source-maps');
 
   const spec = get('instances') ?? 1;
   let instances = 1;
@@ -139,6 +171,13 @@ export function normalizeApp(raw, index, ctx) {
 
   const base = cwd ?? ctx.baseDir;
   const filePath = (key) => (typeof get(key) === 'string' ? path.resolve(base, get(key)) : null);
+  // PM2's combined log: superd writes both streams to it when neither has its own file.
+  let combined = filePath('log_file');
+  if (get('log_file') === true) warn('log_file', 'true (PM2\'s default combined file) is ignored; give a path');
+  if (combined && (filePath('out_file') || filePath('error_file'))) {
+    warn('log_file', 'ignored: out_file or error_file is given too, and superd writes each stream to one file');
+    combined = null;
+  }
   return {
     name: get('name'),
     script: scriptPath,
@@ -148,10 +187,18 @@ export function normalizeApp(raw, index, ctx) {
     instances_spec: spec,
     exec_mode: execMode,
     interpreter,
-    node_args: argList(get('node_args'), (m) => report('node_args', m)),
+    node_path: nodePath,
+    node_args: nodeArgs,
+    source_map_support: sourceMaps,
     env,
     instance_var: get('instance_var') ?? 'NODE_APP_INSTANCE',
+    increment_var: incrementVar,
     autorestart: get('autorestart') ?? true,
+    autostart: get('autostart') ?? true,
+    cron_restart: cron,
+    namespace: get('namespace') ?? 'default',
+    uid: runAs.uid,
+    gid: runAs.gid,
     stop_exit_codes: [].concat(get('stop_exit_codes') ?? []),
     min_uptime: ms('min_uptime', 1000),
     max_restarts: get('max_restarts') ?? 16,
@@ -167,8 +214,8 @@ export function normalizeApp(raw, index, ctx) {
     ignore_watch: [].concat(get('ignore_watch') ?? []),
     watch_delay: ms('watch_delay', 1000),
     max_memory_restart: bytes('max_memory_restart'),
-    out_file: filePath('out_file'),
-    error_file: filePath('error_file'),
+    out_file: filePath('out_file') ?? combined,
+    error_file: filePath('error_file') ?? combined,
     merge_logs: get('merge_logs') ?? ctx.mergeLogsDefault ?? true,
     log_date_format: get('log_date_format') ?? null,
     log_type: get('log_type') ?? 'raw',
@@ -183,8 +230,25 @@ export function normalizeApp(raw, index, ctx) {
     shutdown_with_message: get('shutdown_with_message') ?? false,
     metrics_interval: ms('metrics_interval', null),
     unresponsive_timeout: ms('unresponsive_timeout', null),
-    source: { file: ctx.file, line: problems.positions?.locate(here).line ?? 1 },
+    source: { file: ctx.file, line: problems.positions?.locate(here).line ?? null },
   };
+}
+
+/**
+ * `node`, `none`, or another executable: a name on PATH or a path (relative to cwd).
+ * A Node binary stays `node` (the agent is preloaded), with its path when not the daemon's own.
+ */
+function resolveInterpreter(spec, cwd, searchPath, report) {
+  if (spec === 'node' || spec === 'none') return { interpreter: spec, node_path: null };
+  const found = resolveScript(spec, cwd, 'none', searchPath);
+  if (found.error) {
+    report(found.error.replace(/; chmod \+x it.*$/, '; chmod +x it, or name an installed interpreter such as python3'));
+    return { interpreter: spec, node_path: null }; // reported: the result is not used
+  }
+  if (/^node(js)?(\.exe)?$/.test(path.basename(found.path))) {
+    return { interpreter: 'node', node_path: fs.realpathSync(found.path) === fs.realpathSync(process.execPath) ? null : found.path };
+  }
+  return { interpreter: found.path, node_path: null };
 }
 
 /** Absolute cwd, or undefined (after reporting) when it is not an existing directory. */

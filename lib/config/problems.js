@@ -55,9 +55,17 @@ export class Problems {
    * @param {'value'|'key'} [which='value']  point at the value, or at the key (unknown keys)
    */
   add(segments, message, which = 'value') {
-    const { line, col } = this.positions?.locate(segments, which) ?? { line: 1, col: 1 };
+    // Without positions (a JS file's exported object), problems stay in the order found.
+    const { line, col } = this.positions?.locate(segments, which) ?? { line: 0, col: 0 };
     this.bad.add(JSON.stringify(segments));
-    this.items.push({ line, col, text: `${this.display}:${line}:${col}: ${formatPath(segments)}: ${message}` });
+    this.items.push({ line, col, text: `${this.where(segments, which)}${formatPath(segments)}: ${message}` });
+  }
+
+  /** `<file>:<line>:<col>: ` of a key path, or `<file>: ` when the file has no positions. */
+  where(segments, which = 'value') {
+    if (!this.positions) return `${this.display}: `;
+    const { line, col } = this.positions.locate(segments, which);
+    return `${this.display}:${line}:${col}: `;
   }
 
   /** A problem with no place in the file (e.g. a bad `--only` name): listed last. */

@@ -72,7 +72,9 @@ export function schemaProblems(data) {
 
 function unknownKey(parent, key) {
   const segments = [...parent, key];
-  const known = Object.keys(Object.assign({}, ...schemasAt(parent).map((s) => s.properties ?? {})));
+  const props = Object.assign({}, ...schemasAt(parent).map((s) => s.properties ?? {}));
+  // PM2-only keys are accepted (and ignored): never suggest one for a typo.
+  const known = Object.keys(props).filter((k) => !props[k]['x-pm2-only']);
   let suggestion = didYouMean(key, known);
   if (!suggestion && known.includes('env') && /^env./i.test(key)) {
     // env-production, envProduction, env.production -> env_production

@@ -4,6 +4,8 @@
 // the real `super run` under it, forwards signals to it and exits with its status. Without
 // tini it says so and runs on: zombies would pile up (use `docker run --init`).
 import { spawn, spawnSync } from 'node:child_process';
+import { SuperError } from '../errors.js';
+import { printError } from './coded-error.js';
 
 export const REAPED = 'SUPER_RUN_REAPED';
 
@@ -22,8 +24,7 @@ export function runUnderReaper(argv) {
   }
   return new Promise((resolve) => {
     child.on('error', (err) => {
-      process.stderr.write(`super: E_INTERNAL: cannot start tini: ${err.message}\n`);
-      resolve(1);
+      resolve(printError(new SuperError('E_INTERNAL', `cannot start tini: ${err.message}`)));
     });
     child.on('exit', (code, signal) => resolve(code ?? 128 + (signal ? { SIGKILL: 9, SIGTERM: 15, SIGINT: 2 }[signal] ?? 1 : 1)));
   });

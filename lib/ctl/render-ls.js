@@ -1,17 +1,19 @@
-// The `super ls` table: one row per worker. cpu and memory count the worker's child
-// processes too; loop p99 is the event-loop delay its agent last reported.
+// The `super ls` table: one row per worker. id is the app's number, as PM2 numbers its list
+// (`super stop 0`); cpu and memory count the worker's child processes too; loop p99 is the
+// event-loop delay its agent last reported.
 import { formatDuration, formatBytes, formatCpu, formatMs, renderTable } from './format.js';
 
 export function renderLs({ apps }) {
   if (apps.length === 0) return 'no apps (start some with `super start <ecosystem.yml>`)';
   const rows = [];
   for (const app of apps) {
-    if (app.workers.length === 0) rows.push([app.name, '-', '-', app.status, '-', '-', '-', '-', '-']);
+    const id = app.id ?? '-';
+    if (app.workers.length === 0) rows.push([id, app.name, '-', '-', app.status, '-', '-', '-', '-', '-']);
     for (const w of app.workers) {
-      rows.push([app.name, w.slot, w.pid ?? '-', w.status, formatDuration(w.uptime_ms), w.restarts, formatCpu(w.cpu), formatBytes(w.memory), formatMs(w.metrics?.loop_delay_ms?.p99)]);
+      rows.push([id, app.name, w.slot, w.pid ?? '-', w.status, formatDuration(w.uptime_ms), w.restarts, formatCpu(w.cpu), formatBytes(w.memory), formatMs(w.metrics?.loop_delay_ms?.p99)]);
     }
   }
-  const table = renderTable(['app', 'slot', 'pid', 'status', 'uptime', 'restarts', 'cpu', 'memory', 'loop p99'], rows);
+  const table = renderTable(['id', 'app', 'slot', 'pid', 'status', 'uptime', 'restarts', 'cpu', 'memory', 'loop p99'], rows);
   return [table, ...apps.flatMap(reloadNote)].join('\n');
 }
 
@@ -27,9 +29,11 @@ function reloadNote(app) {
 export function lsJson({ apps }) {
   return {
     apps: apps.map((a) => ({
+      id: a.id ?? null,
       name: a.name,
       status: a.status,
       instances: a.instances,
+      namespace: a.namespace ?? 'default',
       last_reload: a.last_reload ?? null,
       workers: a.workers.map((w) => ({ slot: w.slot, pid: w.pid, status: w.status, uptime_ms: w.uptime_ms, restarts: w.restarts, cpu: w.cpu, memory: w.memory, cpus: w.cpus, pinned: w.pinned, replacing: w.replacing ?? null, metrics: w.metrics ?? null })),
     })),

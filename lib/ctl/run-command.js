@@ -1,11 +1,17 @@
 // Runs one CLI command module and turns its outcome into output and an exit status:
 // 0 done, 1 the operation failed, 2 bad input, 3 no daemon reachable (lib/errors.js).
 import { SuperError, EXIT } from '../errors.js';
+import { printError } from './coded-error.js';
 
 // Commands that act on this machine (files, the local daemon's process): never over --host.
 const LOCAL_ONLY = new Set(['start', 'resurrect', 'run', 'daemon', 'startup', 'unstartup', 'token']);
 
 export async function runCommand(name, args) {
+  // `super logs | head -1`: the reader went away; whatever was left to print is nobody's.
+  process.stdout.on('error', (err) => {
+    if (err.code === 'EPIPE') process.exit(EXIT.OK);
+    throw err;
+  });
   let status = EXIT.OK;
   try {
     if (process.env.SUPER_HOST && LOCAL_ONLY.has(name)) {
@@ -19,14 +25,4 @@ export async function runCommand(name, args) {
   process.exitCode = status;
   // Commands hold no timers; exit promptly even if a socket lingers in close.
   setImmediate(() => process.exit(status));
-}
-
-export function printError(err) {
-  if (err instanceof SuperError) {
-    process.stderr.write(`super: ${err.code}: ${err.message}\n`);
-    for (const p of err.details?.problems ?? []) process.stderr.write(`  ${p}\n`);
-    return err.exitStatus;
-  }
-  process.stderr.write(`super: E_INTERNAL: ${err?.stack ?? err}\n`);
-  return EXIT.FAILED;
 }

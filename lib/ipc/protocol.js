@@ -27,15 +27,30 @@
 //   start       {file, env?, only?, clientEnv?, watch?}
 //                                                    -> {started: [name], running: [name], changed: [{name, keys}], warnings: [string]}
 //               watch: true turns watch mode on for the file's apps (their cwd if they list no paths)
-//   stop        {target}                             -> {apps: [name]}          target = app name or "all"
+//               env (with apps of the file already running): the apps whose config it changes
+//               are reloaded from the file with it (progress frames as reload's), adding {reloaded: [outcome]}
+//   start-script {script, cwd, args?, name?, instances?, env?, clientEnv?, watch?}
+//                                                    -> as start      an app without an ecosystem file
+//               (`super start app.js -i 2`); validated by lib/config like a file's entry (E_CONFIG)
+//   start-apps  {target}                             -> as start      starts the stopped apps named
+//   stop        {target}                             -> {apps: [name]}
+//               target (stop, restart, reload, delete, start-apps, signal, reset) = an app name, an
+//               id (as ls shows it), a namespace, "all", an ecosystem file's absolute path (the apps
+//               started from it), or a list of those (at most 100)
 //   restart     {target}                             -> {apps: [name]}
-//   reload      {target, keepConfig?}                -> {apps: [{app, ok, replaced, kept, ready_ms, total_ms, changed, failed?}]}
+//   reload      {target, keepConfig?, updateEnv?}    -> {apps: [{app, ok, replaced, kept, ready_ms, total_ms, changed, failed?}]}
 //               progress frames: {app, step: begin|ready|scaled|done, ...}; done carries the app's outcome
+//               updateEnv: the caller's environment; the replacements get it under the app's env
 //   delete      {target}                             -> {apps: [name]}
+//   signal      {target, signal, slot?}              -> {signal, sent: [{app, slot, pid}]}
+//   reset       {target}                             -> {apps: [name]}      restart counters back to 0
+//   env         {app, slot?}                         -> {app, slot, pid, from, env}  the worker's
+//               environment (from: "process" when read from the running process), secrets masked
 //   scale       {app, count}                         -> {app, from, to}      count = "N" | "+N" | "-N"
-//   ls          {history?}                           -> {apps: [AppStatus]}  history: true adds each
+//   ls          {history?}                           -> {apps: [AppStatus]}  each with its id; history: true adds each
 //                                                       worker's sparkline points (metrics.history)
-//   describe    {app}                                -> {app: AppStatus & {config, scheduling, daemon_cpus}}
+//   describe    {app}                                -> {app: AppStatus & {config, scheduling, daemon_cpus, source}}
+//               source: {file, env?} or, for a file-less app, {command: {script, args, name, instances, env, cwd}}
 //   kill        {}                                   -> {stopping: true}    the daemon exits after replying
 //   subscribe   {topics: ["worker", "metrics", "log"]} -> {topics}          events of those topics follow
 //   unsubscribe {}                                   -> {}
@@ -72,16 +87,20 @@
 
 export const PROTOCOL = 1;
 export const MAX_FRAME = 1024 * 1024;
+// Workers a file-less start may ask for (as `scale`'s limit).
+export const MAX_INSTANCES = 1024;
 export const TOPICS = Object.freeze(['worker', 'reload', 'metrics', 'watch', 'log']);
 // `start` names a file on the client's machine and carries the client's environment into
 // the apps: meaningful only from the daemon's own host.
-export const LOCAL_ONLY_OPS = Object.freeze(['start']);
+export const LOCAL_ONLY_OPS = Object.freeze(['start', 'start-script']);
 
 const str = (v) => typeof v === 'string' && v.length > 0 && v.length <= 4096;
 const optStr = (v) => v === undefined || str(v);
 const strList = (v) => Array.isArray(v) && v.length <= 1000 && v.every(str);
 const plainObj = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 const envMap = (v) => v === undefined || (plainObj(v) && Object.values(v).every((x) => typeof x === 'string'));
+const targetSpec = [(v) => str(v) || (strList(v) && v.length >= 1 && v.length <= 100), true, 'an app name, id or namespace, "all", or a list of them'];
+const slotIndex = [(v) => Number.isSafeInteger(v) && v >= 0 && v < 1024, false, 'a slot number from 0 to 1023'];
 
 /** op -> {args: {name: [check, required, what it must be]}} */
 export const OPS = Object.freeze({
@@ -94,13 +113,28 @@ export const OPS = Object.freeze({
     clientEnv: [envMap, false, 'an object of string values'],
     watch: [(v) => v === undefined || typeof v === 'boolean', false, 'true or false'],
   },
-  stop: { target: [str, true, 'an app name or "all"'] },
-  restart: { target: [str, true, 'an app name or "all"'] },
-  reload: {
-    target: [str, true, 'an app name or "all"'],
-    keepConfig: [(v) => v === undefined || typeof v === 'boolean', false, 'true or false'],
+  'start-script': {
+    script: [str, true, 'a script path or a command name'],
+    cwd: [(v) => str(v) && v.startsWith('/'), true, 'an absolute directory'],
+    args: [(v) => Array.isArray(v) && v.length <= 1000 && v.every((x) => typeof x === 'string' && x.length <= 4096), false, 'a list of arguments'],
+    name: [str, false, 'an app name'],
+    instances: [(v) => typeof v === 'string' && /^(max|-?\d{1,4})$/.test(v) && Math.abs(Number(v)) <= MAX_INSTANCES, false, `N (up to ${MAX_INSTANCES}), "max" or -N`],
+    env: [(v) => envMap(v) && Object.keys(v).length <= 1000, false, 'an object of string values'],
+    clientEnv: [envMap, false, 'an object of string values'],
+    watch: [(v) => typeof v === 'boolean', false, 'true or false'],
   },
-  delete: { target: [str, true, 'an app name or "all"'] },
+  'start-apps': { target: targetSpec },
+  stop: { target: targetSpec },
+  restart: { target: targetSpec },
+  reload: {
+    target: targetSpec,
+    keepConfig: [(v) => v === undefined || typeof v === 'boolean', false, 'true or false'],
+    updateEnv: [(v) => plainObj(v) && envMap(v), false, 'an object of string values'],
+  },
+  delete: { target: targetSpec },
+  signal: { target: targetSpec, signal: [(v) => typeof v === 'string' && /^[A-Za-z0-9]{1,16}$/.test(v), true, 'a signal name like SIGUSR2'], slot: slotIndex },
+  reset: { target: targetSpec },
+  env: { app: [str, true, 'an app name or id'], slot: slotIndex },
   scale: {
     app: [str, true, 'an app name'],
     count: [(v) => typeof v === 'string' && /^[+-]?\d{1,4}$/.test(v), true, 'a count like "4", "+2" or "-1"'],

@@ -15,7 +15,7 @@ import https from 'node:https';
 import { parseListen } from '../config/listen-address.js';
 import { ensureToken, readToken, tokenMatches } from './token.js';
 import { AuthLimiter } from './auth-limiter.js';
-import { refuseHttp } from './server.js';
+import { refuseHttp } from './refuse-http.js';
 import { SuperError } from '../errors.js';
 
 // Bounds on what unauthenticated peers may hold: sockets, and time to send their headers.

@@ -11,6 +11,7 @@ import { WebSocketServer } from 'ws';
 import { MAX_FRAME, PROTOCOL, parseRequest, LOCAL_ONLY_OPS } from './protocol.js';
 import { SuperError } from '../errors.js';
 import { Connection } from './connection.js';
+import { refuseHttp } from './refuse-http.js';
 
 /**
  * @param {object} o
@@ -116,11 +117,6 @@ export async function startControlServer({ socketPath, handlers, hello, log }) {
       return Promise.all(closing);
     },
   };
-}
-
-/** A plain HTTP request (no upgrade) on either listener. */
-export function refuseHttp(req, res) {
-  res.writeHead(426, { 'content-type': 'text/plain' }).end('superd control channel: websocket only\n');
 }
 
 /** A socket file left by a killed daemon refuses connections: remove it. A live one is a running daemon. */

@@ -1,55 +1,108 @@
-// Log settings for the apps of an ecosystem file, checked before anything starts: an
-// unwritable or missing log directory refuses the whole `start` (E_LOG_PATH, exit 2),
-// naming the path, instead of starting workers whose output would go nowhere.
+// The log side of a start, as a check-then-apply pair: checkLogs looks (every file an app
+// will write can be created or appended to) and changes nothing, so a start refused for
+// any reason leaves no file behind and the daemon's log rotation as it was; applyLogs
+// then sets daemon.log's rotation and creates the default log directory. An unwritable or
+// missing log directory refuses the whole `start` (E_LOG_PATH, exit 2), naming the path,
+// instead of starting workers whose output would go nowhere.
 import fs from 'node:fs/promises';
+import { constants as C } from 'node:fs';
 import path from 'node:path';
 import { SuperError } from '../errors.js';
-import { resolveLogSettings, slotFiles } from './settings.js';
+import { slotFiles } from './settings.js';
 import { setDaemonLogRotation } from './daemon-log.js';
 
 /**
- * Attaches `logs` (resolved settings) to each app config and checks every file can be
- * opened for appending. Resolves, or rejects with E_LOG_PATH.
- * @param {object[]} apps  normalized app configs
- * @param {object} [defaults]  the file's `logs:` block (lib/config normalize-daemon);
- *   absent for configs from a saved dump, which keep the settings they were saved with
- * @param {string} home
+ * @typedef {object} LogPlan
+ * @property {object|null} rotation  the file's `logs:` block for daemon.log (null: unchanged)
+ * @property {string[]} dirs  log directories to create (the default one, $SUPER_HOME/logs)
  */
-export async function prepareLogs(apps, defaults, home) {
-  if (defaults) setDaemonLogRotation(defaults);
+
+/**
+ * Checks that every log file of `apps` can be written, without creating any.
+ * @param {{name: string, instances: number, logs: object}[]} apps  normalized configs (lib/config)
+ * @param {object} [defaults]  the file's `logs:` block (lib/config normalize-daemon); absent
+ *   for a saved dump, which leaves daemon.log's rotation as it is
+ * @returns {Promise<LogPlan>}
+ * @throws {SuperError} E_LOG_PATH naming every file that cannot be written
+ */
+export async function checkLogs(apps, defaults) {
   const problems = [];
+  const dirs = new Set();
   await Promise.all(apps.map(async (app) => {
-    if (defaults || !app.logs) app.logs = resolveLogSettings(app, defaults, home);
-    if (app.logs.disabled) return;
-    if (app.logs.createDir) await fs.mkdir(app.logs.dir, { recursive: true }).catch(() => {});
+    const { logs } = app;
+    if (logs.disabled) return;
+    if (logs.createDir) dirs.add(logs.dir);
     const files = new Set();
     for (let i = 0; i < app.instances; i++) {
-      const f = slotFiles(app.logs, i);
+      const f = slotFiles(logs, i);
       files.add(f.out).add(f.err);
-      if (!app.logs.perSlot) break;
+      if (!logs.perSlot) break;
     }
     for (const file of files) {
-      const why = await cannotAppend(file);
+      const why = await cannotAppend(file, logs.createDir ? logs.dir : null);
       if (why) problems.push(`${app.name}: cannot write log file ${file}: ${why}`);
     }
   }));
   if (problems.length) {
     throw new SuperError('E_LOG_PATH', problems.length === 1 ? problems[0] : `${problems.length} log files cannot be written; nothing was started`, problems.length > 1 ? { problems } : undefined);
   }
+  return { rotation: defaults ?? null, dirs: [...dirs] };
 }
 
-/** Why `file` cannot be opened for appending (a reason naming the directory), or null. */
-async function cannotAppend(file) {
+/** Applies what checkLogs planned. */
+export async function applyLogs({ rotation, dirs }) {
+  if (rotation) setDaemonLogRotation(rotation);
+  for (const dir of dirs) {
+    try {
+      await fs.mkdir(dir, { recursive: true });
+    } catch (err) {
+      throw new SuperError('E_LOG_PATH', `cannot create the log directory ${dir}: ${err.code ?? err.message}`);
+    }
+  }
+}
+
+/**
+ * Why `file` could not be opened for appending (a reason naming the directory), or null.
+ * @param {string|null} ownDir  a directory we create when missing (its nearest existing
+ *   ancestor must then be writable)
+ */
+async function cannotAppend(file, ownDir) {
   const dir = path.dirname(file);
+  const st = await fs.stat(file).catch((err) => err);
+  if (!(st instanceof Error)) {
+    if (st.isDirectory()) return 'it is a directory; give a file path';
+    return notWritable(file, dir, C.W_OK);
+  }
+  if (st.code === 'ENOTDIR') return `${dir} is not a directory`;
+  if (st.code !== 'ENOENT') return notWritableReason(st, dir);
+  const dirSt = await fs.stat(dir).catch((err) => err);
+  if (dirSt instanceof Error) {
+    if (dirSt.code === 'ENOTDIR') return `${dir} is not a directory`;
+    if (dirSt.code !== 'ENOENT') return notWritableReason(dirSt, dir);
+    if (ownDir && (dir === ownDir || dir.startsWith(ownDir + path.sep))) return notWritable(await existingAncestor(dir), dir, C.W_OK | C.X_OK);
+    return `directory ${dir} does not exist; create it or fix the path`;
+  }
+  if (!dirSt.isDirectory()) return `${dir} is not a directory`;
+  return notWritable(dir, dir, C.W_OK | C.X_OK);
+}
+
+async function notWritable(target, dir, mode) {
   try {
-    const fh = await fs.open(file, 'a', 0o640);
-    await fh.close();
+    await fs.access(target, mode);
     return null;
   } catch (err) {
-    if (err.code === 'ENOENT') return `directory ${dir} does not exist; create it or fix the path`;
-    if (err.code === 'ENOTDIR') return `${dir} is not a directory`;
-    if (err.code === 'EACCES' || err.code === 'EPERM' || err.code === 'EROFS') return `${err.code}: ${dir} is not writable by the daemon (uid ${process.getuid?.()})`;
-    if (err.code === 'EISDIR') return 'it is a directory; give a file path';
-    return err.code ?? err.message;
+    return notWritableReason(err, dir);
+  }
+}
+
+function notWritableReason(err, dir) {
+  if (err.code === 'EACCES' || err.code === 'EPERM' || err.code === 'EROFS') return `${err.code}: ${dir} is not writable by the daemon (uid ${process.getuid?.()})`;
+  return err.code ?? err.message;
+}
+
+async function existingAncestor(dir) {
+  for (let d = dir; ; d = path.dirname(d)) {
+    if (await fs.stat(d).then((s) => s.isDirectory(), () => false)) return d;
+    if (d === path.dirname(d)) return d;
   }
 }

@@ -1,35 +1,9 @@
-// An app's effective log settings: its own keys over the file's `logs:` defaults, with
-// every path resolved, so the rest of lib/logs never looks at raw config keys.
+// The files an app's log settings name. The settings themselves (its own keys over the
+// file's `logs:` defaults, every path resolved) are part of the normalized config, derived
+// by lib/config/log-settings.js, so lib/logs never looks at raw config keys.
 import path from 'node:path';
 
-/** Rotated files kept when neither log_retain nor logs.retain says. */
-export const DEFAULT_RETAIN = 5;
-
-/**
- * @param {object} app  a normalized app (lib/config/normalize-app.js)
- * @param {{dir: string|null, max_size: number|null, retain: number|null, compress: boolean}} [defaults]  the file's `logs:`
- * @param {string} home  SUPER_HOME
- */
-export function resolveLogSettings(app, defaults, home) {
-  const d = defaults ?? {};
-  const dir = d.dir ?? path.join(home, 'logs');
-  const maxSize = app.log_max_size ?? d.max_size ?? null;
-  return {
-    disabled: app.disable_logs,
-    dir,
-    // The default directory ($SUPER_HOME/logs) is ours to create; one the user named must exist.
-    createDir: !d.dir,
-    out: app.out_file ?? path.join(dir, `${app.name}-out.log`),
-    err: app.error_file ?? path.join(dir, `${app.name}-err.log`),
-    perSlot: app.merge_logs === false,
-    type: app.log_type,
-    // log_date_format wins over time: it is the more specific of the two.
-    date: app.log_date_format ?? (app.time ? 'ISO' : null),
-    maxSize,
-    retain: app.log_retain ?? d.retain ?? DEFAULT_RETAIN,
-    compress: d.compress ?? false,
-  };
-}
+export { resolveLogSettings } from '../config/log-settings.js';
 
 /** `api-out.log` -> `api-out-2.log` for slot 2 of an app with merge_logs: false. */
 export function slotPath(file, slot) {

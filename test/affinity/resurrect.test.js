@@ -38,5 +38,5 @@ test('save keeps daemon.cpu_affinity and cpu_affinity; resurrect pins the daemon
   assert.equal((await box.cli(['kill'])).code, 0);
   const bad = await box.cli(['resurrect']);
   assert.equal(bad.code, 1);
-  assert.match(bad.stderr, new RegExp(`E_START_FAILED: .*dump\\.json pins the daemon to CPUs ${ALLOWED.at(-1) + 1}, but it may only use ${ALL}`));
+  assert.match(bad.stderr, new RegExp(`E_DAEMON_PIN: .*dump\\.json pins the daemon to CPUs ${ALLOWED.at(-1) + 1}, but it may only use ${ALL}`));
 });

@@ -1,10 +1,12 @@
 // Good files normalize to exactly the object the daemon consumes.
 
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { loadEcosystem } from '../../lib/config/index.js';
+import { superHome } from '../../lib/home.js';
 
 const dir = fileURLToPath(new URL('../fixtures/good-config/', import.meta.url));
 const at = (...p) => path.join(dir, ...p);
@@ -32,10 +34,18 @@ test('minimal.yml: every default', async () => {
       instances_spec: 1,
       exec_mode: 'cluster',
       interpreter: 'node',
+      node_path: null,
       node_args: [],
+      source_map_support: false,
       env: {},
       instance_var: 'NODE_APP_INSTANCE',
+      increment_var: null,
       autorestart: true,
+      autostart: true,
+      cron_restart: null,
+      namespace: 'default',
+      uid: null,
+      gid: null,
       stop_exit_codes: [],
       min_uptime: 1000,
       max_restarts: 16,
@@ -68,8 +78,31 @@ test('minimal.yml: every default', async () => {
       metrics_interval: null,
       unresponsive_timeout: null,
       source: { file: at('minimal.yml'), line: 3 },
+      logs: {
+        disabled: false, dir: path.join(superHome(), 'logs'), createDir: true,
+        out: path.join(superHome(), 'logs', 'web-out.log'), err: path.join(superHome(), 'logs', 'web-err.log'),
+        perSlot: false, type: 'raw', date: null, maxSize: null, retain: 5, compress: false,
+      },
     }],
+    warnings: [],
   });
+});
+
+test('a normalized ecosystem is deeply frozen: a change is a new object', async () => {
+  const eco = await loadEcosystem(at('full.yml'), { cpus: 4 });
+  for (const o of [eco, eco.daemon, eco.daemon.logs, eco.apps, eco.apps[0], eco.apps[0].env, eco.apps[0].args, eco.apps[0].logs]) {
+    assert.ok(Object.isFrozen(o));
+  }
+  assert.throws(() => { eco.apps[0].instances = 9; }, TypeError);
+  assert.equal({ ...eco.apps[0], instances: 9 }.instances, 9);
+});
+
+test('log paths are derived from SUPER_HOME given as home, and nothing is created', async () => {
+  const home = path.join(dir, 'no-such-home');
+  const eco = await loadEcosystem(at('minimal.yml'), { cpus: 1, home });
+  assert.equal(eco.apps[0].logs.out, path.join(home, 'logs', 'web-out.log'));
+  assert.equal(eco.apps[0].logs.createDir, true);
+  assert.equal(fs.existsSync(home), false);
 });
 
 test('full.yml: every key, with --env production and 4 CPUs', async () => {
@@ -96,10 +129,18 @@ test('full.yml: every key, with --env production and 4 CPUs', async () => {
     instances_spec: -1,
     exec_mode: 'cluster',
     interpreter: 'node',
-    node_args: ['--max-old-space-size=512'],
+    node_path: null,
+    node_args: ['--max-old-space-size=512', '--enable-source-maps'],
+    source_map_support: true,
     env: { NODE_ENV: 'production', PORT: '8080', DEBUG: 'false', EMPTY: '' },
     instance_var: 'INSTANCE_ID',
+    increment_var: 'PORT',
     autorestart: false,
+    autostart: false,
+    cron_restart: '0 3 * * *',
+    namespace: 'backend',
+    uid: null,
+    gid: null,
     stop_exit_codes: [0],
     min_uptime: 5000,
     max_restarts: 3,
@@ -132,13 +173,17 @@ test('full.yml: every key, with --env production and 4 CPUs', async () => {
     metrics_interval: 5000,
     unresponsive_timeout: 10000,
     source: { file: at('full.yml'), line: 18 },
+    logs: {
+      disabled: false, dir: at('logs'), createDir: false, out: at('api/logs/out.log'), err: at('logs/api-err.log'),
+      perSlot: true, type: 'json', date: 'YYYY-MM-DD HH:mm:ss', maxSize: 1024 ** 3, retain: 2, compress: true,
+    },
   });
   const tool = eco.apps[1];
   assert.deepEqual(
     { script: tool.script, args: tool.args, interpreter: tool.interpreter, exec_mode: tool.exec_mode, ready_on: tool.ready_on,
       stop_exit_codes: tool.stop_exit_codes, watch: tool.watch, env: tool.env, source: tool.source },
     { script: '/bin/sh', args: ['-c', 'exit 0'], interpreter: 'none', exec_mode: 'fork', ready_on: 'spawn',
-      stop_exit_codes: [0, 2], watch: [dir.replace(/\/$/, '')], env: {}, source: { file: at('full.yml'), line: 66 } },
+      stop_exit_codes: [0, 2], watch: [dir.replace(/\/$/, '')], env: {}, source: { file: at('full.yml'), line: 71 } },
   );
   assert.deepEqual(JSON.parse(JSON.stringify(eco)), eco, 'the result is plain JSON');
 });

@@ -18,9 +18,15 @@ test('an ecosystem path that is a device, a FIFO or a directory is refused unrea
     assert.equal(err.details.problems.length, 1);
     assert.ok(err.details.problems[0].includes(`${file}: cannot read the ecosystem file: ${why}`), err.details.problems[0]);
   }
-  const r = await box.cli(['start', '/dev/zero'], { timeout: 20000 });
+  // (`super start` takes a path for an ecosystem file by its name; /dev/zero would be a script)
+  const fifoYml = path.join(box.dir, 'eco.yml');
+  execFileSync('mkfifo', [fifoYml]);
+  const r = await box.cli(['start', fifoYml], { timeout: 20000 });
   assert.equal(r.code, 2, r.stderr);
-  assert.match(r.stderr, /^super: E_CONFIG: 1 problem in \/dev\/zero\n.*not a regular file: \/dev\/zero/);
+  assert.match(r.stderr, /^super: E_CONFIG: 1 problem in .*eco\.yml\n.*not a regular file: .*eco\.yml/);
+  const dev = await box.cli(['start', '/dev/zero'], { timeout: 20000 });
+  assert.equal(dev.code, 2, dev.stderr);
+  assert.match(dev.stderr, /^super: E_CONFIG: cannot start \/dev\/zero: script: not executable: \/dev\/zero/);
 });
 
 test('the daemon refuses to read a device or FIFO a client names, and keeps answering', async (t) => {

@@ -39,8 +39,8 @@ apps:
   assert.deepEqual(ls.apps[0].workers.map((x) => x.slot), [0, 1]);
 
   const table = await box.cli(['ls']);
-  assert.match(table.stdout, /^app\s+slot\s+pid\s+status\s+uptime\s+restarts\s+cpu\s+memory\s+loop p99$/m);
-  assert.match(table.stdout, /^esm\s+1\s+\d+\s+online\s/m);
+  assert.match(table.stdout, /^id\s+app\s+slot\s+pid\s+status\s+uptime\s+restarts\s+cpu\s+memory\s+loop p99$/m);
+  assert.match(table.stdout, /^0\s+esm\s+1\s+\d+\s+online\s/m);
 
   const d = await box.cli(['describe', 'esm']);
   assert.equal(d.code, 0, d.stderr);

@@ -55,7 +55,7 @@ test('ls --json, describe and ls show every metric of each worker', async (t) =>
   assert.match(human, /^health:\n  #0 loop p50\/p99\/max \S+\/\S+\/\S+, elu [\d.]+, heap \S+\/\S+, 1 process\(es\), http [\d.]+ req\/s.*active: .*PipeWrap 1/m);
   const table = (await box.cli(['ls'])).stdout;
   assert.match(table, /cpu\s+memory\s+loop p99$/m);
-  assert.match(table, /^lab\s+0\s+\d+\s+online\s+\S+\s+\d+\s+\d+\.\d%\s+\d+(\.\d)?M\s+\d+(\.\d)?ms$/m);
+  assert.match(table, /^0\s+lab\s+0\s+\d+\s+online\s+\S+\s+\d+\s+\d+\.\d%\s+\d+(\.\d)?M\s+\d+(\.\d)?ms$/m);
 });
 
 test('CPU and memory of a worker count the processes it started', async (t) => {

@@ -73,6 +73,37 @@ test('save writes resolved configs atomically; resurrect brings the same apps ba
   assert.match(again.stdout, /web is already running/);
 });
 
+test('resurrect normalizes each app again from its ecosystem file, keeping the scale count; a file gone falls back to the saved config, saying so', async (t) => {
+  const box = await sandbox(t);
+  const { eco } = await twoApps(box);
+  assert.equal((await box.cli(['scale', 'web', '2'])).code, 0);
+  assert.equal((await box.cli(['save'])).code, 0);
+  const describeWeb = async () => JSON.parse((await box.cli(['describe', 'web', '--json'])).stdout);
+  const restart = async () => {
+    const daemon = box.daemonPid();
+    assert.equal((await box.cli(['kill'])).code, 0);
+    assert.deepEqual(await waitGone([daemon]), []);
+    return box.cli(['resurrect']);
+  };
+
+  fs.writeFileSync(eco, fs.readFileSync(eco, 'utf8').replace('GREETING: saved', 'GREETING: edited'));
+  const r = await restart();
+  assert.equal(r.code, 0, r.stderr);
+  assert.doesNotMatch(r.stderr, /warning/);
+  const web = await describeWeb();
+  assert.equal(web.config.env.GREETING, 'edited', 'the file as it is now');
+  assert.deepEqual([web.config.instances, web.workers.length], [2, 2], 'the scale count of the save');
+
+  fs.rmSync(eco);
+  const gone = await restart();
+  assert.equal(gone.code, 0, gone.stderr);
+  for (const name of ['web', 'idle']) {
+    assert.match(gone.stderr, new RegExp(`super: warning: ${name} started from the config saved in .*dump\\.json: .*eco\\.yml cannot be used \\(.*no such file`));
+  }
+  assert.equal((await describeWeb()).config.env.GREETING, 'saved', 'the saved config');
+  assert.deepEqual(await appsOf(box), [['web', 'online', 2], ['idle', 'online', 1]]);
+});
+
 test('an empty list never replaces a good dump (stopped apps, stopping daemon); --force does', async (t) => {
   const box = await sandbox(t);
   await twoApps(box);

@@ -1,10 +1,10 @@
 // The error registry and the README's error table must list the same codes, with the same
-// exit statuses (STYLE.md guideline 7).
+// exit statuses.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { CODES, SuperError, EXIT } from '../../lib/errors.js';
+import { CODES, SuperError, EXIT, fileErrorCode } from '../../lib/errors.js';
 import { ROOT } from '../helpers/harness.js';
 
 const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
@@ -28,4 +28,11 @@ test('SuperError carries code, exit status and wire shape', () => {
   assert.deepEqual(e.toJSON(), { code: 'E_CONFIG', message: 'bad', details: { problems: ['x'] } });
   assert.equal(SuperError.fromJSON({ code: 'E_NOPE', message: 'm' }).code, 'E_INTERNAL');
   assert.throws(() => new SuperError('E_NOPE', 'x'), /unknown error code/);
+});
+
+test('a permission error of the file system has its own code, not E_USAGE', () => {
+  for (const code of ['EACCES', 'EPERM', 'EROFS']) assert.equal(fileErrorCode({ code }, 'E_USAGE'), 'E_PERMISSION', code);
+  assert.equal(fileErrorCode({ code: 'ENOTDIR' }, 'E_USAGE'), 'E_USAGE');
+  assert.equal(fileErrorCode(new Error('x'), 'E_INTERNAL'), 'E_INTERNAL');
+  assert.equal(new SuperError('E_PERMISSION', 'cannot write /etc/x (EACCES)').exitStatus, EXIT.FAILED);
 });

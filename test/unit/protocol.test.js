@@ -36,3 +36,16 @@ test('the id of a bad request is echoed when usable', () => {
 test('every op has an argument spec', () => {
   for (const [op, spec] of Object.entries(OPS)) assert.equal(typeof spec, 'object', op);
 });
+
+test('targets: a name or a bounded list; the new ops check their arguments', () => {
+  assert.deepEqual(parseRequest('{"id":1,"op":"stop","args":{"target":["api","0"]}}').args, { target: ['api', '0'] });
+  assert.match(err('{"id":1,"op":"stop","args":{"target":[]}}').message, /"target" must be/);
+  assert.match(err(JSON.stringify({ id: 1, op: 'restart', args: { target: Array(101).fill('a') } })).message, /"target" must be/);
+  assert.match(err('{"id":1,"op":"start-script","args":{"script":"app.js","cwd":"relative"}}').message, /absolute directory/);
+  assert.match(err('{"id":1,"op":"start-script","args":{"script":"app.js","cwd":"/x","instances":"1025"}}').message, /"instances" must be N \(up to 1024\)/);
+  assert.equal(parseRequest('{"id":1,"op":"start-script","args":{"script":"app.js","cwd":"/x","instances":"-1"}}').op, 'start-script');
+  assert.match(err('{"id":1,"op":"signal","args":{"target":"api","signal":"KILL; rm"}}').message, /signal name/);
+  assert.match(err('{"id":1,"op":"signal","args":{"target":"api","signal":"SIGHUP","slot":-1}}').message, /slot number/);
+  assert.match(err('{"id":1,"op":"reload","args":{"target":"api","updateEnv":{"A":1}}}').message, /updateEnv/);
+  assert.match(err('{"id":1,"op":"env","args":{}}').message, /"app" is required/);
+});

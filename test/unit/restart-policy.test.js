@@ -43,12 +43,6 @@ test('built-in backoff is off once the file sets a delay, even 0', () => {
   assert.deepEqual(unstableDelays(app({ max_restarts: 100, exp_backoff_restart_delay: 100, restart_delay_set: true }), 3), [100, 150, 225]);
 });
 
-test('a config saved without restart_delay_set: 0/0 gets the backoff, a set delay is kept', () => {
-  const old = (o) => { const a = app(o); delete a.restart_delay_set; return a; };
-  assert.deepEqual(unstableDelays(old({ max_restarts: 100 }), 3), [0, 100, 200]);
-  assert.deepEqual(unstableDelays(old({ max_restarts: 100, restart_delay: 250 }), 3), [250, 250, 250]);
-});
-
 test('unstable exits count up; one more than max_restarts is errored', () => {
   let h = freshHistory();
   for (let i = 1; i <= 3; i++) {

@@ -1,4 +1,4 @@
-// super describe <app> [--json]
+// super describe <app> [--json] (alias: show)
 import { request } from '../session.js';
 import { renderLs } from '../render-ls.js';
 import { metricsLine } from '../render-metrics.js';
@@ -11,7 +11,9 @@ export default async function describe(name, opts) {
   }
   const out = [];
   out.push(`${app.name}: ${app.status}, ${app.instances} instance(s), ${app.exec_mode} mode, scheduling ${app.scheduling}, daemon on CPUs ${app.daemon_cpus}`);
+  out.push(`  id: ${app.id}; ${sourceLine(app.source)}`);
   out.push(`  out log: ${app.logs.out}`, `  err log: ${app.logs.err}`);
+  if (app.cron_restart) out.push(`  cron_restart: ${app.cron_restart.pattern}, next run ${app.cron_restart.next ?? 'not scheduled (app stopped)'}`);
   if (app.pending_config?.length) out.push(`  config changed, applies at next restart: ${app.pending_config.join(', ')}`);
   out.push('', renderLs({ apps: [app] }));
   const health = app.workers.map(metricsLine).filter(Boolean);
@@ -24,4 +26,15 @@ export default async function describe(name, opts) {
   }
   if (app.last_stderr) out.push('', 'last stderr lines:', ...app.last_stderr.split('\n').map((l) => `  | ${l}`));
   process.stdout.write(`${out.join('\n')}\n`);
+}
+
+/** Where the app came from: its ecosystem file, or the command line of a file-less start. */
+function sourceLine(source) {
+  if (source?.file) return `from ${source.file}${source.env ? ` (--env ${source.env})` : ''}`;
+  if (source?.command) {
+    const c = source.command;
+    const words = [c.script, '--name', c.name, ...(c.instances ? ['-i', c.instances] : []), ...(c.args.length ? ['--', ...c.args] : [])];
+    return `started as: super start ${words.map((w) => (/^[\w@%+=:,./-]+$/.test(w) ? w : JSON.stringify(w))).join(' ')} (in ${c.cwd})`;
+  }
+  return 'source not recorded';
 }

@@ -6,6 +6,7 @@ import { connectDaemon } from '../session.js';
 import { SuperError } from '../../errors.js';
 import { parseDuration } from '../../config/units.js';
 import { makeRenderer } from '../render-log.js';
+import { printError } from '../coded-error.js';
 
 export default async function logs(target = 'all', opts = {}) {
   const args = { target, follow: Boolean(opts.follow) };
@@ -45,8 +46,7 @@ export default async function logs(target = 'all', opts = {}) {
     process.once('SIGTERM', stop);
     client.onEvent((e) => {
       if (e.closed) {
-        process.stderr.write(`super: E_NO_DAEMON: the daemon closed the connection (${e.code}); no longer following\n`);
-        resolve(3);
+        resolve(printError(new SuperError('E_NO_DAEMON', `the daemon closed the connection (${e.code}); no longer following`)));
         return;
       }
       if (e.event !== 'log') return;

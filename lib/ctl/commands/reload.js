@@ -1,44 +1,27 @@
-// super reload <app|all> [--keep-config]: rolling, zero-downtime reload with progress.
+// super reload <targets...> [--keep-config] [--update-env] [--json]: rolling, zero-downtime
+// reload with progress. --update-env: the replacements get this shell's environment under
+// each app's own env (the file's env wins, as in PM2).
 import { request } from '../session.js';
-import { EXIT } from '../../errors.js';
+import { EXIT, SuperError } from '../../errors.js';
+import { reloadPrinter } from '../render-reload.js';
+import { toTargets } from '../targets.js';
+import { printError, reloadFailure } from '../coded-error.js';
 
-const secs = (ms) => `${(ms / 1000).toFixed(2)} s`;
-
-export default async function reload(target, opts) {
+export default async function reload(targets, opts) {
+  if (opts.updateEnv && process.env.SUPER_HOST) {
+    throw new SuperError('E_USAGE', '--update-env carries this shell\'s environment into the apps; run it on the daemon\'s host, not with --host');
+  }
   const t0 = Date.now();
-  const out = (line) => process.stdout.write(`${line}\n`);
-  const reported = new Set();
-  // Each app's outcome is printed as soon as it is known (apps reload one after another).
-  const report = (r) => {
-    if (reported.has(r.app)) return;
-    reported.add(r.app);
-    if (r.skipped) out(`${r.app}: skipped, ${r.skipped}`);
-    else if (r.ok) out(`${r.app}: reloaded ${r.replaced.length} worker${r.replaced.length === 1 ? '' : 's'} in ${secs(r.total_ms)} (all ready after ${secs(r.ready_ms)})`);
-    else printFailure(r);
-  };
-  const onProgress = (p) => {
-    if (p.step === 'begin') {
-      const what = p.keep_config ? 'running config (--keep-config)' : p.changed.length ? `config changed: ${p.changed.join(', ')}` : 'config unchanged';
-      out(`${p.app}: reloading ${p.of} worker${p.of === 1 ? '' : 's'} (${what})`);
-    } else if (p.step === 'ready') {
-      out(`${p.app}: slot ${p.done}/${p.of} ready (${p.ready_ms} ms; ${p.app}#${p.slot}, pid ${p.pid})`);
-    } else if (p.step === 'scaled') {
-      out(`${p.app}: now ${p.to} worker${p.to === 1 ? '' : 's'}, as its file says`);
-    } else if (p.step === 'done') {
-      report(p);
-    }
-  };
-  const data = await request('reload', { target, keepConfig: opts.keepConfig || undefined }, { timeout: 0, onProgress });
-  for (const r of data.apps) report(r);
-  if (data.apps.length > 1) out(`done in ${secs(Date.now() - t0)}`);
+  const { onProgress, report, secs } = reloadPrinter();
+  const args = { target: toTargets(targets), keepConfig: opts.keepConfig || undefined };
+  if (opts.updateEnv) args.updateEnv = Object.fromEntries(Object.entries(process.env).filter(([, v]) => typeof v === 'string'));
+  const data = await request('reload', args, { timeout: 0, onProgress: opts.json ? undefined : onProgress });
+  if (opts.json) {
+    process.stdout.write(`${JSON.stringify(data)}\n`);
+    for (const r of data.apps) if (r.failed) printError(reloadFailure(r));
+  } else {
+    for (const r of data.apps) report(r);
+    if (data.apps.length > 1) process.stdout.write(`done in ${secs(Date.now() - t0)}\n`);
+  }
   return data.apps.some((r) => !r.ok) ? EXIT.FAILED : EXIT.OK;
-}
-
-function printFailure(r) {
-  const err = (line) => process.stderr.write(`${line}\n`);
-  const f = r.failed;
-  err(`super: E_RELOAD_FAILED: ${r.app}#${f.slot} ${f.reason}; the reload stopped and the new worker was killed`);
-  const list = (a) => a.join(', ');
-  err(`  ${r.app}: ${r.kept.length ? `slot${r.kept.length === 1 ? '' : 's'} ${list(r.kept)} still run${r.kept.length === 1 ? 's' : ''} the old version` : 'no slot kept the old version'}${r.replaced.length ? `; slot${r.replaced.length === 1 ? '' : 's'} ${list(r.replaced)} already run${r.replaced.length === 1 ? 's' : ''} the new one` : ''}`);
-  if (f.stderr) err(f.stderr.split('\n').map((l) => `  ${f.stderr_label ?? `${r.app}#${f.slot}`} | ${l}`).join('\n'));
 }

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { loadEcosystem } from '../../config/index.js';
 import { needsReaper, runUnderReaper, REAPED } from '../pid1.js';
 import { startLogPrinter } from '../run-log-printer.js';
+import { printError, startFailure } from '../coded-error.js';
 
 export default async function run(file, opts = {}) {
   if (needsReaper()) {
@@ -39,17 +40,13 @@ export default async function run(file, opts = {}) {
   try {
     result = await daemon.registry.startFromFile({ file: abs, env: opts.env, only, clientEnv, beforeStart });
   } catch (err) {
-    say(`${err.code ?? 'E_INTERNAL'}: ${err.message}`);
-    for (const p of err.details?.problems ?? []) say(`  ${p}`);
+    printError(err, 'super run');
     daemon.shutdown('start failed', err.exitStatus ?? 1);
     return new Promise(() => {});
   }
   for (const w of result.warnings) say(`warning: ${w}`);
   if (result.failed.length) {
-    for (const f of result.failed) {
-      say(`E_START_FAILED: ${f.app}#${f.slot} ${f.reason} before it became ready; stopping everything`);
-      if (f.stderr) process.stderr.write(`${f.stderr.split('\n').map((l) => `  ${f.stderr_label ?? `${f.app}#${f.slot}`} | ${l}`).join('\n')}\n`);
-    }
+    for (const f of result.failed) printError(startFailure(f, '; stopping everything'), 'super run');
     daemon.shutdown('an app failed to start', 1);
   } else {
     say(`${result.started.join(', ')} online (pid ${process.pid}, SUPER_HOME ${daemon.home}); SIGTERM or Ctrl-C stops`);

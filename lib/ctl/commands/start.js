@@ -1,32 +1,132 @@
-// super start <file> [--env name] [--only a,b] [--watch]
+// super start, in PM2's forms:
+//   super start <ecosystem file> [--env name] [--only a,b] [--watch]
+//   super start app.js [-i N|max|-1] [--name n] [--env-var K=V]... [-- args]   (file-less)
+//   super start "npm run start" --name web  |  super start npm --name web -- start
+//   super start <app|id|namespace|all>...   (starts stopped apps again)
+// Which form: an ecosystem-looking name (lib/ctl/ecosystem-name.js) is a file; an existing
+// file, a command line with spaces, or script options make a file-less app; anything else
+// is first looked up among the daemon's apps, then as a command on PATH.
+import fs from 'node:fs';
 import path from 'node:path';
-import { loadEcosystem } from '../../config/index.js';
 import { superHome } from '../../home.js';
+import { SuperError, EXIT } from '../../errors.js';
 import { ensureDaemon } from '../launch-daemon.js';
 import { printOutcome } from '../report.js';
 import { renderLs } from '../render-ls.js';
+import { reloadPrinter } from '../render-reload.js';
+import { isEcosystemFile } from '../ecosystem-name.js';
+import { toTargets } from '../targets.js';
+import { shellSplit } from '../../config/shell-split.js';
+import { MAX_INSTANCES } from '../../ipc/protocol.js';
 
-export default async function start(file, opts) {
+const ENV_VAR = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s;
+
+export default async function start(what, more = [], opts = {}) {
+  // Arguments after `--` are the script's; commander hands them over with the other operands.
+  const dashdash = process.argv.indexOf('--');
+  const scriptArgs = dashdash < 0 ? [] : process.argv.slice(dashdash + 1);
+  const operands = more.slice(0, more.length - scriptArgs.length);
+  const scriptOptions = opts.instances !== undefined || opts.name !== undefined || opts.envVar !== undefined || scriptArgs.length > 0;
+  if (isEcosystemFile(what) && !scriptOptions) {
+    if (operands.length) throw new SuperError('E_USAGE', `one ecosystem file at a time (got ${[what, ...operands].join(' ')})`);
+    return startFile(what, opts);
+  }
+  if (opts.env !== undefined || opts.only !== undefined) {
+    throw new SuperError('E_USAGE', '--env and --only choose in an ecosystem file; for a script, set variables with --env-var K=V');
+  }
+  if (scriptOptions || /\s/.test(what) || fs.existsSync(what)) {
+    if (operands.length) throw new SuperError('E_USAGE', `one script at a time; its arguments go after --: super start ${what} -- ${operands.join(' ')}`);
+    return startScript(what, scriptArgs, opts);
+  }
+  if (opts.watch) throw new SuperError('E_USAGE', `--watch goes with a file or a script; for a registered app: super watch ${what} on`);
+  return withDaemon(async (client) => {
+    try {
+      return report(client, await client.request('start-apps', { target: toTargets([what, ...operands]) }, { timeout: 0 }), opts);
+    } catch (err) {
+      // Not an app of the daemon: a command on PATH (`super start npm`), as PM2 does.
+      if (err.code !== 'E_APP_NOT_FOUND' || operands.length) throw err;
+      return report(client, await client.request('start-script', scriptRequest(what, [], opts), { timeout: 0 }), opts);
+    }
+  });
+}
+
+async function startFile(file, opts) {
   const abs = path.resolve(file);
   const only = opts.only ? opts.only.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
   // Refuse a bad file here, before a daemon is even started (the daemon checks again,
   // against the CPUs it may use). CPUs: this process's own mask, which a new daemon inherits.
+  const { loadEcosystem } = await import('../../config/index.js');
   await loadEcosystem(file, { env: opts.env, only });
+  return withDaemon(async (client) => {
+    const { onProgress, report: reportReload } = reloadPrinter();
+    const args = { file: abs, env: opts.env, only, clientEnv: callerEnv(), watch: opts.watch || undefined };
+    const data = await client.request('start', args, { timeout: 0, onProgress: opts.json ? undefined : onProgress });
+    if (!opts.json) for (const r of data.reloaded ?? []) reportReload(r);
+    const status = await report(client, data, opts);
+    return (data.reloaded ?? []).some((r) => !r.ok) ? EXIT.FAILED : status;
+  });
+}
+
+function startScript(what, scriptArgs, opts) {
+  return withDaemon(async (client) => report(client, await client.request('start-script', scriptRequest(what, scriptArgs, opts), { timeout: 0 }), opts));
+}
+
+/** The file-less app as the daemon's `start-script` takes it; lib/config validates it there. */
+function scriptRequest(what, scriptArgs, opts) {
+  let words = [what];
+  if (/\s/.test(what)) {
+    try {
+      words = shellSplit(what);
+    } catch (err) {
+      throw new SuperError('E_USAGE', `"${what}": ${err.message}`);
+    }
+  }
+  if (!words.length) throw new SuperError('E_USAGE', 'give a script or a command to start');
+  const env = {};
+  for (const kv of opts.envVar ?? []) {
+    const m = ENV_VAR.exec(kv);
+    if (!m) throw new SuperError('E_USAGE', `--env-var ${kv}: give NAME=value (NAME: letters, digits, _)`);
+    env[m[1]] = m[2];
+  }
+  const req = { script: words[0], args: [...words.slice(1), ...scriptArgs], cwd: process.cwd(), env, clientEnv: callerEnv() };
+  if (opts.name !== undefined) req.name = opts.name;
+  if (opts.instances !== undefined) {
+    if (!/^(max|-?\d{1,4})$/.test(opts.instances) || Math.abs(Number(opts.instances)) > MAX_INSTANCES) {
+      throw new SuperError('E_USAGE', `-i ${opts.instances}: give a number of workers up to ${MAX_INSTANCES}, max (one per CPU), or -N (one per CPU but N)`);
+    }
+    req.instances = opts.instances;
+  }
+  if (opts.watch) req.watch = true;
+  return req;
+}
+
+const callerEnv = () => Object.fromEntries(Object.entries(process.env).filter(([, v]) => typeof v === 'string'));
+
+async function withDaemon(fn) {
   const client = await ensureDaemon(superHome());
   try {
-    const clientEnv = Object.fromEntries(Object.entries(process.env).filter(([, v]) => typeof v === 'string'));
-    const data = await client.request('start', { file: abs, env: opts.env, only, clientEnv, watch: opts.watch || undefined }, { timeout: 0 });
-    for (const name of data.started) process.stdout.write(`started ${name}\n`);
-    for (const name of data.running) {
-      const changed = data.changed.find((c) => c.name === name);
-      process.stdout.write(changed
-        ? `${name} is already running; its config changed (${changed.keys.join(', ')}): apply it with \`super reload ${name}\`\n`
-        : `${name} is already running; use \`super reload ${name}\` to reload it\n`);
-    }
-    const status = printOutcome(data);
-    process.stdout.write(`${renderLs(await client.request('ls'))}\n`);
-    return status;
+    return await fn(client);
   } finally {
     client.close();
   }
+}
+
+/** What `start` did: JSON with --json, else one line per app and the `ls` table. */
+async function report(client, data, opts) {
+  if (opts.json) {
+    process.stdout.write(`${JSON.stringify(data)}\n`);
+    return printOutcome({ ...data, warnings: [] });
+  }
+  for (const name of data.started) process.stdout.write(`started ${name}\n`);
+  const reloaded = new Set((data.reloaded ?? []).map((r) => r.app));
+  for (const name of data.running) {
+    if (reloaded.has(name)) continue;
+    const changed = data.changed?.find((c) => c.name === name);
+    process.stdout.write(changed
+      ? `${name} is already running; its config changed (${changed.keys.join(', ')}): apply it with \`super reload ${name}\`\n`
+      : `${name} is already running; use \`super reload ${name}\` to reload it\n`);
+  }
+  const status = printOutcome(data);
+  process.stdout.write(`${renderLs(await client.request('ls'))}\n`);
+  return status;
 }

@@ -5,7 +5,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { superHome } from '../../home.js';
-import { SuperError } from '../../errors.js';
+import { readDump } from '../../dump-file.js';
+import { stopTime, DEFAULT_STOP_MS } from '../../stop-time.js';
+import { SuperError, fileErrorCode } from '../../errors.js';
 import { renderUnit, unitName } from '../systemd-unit.js';
 import { systemctl, systemUnitDir, userUnitDir } from '../systemctl.js';
 
@@ -39,7 +41,7 @@ export default async function startup(system, opts = {}) {
     const sudo = !opts.user && uid !== 0
       ? `; as root: super startup systemd --print | sudo tee ${file} && sudo systemctl daemon-reload && sudo systemctl enable ${name}`
       : '';
-    throw new SuperError('E_USAGE', `cannot write ${file} (${err.code ?? err.message})${sudo}`);
+    throw new SuperError(fileErrorCode(err, 'E_USAGE'), `cannot write ${file} (${err.code ?? err.message})${sudo}`);
   }
   process.stdout.write(`wrote ${file}\n`);
   if (opts.unitDir) return 0;
@@ -57,15 +59,12 @@ export default async function startup(system, opts = {}) {
  * then kill_signal (kill_timeout), for the slowest saved app.
  */
 async function maxKillTimeout(home) {
-  const { readDump } = await import('../../master/saved/dump.js');
-  const DEFAULT = 10000 + 1600; // drain_timeout + kill_timeout defaults
-  const slowest = (c) => (Number(c.drain_timeout) || 0) + (Number(c.kill_timeout) || 0);
   try {
     const { apps } = await readDump(home);
-    return Math.max(DEFAULT, ...apps.map((a) => slowest(a.config)));
+    return Math.max(DEFAULT_STOP_MS, ...apps.map((a) => stopTime(a.config)));
   } catch {
-    process.stderr.write('super: warning: no saved apps (super save); TimeoutStopSec assumes the default drain_timeout + kill_timeout (11.6s)\n');
-    return DEFAULT;
+    process.stderr.write(`super: warning: no saved apps (super save); TimeoutStopSec assumes the default drain_timeout + kill_timeout (${DEFAULT_STOP_MS / 1000}s)\n`);
+    return DEFAULT_STOP_MS;
   }
 }
 

@@ -2,8 +2,7 @@
 // 0600), creating it on first use; --rotate replaces it. The daemon reads the file for every
 // authentication, so a rotated token is the only one accepted from the next connection on
 // (connections already open stay open).
-import { superHome, tokenPath } from '../../home.js';
-import { prepareHome } from '../../master/saved/home-dir.js';
+import { superHome, tokenPath, prepareHome } from '../../home.js';
 import { ensureToken, rotateToken } from '../../ipc/token.js';
 import { SuperError } from '../../errors.js';
 

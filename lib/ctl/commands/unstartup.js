@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { SuperError } from '../../errors.js';
+import { SuperError, fileErrorCode } from '../../errors.js';
 import { unitName } from '../systemd-unit.js';
 import { systemctl, systemUnitDir, userUnitDir } from '../systemctl.js';
 
@@ -21,7 +21,7 @@ export default async function unstartup(system = 'systemd', opts = {}) {
   try {
     fs.rmSync(file);
   } catch (err) {
-    throw new SuperError('E_USAGE', `cannot remove ${file} (${err.code ?? err.message}); remove it as its owner`);
+    throw new SuperError(fileErrorCode(err, 'E_USAGE'), `cannot remove ${file} (${err.code ?? err.message}); remove it as its owner`);
   }
   if (!opts.unitDir) systemctl([...scope, 'daemon-reload']);
   process.stdout.write(`removed ${file}\n`);

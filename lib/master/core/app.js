@@ -1,9 +1,11 @@
 // An app: its resolved config, its slots, and the log files its workers write to.
-// Its slots emit ('state', 'replace') and the app listens; a slot reaches the app only
+// Its slots emit 'state' and the app listens; a slot reaches the app only
 // through the small host object it is given (#slotHost). The log files
 // (lib/logs/app-logs.js) know no app: the app gives them its settings and the function
 // that asks its workers to reopen.
 import { Slot } from './slot.js';
+import { planReload } from './reload-plan.js';
+import { runReload, reporter, slotView } from './rolling-reload.js';
 import { AppLogs } from '../../logs/app-logs.js';
 import { resolveLogSettings } from '../../logs/settings.js';
 import { WorkerLogReports, reopenWorkerLogs } from './worker-logs.js';
@@ -41,9 +43,11 @@ export class App {
 
   /** The environment of the worker in slot i, running `c`. */
   workerEnv(i, c = this.config) {
+    const base = { ...this.clientEnv, ...c.env };
     return {
-      ...this.clientEnv,
-      ...c.env,
+      ...base,
+      // increment_var (PM2): instance i gets the variable's value + i (PORT 3000, 3001, ...)
+      ...(c.increment_var && { [c.increment_var]: String((parseInt(base[c.increment_var], 10) || 0) + i) }),
       [c.instance_var]: String(i),
       ...this.ctx.workerEnvExtra?.(c),
       SUPER_APP_NAME: c.name,
@@ -90,7 +94,6 @@ export class App {
   #newSlot(i) {
     const slot = new Slot({ host: this.#slotHost, index: i, ctx: this.ctx });
     slot.on('state', (info) => this.ctx.onSlotState(this, slot, info));
-    slot.on('replace', (info) => this.ctx.onReload({ app: this.name, slot: slot.index, ...info }));
     return slot;
   }
 
@@ -156,77 +159,61 @@ export class App {
    * The first failure stops the reload: the failed replacement is killed, slots not yet
    * replaced keep their old workers, replaced ones keep their new ones. Then the slot
    * count follows config.instances (new slots start ready-first, extra ones retire).
+   * The plan is reload-plan.js, run by rolling-reload.js.
    * @param {object} config   the config to run (the file re-read, or the running one)
    * @param {(p: object) => void} progress
    */
   async reload(config, progress = () => {}) {
-    const t0 = Date.now();
-    const slots = this.slots.slice(0, config.instances);
-    const parallel = Math.max(1, config.reload_parallel);
-    const retirements = [];
-    const replaced = [];
-    let failure = null;
-    let next = 0;
-    const worker = async () => {
-      while (!failure && next < slots.length) {
-        const slot = slots[next++];
-        try {
-          const r = await slot.replace(config, { reason: 'reload' });
-          replaced.push(slot.index);
-          retirements.push(r.retired);
-          progress({ app: this.name, step: 'ready', slot: slot.index, pid: r.pid, ready_ms: r.ready_ms, done: replaced.length, of: slots.length });
-        } catch (err) {
-          failure ??= { slot: slot.index, reason: err.message, exit: err.exit };
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(parallel, slots.length) }, worker));
-    const readyMs = Date.now() - t0;
-
-    if (!failure) {
-      this.config = config;
-      this.pendingConfig = null;
-      if (config.instances > this.slots.length) {
-        const outcomes = await this.scale(config.instances);
-        const bad = outcomes.find((o) => !o.ready);
-        if (bad) failure = { slot: bad.slot, reason: bad.failed ?? `not ready within listen_timeout (${config.listen_timeout} ms)` };
-        else progress({ app: this.name, step: 'scaled', to: config.instances });
-      } else if (config.instances < this.slots.length) {
-        retirements.push(this.scale(config.instances));
-        progress({ app: this.name, step: 'scaled', to: config.instances });
-      }
-    }
-    await Promise.all(retirements);
-    const outcome = {
-      app: this.name,
-      ok: !failure,
-      replaced: replaced.sort((a, b) => a - b),
-      kept: this.slots.filter((s) => !replaced.includes(s.index)).map((s) => s.index),
-      ready_ms: readyMs,
-      total_ms: Date.now() - t0,
-      failed: failure ?? undefined,
-    };
-    this.lastReload = { at: Date.now(), ok: outcome.ok, replaced: outcome.replaced, failed: failure ? { slot: failure.slot, reason: failure.reason } : undefined };
-    this.ctx.onReload({ app: this.name, step: 'done', ok: outcome.ok, ready_ms: outcome.ready_ms, total_ms: outcome.total_ms, failed: this.lastReload.failed });
+    const plan = planReload({ slots: this.slots.map(slotView), target: config });
+    const emit = reporter({ progress, event: this.ctx.onReload });
+    const outcome = await runReload(plan, { host: this.#reloadHost(), config, reason: 'reload', emit });
+    const failed = outcome.failed ? { slot: outcome.failed.slot, reason: outcome.failed.reason } : undefined;
+    this.lastReload = { at: Date.now(), ok: outcome.ok, replaced: outcome.replaced, failed };
+    this.ctx.onReload({ app: this.name, step: 'done', ok: outcome.ok, ready_ms: outcome.ready_ms, total_ms: outcome.total_ms, failed });
     return outcome;
   }
 
   /**
    * Replaces one slot's worker ready-first, as a reload does (max_memory_restart):
-   * resolves when the old worker has retired, or null when the app is busy (a reload,
-   * stop...) or the slot is already being replaced. Rejects if the replacement fails.
+   * resolves with {pid, ready_ms} of the new worker once the old one has retired, or null
+   * when the app is busy (a reload, stop...) or the slot is already being replaced.
+   * Rejects if the replacement fails (the old worker keeps serving).
    */
   async replaceSlot(index, reason) {
     const slot = this.slots[index];
     if (!slot || this.busy || slot.replacement) return null;
     this.busy = `replacing #${index}`;
     try {
-      const r = await slot.replace(slot.config ?? this.config, { reason });
-      await r.retired;
-      return r;
+      const plan = planReload({ slots: this.slots.map(slotView), only: [index] });
+      let ready = null;
+      const event = (step) => {
+        if (step.step === 'ready') ready = step;
+        this.ctx.onReload(step);
+      };
+      const outcome = await runReload(plan, { host: this.#reloadHost(), config: slot.config ?? this.config, reason, emit: reporter({ event }) });
+      if (!outcome.ok) throw Object.assign(new Error(outcome.failed.reason), outcome.failed);
+      return { pid: ready.pid, ready_ms: ready.ready_ms };
     } finally {
       this.busy = null;
     }
+  }
+
+  /** What the reload executor may do to this app. */
+  #reloadHost() {
+    return {
+      name: this.name,
+      slot: (index) => this.slots[index],
+      addSlot: () => {
+        const slot = this.#newSlot(this.slots.length);
+        this.slots.push(slot);
+        return slot;
+      },
+      dropSlot: (index) => this.slots.splice(index, 1)[0],
+      adopt: (config) => {
+        this.config = config;
+        this.pendingConfig = null;
+      },
+    };
   }
 
   get status() {

@@ -17,6 +17,7 @@ import { superHome, socketPath, pidPath, daemonLogPath } from '../../home.js';
 import { prepareHome, acquirePidFile, releasePidFile } from '../saved/index.js';
 import { startControlServer } from '../../ipc/server.js';
 import { AppRegistry } from './registry.js';
+import { CronRestarts } from './cron-restart.js';
 import { Monitor, MetricsSettings } from '../health/index.js';
 import { ControlListener } from '../settings/index.js';
 import { makeHandlers } from './handlers.js';
@@ -89,6 +90,7 @@ export async function startDaemon({ resurrect = false, afterStop, control, loadD
     log,
     emit: (data) => broadcast('watch', data),
   });
+  const cron = new CronRestarts({ reader: registry.reader, reload: (name) => registry.reload(name, { keepConfig: true }), log });
   registry.on('worker', (event) => broadcast('worker', event));
   registry.on('reload', (info) => broadcast('reload', info));
 
@@ -119,6 +121,7 @@ export async function startDaemon({ resurrect = false, afterStop, control, loadD
   const finish = async (code) => {
     monitor.close();
     metrics.close();
+    cron.close();
     reapAllNow();
     await watcher.close().catch(() => {});
     await server?.close().catch(() => {});
@@ -150,7 +153,7 @@ export async function startDaemon({ resurrect = false, afterStop, control, loadD
   try {
     server = await startControlServer({
       socketPath: socketPath(home),
-      handlers: makeHandlers({ registry, monitor, watcher, log, version, shutdown, stopping: () => stopping !== null }),
+      handlers: makeHandlers({ registry, monitor, watcher, cron, log, version, shutdown, stopping: () => stopping !== null }),
       hello: { version, pid: process.pid },
       log,
     });
@@ -163,7 +166,7 @@ export async function startDaemon({ resurrect = false, afterStop, control, loadD
   }
   if (control) {
     try {
-      await registry.control.apply(control, '--listen');
+      await registry.control.apply(await registry.control.check(control, '--listen'));
     } catch (err) {
       process.stderr.write(`superd: ${err.code ?? 'E_INTERNAL'}: ${err.message}\n`);
       log.error({ err: err.message }, 'control listener failed');

@@ -5,47 +5,73 @@ import { PROTOCOL } from '../../ipc/protocol.js';
 import { SuperError } from '../../errors.js';
 import { makeLogHandlers } from './log-handlers.js';
 import { daemonStats } from '../health/index.js';
+import { inheritable } from './registry.js';
 import { describeView } from './status-view.js';
 import { tailFile } from './tail-file.js';
+import { fileLessApp } from './file-less-app.js';
+import { reloadUpdatingEnv, applyEnvToRunning } from './env-refresh.js';
+import { signalWorkers, resetCounters, workerEnvironment } from './worker-ops.js';
 
 /**
  * @param {object} o
  * @param {import('./registry.js').AppRegistry} o.registry
  * @param {import('../health/monitor.js').Monitor} o.monitor  the workers' metrics and the status view of `ls`
  * @param {import('../watch/watcher.js').WatchManager} o.watcher
+ * @param {import('./cron-restart.js').CronRestarts} o.cron
  * @param {import('pino').Logger} o.log
  * @param {string} o.version
  * @param {(reason: string) => void} o.shutdown
  * @param {() => boolean} [o.stopping]
  */
-export function makeHandlers({ registry, monitor, watcher, log, version, shutdown, stopping = () => false }) {
+export function makeHandlers({ registry, monitor, watcher, cron, log, version, shutdown, stopping = () => false }) {
   const startedAt = Date.now();
   const logs = makeLogHandlers(registry, log);
   return {
     ping: () => ({ pong: true, pid: process.pid, uptime_ms: Date.now() - startedAt }),
     version: () => ({ version, protocol: PROTOCOL, node: process.version }),
-    start: async (a) => {
+    start: async (a, conn, progress) => {
       const result = await registry.startFromFile(a);
       // --watch: the file's apps reload when their files change (their cwd, if no watch paths)
       if (a.watch) for (const name of [...result.started, ...result.running]) registry.setWatch(name, true);
+      // --env <name> on running apps: their new env applies now, through a rolling reload
+      const reloaded = await applyEnvToRunning(registry, { file: a.file, env: a.env, changed: result.changed, progress });
+      return reloaded ? { ...result, reloaded: reloaded.apps } : result;
+    },
+    'start-script': async (a) => {
+      const { clientEnv, watch, ...spec } = a;
+      const { config, daemon, source } = await fileLessApp(spec, { allowedCpus: registry.daemonPolicy.allowed, loadDefaults: registry.loadDefaults });
+      const entry = { config, clientEnv: clientEnv && inheritable(clientEnv), source };
+      const result = await registry.startConfigs([entry], daemon, `super start ${spec.script}`);
+      if (watch) registry.setWatch(config.name, true);
       return result;
+    },
+    'start-apps': (a) => {
+      const apps = registry.targets(a.target);
+      const entries = apps.map((app) => ({ config: app.pendingConfig ?? app.config, clientEnv: app.clientEnv, source: app.source }));
+      // the daemon-wide settings stay as they are
+      const daemon = { scheduling: registry.schedulingName, scheduling_set: false, cpu_affinity: null };
+      return registry.startConfigs(entries, daemon, 'super start');
     },
     watch: (a) => registry.setWatch(a.app, a.on),
     stop: (a) => registry.stop(a.target),
     restart: (a) => registry.restart(a.target),
-    reload: (a, conn, progress) => registry.reload(a.target, { keepConfig: a.keepConfig, progress }),
+    reload: (a, conn, progress) => (a.updateEnv
+      ? reloadUpdatingEnv(registry, a.target, a.updateEnv, { keepConfig: a.keepConfig, progress })
+      : registry.reload(a.target, { keepConfig: a.keepConfig, progress })),
+    signal: (a) => signalWorkers(registry.targets(a.target), a.signal, a.slot),
+    reset: (a) => resetCounters(registry.targets(a.target)),
+    env: (a) => workerEnvironment(registry.app(a.app, 'env'), a.slot),
     delete: (a) => registry.delete(a.target),
     scale: (a) => registry.scale(a.app, a.count),
     ls: (a) => monitor.status({ history: a.history === true }),
     describe: async (a) => {
-      registry.app(a.app, 'describe'); // E_APP_NOT_FOUND, or "all" refused
+      const { name } = registry.app(a.app, 'describe'); // E_APP_NOT_FOUND, or "all" refused; ids resolved
       const metricsOf = await monitor.sampledMetrics();
-      const app = registry.reader.app(a.app);
+      const app = registry.reader.app(name);
       const lastStderr = app ? await tailFile(app.logs.err, 800) : '';
-      const view = describeView(registry.reader.snapshot(), a.app, metricsOf, { lastStderr, watch: watcher.status(a.app) });
-      // Deleted while its stderr was read.
-      if (!view) registry.app(a.app, 'describe');
-      return view;
+      const extra = { lastStderr, watch: watcher.status(name), cron: app ? cron.status(app) : null };
+      // null: deleted while its stderr was read (registry.app says so)
+      return describeView(registry.reader.snapshot(), name, metricsOf, extra) ?? registry.app(name, 'describe');
     },
     kill: () => {
       // Reply first; the client then waits for the connection to close.

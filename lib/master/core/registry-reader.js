@@ -1,6 +1,7 @@
 // The narrow, read-only face of the app registry for the monitor, the watcher and the
 // status view: plain data and the registry's events, never the App or Slot objects
 // themselves, so nothing outside core/ depends on their fields or can change them.
+import { appIds } from './app-ids.js';
 
 export class RegistryReader {
   #registry;
@@ -55,14 +56,17 @@ export class RegistryReader {
    */
   snapshot(now = Date.now()) {
     const registry = this.#registry;
+    const ids = appIds(registry.apps);
     return {
       scheduling: registry.schedulingName,
       daemon_cpus: registry.daemonPolicy.daemonCpus,
       apps: [...registry.apps.values()].map((app) => ({
+        id: ids.get(app.name),
         name: app.name,
         status: app.status,
         config: app.config,
         pending_config: app.pendingConfig,
+        source: app.source,
         last_reload: app.lastReload,
         logs: app.logPaths(),
         workers: app.slots.map((s) => s.snapshot(now)),

@@ -16,13 +16,14 @@ import { spreadWarning } from '../settings/index.js';
 import { unmappedWarning } from '../../config/check-affinity.js';
 import { SuperError } from '../../errors.js';
 import { changedKeys } from './config-diff.js';
+import { resolveTargets } from './targets.js';
 import { stderrTail } from './tail-file.js';
-import { prepareLogs } from '../../logs/prepare.js';
+import { checkSettings, applySettings } from '../settings/index.js';
 
 // Node's own IPC plumbing: a `super start` run from inside a worker must not pass these on,
 // or a fork-mode child would take itself for a cluster worker. Filtered once, on receipt.
 const NODE_IPC_VARS = new Set(['NODE_UNIQUE_ID', 'NODE_CHANNEL_FD', 'NODE_CHANNEL_SERIALIZATION_MODE']);
-const inheritable = (env) => Object.fromEntries(Object.entries(env).filter(([k]) => !NODE_IPC_VARS.has(k)));
+export const inheritable = (env) => Object.fromEntries(Object.entries(env).filter(([k]) => !NODE_IPC_VARS.has(k)));
 
 export class AppRegistry extends EventEmitter {
   /**
@@ -32,7 +33,7 @@ export class AppRegistry extends EventEmitter {
    * @param {string} o.agentPath  the agent preloaded into workers
    * @param {{configure: (m: object) => Promise<string[]>, interval: number}} o.metrics  the daemon-wide
    *   metrics settings (lib/master/health/metrics-settings.js)
-   * @param {{apply: Function}} [o.control]  the TCP control listener (lib/master/settings/remote-control.js)
+   * @param {import('../settings/remote-control.js').ControlListener} [o.control]  the TCP control listener
    * @param {object} [o.loadDefaults]  loadEcosystem options for every file it reads (`super run`: per-slot logs)
    */
   constructor({ home, log, agentPath, metrics, control = null, loadDefaults = {} }) {
@@ -70,14 +71,18 @@ export class AppRegistry extends EventEmitter {
     const { loadEcosystem } = await import('../../config/index.js');
     const clientEnv = rawClientEnv && inheritable(rawClientEnv);
     // The daemon's CPUs as at boot: daemon.cpu_affinity narrows the daemon, never the apps.
-    const eco = await loadEcosystem(file, { env, only, allowedCpus: this.daemonPolicy.allowed, ...this.loadDefaults });
-    return this.startConfigs(eco.apps.map((config) => ({ config, clientEnv, source: { file, env } })), eco.daemon, file, beforeStart);
+    // A JS/TS file runs with the caller's environment (lib/config/js-config.js).
+    const eco = await loadEcosystem(file, { env, only, allowedCpus: this.daemonPolicy.allowed, callerEnv: clientEnv, home: this.home, ...this.loadDefaults });
+    const result = await this.startConfigs(eco.apps.map((config) => ({ config, clientEnv, source: { file, env }, autostart: config.autostart })), eco.daemon, file, beforeStart);
+    result.warnings.unshift(...eco.warnings);
+    return result;
   }
 
   /**
    * Starts already-resolved app configs: from a file just loaded, or from a saved dump
    * (lib/master/saved/saved-state.js). Apps already running are reported, not touched.
-   * @param {{config: object, clientEnv?: Record<string,string>, source?: {file: string, env?: string}}[]} entries
+   * @param {{config: object, clientEnv?: Record<string,string>, source?: {file: string, env?: string}, autostart?: boolean}[]} entries
+   *   autostart false (from a file): registered, not started
    *   source: the ecosystem file (and --env) a reload re-reads
    * @param {{scheduling: string, scheduling_set: boolean, cpu_affinity: unknown}} daemon  a
    *   file's daemon settings, or what a dump saved
@@ -87,18 +92,17 @@ export class AppRegistry extends EventEmitter {
    */
   async startConfigs(entries, daemon, source = 'the saved dump', beforeStart) {
     if (typeof daemon === 'string') daemon = { scheduling: daemon, scheduling_set: true, cpu_affinity: null }; // a policy name alone
-    // Refused (E_LOG_PATH) before anything changes when a log file cannot be written.
-    await prepareLogs(entries.map((e) => e.config), daemon.logs, this.home);
-    // Refused (E_CONTROL_FIXED, E_CONTROL_LISTEN) before anything changes: the TCP control
-    // listener opens here when the settings ask for one and none is open.
-    const controlWarnings = (await this.control?.apply(daemon.control, source, { strict: !daemon.from_dump })) ?? [];
-    // Refused (E_SCHEDULING_FIXED) before anything changes; the daemon pins itself before any fork.
-    await this.daemonPolicy.apply(daemon, source);
-    const result = { started: [], running: [], changed: [], warnings: controlWarnings, failed: [] };
-    if (daemon.metrics) result.warnings.push(...(await this.metrics.configure(daemon.metrics)));
+    // Every check before any change (lib/master/settings/start-settings.js): a start refused
+    // for any reason leaves the daemon and its apps as they were.
+    const owners = { policy: this.daemonPolicy, control: this.control, monitor: this.metrics, log: this.log };
+    const settings = await checkSettings(daemon, entries.map((e) => e.config), owners, { source, strict: !daemon.from_dump });
+    const busy = entries.map((e) => this.apps.get(e.config.name)).find((app) => app?.busy);
+    if (busy) throw new SuperError('E_BUSY', `${busy.name} is busy (${busy.busy}); try again when it is done`);
+    const result = { started: [], running: [], changed: [], warnings: await applySettings(settings, owners), failed: [] };
     const toStart = [];
-    for (const { config, clientEnv, source: from } of entries) {
+    for (const { config, clientEnv, source: from, autostart } of entries) {
       let app = this.apps.get(config.name);
+      // Taken by another operation while the settings were applied.
       if (app?.busy) throw new SuperError('E_BUSY', `${config.name} is busy (${app.busy}); try again when it is done`);
       if (app && app.running) {
         const keys = changedKeys(app.config, config);
@@ -118,6 +122,10 @@ export class AppRegistry extends EventEmitter {
         app = this.#add(config, clientEnv);
       }
       app.source = from ?? app.source;
+      if (autostart === false) {
+        result.warnings.push(`${app.name} is registered but not started (autostart: false); start it with \`super start ${app.name}\``);
+        continue;
+      }
       toStart.push(app);
       const crowded = spreadWarning(app.config, this.daemonPolicy.allowed);
       if (crowded) result.warnings.push(crowded);
@@ -154,15 +162,9 @@ export class AppRegistry extends EventEmitter {
     return this.daemonPolicy.schedulingName;
   }
 
-  /** The apps a target names: one app, or every app for "all". */
+  /** The apps a target (or a list of targets) names: lib/master/core/targets.js. */
   targets(target) {
-    if (target === 'all') return [...this.apps.values()];
-    const app = this.apps.get(target);
-    if (!app) {
-      const known = [...this.apps.keys()];
-      throw new SuperError('E_APP_NOT_FOUND', `no app named "${target}"${known.length ? `; known apps: ${known.join(', ')}` : '; no apps are running'}`);
-    }
-    return [app];
+    return resolveTargets(this.apps, target);
   }
 
   /** The one app a single-app op (describe, scale, watch) names: "all" is not an app. */
@@ -238,29 +240,27 @@ export class AppRegistry extends EventEmitter {
     return { apps: results };
   }
 
-  /** app -> its config as its file says now; throws E_CONFIG (or E_SCHEDULING_FIXED) before anything changes. */
+  /** app -> its config as its file says now; throws E_CONFIG, E_LOG_PATH or E_SCHEDULING_FIXED before anything changes. */
   async #rereadConfigs(apps) {
     const { loadEcosystem } = await import('../../config/index.js');
     const files = new Map();
     const configs = new Map();
     for (const app of apps) {
-      if (!app.source) continue; // not started from a file: reloads with its running config
+      if (!app.source?.file) continue; // not started from a file: reloads with its running config
       const key = `${app.source.file}\0${app.source.env ?? ''}`;
-      if (!files.has(key)) {
-        const eco = await loadEcosystem(app.source.file, { env: app.source.env, allowedCpus: this.daemonPolicy.allowed, ...this.loadDefaults });
-        await prepareLogs(eco.apps, eco.daemon.logs, this.home);
-        files.set(key, eco);
-      }
+      if (!files.has(key)) files.set(key, await loadEcosystem(app.source.file, { env: app.source.env, allowedCpus: this.daemonPolicy.allowed, callerEnv: app.clientEnv, home: this.home, ...this.loadDefaults }));
       const config = files.get(key).apps.find((c) => c.name === app.name);
       if (!config) {
         throw new SuperError('E_CONFIG', `${app.name} is no longer in ${app.source.file}; nothing was reloaded. Remove it with \`super delete ${app.name}\`, or reload the running config with --keep-config`);
       }
       configs.set(app, config);
     }
-    // Each file's daemon-wide settings, as `start` applies them (daemon-policy.js): every
-    // file's scheduling is checked (E_SCHEDULING_FIXED) before any daemon.cpu_affinity pins.
-    for (const eco of files.values()) await this.daemonPolicy.apply({ ...eco.daemon, cpu_affinity: null }, eco.file);
-    for (const eco of files.values()) await this.daemonPolicy.apply(eco.daemon, eco.file);
+    // Each file's log files and daemon-wide settings, as `start` checks them
+    // (lib/master/settings/start-settings.js): every file is checked before any is applied.
+    const owners = { policy: this.daemonPolicy, log: this.log };
+    const plans = [];
+    for (const eco of files.values()) plans.push(await checkSettings(eco.daemon, eco.apps, owners, { source: eco.file, withControl: false }));
+    for (const plan of plans) await applySettings(plan, owners);
     return configs;
   }
 
@@ -311,7 +311,7 @@ export class AppRegistry extends EventEmitter {
       app.watchOff = c.watch;
       app.config = { ...c, watch: [] };
     }
-    this.emit('app-changed', { app: name });
+    this.emit('app-changed', { app: app.name });
     return { app: name, watch: app.config.watch };
   }
 

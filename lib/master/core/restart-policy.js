@@ -1,9 +1,9 @@
 // What to do when a worker exits without being asked to: a pure function of the app's
-// settings, the slot's history and the exit, so it is unit-tested without processes
-// (STYLE.md guideline 8). Semantics follow PM2's knobs:
+// settings, the slot's history and the exit, so it is unit-tested without processes.
+// Semantics follow PM2's knobs:
 //  - autorestart: false, or an exit code listed in stop_exit_codes -> stay stopped
 //  - an exit before min_uptime is "unstable"; more than max_restarts unstable exits in a
-//    row -> errored (a crash loop; FEASIBILITY.md pitfall 6)
+//    row -> errored (a crash loop that never ends would fork at full rate forever)
 //  - the file sets neither restart_delay nor exp_backoff_restart_delay: the built-in
 //    crash-loop backoff. Unstable exit n in a row waits 0 ms for n = 1 (a lone crash is
 //    replaced at once), then 100 ms x 2^(n-2), capped at 2 s; a stable exit, 0 ms. So a
@@ -26,7 +26,8 @@ export function defaultBackoff(n) {
 
 /**
  * @param {{autorestart: boolean, stop_exit_codes: number[], min_uptime: number, max_restarts: number,
- *          restart_delay: number, exp_backoff_restart_delay: number, restart_delay_set?: boolean}} app
+ *          restart_delay: number, exp_backoff_restart_delay: number, restart_delay_set: boolean}} app  a
+ *   config normalized by lib/config (a saved one too: resurrect normalizes it again)
  * @param {{unstable: number, backoff: number}} history  consecutive unstable exits; last backoff delay (0 = none yet)
  * @param {{code: number|null, signal: string|null, uptime: number}} exit
  * @returns {{action: 'restart', delay: number, history: object, reason: string}
@@ -51,8 +52,7 @@ export function decideRestart(app, history, exit) {
 
   let delay = app.restart_delay;
   let backoff = 0;
-  // The 0/0 test also treats configs saved before restart_delay_set existed as unset.
-  if (!app.restart_delay_set && !app.restart_delay && !app.exp_backoff_restart_delay) {
+  if (!app.restart_delay_set) {
     delay = defaultBackoff(unstable);
   } else if (app.exp_backoff_restart_delay > 0) {
     const grown = history.backoff > 0 && exit.uptime < BACKOFF_RESET_UPTIME_MS

@@ -119,17 +119,18 @@ export class Slot extends EventEmitter {
    * `config` beside the current one, waits until it is ready and has survived
    * `probation`, then makes it the slot's worker and retires the old one gracefully.
    * If the replacement dies, or is not ready in time, it is killed and the old worker
-   * keeps serving; the promise rejects with {slot, reason}.
-   * @returns {Promise<{ready_ms: number, pid: number, retired: Promise<void>}>}
+   * keeps serving; the promise rejects with {slot, reason}. The executor of reloads
+   * (rolling-reload.js) calls this; onForked(pid, oldPid) tells it of the fork.
+   * @returns {Promise<{ready_ms: number, pid: number, oldPid: number|null, retired: Promise<{code, signal}|null>}>}
+   *   retired: the old worker's exit once it has retired (null when none served)
    */
-  async replace(config, { reason = 'reload' } = {}) {
-    // Events ('replace'): forked -> ready -> retired (old worker gone), for the daemon log.
+  async replace(config, { reason = 'reload', onForked = () => {} } = {}) {
     if (!isRunning(this.state) || this.state === S.STOPPING) {
       // Nothing serves in this slot (crashed, errored, stopped): a plain start.
       this.resetHistory();
       const r = await this.start(reason, config);
       if (!r.ready) throw Object.assign(new Error(`not ready within listen_timeout (${config.listen_timeout} ms)`), { slot: this.index });
-      return { ready_ms: r.ms, pid: this.pid, retired: Promise.resolve() };
+      return { ready_ms: r.ms, pid: this.pid, oldPid: null, retired: Promise.resolve(null) };
     }
     // Under round-robin, a wait_ready replacement takes no connections until ready().
     let proc;
@@ -139,7 +140,7 @@ export class Slot extends EventEmitter {
       throw Object.assign(new Error(`could not start: ${err.message}`), { slot: this.index });
     }
     this.replacement = proc;
-    this.emit('replace', { step: 'forked', pid: proc.pid, oldPid: this.pid, reason });
+    onForked(proc.pid, this.pid);
     let readyMs;
     try {
       const r = await waitReady(proc, config);
@@ -161,11 +162,7 @@ export class Slot extends EventEmitter {
     // The slot kept serving (online) throughout; a crashed old worker left it exited.
     if (this.state === S.EXITED || this.state === S.ERRORED) this.#move(S.STARTING, { reason, pid: proc.pid });
     if (this.state === S.STARTING) this.#move(S.ONLINE, { pid: proc.pid, ready_ms: readyMs });
-    this.emit('replace', { step: 'ready', pid: proc.pid, oldPid: old?.pid, ready_ms: readyMs, reason });
-    const retired = old
-      ? old.stop().then((exit) => this.emit('replace', { step: 'retired', pid: old.pid, code: exit.code, signal: exit.signal, reason }))
-      : Promise.resolve();
-    return { ready_ms: readyMs, pid: proc.pid, retired };
+    return { ready_ms: readyMs, pid: proc.pid, oldPid: old?.pid ?? null, retired: old ? old.stop() : Promise.resolve(null) };
   }
 
   #onExit(exit) {

@@ -18,10 +18,12 @@ export function workerRow(worker, metrics) {
 /** One app's row of `ls`. @param {MetricsOf} metricsOf */
 export function appRow(app, metricsOf) {
   return {
+    id: app.id ?? null,
     name: app.name,
     status: app.status,
     instances: app.config.instances,
     exec_mode: app.config.exec_mode,
+    namespace: app.config.namespace,
     last_reload: app.last_reload ?? undefined,
     workers: app.workers.map((w) => workerRow(w, w.pid ? metricsOf(w.pid) : null)),
   };
@@ -39,12 +41,14 @@ export function lsView(snapshot, metricsOf) {
 
 /**
  * `describe <name>`: the app's `ls` row, the daemon's scheduling and CPUs, its log files,
- * its config with secrets masked, the keys a pending config changes, and what the caller
- * read from outside the snapshot. Null when the snapshot has no such app.
- * @param {{lastStderr: string, watch: object|null}} extra  the tail of its stderr file,
- *   its watch status (lib/master/watch/watcher.js status())
+ * its config with secrets masked, the keys a pending config changes, what the caller
+ * read from outside the snapshot, and where the app came from (a file-less app's command
+ * masked like its env). Null when the snapshot has no such app.
+ * @param {{lastStderr: string, watch: object|null, cron?: object|null}} extra  the tail of its
+ *   stderr file, its watch status (lib/master/watch/watcher.js status()), its cron_restart
+ *   schedule (cron-restart.js status())
  */
-export function describeView(snapshot, name, metricsOf, { lastStderr, watch }) {
+export function describeView(snapshot, name, metricsOf, { lastStderr, watch, cron = null }) {
   const app = snapshot.apps.find((a) => a.name === name);
   if (!app) return null;
   return {
@@ -55,8 +59,10 @@ export function describeView(snapshot, name, metricsOf, { lastStderr, watch }) {
       logs: app.logs,
       config: maskConfig(app.config),
       pending_config: app.pending_config ? changedKeys(app.config, app.pending_config) : undefined,
+      cron_restart: cron ?? undefined,
       last_stderr: lastStderr,
       watch,
+      source: app.source?.command ? { ...app.source, command: maskConfig(app.source.command) } : (app.source ?? null),
     },
   };
 }

@@ -3,6 +3,7 @@
 // worker-process.js stop()), and apps and workers stop in parallel, so the slowest worker
 // sets the bound. A fixed bound would fire before systemd's TimeoutStopSec (the saved apps'
 // largest drain_timeout + kill_timeout + 10 s, lib/ctl/systemd-unit.js) for slow apps.
+import { stopTime } from '../../stop-time.js';
 
 /** Added to the slowest stop: exits and log flushes after SIGKILL; under the unit's 10 s. */
 export const STOP_MARGIN_MS = 5000;
@@ -19,7 +20,7 @@ export function stopDeadline(apps, margin = STOP_MARGIN_MS) {
   for (const app of apps) {
     // A slot mid-reload may still run an older config than its app's.
     for (const c of [app.config, ...app.slots.map((s) => s.config)]) {
-      if (c) slowest = Math.max(slowest, (Number(c.drain_timeout) || 0) + (Number(c.kill_timeout) || 0));
+      if (c) slowest = Math.max(slowest, stopTime(c));
     }
   }
   return Math.min(slowest + margin, MAX_TIMER_MS);

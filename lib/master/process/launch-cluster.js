@@ -6,16 +6,17 @@ import { installHandoffGuard } from './handoff-guard.js';
 
 /**
  * Cluster settings are global but read at each fork, so setupPrimary(appSettings) and
- * fork() happen in this one synchronous function (STYLE.md 1.5). setupPrimary ignores
- * `execPath` (FEASIBILITY.md pitfall 8), so process.execPath is swapped around the fork
- * to exec the worker through setsid (and taskset -c when pinned), and restored before
+ * fork() happen in this one synchronous function. setupPrimary ignores `execPath`, so
+ * process.execPath is swapped around the fork to exec the worker through setsid (and
+ * taskset -c when pinned), or another Node (app.node_path), and restored before
  * anything else can run.
  * @param {{app: object, env: object, stdio: object, agentPath: string, cpus?: string|null}} o
  * @returns {import('node:cluster').Worker}
  */
 export function forkClusterWorker({ app, env, stdio, agentPath, cpus = null }) {
   installHandoffGuard(); // before the first fork; a no-op after
-  const node = process.execPath;
+  const daemonNode = process.execPath;
+  const node = app.node_path ?? daemonNode; // `interpreter: /path/to/node`: another Node
   const prefix = execPrefix({ session: true, cpus });
   const execArgv = ['--require', agentPath, ...app.node_args];
   cluster.setupPrimary({
@@ -25,11 +26,16 @@ export function forkClusterWorker({ app, env, stdio, agentPath, cpus = null }) {
     execArgv: prefix.length ? [...prefix.slice(1), node, ...execArgv] : execArgv,
     stdio: ['ignore', stdio.out, stdio.err, 'ipc'],
     serialization: 'json',
+    // Settings persist across setupPrimary calls: always set both, so one app's user never
+    // leaks into the next app's fork.
+    uid: app.uid ?? undefined,
+    gid: app.gid ?? undefined,
   });
   if (prefix.length) process.execPath = prefix[0];
+  else process.execPath = node;
   try {
     return cluster.fork(env);
   } finally {
-    process.execPath = node;
+    process.execPath = daemonNode;
   }
 }

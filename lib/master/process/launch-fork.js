@@ -1,5 +1,6 @@
-// Starts one fork-mode worker: any executable (interpreter: none) or a Node script with
-// the agent and an IPC channel (interpreter: node), one child per instance.
+// Starts one fork-mode worker: any executable (interpreter: none), a script run by
+// another interpreter (python3, bun: `<interpreter> <node_args> <script> <args>`), or a
+// Node script with the agent and an IPC channel (interpreter: node), one child per instance.
 import { spawn } from 'node:child_process';
 import { execPrefix } from './exec-prefix.js';
 
@@ -9,7 +10,9 @@ import { execPrefix } from './exec-prefix.js';
  */
 export function spawnForkWorker({ app, env, stdio, agentPath, cpus = null }) {
   const node = app.interpreter === 'node';
-  const argv = node ? [process.execPath, '--require', agentPath, ...app.node_args, app.script, ...app.args] : [app.script, ...app.args];
+  const argv = node ? [app.node_path ?? process.execPath, '--require', agentPath, ...app.node_args, app.script, ...app.args]
+    : app.interpreter === 'none' ? [app.script, ...app.args]
+      : [app.interpreter, ...app.node_args, app.script, ...app.args];
   const [file, ...args] = [...execPrefix({ pdeathsig: true, cpus }), ...argv];
   return spawn(file, args, {
     cwd: app.cwd,
@@ -18,5 +21,8 @@ export function spawnForkWorker({ app, env, stdio, agentPath, cpus = null }) {
     detached: true,
     stdio: ['ignore', stdio.out, stdio.err, ...(node ? ['ipc'] : [])],
     serialization: 'json',
+    // uid/gid: only set when the config says (the daemon then runs as root: lib/config/run-as.js)
+    ...(app.uid != null && { uid: app.uid }),
+    ...(app.gid != null && { gid: app.gid }),
   });
 }

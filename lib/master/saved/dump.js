@@ -1,5 +1,6 @@
-// The saved process list, $SUPER_HOME/dump.json: written by `super save`, read by
-// `super resurrect` and `super daemon --resurrect`.
+// The saved process list, $SUPER_HOME/dump.json: written here by `super save`; read by
+// `super resurrect` and `super daemon --resurrect` through lib/dump-file.js, which the CLI
+// shares.
 //
 // Write sequence (a crash at any point leaves a complete dump.json, old or new):
 //   dump.json.<pid>-<n>.tmp  <- write, fsync (a name of its own: saves never share a temp file)
@@ -16,27 +17,16 @@
 // is what `super resurrect`'s message tells them to restore.
 // Saves run one at a time (the daemon is the only writer): each sees the one before.
 import fs from 'node:fs/promises';
-import path from 'node:path';
 import { SuperError } from '../../errors.js';
+import { DUMP_VERSION, bakPath, dumpPath, parseDump } from '../../dump-file.js';
 
-// host:port, as config/schema.json allows it
-const LISTEN_RE = /^(\[[0-9A-Fa-f:.]+\]|[^\s:[\]]+):[0-9]{1,5}$/;
-
-export const DUMP_VERSION = 1;
-export const dumpPath = (home) => path.join(home, 'dump.json');
-export const bakPath = (home) => `${dumpPath(home)}.bak`;
-
-/**
- * @typedef {object} DumpEntry
- * @property {object} config     the app's resolved config (lib/config normalizeApp shape)
- * @property {Record<string,string>} clientEnv  environment of the `super start` that added it
- */
+export { bakPath, dumpPath, parseDump, readDump } from '../../dump-file.js';
 
 /**
  * Writes the dump atomically. Refuses to replace a dump that has apps, or a corrupt one,
  * with an empty one unless `force`.
  * @param {string} home
- * @param {{apps: DumpEntry[], scheduling: string, daemon_cpu_affinity?: string|null, metrics?: {listen: string|null, interval: number}|null,
+ * @param {{apps: import('../../dump-file.js').DumpEntry[], scheduling: string, daemon_cpu_affinity?: string|null, metrics?: {listen: string|null, interval: number}|null,
  *   control?: {listen: string, tls: {cert: string, key: string}|null, origins: string[]}|null, version: string}} state
  *   daemon_cpu_affinity: the CPU list the daemon pinned itself to (daemon.cpu_affinity), if any;
  *   metrics: the daemon's metrics settings (interval, Prometheus endpoint) in force;
@@ -121,70 +111,4 @@ async function syncDir(dir) {
   } finally {
     await dh.close();
   }
-}
-
-/**
- * Reads the dump. E_DUMP when it is missing or corrupt; the message names the .bak.
- * @returns {Promise<{file: string, scheduling: string, daemon_cpu_affinity: string|null, metrics: {listen: string|null, interval: number}|null,
- *   control: {listen: string, tls: {cert: string, key: string}|null, origins: string[]}|null, apps: DumpEntry[]}>}
- */
-export async function readDump(home) {
-  const file = dumpPath(home);
-  let text;
-  try {
-    text = await fs.readFile(file, 'utf8');
-  } catch (err) {
-    if (err.code === 'ENOENT') throw new SuperError('E_DUMP', `no saved process list at ${file}; run \`super save\` while your apps run`, { missing: true });
-    throw new SuperError('E_DUMP', `cannot read ${file} (${err.code ?? err.message})`);
-  }
-  try {
-    return { file, ...parseDump(text, file) };
-  } catch (err) {
-    const bak = bakPath(home);
-    const hasBak = await fs.access(bak).then(() => true, () => false);
-    const what = hasBak
-      ? `the previous dump is ${bak}: \`cp ${bak} ${file}\` then \`super resurrect\` to use it`
-      : `there is no previous dump (${bak}); start your apps with \`super start\` and \`super save\` again`;
-    throw new SuperError('E_DUMP', `${file} is corrupt (${err.message}); ${what}`);
-  }
-}
-
-/** Checks the shape (pure; throws Error with a short reason). */
-export function parseDump(text, file = 'dump.json') {
-  let data;
-  try {
-    data = JSON.parse(text);
-  } catch (err) {
-    throw new Error(`not valid JSON: ${err.message}`);
-  }
-  if (!data || typeof data !== 'object' || Array.isArray(data)) throw new Error('not a JSON object');
-  if (data.superd !== DUMP_VERSION) throw new Error(`unknown dump format ${JSON.stringify(data.superd)} (expected ${DUMP_VERSION})`);
-  if (!Array.isArray(data.apps)) throw new Error('"apps" is not a list');
-  data.apps.forEach((entry, i) => {
-    const c = entry?.config;
-    const bad = (what) => new Error(`apps[${i}] ${what} in ${path.basename(file)}`);
-    if (!c || typeof c !== 'object') throw bad('has no config');
-    if (typeof c.name !== 'string' || !/^[A-Za-z0-9_.-]+$/.test(c.name)) throw bad('has no valid name');
-    if (typeof c.script !== 'string' || !path.isAbsolute(c.script)) throw bad('has no absolute script path');
-    if (!Number.isInteger(c.instances) || c.instances < 1) throw bad('has no valid instances');
-    if (entry.clientEnv !== undefined && (typeof entry.clientEnv !== 'object' || entry.clientEnv === null)) throw bad('has a bad clientEnv');
-  });
-  // A CPU list like "0" or "0-1,3"; anything else is ignored (the daemon is left unpinned).
-  const cpus = typeof data.daemon_cpu_affinity === 'string' && /^\d+(-\d+)?(,\d+(-\d+)?)*$/.test(data.daemon_cpu_affinity) ? data.daemon_cpu_affinity : null;
-  // Metrics settings as config/schema.json allows them; anything else: the daemon's defaults.
-  const m = data.metrics;
-  const metrics = m && typeof m === 'object' && Number.isFinite(m.interval) && m.interval >= 0
-    && (m.listen === null || (typeof m.listen === 'string' && LISTEN_RE.test(m.listen)))
-    ? { listen: m.listen, interval: m.interval } : null;
-  return { scheduling: data.scheduling === 'os' ? 'os' : 'round-robin', daemon_cpu_affinity: cpus, metrics, control: savedControl(data.control), apps: data.apps };
-}
-
-/** The control listener settings of a dump, as config/schema.json allows them; anything else: none. */
-function savedControl(c) {
-  if (!c || typeof c !== 'object' || typeof c.listen !== 'string' || !LISTEN_RE.test(c.listen)) return null;
-  const tls = c.tls && typeof c.tls === 'object' && [c.tls.cert, c.tls.key].every((p) => typeof p === 'string' && path.isAbsolute(p))
-    ? { cert: c.tls.cert, key: c.tls.key } : null;
-  if (c.tls && !tls) return null;
-  const origins = Array.isArray(c.origins) && c.origins.every((o) => typeof o === 'string') ? c.origins : [];
-  return { listen: c.listen, tls, origins };
 }

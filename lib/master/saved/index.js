@@ -1,3 +1,4 @@
-// What the daemon keeps on disk: the home directory, the pid file, the saved process list.
-export { prepareHome } from './home-dir.js';
+// What the daemon keeps on disk: SUPER_HOME (prepared by lib/home.js, which the CLI's
+// `super token` shares), the pid file, the saved process list.
+export { prepareHome } from '../../home.js';
 export { acquirePidFile, releasePidFile } from './pid-file.js';

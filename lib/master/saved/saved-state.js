@@ -1,15 +1,16 @@
-// `save` and `resurrect`: the supervisor's apps <-> the dump file (lib/master/saved/dump.js).
+// `save` and `resurrect`: the registry's apps <-> the dump file (lib/master/saved/dump.js).
 import { writeDump, readDump } from './dump.js';
+import { reviveApps } from './revive.js';
 import { WORKER_STATES as S } from '../core/states.js';
 
 /**
  * Saves every app that is not stopped, with its resolved config (instances as scaled now)
  * and the environment it was started with. Stopped apps are left out and reported.
  */
-export async function saveApps(supervisor, { version, force }) {
+export async function saveApps(registry, { version, force }) {
   const saved = [];
   const skipped = [];
-  for (const app of supervisor.apps.values()) {
+  for (const app of registry.apps.values()) {
     if (app.status === S.STOPPED) {
       skipped.push(app.name);
       continue;
@@ -17,17 +18,22 @@ export async function saveApps(supervisor, { version, force }) {
     const instances = app.slots.length || app.config.instances;
     saved.push({ config: { ...app.config, instances }, clientEnv: app.clientEnv, source: app.source ?? undefined });
   }
-  const daemonCpus = supervisor.daemonPolicy.pinnedTo;
-  const metrics = supervisor.metrics.settings;
-  const control = supervisor.control?.settings ?? null;
-  const out = await writeDump(supervisor.home, { apps: saved, scheduling: supervisor.schedulingName, daemon_cpu_affinity: daemonCpus, metrics, control, version }, { force });
+  const daemonCpus = registry.daemonPolicy.pinnedTo;
+  const metrics = registry.metrics.settings;
+  const control = registry.control?.settings ?? null;
+  const out = await writeDump(registry.home, { apps: saved, scheduling: registry.schedulingName, daemon_cpu_affinity: daemonCpus, metrics, control, version }, { force });
   return { ...out, skipped };
 }
 
-/** Starts the apps of the dump; those already running are left alone (and reported). */
-export async function resurrectApps(supervisor) {
-  const dump = await readDump(supervisor.home);
+/**
+ * Starts the apps of the dump, each normalized again from its ecosystem file (revive.js);
+ * those already running are left alone (and reported).
+ */
+export async function resurrectApps(registry) {
+  const dump = await readDump(registry.home);
+  const { entries, warnings } = await reviveApps(dump, { allowedCpus: registry.daemonPolicy.allowed, home: registry.home, ...registry.loadDefaults });
+  for (const w of warnings) registry.log.warn({ dump: dump.file }, w);
   const daemon = { scheduling: dump.scheduling, scheduling_set: true, cpu_affinity: dump.daemon_cpu_affinity, metrics: dump.metrics ?? undefined, control: dump.control, from_dump: true };
-  const result = await supervisor.startConfigs(dump.apps.map((e) => ({ config: e.config, clientEnv: e.clientEnv ?? {}, source: e.source })), daemon, dump.file);
-  return { file: dump.file, ...result };
+  const result = await registry.startConfigs(entries, daemon, dump.file);
+  return { file: dump.file, ...result, warnings: [...warnings, ...result.warnings] };
 }

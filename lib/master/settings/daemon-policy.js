@@ -1,5 +1,6 @@
 // The daemon-wide settings an ecosystem file may carry: the cluster scheduling policy and
-// the daemon's own CPU pinning. Applied by each `start` before any worker is forked.
+// the daemon's own CPU pinning. Checked by each `start` (and reload re-read) with every other
+// setting, then applied before any worker is forked.
 //
 // Scheduling: Node freezes cluster.schedulingPolicy at the first fork (primary.js: "Freeze
 // policy."), so the first start decides for the daemon's lifetime. A later file that asks
@@ -39,37 +40,49 @@ export class DaemonPolicy {
   }
 
   /**
-   * Checks a file's daemon settings against the running daemon, then applies them.
+   * Checks a file's daemon settings against the running daemon; changes nothing.
    * @param {{scheduling: string, scheduling_set: boolean, cpu_affinity: unknown}} daemon  a file's
    *   DaemonSettings, or what a dump saved
    * @param {string} source  the file, for messages
-   * @throws {SuperError} E_SCHEDULING_FIXED when the file asks for another policy
+   * @returns {{daemon: object, source: string, wanted: number, cpus: string|null}} the plan for apply:
+   *   the policy, the CPU list to pin the daemon to
+   * @throws {SuperError} E_SCHEDULING_FIXED when the file asks for another policy; E_DAEMON_PIN
+   *   when it pins the daemon to CPUs it may not use
    */
-  async apply(daemon, source) {
+  check(daemon, source) {
     const wanted = daemon.scheduling === 'os' ? cluster.SCHED_NONE : cluster.SCHED_RR;
     if (this.policy !== null && daemon.scheduling_set && wanted !== this.policy) {
       throw new SuperError('E_SCHEDULING_FIXED', `${source} asks for scheduling: ${daemon.scheduling}, but this daemon runs ${this.schedulingName} `
         + '(Node fixes the policy at the first worker, for the life of the daemon); a daemon restart is needed to change it: '
         + `\`super kill\`, then \`super start\` (or set scheduling: ${this.schedulingName} in the file)`);
     }
-    if (daemon.cpu_affinity !== null && daemon.cpu_affinity !== undefined) {
-      // Files were checked by lib/config; a dump from another machine may name other CPUs.
-      const set = parseCpuSet(daemon.cpu_affinity).cpus ?? [];
-      const outside = set.filter((c) => !this.allowed.includes(c));
-      if (!set.length || outside.length) {
-        throw new SuperError('E_START_FAILED', `${source} pins the daemon to CPUs ${daemon.cpu_affinity}, but it may only use ${formatCpuList(this.allowed)}; fix daemon.cpu_affinity`);
+    if (daemon.cpu_affinity === null || daemon.cpu_affinity === undefined) return { daemon, source, wanted, cpus: null };
+    // Files were checked by lib/config; a dump from another machine may name other CPUs.
+    const set = parseCpuSet(daemon.cpu_affinity).cpus ?? [];
+    const outside = set.filter((c) => !this.allowed.includes(c));
+    if (!set.length || outside.length) {
+      throw new SuperError('E_DAEMON_PIN', `${source} pins the daemon to CPUs ${daemon.cpu_affinity}, but it may only use ${formatCpuList(this.allowed)}; fix daemon.cpu_affinity`);
+    }
+    return { daemon, source, wanted, cpus: formatCpuList(set) };
+  }
+
+  /**
+   * Pins the daemon and fixes the policy (if no start fixed it yet), as check planned.
+   * @param {{daemon: object, source: string, wanted: number, cpus: string|null}} plan
+   * @throws {SuperError} E_DAEMON_PIN when taskset fails; E_SCHEDULING_FIXED when a start
+   *   that ran meanwhile fixed another policy
+   */
+  async apply({ daemon, source, wanted, cpus }) {
+    this.check(daemon, source);
+    if (cpus && cpus !== this.pinnedTo) {
+      try {
+        await pinProcess(process.pid, cpus);
+      } catch (err) {
+        throw new SuperError('E_DAEMON_PIN', `could not pin the daemon to CPUs ${cpus} (daemon.cpu_affinity): ${err.message}`);
       }
-      const cpus = formatCpuList(set);
-      if (cpus !== this.pinnedTo) {
-        try {
-          await pinProcess(process.pid, cpus);
-        } catch (err) {
-          throw new SuperError('E_START_FAILED', `could not pin the daemon to CPUs ${cpus} (daemon.cpu_affinity): ${err.message}`);
-        }
-        this.pinnedTo = cpus;
-        this.affinity.daemonPinned = true;
-        this.log.info({ cpus }, 'daemon pinned (daemon.cpu_affinity)');
-      }
+      this.pinnedTo = cpus;
+      this.affinity.daemonPinned = true;
+      this.log.info({ cpus }, 'daemon pinned (daemon.cpu_affinity)');
     }
     if (this.policy === null) {
       cluster.schedulingPolicy = wanted;

@@ -1,6 +1,6 @@
 // control: {listen, tls, origins} of the ecosystem file (or `super daemon --listen`) ->
-// the daemon's TCP control listener (lib/ipc/remote-listener.js). Applied by each start
-// before anything else changes.
+// the daemon's TCP control listener (lib/ipc/remote-listener.js). A check-then-apply pair:
+// each start checks it with every other setting before any of them is applied.
 //
 // A running daemon has at most one TCP listener, opened by the first settings that ask
 // for one, and kept with those settings until it exits:
@@ -32,50 +32,61 @@ export class ControlListener {
   }
 
   /**
+   * Checks control settings against the daemon's listener; changes nothing. The TLS files
+   * are read here, so apply has nothing left to read.
    * @param {{listen: string|null, tls: {cert: string, key: string}|null, origins: string[]}|null|undefined} control
    * @param {string} source  the file (or flag) that asks, for messages
-   * @param {{strict?: boolean}} [o]  strict: false (dumps) turns a conflict into a warning
-   * @returns {Promise<string[]>} warnings
+   * @param {{strict?: boolean}} [o]  strict: false (dumps) turns a refusal into a warning
+   * @returns {Promise<{open: object|null, source: string, strict: boolean, warnings: string[]}>} the plan
+   *   for apply; open: the listener to open (null: none)
+   * @throws {SuperError} (strict) E_CONTROL_FIXED, E_CONFIG
    */
-  async apply(control, source, { strict = true } = {}) {
-    if (!control?.listen) return [];
+  async check(control, source, { strict = true } = {}) {
+    const plan = { open: null, source, strict, warnings: [] };
+    if (!control?.listen) return plan;
     const wanted = { listen: control.listen, tls: control.tls ?? null, origins: [...(control.origins ?? [])].sort() };
-    while (this.opening) await this.opening.catch(() => {});
-    if (this.current) {
-      if (same(this.current, wanted)) return [];
-      const msg = `${source} asks for control ${describe(wanted)}, but this daemon's control listener runs with ${describe(this.current)}; `
-        + 'a daemon restart is needed to change it: `super kill`, then `super start` (or make the file\'s control block match)';
-      if (!strict) return [msg];
-      throw new SuperError('E_CONTROL_FIXED', msg);
-    }
-    this.opening = this.#open(wanted, source);
     try {
+      this.#checkAgainstCurrent(wanted, source);
+      if (!this.current) plan.open = { wanted, tls: await readTls(wanted, source) };
+    } catch (err) {
+      // A dump's apps start even when its listener cannot be opened (conflict, files gone).
+      if (strict) throw err;
+      plan.warnings.push(err.message);
+    }
+    return plan;
+  }
+
+  /**
+   * Opens the listener check planned (unless a concurrent start opened the same meanwhile).
+   * @returns {Promise<string[]>} warnings
+   * @throws {SuperError} (strict) E_CONTROL_LISTEN, E_CONTROL_FIXED, E_CONFIG
+   */
+  async apply({ open, source, strict, warnings }) {
+    if (!open) return warnings;
+    while (this.opening) await this.opening.catch(() => {});
+    try {
+      if (this.#checkAgainstCurrent(open.wanted, source)) return warnings;
+      this.opening = this.#open(open, source);
       await this.opening;
     } catch (err) {
-      // A dump's apps start even when its listener cannot be opened (port taken, files gone).
       if (strict) throw err;
       this.log.error({ err: err.message }, 'control listener of the saved dump not opened');
-      return [err.message];
+      return [...warnings, err.message];
     } finally {
       this.opening = null;
     }
-    return [];
+    return warnings;
   }
 
-  async #open(wanted, source) {
-    const problem = controlListenProblem(wanted.listen, wanted.tls);
-    if (problem) throw new SuperError('E_CONFIG', `${source}: control.listen: ${problem}`);
-    let tls = null;
-    if (wanted.tls) {
-      tls = {};
-      for (const k of ['cert', 'key']) {
-        try {
-          tls[k] = await fs.readFile(wanted.tls[k]);
-        } catch (err) {
-          throw new SuperError('E_CONFIG', `${source}: control.tls.${k}: cannot read ${wanted.tls[k]} (${err.code ?? err.message})`);
-        }
-      }
-    }
+  /** true when the open listener has `wanted`'s settings, false when none is open; throws E_CONTROL_FIXED otherwise. */
+  #checkAgainstCurrent(wanted, source) {
+    if (!this.current) return false;
+    if (same(this.current, wanted)) return true;
+    throw new SuperError('E_CONTROL_FIXED', `${source} asks for control ${describe(wanted)}, but this daemon's control listener runs with ${describe(this.current)}; `
+      + 'a daemon restart is needed to change it: `super kill`, then `super start` (or make the file\'s control block match)');
+  }
+
+  async #open({ wanted, tls }, source) {
     try {
       await this.server().openRemote({ listen: wanted.listen, tls, origins: wanted.origins, tokenFile: tokenPath(this.home) });
     } catch (err) {
@@ -85,6 +96,22 @@ export class ControlListener {
     }
     this.current = wanted;
   }
+}
+
+/** The listen address checked and the TLS files read: {cert, key} buffers, or null without tls. */
+async function readTls(wanted, source) {
+  const problem = controlListenProblem(wanted.listen, wanted.tls);
+  if (problem) throw new SuperError('E_CONFIG', `${source}: control.listen: ${problem}`);
+  if (!wanted.tls) return null;
+  const tls = {};
+  for (const k of ['cert', 'key']) {
+    try {
+      tls[k] = await fs.readFile(wanted.tls[k]);
+    } catch (err) {
+      throw new SuperError('E_CONFIG', `${source}: control.tls.${k}: cannot read ${wanted.tls[k]} (${err.code ?? err.message})`);
+    }
+  }
+  return tls;
 }
 
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);

@@ -1,0 +1,69 @@
+// Child side of lib/config/js-config.js: imports one ecosystem file (argv[2]) and writes
+// `{"data": <config>}` or `{"error": {...}}` as JSON on fd 3, then exits. stdout is the
+// file's own: nothing of ours goes there.
+import fs from 'node:fs';
+import path from 'node:path';
+import { register } from 'node:module';
+import { pathToFileURL } from 'node:url';
+
+const RESULT_FD = 3;
+const TS_EXTENSIONS = new Set(['.ts', '.cts', '.mts']);
+const file = process.argv[2];
+
+try {
+  if (TS_EXTENSIONS.has(path.extname(file))) register('./ts-strip-hooks.mjs', import.meta.url);
+  const ns = await import(pathToFileURL(file).href);
+  // CommonJS: default is module.exports. ESM: the default export, or the named exports.
+  let config = 'default' in ns ? ns.default : 'apps' in ns ? { ...ns } : undefined;
+  if (typeof config === 'function') config = await config();
+  else config = await config;
+  if (config === null || typeof config !== 'object' || Array.isArray(config)) {
+    send({ error: { kind: 'export', message: `exports ${describe(config)}, not a config object; export an object with an apps list (module.exports = { apps: [...] } or export default { apps: [...] })` } });
+  } else {
+    let json;
+    try {
+      json = JSON.stringify({ data: config });
+    } catch (err) {
+      send({ error: { kind: 'export', message: `its config cannot be written as JSON (${err.message}); export plain objects, lists, strings, numbers and booleans` } });
+    }
+    if (json !== undefined) write(json);
+  }
+} catch (err) {
+  send({ error: { message: err instanceof Error ? `${err.name}: ${err.message}` : String(err?.message ?? err), ...frameOf(err) } });
+}
+process.exit(0);
+
+function send(reply) {
+  write(JSON.stringify(reply));
+}
+
+function write(text) {
+  const buf = Buffer.from(text);
+  for (let off = 0; off < buf.length;) {
+    try {
+      off += fs.writeSync(RESULT_FD, buf, off);
+    } catch (err) {
+      if (err.code !== 'EAGAIN') throw err;
+    }
+  }
+}
+
+/** The file's own place in the error's stack (or in a syntax error's first line): {line, col}. */
+function frameOf(err) {
+  const stack = String(err?.stack ?? '');
+  for (const where of [pathToFileURL(file).href, file]) {
+    const escaped = where.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const m = new RegExp(`${escaped}:(\\d+)(?::(\\d+))?`).exec(stack);
+    if (m) return { line: Number(m[1]), col: m[2] ? Number(m[2]) : undefined };
+  }
+  return {};
+}
+
+function describe(v) {
+  if (v === undefined) return 'nothing';
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'a list';
+  if (typeof v === 'string') return `a string (${JSON.stringify(v.length > 40 ? `${v.slice(0, 37)}...` : v)})`;
+  if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return `a ${typeof v} (${String(v)})`;
+  return `a ${typeof v}`;
+}

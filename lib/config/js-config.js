@@ -1,0 +1,88 @@
+// An ecosystem file written in JavaScript or TypeScript is user code: it runs in a
+// short-lived child Node process (never in the daemon), with the file's directory as
+// cwd and the caller's environment, under a time and size bound. The child hands the
+// resulting plain object back on fd 3, so whatever the file prints on stdout cannot
+// corrupt it (lib/config/js-config-child.mjs).
+
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const CHILD = fileURLToPath(new URL('./js-config-child.mjs', import.meta.url));
+
+/** Extensions loaded by running the file. */
+export const SCRIPT_EXTENSIONS = new Set(['.js', '.cjs', '.mjs', '.ts', '.cts', '.mts']);
+
+/** A config file that runs longer than this is killed. */
+export const EVAL_TIMEOUT_MS = 10_000;
+/** The most JSON a config file may produce (an ecosystem file is a few KB). */
+export const MAX_RESULT_BYTES = 4 * 1024 * 1024;
+const STDERR_KEPT = 4096;
+const EXIT_GRACE_MS = 1000;
+
+/**
+ * Run a JS/TS ecosystem file and take its exported config.
+ * @param {string} file  path as the user gave it (used as is in messages)
+ * @param {{ env?: Record<string,string>, timeoutMs?: number }} [o]  env: the caller's environment
+ * @returns {Promise<{ data: unknown } | { problem: string }>}  problem: `<file>[:line:col]: <what>; <what to do>`
+ */
+export function evaluateConfigFile(file, { env = process.env, timeoutMs = EVAL_TIMEOUT_MS } = {}) {
+  const abs = path.resolve(file);
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CHILD, abs], {
+      cwd: path.dirname(abs),
+      env,
+      stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
+    });
+    const chunks = [];
+    let size = 0;
+    let stderr = '';
+    let settled = false;
+    const finish = (outcome) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      resolve(outcome);
+    };
+    const timer = setTimeout(() => finish({ problem: `${file}: did not finish within ${timeoutMs / 1000} s (an endless loop, or a promise that never settles?); make the file build its config and end` }), timeoutMs);
+    child.stdio[3].on('data', (d) => {
+      size += d.length;
+      if (size > MAX_RESULT_BYTES) finish({ problem: `${file}: produced more than ${MAX_RESULT_BYTES / 1024 / 1024} MB of config; export only the apps` });
+      else chunks.push(d);
+    });
+    child.stderr.on('data', (d) => (stderr = (stderr + d).slice(-STDERR_KEPT)));
+    child.on('error', (err) => finish({ problem: `${file}: cannot run node to read it (${err.message}); check the daemon's node` }));
+    // 'close' waits for fd 3 to close everywhere: a process the file started and left
+    // running may hold it. Once the child itself has exited, what it wrote is what counts.
+    child.on('exit', (code, signal) => setTimeout(() => settle(code, signal), EXIT_GRACE_MS).unref());
+    child.on('close', (code, signal) => settle(code, signal));
+    function settle(code, signal) {
+      const text = Buffer.concat(chunks).toString('utf8');
+      let reply;
+      try {
+        reply = text ? JSON.parse(text) : null;
+      } catch {
+        reply = null;
+      }
+      if (reply && 'data' in reply) finish({ data: reply.data });
+      else if (reply?.error) finish({ problem: threwProblem(file, reply.error) });
+      else {
+        const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+        const last = stderr.trim().split('\n').at(-1);
+        finish({ problem: `${file}: ${how} before exporting a config${last ? ` (${last.slice(0, 200)})` : ''}; make the file export its config and not exit` });
+      }
+    }
+  });
+}
+
+/** What the child reported about a throw (or a bad export), as one problem line. */
+function threwProblem(file, { message, line, col, kind }) {
+  const where = line ? `${file}:${line}${col ? `:${col}` : ''}` : file;
+  const firstLine = String(message).split('\n')[0].slice(0, 300);
+  if (kind === 'export') return `${where}: ${firstLine}`;
+  if (/ is not defined in ES module scope/.test(firstLine)) {
+    return `${where}: ${firstLine}: the nearest package.json has "type": "module"; rename the file to .cjs, or write export default { apps: [...] }`;
+  }
+  return `${where}: the file threw ${firstLine}; fix the file (or the environment it reads)`;
+}

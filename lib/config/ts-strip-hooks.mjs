@@ -1,0 +1,52 @@
+// Module hooks for TypeScript ecosystem files: types are stripped by amaro, the
+// stripper Node 22.6+ itself uses (strip-only: type annotations, interfaces and
+// `import type` become blanks, so lines and columns stay those of the file).
+// .mts is ESM, .cts CommonJS, .ts follows the nearest package.json's "type", else its syntax.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import vm from 'node:vm';
+import { fileURLToPath } from 'node:url';
+
+const require = createRequire(import.meta.url);
+const TS = /\.(ts|mts|cts)$/;
+
+export async function load(url, context, nextLoad) {
+  if (!url.startsWith('file:') || !TS.test(url)) return nextLoad(url, context);
+  const file = fileURLToPath(url);
+  const { transformSync } = require('amaro');
+  let source;
+  try {
+    source = transformSync(readFileSync(file, 'utf8'), { mode: 'strip-only', filename: file }).code;
+  } catch (err) {
+    if (err instanceof Error) throw err;
+    // amaro throws a plain object; its position goes in the message, where the parent finds it.
+    throw new SyntaxError(`${err.message} at ${file}:${err.startLine}:${err.startColumn + 1} (only types are stripped, as Node does: no enums or namespaces)`);
+  }
+  return { format: formatOf(file, source), source, shortCircuit: true };
+}
+
+function formatOf(file, source) {
+  if (file.endsWith('.mts')) return 'module';
+  if (file.endsWith('.cts')) return 'commonjs';
+  // The nearest package.json's "type" when it says one; else the syntax decides, as in Node.
+  const type = packageType(path.dirname(file));
+  if (type === 'module' || type === 'commonjs') return type;
+  try {
+    vm.compileFunction(source, ['exports', 'require', 'module', '__filename', '__dirname']);
+    return 'commonjs';
+  } catch {
+    return 'module'; // import/export (or top-level await): ESM, as Node detects it
+  }
+}
+
+function packageType(dir) {
+  for (let d = dir; ; d = path.dirname(d)) {
+    try {
+      return JSON.parse(readFileSync(path.join(d, 'package.json'), 'utf8')).type ?? null;
+    } catch (err) {
+      if (err.code !== 'ENOENT') return null;
+    }
+    if (path.dirname(d) === d) return null;
+  }
+}

@@ -1,0 +1,31 @@
+// A reload's progress and outcome, as `super reload` and `super start --env` print them.
+import { printError, reloadFailure } from './coded-error.js';
+
+const secs = (ms) => `${(ms / 1000).toFixed(2)} s`;
+const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** Returns {onProgress, report}: each app's outcome is printed once, as soon as it is known. */
+export function reloadPrinter() {
+  const out = (line) => process.stdout.write(`${line}\n`);
+  const reported = new Set();
+  const report = (r) => {
+    if (reported.has(r.app)) return;
+    reported.add(r.app);
+    if (r.skipped) out(`${r.app}: skipped, ${r.skipped}`);
+    else if (r.ok) out(`${r.app}: reloaded ${plural(r.replaced.length, 'worker')} in ${secs(r.total_ms)} (all ready after ${secs(r.ready_ms)})`);
+    else printError(reloadFailure(r));
+  };
+  const onProgress = (p) => {
+    if (p.step === 'begin') {
+      const what = p.keep_config ? 'running config (--keep-config)' : p.changed.length ? `config changed: ${p.changed.join(', ')}` : 'config unchanged';
+      out(`${p.app}: reloading ${plural(p.of, 'worker')} (${what})`);
+    } else if (p.step === 'ready') {
+      out(`${p.app}: slot ${p.done}/${p.of} ready (${p.ready_ms} ms; ${p.app}#${p.slot}, pid ${p.pid})`);
+    } else if (p.step === 'scaled') {
+      out(`${p.app}: now ${plural(p.to, 'worker')}, as its file says`);
+    } else if (p.step === 'done') {
+      report(p);
+    }
+  };
+  return { onProgress, report, secs };
+}

@@ -1,0 +1,48 @@
+// `super start app.js -i 2 --name api --env-var K=V -- args` and `super start "npm run start"`:
+// an app without an ecosystem file. The CLI's arguments become one app entry that goes
+// through lib/config exactly as an entry of a file does (same schema, same checks, same
+// defaults), so a file-less app is validated, reloaded, saved and described like any other.
+// The arguments themselves are the app's source: `describe` shows them, `save` keeps them.
+import path from 'node:path';
+import { SuperError } from '../../errors.js';
+
+const LABEL = 'super start';
+// A problem line of the one-entry file -> the option the user actually typed.
+const PROBLEM_PREFIX = new RegExp(`^${LABEL}:\\d+:\\d+: apps\\[0\\]\\.?`);
+const OPTION_OF = { name: '--name', instances: '-i', env: '--env-var', args: 'arguments after --' };
+
+/**
+ * @param {{script: string, args?: string[], name?: string, instances?: string, env?: Record<string,string>,
+ *   cwd: string}} spec  what the CLI was given (`instances`: N, max or -1)
+ * @param {{allowedCpus: number[], loadDefaults?: object}} o
+ * @returns {Promise<{config: object, daemon: object, source: {command: object}}>}
+ * @throws {SuperError} E_CONFIG, one line per problem, naming the CLI option
+ */
+export async function fileLessApp(spec, { allowedCpus, loadDefaults = {} }) {
+  const { loadEcosystemText } = await import('../../config/index.js');
+  const command = {
+    script: spec.script,
+    args: spec.args ?? [],
+    name: spec.name ?? path.basename(spec.script, path.extname(spec.script)),
+    instances: spec.instances,
+    env: spec.env ?? {},
+    cwd: spec.cwd,
+  };
+  const raw = { name: command.name, script: command.script, args: command.args, cwd: command.cwd, env: command.env };
+  if (command.instances !== undefined) raw.instances = /^-?\d+$/.test(command.instances) ? Number(command.instances) : command.instances;
+  let eco;
+  try {
+    eco = loadEcosystemText(JSON.stringify({ apps: [raw] }, null, 2), LABEL, { baseDir: command.cwd, allowedCpus, ...loadDefaults });
+  } catch (err) {
+    if (err.code !== 'E_CONFIG') throw err;
+    const problems = (err.details?.problems ?? []).map(asOptionProblem);
+    throw new SuperError('E_CONFIG', `cannot start ${command.script}: ${problems.join('; ')}`);
+  }
+  return { config: eco.apps[0], daemon: eco.daemon, source: { command } };
+}
+
+function asOptionProblem(line) {
+  const rest = line.replace(PROBLEM_PREFIX, '');
+  const key = /^[a-z_]+/.exec(rest)?.[0];
+  return OPTION_OF[key] ? `${OPTION_OF[key]}: ${rest}` : rest;
+}

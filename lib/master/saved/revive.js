@@ -1,0 +1,50 @@
+// Resurrect's configs: each saved app normalized again through lib/config from where it
+// came from (its ecosystem file and --env), with what commands changed while it ran (the
+// scale count, watch turned on or off) laid over. Only when that file is gone, invalid or
+// no longer names the app is the config saved in the dump used, normalized through
+// lib/config too, and the answer says so.
+import { SuperError } from '../../errors.js';
+import { deepFreeze } from '../../config/deep-freeze.js';
+
+/**
+ * @param {{file: string, apps: import('../../dump-file.js').DumpEntry[]}} dump  as readDump returns it
+ * @param {import('../../config/index.js').LoadOptions} options  for lib/config (the daemon's CPUs, home)
+ * @returns {Promise<{entries: {config: object, clientEnv: Record<string,string>, source?: object}[], warnings: string[]}>}
+ *   entries for the registry's startConfigs; warnings: each app started from its snapshot, or not at all
+ */
+export async function reviveApps(dump, options) {
+  const { loadEcosystem, loadSavedApp } = await import('../../config/index.js');
+  const files = new Map(); // file + env -> the loaded ecosystem, or why it cannot be used
+  const entries = [];
+  const warnings = [];
+  for (const { config: saved, clientEnv = {}, source } of dump.apps) {
+    let config = null;
+    let why = 'it was not started from an ecosystem file';
+    if (source?.file) {
+      const key = `${source.file}\0${source.env ?? ''}`;
+      if (!files.has(key)) files.set(key, await loadEcosystem(source.file, { ...options, env: source.env }).catch((err) => err));
+      const eco = files.get(key);
+      const fresh = eco instanceof Error ? null : eco.apps.find((a) => a.name === saved.name);
+      if (fresh) config = deepFreeze({ ...fresh, instances: saved.instances, watch: saved.watch ?? fresh.watch });
+      else why = eco instanceof Error ? `${source.file} cannot be used (${reason(eco)})` : `${source.file} no longer names it`;
+    }
+    if (!config) {
+      try {
+        config = loadSavedApp(saved, dump.file, options);
+      } catch (err) {
+        warnings.push(`${saved.name} was not started: ${why}, and the config saved in ${dump.file} is not valid either (${reason(err)})`);
+        continue;
+      }
+      warnings.push(`${saved.name} started from the config saved in ${dump.file}: ${why}`);
+    }
+    entries.push({ config, clientEnv, source });
+  }
+  return { entries, warnings };
+}
+
+/** A load error in one line: the first problem of an E_CONFIG. */
+function reason(err) {
+  const problems = err instanceof SuperError ? err.details?.problems : null;
+  if (!problems?.length) return err.message;
+  return problems.length === 1 ? problems[0] : `${problems[0]} (and ${problems.length - 1} more)`;
+}

@@ -1,0 +1,53 @@
+// The daemon-wide settings a `start` (or a reload's re-read of a file) brings: log files
+// and daemon.log rotation, the TCP control listener, the scheduling policy and the daemon's
+// CPU pin, the metrics settings. Each is a check-then-apply pair (metrics never refuse a
+// start: an endpoint that cannot listen is a warning, so they are only applied), and
+// every check runs before any apply: a start refused for any reason (E_LOG_PATH, E_CONTROL_FIXED,
+// E_SCHEDULING_FIXED, ...) has created no log file, changed no rotation, opened no
+// listener and pinned nothing.
+import { checkLogs, applyLogs } from '../../logs/prepare.js';
+
+/**
+ * @typedef {object} SettingsOwners  the daemon's holders of each setting
+ * @property {import('./daemon-policy.js').DaemonPolicy} policy
+ * @property {import('./remote-control.js').ControlListener|null} [control]
+ * @property {{configure: (m: object) => Promise<string[]>}|null} [monitor]  lib/master/health/monitor.js
+ * @property {import('pino').Logger} log
+ */
+
+/**
+ * Checks one file's (or one dump's) daemon settings and the log files of its apps.
+ * @param {{logs?: object, control?: object, metrics?: object, scheduling: string, scheduling_set: boolean, cpu_affinity: unknown}} daemon
+ * @param {{name: string, instances: number, logs: object}[]} configs  the app configs it starts
+ * @param {SettingsOwners} owners
+ * @param {{source: string, strict?: boolean, withControl?: boolean}} o  withControl: false
+ *   (a reload) leaves the control listener and the metrics settings alone
+ * @returns {Promise<object>} the plan for applySettings
+ */
+export async function checkSettings(daemon, configs, { policy, control }, { source, strict = true, withControl = true }) {
+  const logs = await checkLogs(configs, daemon.logs);
+  const remote = withControl && control ? await control.check(daemon.control, source, { strict }) : null;
+  const pin = policy.check(daemon, source);
+  return { source, logs, remote, pin, metrics: withControl ? daemon.metrics ?? null : null };
+}
+
+/**
+ * Applies what checkSettings planned. The steps that can still fail come first (the
+ * listener: a port may be taken; the pin: taskset may fail), before the log directory and
+ * the rotation, which cannot once checked.
+ * @param {object} plan
+ * @param {SettingsOwners} owners
+ * @returns {Promise<string[]>} warnings
+ */
+export async function applySettings(plan, { policy, control, monitor, log }) {
+  const warnings = plan.remote ? await control.apply(plan.remote) : [];
+  await policy.apply(plan.pin);
+  await applyLogs(plan.logs);
+  const rotation = plan.logs.rotation;
+  // Said when the file has an opinion: which file last set it is not obvious otherwise.
+  if (rotation && (rotation.max_size !== null || rotation.retain !== null || rotation.compress)) {
+    log.info({ max_size: rotation.max_size, retain: rotation.retain, compress: rotation.compress, file: plan.source }, 'daemon.log rotation set by the file\'s logs:');
+  }
+  if (monitor && plan.metrics) warnings.push(...(await monitor.configure(plan.metrics)));
+  return warnings;
+}

@@ -1,0 +1,40 @@
+// The face of lib/pm2: turn what PM2 knows about a user's apps (its dump, or a PM2
+// ecosystem file) into a superd ecosystem.yml, and say what could not be carried over.
+import path from 'node:path';
+import { readSource } from './read-source.js';
+import { mapApp } from './map-app.js';
+import { renderEcosystem } from './render-ecosystem.js';
+
+export { importError } from './read-source.js';
+
+/**
+ * @param {{ pm2Home?: string, file?: string, out: string, here?: object }} opts
+ *   out: the ecosystem.yml to write (its directory anchors relative paths)
+ * @returns {Promise<{ text: string, source: string, apps: object[], notes: string[] }>}
+ */
+export async function importPm2({ pm2Home, file, out, here }) {
+  const read = await readSource({ pm2Home, file, here });
+  const ctx = { baseDir: read.baseDir, outDir: path.dirname(path.resolve(out)) };
+  const notes = [...read.notes];
+  const apps = [];
+  const taken = new Set();
+  for (const raw of read.apps) {
+    const mapped = mapApp(raw, ctx);
+    notes.push(...mapped.notes);
+    apps.push(uniquelyNamed(mapped.app, taken, notes));
+  }
+  const text = renderEcosystem({ source: read.source, apps, notes });
+  return { text, source: read.source, apps, notes };
+}
+
+/** PM2 lets two apps share a name; superd's commands need one app per name. */
+function uniquelyNamed(app, taken, notes) {
+  let name = app.name;
+  for (let i = 2; taken.has(name); i++) name = `${app.name}-${i}`;
+  taken.add(name);
+  if (name !== app.name) {
+    notes.push(`${app.name}: another app has this name; this one (${app.script}) is renamed "${name}"`);
+    return { ...app, name };
+  }
+  return app;
+}

@@ -1,0 +1,140 @@
+// Every ecosystem format PM2 reads, through loadEcosystem: YAML, JSON (JSON's own errors,
+// with file:line:col), and JS/TS files run in a child process (module.exports, export
+// default, a function, TypeScript types stripped), with bounded, one-line failures.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import { loadEcosystem } from '../../lib/config/index.js';
+import { evaluateConfigFile } from '../../lib/config/js-config.js';
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sd-formats-'));
+test.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+fs.writeFileSync(path.join(dir, 'app.js'), 'setInterval(() => {}, 1000);\n');
+const write = (name, text) => {
+  const p = path.join(dir, name);
+  fs.mkdirSync(path.dirname(p), { recursive: true });
+  fs.writeFileSync(p, text);
+  return p;
+};
+/** The E_CONFIG problems of a refused file. */
+async function problemsOf(file, options) {
+  const err = await loadEcosystem(file, { cpus: 2, ...options }).then(() => null, (e) => e);
+  assert.ok(err, `${file} was accepted`);
+  assert.equal(err.code, 'E_CONFIG', err.stack);
+  return err.details.problems;
+}
+const names = (eco) => eco.apps.map((a) => a.name);
+
+test('YAML and JSON files load the same apps', async () => {
+  const yml = await loadEcosystem(write('eco.yml', 'apps:\n  - name: a\n    script: app.js\n'), { cpus: 2 });
+  const json = await loadEcosystem(write('eco.json', '{\n  "apps": [{ "name": "a", "script": "app.js" }]\n}\n'), { cpus: 2 });
+  assert.deepEqual(names(yml), ['a']);
+  assert.deepEqual({ ...json.apps[0], source: null }, { ...yml.apps[0], source: null });
+});
+
+test('a JSON file with a trailing comma: JSON syntax error at file:line:col', async () => {
+  const file = write('comma.json', '{\n  "apps": [\n    { "name": "a", "script": "app.js" },\n  ]\n}\n');
+  assert.deepEqual(await problemsOf(file), [`${file}:3:40: JSON syntax error: trailing comma before "]"; JSON allows none: remove it`]);
+});
+
+test('a JSON file is JSON, not YAML: a YAML-only form is refused with JSON\'s words', async () => {
+  const file = write('yamlish.json', 'apps:\n  - name: a\n');
+  const [p] = await problemsOf(file);
+  assert.match(p, /:1:1: JSON syntax error: expected a value, found "a"/);
+});
+
+test('JSON key problems point at the key: file:line:col, as for YAML', async () => {
+  const file = write('typo.json', '{\n  "apps": [\n    { "name": "a", "script": "app.js",\n      "autorestrat": false }\n  ]\n}\n');
+  assert.deepEqual(await problemsOf(file), [`${file}:4:7: apps[0].autorestrat: unknown key; did you mean "autorestart"?`]);
+});
+
+test('CommonJS: module.exports, with JS logic (path.join(__dirname), process.env)', async () => {
+  const file = write('ecosystem.config.js', `const path = require('path');
+module.exports = {
+  apps: [{ name: 'api', script: path.join(__dirname, 'app.js'), env: { WHO: process.env.WHO_AM_I } }],
+};
+`);
+  const eco = await loadEcosystem(file, { cpus: 2, callerEnv: { ...process.env, WHO_AM_I: 'the caller' } });
+  assert.equal(eco.apps[0].script, path.join(dir, 'app.js'));
+  assert.deepEqual(eco.apps[0].env, { WHO: 'the caller' });
+});
+
+test('ESM: export default, and a function returning the config (awaited)', async () => {
+  const mjs = await loadEcosystem(write('eco.mjs', "export default { apps: [{ name: 'm', script: 'app.js' }] };\n"), { cpus: 2 });
+  assert.deepEqual(names(mjs), ['m']);
+  const fn = await loadEcosystem(write('fn.cjs', "module.exports = async () => ({ apps: [{ name: 'f', script: 'app.js', cwd: process.cwd() }] });\n"), { cpus: 2 });
+  assert.deepEqual(names(fn), ['f']);
+  assert.equal(fn.apps[0].cwd, dir, 'the file runs in its own directory');
+});
+
+test('TypeScript: interfaces, import type, annotations and export default are stripped (.ts, .mts, .cts)', async () => {
+  const ts = write('ecosystem.config.ts', `import type { Server } from 'node:http';
+interface App { name: string; script: string; instances?: number | 'max' }
+const instances: number = 2;
+const apps: App[] = [{ name: 'ts', script: 'app.js', instances }];
+export default { apps } satisfies { apps: App[] };
+`);
+  const eco = await loadEcosystem(ts, { cpus: 2 });
+  assert.deepEqual(names(eco), ['ts']);
+  assert.equal(eco.apps[0].instances, 2);
+  const mts = await loadEcosystem(write('eco.mts', "type N = number;\nconst n: N = 1;\nexport default { apps: [{ name: 'mts', script: 'app.js', instances: n }] };\n"), { cpus: 2 });
+  assert.deepEqual(names(mts), ['mts']);
+  const cts = await loadEcosystem(write('eco.cts', "const name: string = 'cts';\nmodule.exports = { apps: [{ name, script: 'app.js' }] };\n"), { cpus: 2 });
+  assert.deepEqual(names(cts), ['cts']);
+});
+
+test('problems in a JS file name the key path (no positions: the object has none)', async () => {
+  const file = write('bad-key.js', "module.exports = { apps: [{ name: 'a', script: 'app.js', interpreter_arg: '--inspect' }] };\n");
+  assert.deepEqual(await problemsOf(file), [`${file}: apps[0].interpreter_arg: unknown key; did you mean "interpreter_args"?`]);
+});
+
+test('a throw inside the file: one line with the file\'s own frame', async () => {
+  const file = write('throws.js', "const url = process.env.NOPE_DB_URL;\nif (!url) throw new Error('NOPE_DB_URL is not set');\nmodule.exports = { apps: [] };\n");
+  const problems = await problemsOf(file);
+  assert.equal(problems.length, 1);
+  assert.match(problems[0], new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2:\\d+: the file threw Error: NOPE_DB_URL is not set; fix the file`));
+  assert.doesNotMatch(problems[0], /\n/);
+});
+
+test('a syntax error points at its line', async () => {
+  const file = write('syntax.js', "module.exports = {\n  apps: [{ name: 'a'\n  ]\n};\n");
+  const [p] = await problemsOf(file);
+  assert.match(p, /syntax\.js:3: the file threw SyntaxError/);
+});
+
+test('exports that are not an object: a number, a string, nothing', async () => {
+  for (const [name, body, what] of [['num.cjs', 'module.exports = 42;', 'a number (42)'], ['str.mjs', "export default 'apps';", 'a string ("apps")'], ['none.cjs', 'module.exports = undefined;', 'nothing']]) {
+    const file = write(name, `${body}\n`);
+    assert.deepEqual(await problemsOf(file), [`${file}: exports ${what}, not a config object; export an object with an apps list (module.exports = { apps: [...] } or export default { apps: [...] })`]);
+  }
+});
+
+test('what the file writes to stdout does not corrupt its config', async () => {
+  const file = write('noisy.js', "console.log('{\"data\": 1}');\nprocess.stdout.write('x'.repeat(100000));\nmodule.exports = { apps: [{ name: 'noisy', script: 'app.js' }] };\n");
+  assert.deepEqual(names(await loadEcosystem(file, { cpus: 2 })), ['noisy']);
+});
+
+test('a file that never ends is killed at the time bound: one line', async () => {
+  const file = write('loop.js', 'for (;;) {}\n');
+  const t0 = Date.now();
+  const outcome = await evaluateConfigFile(file, { timeoutMs: 500 });
+  assert.ok(Date.now() - t0 < 5000);
+  assert.equal(outcome.problem, `${file}: did not finish within 0.5 s (an endless loop, or a promise that never settles?); make the file build its config and end`);
+});
+
+test('a file that exits before exporting, and a config that is not JSON', async () => {
+  const exits = write('exits.js', "console.error('bye');\nprocess.exit(3);\n");
+  assert.deepEqual(await problemsOf(exits), [`${exits}: exited with code 3 before exporting a config (bye); make the file export its config and not exit`]);
+  const cyclic = write('cyclic.js', 'const a = { apps: [] }; a.self = a; module.exports = a;\n');
+  const [p] = await problemsOf(cyclic);
+  assert.match(p, /: its config cannot be written as JSON \(.*circular/i);
+});
+
+test('TypeScript that needs a compiler (an enum) is refused at its line, as Node refuses it', async () => {
+  const file = write('enum.ts', "const a = 1;\nenum Mode { Fork, Cluster }\nexport default { apps: [] };\n");
+  const problems = await problemsOf(file);
+  assert.equal(problems.length, 1);
+  assert.ok(problems[0].startsWith(`${file}:2:1: the file threw SyntaxError: TypeScript enum is not supported in strip-only mode`), problems[0]);
+});

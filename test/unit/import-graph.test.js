@@ -1,0 +1,80 @@
+// The import graph of lib/: no cycle (a lazy import() counts: a cycle through one still
+// ties the two modules together), and the CLI (lib/ctl) reaches the daemon only through
+// its face, lib/master/index.js; whatever else both need lives in a lower module.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { ROOT } from '../helpers/harness.js';
+
+const LIB = path.join(ROOT, 'lib');
+// `import ... from './x.js'`, `export ... from './x.js'`, `import './x.js'`, `import('./x.js')`,
+// `require('./x.cjs')`: relative specifiers only (packages and node: builtins are not ours).
+const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)['"](\.{1,2}\/[^'"]+)['"]/g;
+
+function sources(dir) {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) return sources(p);
+    return /\.(m|c)?js$/.test(e.name) && !e.name.endsWith('.generated.js') ? [p] : [];
+  });
+}
+
+/** file -> files it imports (absolute paths inside lib/). */
+function importGraph() {
+  const graph = new Map();
+  for (const file of sources(LIB)) {
+    // Comments may quote an import; only code counts.
+    const code = fs.readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+    const deps = [...code.matchAll(SPECIFIER)].map((m) => path.resolve(path.dirname(file), m[1]));
+    graph.set(file, [...new Set(deps)].filter((d) => d.startsWith(LIB + path.sep)));
+  }
+  return graph;
+}
+
+const rel = (f) => path.relative(ROOT, f);
+
+/** Every cycle, each as the list of files around it (one per strongly connected group). */
+function cycles(graph) {
+  const found = [];
+  const state = new Map(); // file -> 'open' (on the current path) | 'done'
+  const stack = [];
+  const visit = (file) => {
+    state.set(file, 'open');
+    stack.push(file);
+    for (const dep of graph.get(file) ?? []) {
+      if (state.get(dep) === 'open') found.push([...stack.slice(stack.indexOf(dep)), dep].map(rel));
+      else if (!state.has(dep)) visit(dep);
+    }
+    stack.pop();
+    state.set(file, 'done');
+  };
+  for (const file of graph.keys()) if (!state.has(file)) visit(file);
+  return found;
+}
+
+test('the walk sees the imports (a cycle and a forbidden edge it must find)', () => {
+  const a = path.join(LIB, 'a.js');
+  const b = path.join(LIB, 'b.js');
+  assert.deepEqual(cycles(new Map([[a, [b]], [b, [a]]])), [['lib/a.js', 'lib/b.js', 'lib/a.js']]);
+  const graph = importGraph();
+  const daemonFace = path.join(LIB, 'master', 'index.js');
+  assert.ok([...graph.values()].some((deps) => deps.includes(daemonFace)), 'some CLI command imports lib/master/index.js');
+  assert.ok(graph.get(path.join(LIB, 'master', 'core', 'registry.js')).length > 3, 'registry.js imports are seen');
+});
+
+test('lib/ has no import cycle', () => {
+  assert.deepEqual(cycles(importGraph()).map((c) => c.join(' -> ')), []);
+});
+
+test('lib/ctl imports nothing of lib/master but its face, lib/master/index.js', () => {
+  const ctl = path.join(LIB, 'ctl') + path.sep;
+  const master = path.join(LIB, 'master') + path.sep;
+  const face = path.join(LIB, 'master', 'index.js');
+  const bad = [];
+  for (const [file, deps] of importGraph()) {
+    if (!file.startsWith(ctl)) continue;
+    for (const dep of deps) if (dep.startsWith(master) && dep !== face) bad.push(`${rel(file)} -> ${rel(dep)}`);
+  }
+  assert.deepEqual(bad, []);
+});

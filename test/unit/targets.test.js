@@ -1,0 +1,47 @@
+// What the targets of a command name (lib/master/core/targets.js): names, ids in
+// registration order, namespaces, ecosystem files, `all`, lists; unknown targets refuse all.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { resolveTargets } from '../../lib/master/core/targets.js';
+import { appIds } from '../../lib/master/core/app-ids.js';
+
+const app = (name, { namespace, file } = {}) => ({ name, config: { name, ...(namespace ? { namespace } : {}) }, source: file ? { file } : null });
+function registry(...apps) {
+  return new Map(apps.map((a) => [a.name, a]));
+}
+const names = (apps) => apps.map((a) => a.name);
+
+test('names, ids, namespaces, files, all and lists', () => {
+  const apps = registry(app('api', { namespace: 'shop', file: '/srv/a.yml' }), app('jobs', { namespace: 'shop', file: '/srv/a.yml' }), app('web', { file: '/srv/b.yml' }));
+  assert.deepEqual(names(resolveTargets(apps, 'web')), ['web']);
+  assert.deepEqual(names(resolveTargets(apps, '1')), ['jobs']);
+  assert.deepEqual(names(resolveTargets(apps, 'shop')), ['api', 'jobs']);
+  assert.deepEqual(names(resolveTargets(apps, '/srv/a.yml')), ['api', 'jobs']);
+  assert.deepEqual(names(resolveTargets(apps, 'all')), ['api', 'jobs', 'web']);
+  assert.deepEqual(names(resolveTargets(apps, ['web', 'api', '0', 'shop'])), ['api', 'jobs', 'web'], 'union, registration order, once each');
+  assert.deepEqual(resolveTargets(new Map(), 'all'), []);
+});
+
+test('an app named like an id is found by its name first', () => {
+  const apps = registry(app('a'), app('0'));
+  assert.deepEqual(names(resolveTargets(apps, '0')), ['0']);
+  assert.deepEqual(names(resolveTargets(apps, '1')), ['0']);
+});
+
+test('ids are stable and never reused', () => {
+  const apps = registry(app('a'), app('b'), app('c'));
+  assert.deepEqual([...appIds(apps).values()], [0, 1, 2]);
+  apps.delete('b');
+  apps.set('d', app('d'));
+  assert.deepEqual([...appIds(apps)], [['a', 0], ['c', 2], ['d', 3]]);
+  apps.set('b', app('b'));
+  assert.equal(appIds(apps).get('b'), 4);
+});
+
+test('one unknown target refuses the whole list', () => {
+  const apps = registry(app('api'));
+  for (const [t, re] of [[['api', 'nope'], /no app named "nope"; known apps: api/], ['3', /no app with id 3/], ['/x.yml', /no app was started from \/x\.yml/]]) {
+    assert.throws(() => resolveTargets(apps, t), (err) => err.code === 'E_APP_NOT_FOUND' && re.test(err.message));
+  }
+  assert.throws(() => resolveTargets(new Map(), 'api'), /no apps are running/);
+});

@@ -71,6 +71,20 @@ test('the Prometheus text and the metrics broadcast come from the ls rows', () =
   assert.match(text, /^superd_app_http_requests_per_second\{app="api"\} 3$/m);
 });
 
+test('ids come first; a file-less app\'s command is masked like its env; a file source is shown as is', () => {
+  const snap = snapshot();
+  snap.apps[0] = { ...snap.apps[0], id: 3, source: { command: { script: 'srv.js', env: { API_TOKEN: 'abc' } } } };
+  snap.apps[1] = { ...snap.apps[1], id: 4, source: { file: '/srv/eco.yml', env: 'prod' } };
+  const ls = lsView(snap, metricsOf);
+  assert.deepEqual(ls.apps.map((a) => Object.keys(a)[0] === 'id' && a.id), [3, 4]);
+  const api = describeView(snap, 'api', metricsOf, { lastStderr: '', watch: null, cron: { pattern: '0 3 * * *', next: null } }).app;
+  assert.equal(api.source.command.env.API_TOKEN, MASK);
+  assert.equal(snap.apps[0].source.command.env.API_TOKEN, 'abc', 'the snapshot is not changed');
+  assert.deepEqual(api.cron_restart, { pattern: '0 3 * * *', next: null });
+  const jobs = describeView(snap, 'jobs', metricsOf, { lastStderr: '', watch: null }).app;
+  assert.deepEqual([jobs.source, jobs.cron_restart], [{ file: '/srv/eco.yml', env: 'prod' }, undefined]);
+});
+
 test('a worker row without metrics says null, not 0', () => {
   assert.deepEqual(workerRow({ slot: 0, pid: 7 }, null), { slot: 0, pid: 7, cpu: null, memory: null, metrics: null });
 });

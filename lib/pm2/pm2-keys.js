@@ -1,25 +1,17 @@
 // PM2's vocabulary, as its own schema (pm2/lib/API/schema.json) and dump writer
 // (pm2/lib/God/ActionMethods.js dumpProcessList) spell it, sorted by what superd does with
 // each key. Used by `super import pm2`.
+import { ALIASES } from '../config/pm2-keys.js';
 
-/** PM2's alternative spellings -> the key they stand for. */
+/**
+ * PM2's alternative spellings -> the key they stand for: the ecosystem schema's aliases
+ * (config/schema.json `x-alias-of`), plus the names only PM2's CLI and dump use.
+ */
 export const PM2_ALIASES = Object.freeze({
+  ...ALIASES,
   exec: 'script',
-  exec_interpreter: 'interpreter',
   interpreterArgs: 'node_args',
-  interpreter_args: 'node_args',
-  out: 'out_file',
-  output: 'out_file',
-  out_log: 'out_file',
-  error: 'error_file',
-  err: 'error_file',
-  err_file: 'error_file',
-  err_log: 'error_file',
-  log: 'log_file',
   pid: 'pid_file',
-  cron: 'cron_restart',
-  combine_logs: 'merge_logs',
-  user: 'uid',
 });
 
 /**

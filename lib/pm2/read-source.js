@@ -1,5 +1,5 @@
 // Where `super import pm2` reads from: PM2's dump ($PM2_HOME/dump.pm2, written by
-// `pm2 save`) or a PM2 ecosystem file (JSON, YAML, or JavaScript evaluated in a child
+// `pm2 save`) or a PM2 ecosystem file (JSON, YAML, or JavaScript/TypeScript evaluated in a child
 // process). Either way the result is a list of PM2 apps in ecosystem-file form.
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -12,8 +12,7 @@ import { PM2_ONLY_KEYS } from './pm2-keys.js';
 /** Dumps and ecosystem files larger than this are refused unread. */
 export const MAX_SOURCE_BYTES = 16 * 1024 * 1024;
 
-const JS_FILE = /\.[cm]?js$/;
-const TS_FILE = /\.[cm]?ts$/;
+const SCRIPT_FILE = /\.[cm]?[jt]s$/;
 
 /** PM2's home: --pm2-home, else $PM2_HOME, else ~/.pm2 (as PM2 decides it). */
 export const pm2HomeOf = (given) => path.resolve(given ?? process.env.PM2_HOME ?? path.join(os.homedir(), '.pm2'));
@@ -32,7 +31,7 @@ export async function readSource({ pm2Home, file, here = process.env }) {
   }
   const abs = path.resolve(file);
   const text = await readBounded(abs, () => `no such file: ${abs}; check the path`);
-  const data = JS_FILE.test(abs) ? await evaluate(abs) : parseText(text, abs);
+  const data = SCRIPT_FILE.test(abs) ? await evaluate(abs) : parseText(text, abs);
   if (isDump(data)) return { source: abs, baseDir: path.dirname(abs), ...fromDump(data, abs, pm2Home ? pm2HomeOf(pm2Home) : path.dirname(abs), here) };
   return { source: abs, baseDir: path.dirname(abs), ...fromEcosystem(data, abs) };
 }
@@ -90,7 +89,6 @@ function parseJson(text, file) {
 
 /** JSON first (PM2's own format), then YAML (which also reads JSON with comments and trailing commas). */
 function parseText(text, file) {
-  if (TS_FILE.test(file)) throw importError(`${file}: TypeScript ecosystem files are not read by super import; give the .js, .json or .yml version`);
   let jsonError = null;
   if (!/\.ya?ml$/.test(file)) {
     try {
@@ -106,9 +104,12 @@ function parseText(text, file) {
   }
 }
 
+/** A JS/TS ecosystem file runs in a short-lived child, as `super start` runs it (lib/config/js-config.js). */
 async function evaluate(file) {
-  const { evaluateConfigFile } = await import('./evaluate-config-file.js');
-  return evaluateConfigFile(file);
+  const { evaluateConfigFile } = await import('../config/js-config.js');
+  const outcome = await evaluateConfigFile(file);
+  if (outcome.problem) throw importError(outcome.problem);
+  return outcome.data;
 }
 
 export const importError = (message) => new SuperError('E_IMPORT', message);

@@ -4,13 +4,11 @@
 // Kept tiny: it must cost the app nothing it can measure.
 const AGENT = Symbol.for('superd.agent');
 
-require('./log-format.cjs');
-
 if (!globalThis[AGENT]) {
+  const { FROM_AGENT, TO_AGENT, PM2 } = require('../ipc/agent-protocol.cjs');
+  const channel = require('./daemon-channel.cjs');
+  const logs = require('./log-format.cjs');
   const drain = require('./drain.cjs');
-  const send = (m) => {
-    if (typeof process.send === 'function' && process.connected) process.send(m);
-  };
 
   // Set by the daemon for a reload replacement with wait_ready under round-robin.
   if (process.env.SUPER_DEFER_TRAFFIC === '1') drain.deferTraffic();
@@ -29,30 +27,27 @@ if (!globalThis[AGENT]) {
     slot: Number(process.env.SUPER_SLOT),
     /** Tells the daemon the app is ready (ready_on: ready / wait_ready: true). */
     ready() {
-      if (markReady()) send({ cmd: 'super:ready' });
+      if (markReady()) channel.send(FROM_AGENT.READY);
     },
     onShutdown: drain.onShutdown,
   };
+  require('./expose-api.cjs').exposeApi();
 
   if (typeof process.send === 'function') {
     // PM2 apps say process.send('ready'): that also lets traffic in.
     const origSend = process.send;
     process.send = function send(message, ...rest) {
-      if (message === 'ready') markReady();
+      if (message === PM2.READY) markReady();
       return origSend.call(this, message, ...rest);
     };
-    // Daemon -> agent: {cmd: 'super:shutdown'} starts the drain; {cmd: 'super:admit'} lets
-    // a deferred worker that missed listen_timeout take traffic anyway. Only in cluster workers:
-    // their IPC channel keeps them alive anyway, while in a fork-mode child a 'message'
-    // listener would keep a script that is done from exiting (the daemon sends those
-    // kill_signal directly). Envelopes never start with NODE_ (DESIGN.md).
-    if (require('node:cluster').isWorker) {
-      process.on('message', (m) => {
-        if (m === null || typeof m !== 'object') return;
-        if (m.cmd === 'super:shutdown') drain.drain().then((hookErrors) => send({ cmd: 'super:drained', hookErrors }));
-        else if (m.cmd === 'super:admit') drain.admit();
-      });
-    }
+    // The agent's one dispatch table. The daemon sends these to cluster workers only: a
+    // fork-mode child is stopped with kill_signal (or PM2's 'shutdown', which is the app's)
+    // and notices a log rotation by itself (log-format.cjs).
+    channel.listen({
+      [TO_AGENT.SHUTDOWN]: () => drain.drain().then((hookErrors) => channel.send(FROM_AGENT.DRAINED, { hookErrors })),
+      [TO_AGENT.ADMIT]: drain.admit,
+      [TO_AGENT.REOPEN_LOGS]: logs.reopen,
+    });
   }
+  require('./metrics.cjs');
 }
-require('./metrics.cjs');

@@ -1,6 +1,7 @@
 'use strict';
-// Worker side of superd's logs (required by agent.cjs). The daemon opened this worker's log
-// files and gave them to it as fd 1 and 2; SUPER_LOG says where they are and how to format:
+// Worker side of superd's logs (required by agent.cjs, whose dispatch table calls reopen()).
+// The daemon opened this worker's log files and gave them to it as fd 1 and 2; SUPER_LOG
+// says where they are and how to format:
 //   {"out": path, "err": path, "type": "raw"|"json", "date": format|"ISO"|null, "app", "slot"}
 //
 // process.stdout/stderr.write are replaced by a writer that
@@ -10,11 +11,11 @@
 //    (raw-lines.cjs: a write that ends with a newline goes out as it is);
 //  - formats (log_date_format / time prefix, log_type: json) here, in the worker, so the
 //    daemon does no per-line work;
-//  - on {cmd:'super:reopen-logs'} (rotation, `super reload-logs`; cluster workers) or when
-//    it sees its path name another file (checked every second; fork-mode children) opens
-//    the paths again and writes there from its next line, then acks {cmd:'super:logs-reopened'};
-//  - on a write error (ENOSPC, EIO) drops the line, tells the daemon once
-//    ({cmd:'super:log-error'}), keeps the app running and tries again on the next line.
+//  - when the daemon asks (REOPEN_LOGS: rotation, `super reload-logs`; cluster workers) or
+//    when it sees its path name another file (checked every second; fork-mode children)
+//    opens the paths again and writes there from its next line, then acks LOGS_REOPENED;
+//  - on a write error (ENOSPC, EIO) drops the line, tells the daemon once (LOG_ERROR, then
+//    LOG_RESUMED), keeps the app running and tries again on the next line.
 //
 // fd 1 and 2 themselves are left alone (Node cannot dup2): output written to them below
 // process.stdout (native addons, child processes that inherit stdio, loggers that write to
@@ -23,14 +24,19 @@
 // worker restarts.
 const fs = require('node:fs');
 const { StringDecoder } = require('node:string_decoder');
+const { FROM_AGENT } = require('../ipc/agent-protocol.cjs');
+const { send: tell } = require('./daemon-channel.cjs');
 const { rawLines, HOLD_MS } = require('./raw-lines.cjs');
+
+/** Opens the log paths again (the daemon's REOPEN_LOGS); nothing to do without SUPER_LOG. */
+let reopenLogs = () => {};
 
 const raw = process.env.SUPER_LOG;
 if (raw) {
   // Not passed on to the app's own children: they get fd 1/2, not our files.
   delete process.env.SUPER_LOG;
   try {
-    install(JSON.parse(raw));
+    reopenLogs = install(JSON.parse(raw));
   } catch (err) {
     process.emitWarning(`superd: log formatting disabled: ${err.message}`);
   }
@@ -42,16 +48,12 @@ function install(cfg) {
   const formatting = json || stamp !== null;
   const targets = { out: { fd: 1, path: cfg.out }, err: { fd: 2, path: cfg.err } };
 
-  const tell = (msg) => {
-    if (typeof process.send === 'function' && process.connected) process.send(msg, () => {});
-  };
-
   function writeAll(target, stream, buf) {
     try {
       let off = 0;
       while (off < buf.length) off += fs.writeSync(target.fd, buf, off, buf.length - off);
       if (target.failed) {
-        tell({ cmd: 'super:log-resumed', stream, code: target.failed, slot: cfg.slot, dropped: target.dropped });
+        tell(FROM_AGENT.LOG_RESUMED, { stream, code: target.failed, dropped: target.dropped });
         target.failed = null;
       }
     } catch (err) {
@@ -59,7 +61,7 @@ function install(cfg) {
       target.dropped = (target.failed ? target.dropped : 0) + 1;
       if (!target.failed) {
         target.failed = err.code ?? 'EIO';
-        tell({ cmd: 'super:log-error', stream, code: target.failed, slot: cfg.slot });
+        tell(FROM_AGENT.LOG_ERROR, { stream, code: target.failed });
       }
     }
     return undefined;
@@ -125,24 +127,13 @@ function install(cfg) {
         if (target.fd > 2) fs.closeSync(target.fd);
         target.fd = fd;
       } catch (err) {
-        tell({ cmd: 'super:log-error', stream: target === targets.out ? 'out' : 'err', code: err.code ?? 'EIO', slot: cfg.slot });
+        tell(FROM_AGENT.LOG_ERROR, { stream: target === targets.out ? 'out' : 'err', code: err.code ?? 'EIO' });
       }
     }
-    tell({ cmd: 'super:logs-reopened' });
+    tell(FROM_AGENT.LOGS_REOPENED);
   }
 
-  if (require('node:cluster').isWorker) {
-    // Daemon -> agent: {cmd: 'super:reopen-logs'}. Seen through process.emit, so the app's
-    // own 'message' listeners never see it.
-    const emit = process.emit;
-    process.emit = function superdEmit(event, msg) {
-      if (event === 'message' && msg !== null && typeof msg === 'object' && msg.cmd === 'super:reopen-logs') {
-        reopen();
-        return true;
-      }
-      return emit.apply(this, arguments);
-    };
-  } else if (typeof process.send === 'function') {
+  if (!require('node:cluster').isWorker && typeof process.send === 'function') {
     // A fork-mode child gets no message: without a 'message' listener Node would queue them
     // (for ever), and a listener would keep a script that is done from exiting. Instead it
     // notices itself, once a second, that its path now names another file (rotation,
@@ -159,4 +150,7 @@ function install(cfg) {
       if (out || err) reopen();
     }, 1000).unref();
   }
+  return reopen;
 }
+
+module.exports = { reopen: () => reopenLogs() };

@@ -1,14 +1,16 @@
 'use strict';
 // Worker health, measured from inside and sent to the daemon once per interval as one
-// small IPC message: {cmd: 'super:metrics', data}. Loaded by agent.cjs in every worker.
+// small IPC message (METRICS, {data}). Loaded by agent.cjs in every worker.
 //
-// Cost (FEASIBILITY.md §5): one process.send per second is ~0.35 ms CPU/s;
+// Cost, measured: one process.send per second is ~0.35 ms CPU/s;
 // monitorEventLoopDelay at 20 ms resolution adds ~3 ms/s (its own timer), half the cost of
 // 10 ms for the same use (p99 of delays worth seeing is far above 20 ms). HTTP timing uses
 // diagnostics_channel only: no function of the app or of node:http is wrapped.
 // Every timer is unref'd: metrics never keep a worker alive.
 const { monitorEventLoopDelay, performance, createHistogram } = require('node:perf_hooks');
 const dc = require('node:diagnostics_channel');
+const { FROM_AGENT } = require('../ipc/agent-protocol.cjs');
+const { send } = require('./daemon-channel.cjs');
 
 const interval = Number(process.env.SUPER_METRICS_INTERVAL ?? 1000);
 const started = Symbol('superd.requestStart');
@@ -64,9 +66,7 @@ function startMetrics() {
     requests = 0;
     // A full channel means the daemon is behind: drop this sample rather than queue it.
     if (process.channel && process.channel.writeQueueSize > 65536) return;
-    try {
-      process.send({ cmd: 'super:metrics', data });
-    } catch {}
+    send(FROM_AGENT.METRICS, { data });
   }, interval);
   timer.unref();
 }

@@ -223,7 +223,7 @@ module.exports = { apps: [{ name: 'api', script: path.join(__dirname, 'server.js
   const throws = box.write('throws.config.js', 'throw new Error("no config here");\n');
   const bad = await superCli(box.home, ['import', 'pm2', '--file', throws, '--out', '-']);
   assert.equal(bad.code, 2);
-  assert.match(bad.stderr, /^super: E_IMPORT: .*throws\.config\.js: threw: Error: no config here at .*throws\.config\.js:1:\d+\)?\n$/);
+  assert.match(bad.stderr, /^super: E_IMPORT: .*throws\.config\.js:1:\d+: the file threw Error: no config here; .*\n$/);
 });
 
 test('bad input: one coded line, exit 2, nothing written', async (t) => {

@@ -1,8 +1,10 @@
-// The daemon's check of a worker's metrics report (lib/master/process/agent-report.js): the
+// The daemon's check of a worker's metrics report (agentReport in lib/ipc/agent-protocol.cjs): the
 // agent's own report passes unchanged; anything else is reduced to the agent's shape.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { agentReport, MAX_RESOURCE_TYPES } from '../../lib/master/process/agent-report.js';
+import protocol from '../../lib/ipc/agent-protocol.cjs';
+
+const { agentReport, MAX_RESOURCE_TYPES } = protocol;
 
 // What lib/worker/metrics.cjs sends: if the agent's report gains a field, add it here and there.
 const real = {

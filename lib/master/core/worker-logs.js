@@ -1,12 +1,11 @@
 // The workers' side of an app's log files (lib/logs/app-logs.js knows only the files):
 // what their agents report about writing (lib/worker/log-format.cjs), and asking them to
-// reopen their files after a rotation or `super reload-logs`.
-//
-//   daemon -> agent  {cmd:'super:reopen-logs'}   cluster workers (a fork-mode agent notices
-//                                                 the new file within a second by itself)
-//   agent -> daemon  {cmd:'super:logs-reopened'}  writes to the new file from its next line
-//                    {cmd:'super:log-error'}      a write failed; lines dropped until it works
-//                    {cmd:'super:log-resumed'}    writing works again
+// reopen their files after a rotation or `super reload-logs`. The messages themselves are
+// the agent protocol's (lib/ipc/agent-protocol.cjs); WorkerProcess turns them into events:
+//   'log-error'     a write failed; lines are dropped until writing works again
+//   'log-resumed'   writing works again
+//   'logs-reopened' the answer to reopenLogs() (cluster workers; a fork-mode agent notices
+//                   the new file within a second by itself)
 const REOPEN_TIMEOUT_MS = 5000;
 const FOLLOWED = Symbol('superd.logs.followed');
 
@@ -22,17 +21,15 @@ export class WorkerLogReports {
   follow(proc) {
     if (!proc?.child || proc[FOLLOWED]) return;
     proc[FOLLOWED] = true;
-    proc.child.on('message', (m) => {
-      if (m === null || typeof m !== 'object') return;
-      if (m.cmd === 'super:log-error') {
-        const key = `write:${m.stream}:${m.code}`;
-        if (this.reported.has(key)) return;
-        this.reported.add(key);
-        this.log.warn({ app: this.app, slot: m.slot, pid: proc.pid, stream: m.stream, code: m.code }, 'log write failed; lines are dropped until writing works again (logged once)');
-      } else if (m.cmd === 'super:log-resumed') {
-        this.reported.delete(`write:${m.stream}:${m.code}`);
-        this.log.info({ app: this.app, slot: m.slot, pid: proc.pid, stream: m.stream, dropped: m.dropped }, 'log writing resumed');
-      }
+    proc.on('log-error', (m) => {
+      const key = `write:${m.stream}:${m.code}`;
+      if (this.reported.has(key)) return;
+      this.reported.add(key);
+      this.log.warn({ app: this.app, slot: m.slot, pid: proc.pid, stream: m.stream, code: m.code }, 'log write failed; lines are dropped until writing works again (logged once)');
+    });
+    proc.on('log-resumed', (m) => {
+      this.reported.delete(`write:${m.stream}:${m.code}`);
+      this.log.info({ app: this.app, slot: m.slot, pid: proc.pid, stream: m.stream, dropped: m.dropped }, 'log writing resumed');
     });
   }
 }
@@ -55,19 +52,18 @@ function askReopen(proc) {
   return new Promise((resolve) => {
     const done = (v) => {
       clearTimeout(timer);
-      child.off('message', onMessage);
+      proc.off('logs-reopened', onReopened);
       proc.off('exit', onExit);
       resolve(v);
     };
-    const onMessage = (m) => m?.cmd === 'super:logs-reopened' && done(true);
+    const onReopened = () => done(true);
     const onExit = () => done(true);
     const timer = setTimeout(() => done(`pid ${proc.pid} did not reopen within ${REOPEN_TIMEOUT_MS} ms`), REOPEN_TIMEOUT_MS);
-    child.on('message', onMessage);
+    proc.on('logs-reopened', onReopened);
     proc.once('exit', onExit);
     // A fork-mode agent notices the new file by itself (lib/worker/log-format.cjs): only ack.
-    if (proc.kind !== 'cluster') return;
     try {
-      child.send({ cmd: 'super:reopen-logs' });
+      proc.reopenLogs();
     } catch {
       done(`pid ${proc.pid} could not be asked`);
     }

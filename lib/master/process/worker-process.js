@@ -1,18 +1,19 @@
 // One running worker process behind one small interface, whatever launched it
-// (cluster worker or fork-mode child): STYLE.md guideline 4.
+// (cluster worker or fork-mode child).
 //
-// Events: 'spawn', 'listening' (address), 'ready', 'drained', 'metrics' (data from the
-// agent), 'exit' ({code, signal}), 'process-error'. stop() -> Promise<{code, signal}>: drain,
+// Events: 'spawn', 'listening' (address), 'ready', 'drained' ({hookErrors}), 'metrics'
+// (the agent's report), 'log-error' / 'log-resumed' ({stream, code, slot[, dropped]}),
+// 'logs-reopened', 'exit' ({code, signal}), 'process-error'. What the agent says reaches
+// them through one dispatcher (agent-channel.js). stop() -> Promise<{code, signal}>: drain,
 // kill_signal, then SIGKILL; kill() -> the same promise, at once with SIGKILL.
 import { EventEmitter } from 'node:events';
+import protocol from '../../ipc/agent-protocol.cjs';
 import { forkClusterWorker } from './launch-cluster.js';
 import { spawnForkWorker } from './launch-fork.js';
 import { signalGroup, reapGroup } from './process-group.js';
-import { agentReport } from './agent-report.js';
+import { listenToAgent, tellAgent } from './agent-channel.js';
 
-/** PM2 apps signal readiness with process.send('ready'); superd/worker sends {cmd:'super:ready'}. */
-const isReadyMessage = (m) => m === 'ready' || (m !== null && typeof m === 'object' && m.cmd === 'super:ready');
-const isMetricsMessage = (m) => m !== null && typeof m === 'object' && m.cmd === 'super:metrics' && m.data !== null && typeof m.data === 'object';
+const { FROM_AGENT, TO_AGENT, PM2 } = protocol;
 
 /** Every WorkerProcess created, whoever creates it ('new', proc): the metrics monitor listens. */
 export const workerProcesses = new EventEmitter();
@@ -35,7 +36,6 @@ export class WorkerProcess extends EventEmitter {
       this.child = w.process;
       w.on('online', () => this.emit('spawn'));
       w.on('listening', (address) => this.emit('listening', address));
-      w.on('message', (m) => this.#onMessage(m));
       w.on('exit', (code, signal) => this.#onExit(code, signal));
       // cluster re-emits the child's 'error' (spawn failure, EPIPE on a dead channel) on
       // the Worker: unhandled, it would throw in the daemon. The exit path handles the rest.
@@ -44,7 +44,6 @@ export class WorkerProcess extends EventEmitter {
       const c = spawnForkWorker(opts);
       this.child = c;
       c.on('spawn', () => this.emit('spawn'));
-      c.on('message', (m) => this.#onMessage(m));
       c.on('error', (err) => {
         this.emit('process-error', err);
         if (c.pid === undefined) this.#onExit(null, null, err);
@@ -55,21 +54,27 @@ export class WorkerProcess extends EventEmitter {
     this.createdAt = Date.now();
     this.appName = opts.app.name;
     this.slotIndex = Number(opts.env.SUPER_SLOT);
+    listenToAgent(this.worker ?? this.child, this.#agentHandlers());
     // Node workers (cluster, or fork mode with interpreter node) run the agent and report.
     this.reportInterval = typeof this.child.send === 'function' ? Number(opts.env.SUPER_METRICS_INTERVAL ?? 1000) : 0;
     workerProcesses.emit('new', this);
   }
 
-  // Any app can flood this channel with anything (issue 7): each message costs O(1) here
-  // and logs nothing. 'drained' counts only once, for the drain the daemon asked (an
-  // unasked one carrying hookErrors was logged per message); metrics are checked
-  // (agent-report.js); other shapes are ignored.
-  #onMessage(m) {
-    if (isReadyMessage(m)) this.emit('ready');
-    else if (m?.cmd === 'super:drained') this.#onDrained(m);
-    else if (isMetricsMessage(m)) this.emit('metrics', agentReport(m.data));
+  // What the agent says, one handler per message (fields already checked by its guard).
+  // The slot in a log report is this worker's, whatever the message claims.
+  #agentHandlers() {
+    return {
+      [FROM_AGENT.READY]: () => this.emit('ready'),
+      [FROM_AGENT.DRAINED]: (m) => this.#onDrained(m),
+      [FROM_AGENT.METRICS]: (report) => this.emit('metrics', report),
+      [FROM_AGENT.LOG_ERROR]: (e) => this.emit('log-error', { ...e, slot: this.slotIndex }),
+      [FROM_AGENT.LOG_RESUMED]: (e) => this.emit('log-resumed', { ...e, slot: this.slotIndex }),
+      [FROM_AGENT.LOGS_REOPENED]: () => this.emit('logs-reopened'),
+    };
   }
 
+  // 'drained' counts only once, for the drain the daemon asked (an unasked one carrying
+  // hookErrors would be logged per message).
   #onDrained(m) {
     if (!this.drainAsked) return;
     this.drainAsked = false;
@@ -126,8 +131,8 @@ export class WorkerProcess extends EventEmitter {
     this.drainTimer = setTimeout(next, this.drainTimeout);
     this.drainAsked = true;
     try {
-      if (this.canDrain) this.child.send({ cmd: 'super:shutdown' });
-      if (this.shutdownMessage) this.child.send('shutdown');
+      if (this.canDrain) tellAgent(this.child, TO_AGENT.SHUTDOWN);
+      if (this.shutdownMessage) this.child.send(PM2.SHUTDOWN);
     } catch {
       next(); // the channel closed under us: nothing left to drain through
     }
@@ -146,7 +151,17 @@ export class WorkerProcess extends EventEmitter {
 
   /** Lets a worker kept out of the rotation (SUPER_DEFER_TRAFFIC) take connections although it is not ready. */
   admit() {
-    if (this.kind === 'cluster' && this.child.connected) this.child.send({ cmd: 'super:admit' });
+    if (this.kind === 'cluster' && this.child.connected) tellAgent(this.child, TO_AGENT.ADMIT);
+  }
+
+  /**
+   * Asks a cluster worker's agent to open its log paths again ('logs-reopened' answers).
+   * @returns {boolean} false when it cannot be asked (fork mode: its agent notices by itself)
+   */
+  reopenLogs() {
+    if (this.kind !== 'cluster') return false;
+    tellAgent(this.child, TO_AGENT.REOPEN_LOGS);
+    return true;
   }
 
   /** Stops at once: SIGKILL to the process group (a failed replacement, a hung worker). */

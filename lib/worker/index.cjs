@@ -1,24 +1,28 @@
-// Public API for apps run by superd: `import { ready } from 'superd/worker'`.
+'use strict';
+// Public API for apps run by superd: `import { ready } from 'superd/worker'` or
+// `require('superd/worker')`. Reachable from any app the daemon runs, even one that has
+// not installed superd (expose-api.cjs), and as globalThis.superd.
 // Outside superd every function is a harmless no-op, so apps run the same without it.
+// CommonJS so that both module systems load it on every supported Node.
 const AGENT = Symbol.for('superd.agent');
 const agent = () => globalThis[AGENT];
 
 /** True when this process is a worker started by superd. */
-export const isSuperd = () => Boolean(agent());
+exports.isSuperd = () => Boolean(agent());
 
 /** This worker's slot (0..N-1), stable across restarts; null outside superd. */
-export const slot = () => (agent() ? agent().slot : null);
+exports.slot = () => (agent() ? agent().slot : null);
 
 /** This worker's app name; null outside superd. */
-export const appName = () => (agent() ? agent().app : null);
+exports.appName = () => (agent() ? agent().app : null);
 
 /**
  * Tells superd this worker is ready to serve (with `wait_ready: true` / `ready_on: ready`).
  * Same as PM2's `process.send('ready')`, which superd also accepts.
  */
-export function ready() {
+exports.ready = () => {
   agent()?.ready();
-}
+};
 
 /**
  * Registers fn (may be async) to run when superd retires this worker (reload, stop,
@@ -26,6 +30,6 @@ export function ready() {
  * their connections: close database pools, flush buffers. The worker is then stopped
  * with kill_signal; drain_timeout bounds the whole drain. No-op outside superd.
  */
-export function onShutdown(fn) {
+exports.onShutdown = (fn) => {
   agent()?.onShutdown(fn);
-}
+};

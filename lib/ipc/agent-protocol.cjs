@@ -1,0 +1,156 @@
+'use strict';
+// The daemon <-> agent protocol: every message the daemon and the agent preloaded in a
+// worker (lib/worker/agent.cjs) say to each other over the worker's IPC channel, in one
+// place. CommonJS because the agent requires it; the daemon imports it.
+//
+// Envelope: {cmd: name, ...fields}. Names start with "super:" and never with "NODE_":
+// Node hands a message whose cmd starts with NODE_ to its own 'internalMessage' handlers
+// (cluster's), not to 'message'. PM2's plain strings 'ready' (app -> daemon) and
+// 'shutdown' (daemon -> fork-mode app, shutdown_with_message) are part of it too.
+//
+// Guards: any app can send anything on this channel (it is its own process.send), so the
+// daemon checks each received message with the guard of its name before acting on it.
+// A guard reads a bounded number of fields whatever the message holds (lists and maps up
+// to a bound), so it costs little next to the parse Node already did; it logs nothing and
+// returns the fields the daemon may use, or null to drop the message.
+
+/** Agent -> daemon. */
+const FROM_AGENT = Object.freeze({
+  READY: 'super:ready', // the app called ready() (wait_ready / ready_on: ready)
+  DRAINED: 'super:drained', // the drain asked by SHUTDOWN is done: {hookErrors}
+  METRICS: 'super:metrics', // once per interval: {data} (lib/worker/metrics.cjs)
+  LOG_ERROR: 'super:log-error', // a log write failed, lines are dropped: {stream, code}
+  LOG_RESUMED: 'super:log-resumed', // writing works again: {stream, code, dropped}
+  LOGS_REOPENED: 'super:logs-reopened', // the answer to REOPEN_LOGS
+});
+
+/** Daemon -> agent (cluster workers only: a fork-mode child gets no message, see agent.cjs). */
+const TO_AGENT = Object.freeze({
+  SHUTDOWN: 'super:shutdown', // drain, run the onShutdown hooks, answer DRAINED
+  ADMIT: 'super:admit', // take connections although not ready (missed listen_timeout)
+  REOPEN_LOGS: 'super:reopen-logs', // open the log paths again (rotation, reload-logs)
+});
+
+/** PM2's own messages, understood as PM2 apps send and expect them. */
+const PM2 = Object.freeze({ READY: 'ready', SHUTDOWN: 'shutdown' });
+
+const fromAgent = new Set(Object.values(FROM_AGENT));
+const toAgent = new Set(Object.values(TO_AGENT));
+
+/** The message `name` with its fields, as sent on the channel. */
+const envelope = (name, fields) => (fields ? { cmd: name, ...fields } : { cmd: name });
+
+const cmdOf = (m) => (m !== null && typeof m === 'object' && typeof m.cmd === 'string' ? m.cmd : undefined);
+
+/** The FROM_AGENT name of a message received by the daemon, or undefined (not ours: drop it). */
+function agentMessageName(m) {
+  if (m === PM2.READY) return FROM_AGENT.READY;
+  const cmd = cmdOf(m);
+  return fromAgent.has(cmd) ? cmd : undefined;
+}
+
+/** The TO_AGENT name of a message received by the agent, or undefined (the app's own). */
+function daemonMessageName(m) {
+  const cmd = cmdOf(m);
+  return toAgent.has(cmd) ? cmd : undefined;
+}
+
+// What the daemon keeps of a message: bounds and checks.
+const MAX_RESOURCE_TYPES = 32;
+const MAX_RESOURCE_KEYS_READ = 4 * MAX_RESOURCE_TYPES;
+const MAX_HOOK_ERRORS = 5;
+const MAX_HOOK_ERROR_CHARS = 4096;
+const RESOURCE_TYPE = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
+// A write error is one of the system's errno names, so a worker reporting made-up codes
+// cannot make the daemon log (once per code) without end. Built on first use: the agent
+// never checks.
+let errnoNames = null;
+const isErrno = (code) => (errnoNames ??= new Set([...Object.keys(require('node:os').constants.errno), 'EIO'])).has(code);
+const STREAMS = new Set(['out', 'err']);
+
+const num = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+const obj = (v) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? v : null);
+const EMPTY = Object.freeze({});
+
+/**
+ * A worker's metrics report reduced to the agent's shape (lib/worker/metrics.cjs): finite
+ * numbers where numbers go, at most MAX_RESOURCE_TYPES resource counts, so `ls`, `monit`,
+ * the health rules and the Prometheus text never see strings, arrays or a huge object
+ * where the agent puts a number. A field added to the agent's report must be added here.
+ * @returns {{loop, elu, heap, rss, resources, http}} every field null when absent or malformed
+ */
+function agentReport(data) {
+  const loop = obj(data.loop);
+  const heap = obj(data.heap);
+  const http = obj(data.http);
+  return {
+    // metrics-store.js merges p99 and max across reports: without both, no loop value.
+    loop: loop && num(loop.p99) !== null && num(loop.max) !== null
+      ? { p50: num(loop.p50), p99: loop.p99, max: loop.max, mean: num(loop.mean) }
+      : null,
+    elu: num(data.elu),
+    heap: heap && { used: num(heap.used), total: num(heap.total) },
+    rss: num(data.rss),
+    resources: resourceCounts(obj(data.resources)),
+    http: http && { rps: num(http.rps), p99: num(http.p99), requests: num(http.requests) },
+  };
+}
+
+function resourceCounts(r) {
+  if (!r) return null;
+  const out = {};
+  let kept = 0;
+  let read = 0;
+  for (const key in r) {
+    if (kept === MAX_RESOURCE_TYPES || read++ === MAX_RESOURCE_KEYS_READ) break;
+    if (!Object.hasOwn(r, key) || !RESOURCE_TYPE.test(key) || num(r[key]) === null) continue;
+    out[key] = r[key];
+    kept++;
+  }
+  return out;
+}
+
+/** At most MAX_HOOK_ERRORS strings of at most MAX_HOOK_ERROR_CHARS each. */
+function hookErrors(list) {
+  if (!Array.isArray(list)) return [];
+  const out = [];
+  for (let i = 0; i < list.length && i < MAX_HOOK_ERRORS; i++) {
+    if (typeof list[i] === 'string') out.push(list[i].slice(0, MAX_HOOK_ERROR_CHARS));
+  }
+  return out;
+}
+
+function logWrite(m) {
+  if (!STREAMS.has(m.stream) || !isErrno(m.code)) return null;
+  return { stream: m.stream, code: m.code };
+}
+
+/**
+ * One guard per agent message: (received message) => the fields to act on, or null. The
+ * daemon's messages need none: they carry no fields, and the agent trusts its daemon.
+ */
+const GUARDS = Object.freeze({
+  [FROM_AGENT.READY]: () => EMPTY,
+  [FROM_AGENT.DRAINED]: (m) => ({ hookErrors: hookErrors(m.hookErrors) }),
+  [FROM_AGENT.METRICS]: (m) => (obj(m.data) ? agentReport(m.data) : null),
+  [FROM_AGENT.LOG_ERROR]: logWrite,
+  [FROM_AGENT.LOG_RESUMED]: (m) => {
+    const w = logWrite(m);
+    return w && { ...w, dropped: num(m.dropped) };
+  },
+  [FROM_AGENT.LOGS_REOPENED]: () => EMPTY,
+});
+
+module.exports = {
+  FROM_AGENT,
+  TO_AGENT,
+  PM2,
+  GUARDS,
+  envelope,
+  agentMessageName,
+  daemonMessageName,
+  agentReport,
+  MAX_RESOURCE_TYPES,
+  MAX_HOOK_ERRORS,
+  MAX_HOOK_ERROR_CHARS,
+};

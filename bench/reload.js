@@ -1,27 +1,36 @@
-// npm run bench:reload -- rolling reloads under load: superd vs a hand-written
-// node:cluster primary vs PM2, same run, same app (examples/hello, 4 workers).
+// npm run bench:reload -- reloads under load at scale: superd rolling, superd surge, PM2
+// (and optionally a hand-written node:cluster primary), same run, same app
+// (examples/hello), for each worker count of --sizes.
 //
-// For each client mode (keep-alive, Connection: close) and each target: a strict client
+// For each size, client mode (keep-alive, Connection: close) and target: a strict client
 // (bench/lib/strict-client.js: every request without a 2xx answer is counted, by cause)
-// keeps 50 connections busy for the whole run while the driver runs N reloads back to
-// back. Reported per run, medians across runs: requests, failed (errors, timeouts),
-// non-2xx, reload wall time, and the throughput dip (lowest 100 ms bucket and mean
-// during reloads, against the median bucket before the first reload).
+// keeps --connections connections busy while the driver runs --reloads reloads back to
+// back. Reported per row, medians across runs: failed requests by cause, reload wall time,
+// ms per worker, the throughput dip (lowest 100 ms bucket and mean during reloads, against
+// the median bucket before the first reload) and the peak resident memory of the target's
+// processes during the reloads (sampled every 250 ms), against its memory before.
 //
-//   node bench/reload.js [--runs 3] [--reloads 10] [--connections 50] [--instances 4]
-//                        [--only superd,raw,pm2] [--modes keep-alive,close]
+//   node bench/reload.js [--sizes 2,4,8,16,32] [--runs 1] [--reloads 3] [--connections 50]
+//                        [--only superd-rolling,superd-surge,pm2,raw] [--modes keep-alive,close]
 import { execFile } from 'node:child_process';
-import { startSuperd, startPm2, startRaw, stopAll, killEverythingSync, leaks, SUPER_BIN, PM2_BIN } from './targets.js';
+import { startSuperd, startPm2, startRaw, stopAll, killEverythingSync, leaks, targetRss, SUPER_BIN, PM2_BIN } from './targets.js';
 import { startLoad } from './lib/strict-client.js';
 import { median, fmt, table } from './stats.js';
 import { benchArgs } from './lib/args.js';
 
+const TARGET_NAMES = ['superd-rolling', 'superd-surge', 'pm2', 'raw'];
+const USAGE = 'node bench/reload.js [--sizes 2,4,8,16,32] [--runs 1] [--reloads 3] [--connections 50] [--only superd-rolling,superd-surge,pm2,raw] [--modes keep-alive,close]';
 const opts = benchArgs(process.argv.slice(2), {
-  defaults: { runs: 3, reloads: 10, connections: 50, instances: 4, only: ['superd', 'raw', 'pm2'], modes: ['keep-alive', 'close'] },
-  choices: { only: ['superd', 'raw', 'pm2'], modes: ['keep-alive', 'close'] },
-  lists: ['only', 'modes'],
-  usage: 'node bench/reload.js [--runs 3] [--reloads 10] [--connections 50] [--instances 4] [--only superd,raw,pm2] [--modes keep-alive,close]',
+  defaults: { sizes: ['2', '4', '8', '16', '32'], runs: 1, reloads: 3, connections: 50, only: ['superd-rolling', 'superd-surge', 'pm2'], modes: ['keep-alive', 'close'] },
+  choices: { only: TARGET_NAMES, modes: ['keep-alive', 'close'] },
+  lists: ['sizes', 'only', 'modes'],
+  usage: USAGE,
 });
+const sizes = opts.sizes.map(Number);
+if (!sizes.every((n) => Number.isInteger(n) && n > 0 && n <= 128)) {
+  process.stderr.write(`bench: --sizes takes worker counts from 1 to 128\nusage: ${USAGE}\n`);
+  process.exit(2);
+}
 
 process.on('exit', killEverythingSync);
 process.on('SIGINT', async () => {
@@ -31,42 +40,55 @@ process.on('SIGINT', async () => {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const cmd = (file, args, env) => new Promise((resolve, reject) => {
-  execFile(file, args, { env, timeout: 120000 }, (err, stdout, stderr) => (err ? reject(new Error(`${args.join(' ')}: ${err.message}\n${stderr}`)) : resolve(stdout)));
+  execFile(file, args, { env, timeout: 600000 }, (err, stdout, stderr) => (err ? reject(new Error(`${args.join(' ')}: ${err.message}\n${stdout}${stderr}`)) : resolve(stdout)));
 });
+const superReload = (t) => cmd(process.execPath, [SUPER_BIN, 'reload', 'bench-hello'], t.env);
 
 const TARGETS = {
-  superd: {
-    label: 'superd',
-    start: () => startSuperd({ instances: opts.instances }),
-    reload: (t) => cmd(process.execPath, [SUPER_BIN, 'reload', 'bench-hello'], t.env),
+  'superd-rolling': {
+    label: 'superd rolling',
+    start: (instances) => startSuperd({ instances, app: ['reload_strategy: rolling'] }),
+    reload: superReload,
+  },
+  'superd-surge': {
+    label: 'superd surge',
+    start: (instances) => startSuperd({ instances, app: ['reload_strategy: surge'] }),
+    reload: superReload,
+  },
+  pm2: {
+    label: 'pm2 reload',
+    start: (instances) => startPm2({ instances }),
+    reload: (t) => cmd(PM2_BIN, ['reload', 'bench-hello'], t.env),
   },
   raw: {
-    label: 'raw node:cluster (fork, listening, disconnect)',
-    start: () => startRaw({ instances: opts.instances, keepIpc: true }),
+    label: 'raw node:cluster',
+    start: (instances) => startRaw({ instances, keepIpc: true }),
     reload: (t) => new Promise((resolve) => {
       t.child.once('message', resolve);
       process.kill(t.child.pid, 'SIGHUP');
     }),
   },
-  pm2: {
-    label: 'pm2 reload',
-    start: () => startPm2({ instances: opts.instances }),
-    reload: (t) => cmd(PM2_BIN, ['reload', 'bench-hello'], t.env),
-  },
 };
 
-async function runOnce(kind, keepAlive) {
+async function runOnce(kind, instances, keepAlive) {
   const spec = TARGETS[kind];
-  const target = await spec.start();
+  const target = await spec.start(instances);
   try {
-    const load = startLoad({ port: target.port, connections: opts.connections, keepAlive, maxMs: 15 * 60 * 1000, timeout: 10000 });
+    const load = startLoad({ port: target.port, connections: opts.connections, keepAlive, maxMs: 30 * 60 * 1000, timeout: 10000 });
     const t0 = Date.now();
     await sleep(3000); // baseline (the first second is left out: fresh workers warm up)
+    const baseMem = targetRss(target);
+    let peakMem = baseMem;
+    const sampler = setInterval(() => (peakMem = Math.max(peakMem, targetRss(target))), 250);
     const windows = [];
-    for (let i = 0; i < opts.reloads; i++) {
-      const a = Date.now();
-      await spec.reload(target);
-      windows.push([a - t0, Date.now() - t0]);
+    try {
+      for (let i = 0; i < opts.reloads; i++) {
+        const a = Date.now();
+        await spec.reload(target);
+        windows.push([a - t0, Date.now() - t0]);
+      }
+    } finally {
+      clearInterval(sampler);
     }
     await sleep(1500); // let old workers finish, and show the recovery
     const r = await load.stop();
@@ -74,55 +96,64 @@ async function runOnce(kind, keepAlive) {
     const base = median(r.buckets.slice(1000 / bucket, 3000 / bucket - 1));
     const during = [];
     for (const [a, b] of windows) for (let k = Math.floor(a / bucket); k < Math.ceil(b / bucket); k++) during.push(r.buckets[k] ?? 0);
+    const reloadMs = median(windows.map(([a, b]) => b - a));
     return {
       sent: r.sent,
       failed: r.failed,
       errors: r.errors,
       timeouts: r.errors.timeout ?? 0,
       non2xx: r.non2xx,
-      reloadMs: median(windows.map(([a, b]) => b - a)),
+      reloadMs,
+      msPerWorker: reloadMs / instances,
       baseRps: (base * 1000) / bucket,
       minPct: (100 * Math.min(...during)) / base,
       meanPct: (100 * during.reduce((x, y) => x + y, 0)) / during.length / base,
+      baseMem,
+      peakMem,
     };
   } finally {
     await target.stop();
   }
 }
 
-const kinds = opts.only;
-const modes = opts.modes;
-const results = {}; // mode -> kind -> [run]
+const results = new Map(); // `${size} ${mode} ${kind}` -> [run]
 for (let run = 1; run <= opts.runs; run++) {
-  for (const mode of modes) {
-    for (const kind of kinds) {
-      const r = await runOnce(kind, mode === 'keep-alive');
-      ((results[mode] ??= {})[kind] ??= []).push(r);
-      process.stderr.write(`run ${run} ${mode} ${kind}: ${r.sent} sent, ${r.failed} failed ${JSON.stringify(r.errors)}, ${r.non2xx} non-2xx, reload ${fmt(r.reloadMs)} ms\n`);
+  for (const size of sizes) {
+    for (const mode of opts.modes) {
+      for (const kind of opts.only) {
+        const r = await runOnce(kind, size, mode === 'keep-alive');
+        const key = `${size} ${mode} ${kind}`;
+        results.set(key, [...(results.get(key) ?? []), r]);
+        process.stderr.write(`run ${run} ${size} workers ${mode} ${kind}: ${r.sent} sent, ${r.failed} failed ${JSON.stringify(r.errors)}, ${r.non2xx} non-2xx, reload ${fmt(r.reloadMs)} ms\n`);
+      }
     }
   }
 }
 
+const MB = 1024 * 1024;
 const rows = [];
-for (const mode of modes) {
-  for (const kind of kinds) {
-    const rs = results[mode][kind];
-    const causes = {};
-    for (const r of rs) for (const [c, n] of Object.entries(r.errors)) causes[c] = (causes[c] ?? 0) + n;
-    rows.push([
-      mode,
-      TARGETS[kind].label,
-      rs.map((r) => fmt(r.sent)).join(' / '),
-      rs.map((r) => r.failed - r.timeouts).join(' / '),
-      rs.map((r) => r.timeouts).join(' / '),
-      rs.map((r) => r.non2xx).join(' / '),
-      Object.entries(causes).map(([c, n]) => `${c}: ${n}`).join(', ') || '-',
-      rs.map((r) => fmt(r.reloadMs)).join(' / '),
-      fmt(median(rs.map((r) => r.baseRps))),
-      `${fmt(median(rs.map((r) => r.minPct)))}% / ${fmt(median(rs.map((r) => r.meanPct)))}%`,
-    ]);
+for (const size of sizes) {
+  for (const mode of opts.modes) {
+    for (const kind of opts.only) {
+      const rs = results.get(`${size} ${mode} ${kind}`);
+      const causes = {};
+      for (const r of rs) for (const [c, n] of Object.entries(r.errors)) causes[c] = (causes[c] ?? 0) + n;
+      rows.push([
+        String(size),
+        mode,
+        TARGETS[kind].label,
+        rs.map((r) => fmt(r.sent)).join(' / '),
+        rs.map((r) => r.failed + r.non2xx).join(' / '),
+        [...Object.entries(causes).map(([c, n]) => `${c}: ${n}`), ...(rs.some((r) => r.non2xx) ? [`non-2xx: ${rs.reduce((x, r) => x + r.non2xx, 0)}`] : [])].join(', ') || '-',
+        rs.map((r) => fmt(r.reloadMs)).join(' / '),
+        fmt(median(rs.map((r) => r.msPerWorker))),
+        `${fmt(median(rs.map((r) => r.minPct)))}% / ${fmt(median(rs.map((r) => r.meanPct)))}%`,
+        `${fmt(median(rs.map((r) => r.baseMem)) / MB)} -> ${fmt(median(rs.map((r) => r.peakMem)) / MB)}`,
+      ]);
+    }
   }
 }
-process.stdout.write(`\n${opts.reloads} reloads back to back per run, ${opts.connections} connections, ${opts.instances} workers, ${opts.runs} runs (per-run values separated by /)\n\n`);
-process.stdout.write(`${table(['clients', 'target', 'requests', 'errors', 'timeouts', 'non-2xx', 'failure causes (all runs)', 'reload ms (median of each run)', 'baseline req/s', 'dip: lowest 100 ms / mean during reloads'], rows)}\n`);
+process.stdout.write(`\n${opts.reloads} reloads back to back per run, ${opts.connections} connections, ${opts.runs} run${opts.runs === 1 ? '' : 's'} (per-run values separated by /)\n`);
+process.stdout.write(`command: node bench/reload.js ${process.argv.slice(2).join(' ')}\n\n`);
+process.stdout.write(`${table(['workers', 'clients', 'target', 'requests', 'failed', 'failure causes (all runs)', 'reload ms (median of each run)', 'ms per worker', 'dip: lowest 100 ms / mean during reloads', 'memory MB: before -> peak during reloads'], rows)}\n`);
 if (leaks.length) process.stdout.write(`\nleaked processes (killed): ${JSON.stringify(leaks)}\n`);

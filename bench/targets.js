@@ -137,6 +137,17 @@ async function reap(target, mark, grace = 3000) {
 
 export { reap as reapMarked };
 
+/** Bytes of resident memory (VmRSS) of every live process of `target` (found by marker). */
+export function targetRss(target) {
+  let kb = 0;
+  for (const pid of findMarked(target.mark)) {
+    try {
+      kb += Number(/^VmRSS:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'latin1'))?.[1] ?? 0);
+    } catch { /* exited */ }
+  }
+  return kb * 1024;
+}
+
 /** Wraps a target so stop() runs once, is bounded, and always ends with the /proc sweep. */
 function makeTarget(name, port, mark, home, gracefulStop) {
   let stopping;

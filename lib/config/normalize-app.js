@@ -71,6 +71,10 @@ const SIGNALS = Object.keys(os.constants.signals);
  *   every CPU is one the daemon may use); lib/master/settings/affinity.js turns it into each slot's CPUs
  * @property {number} reload_parallel
  * @property {number} probation  ms
+ * @property {'rolling'|'surge'} reload_strategy
+ * @property {number|string} max_surge  a count, or a percentage of the instances as 'N%'
+ * @property {number|string} max_unavailable  a count, or a percentage as 'N%'
+ * @property {number|null} retire_interval  ms; null: derived from the batch size
  * @property {number} drain_timeout  ms
  * @property {boolean} shutdown_with_message
  * @property {number|null} metrics_interval  ms
@@ -169,6 +173,8 @@ export function normalizeApp(raw, index, ctx) {
 
   checkAffinity(get('cpu_affinity'), { allowed: ctx.allowedCpus, noPinning: ctx.noPinning }, (segs, m) => problems.add([...at('cpu_affinity'), ...segs], m));
 
+  const surge = reloadSurge(get, report);
+
   const base = cwd ?? ctx.baseDir;
   const filePath = (key) => (typeof get(key) === 'string' ? path.resolve(base, get(key)) : null);
   // PM2's combined log: superd writes both streams to it when neither has its own file.
@@ -226,12 +232,37 @@ export function normalizeApp(raw, index, ctx) {
     cpu_affinity: get('cpu_affinity') ?? null,
     reload_parallel: get('reload_parallel') ?? 1,
     probation: ms('probation', 1000),
+    ...surge,
+    retire_interval: ms('retire_interval', null),
     drain_timeout: ms('drain_timeout', 10000),
     shutdown_with_message: get('shutdown_with_message') ?? false,
     metrics_interval: ms('metrics_interval', null),
     unresponsive_timeout: ms('unresponsive_timeout', null),
     source: { file: ctx.file, line: problems.positions?.locate(here).line ?? null },
   };
+}
+
+/**
+ * The surge reload's batch keys (reload_strategy, max_surge, max_unavailable): percentages
+ * within 0-100%, and at least one of max_surge / max_unavailable above 0, else no slot
+ * could ever be replaced.
+ */
+function reloadSurge(get, report) {
+  const amount = (key, fallback) => {
+    const v = get(key);
+    if (typeof v !== 'string') return v ?? fallback;
+    const pct = Number(v.trim().slice(0, -1).trim());
+    if (pct > 100) report(key, `must be a percentage from 0% to 100% (got "${v}"); e.g. ${key}: 25%`);
+    return `${pct}%`;
+  };
+  const surge = amount('max_surge', '100%');
+  const unavailable = amount('max_unavailable', 0);
+  const none = (v) => v === 0 || v === '0%';
+  if (none(surge) && none(unavailable)) {
+    const key = get('max_surge') !== undefined ? 'max_surge' : 'max_unavailable';
+    report(key, `max_surge ${surge} with max_unavailable ${unavailable} lets a reload replace no slot; give max_surge >= 1 (e.g. 25%), or max_unavailable >= 1`);
+  }
+  return { reload_strategy: get('reload_strategy') ?? 'rolling', max_surge: surge, max_unavailable: unavailable };
 }
 
 /**

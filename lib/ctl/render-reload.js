@@ -19,6 +19,11 @@ export function reloadPrinter() {
     if (p.step === 'begin') {
       const what = p.keep_config ? 'running config (--keep-config)' : p.changed.length ? `config changed: ${p.changed.join(', ')}` : 'config unchanged';
       out(`${p.app}: reloading ${plural(p.of, 'worker')} (${what})`);
+    } else if (p.step === 'surge') {
+      out(`${p.app}: surge in ${p.batches} batch${p.batches === 1 ? '' : 'es'} of ${p.size + p.unavailable}`);
+      if (p.size < p.wanted) out(`${p.app}: ${memoryNote(p)}`);
+    } else if (p.step === 'batch') {
+      out(`${p.app}: batch ${p.batch}/${p.of}: ${plural(p.ready, 'replacement')} ready in ${(p.ms / 1000).toFixed(1)} s`);
     } else if (p.step === 'ready') {
       out(`${p.app}: slot ${p.done}/${p.of} ready (${p.ready_ms} ms; ${p.app}#${p.slot}, pid ${p.pid})`);
     } else if (p.step === 'scaled') {
@@ -28,4 +33,12 @@ export function reloadPrinter() {
     }
   };
   return { onProgress, report, secs };
+}
+
+/** Why a surge batch is smaller than max_surge: what the memory guard measured. */
+function memoryNote(p) {
+  const mib = (b) => `${Math.round(b / 1024 ** 2)} MiB`;
+  const measured = p.memory ? ` (MemAvailable ${mib(p.memory.available)}, ${mib(p.memory.per_worker)} per worker)` : '';
+  const down = p.unavailable ? `; ${plural(p.unavailable, 'slot')} per batch stop${p.unavailable === 1 ? 's' : ''} first (max_unavailable)` : '';
+  return `memory guard: batch shrunk from ${p.wanted} to ${plural(p.size, 'replacement')} beside the old workers${measured}${down}`;
 }

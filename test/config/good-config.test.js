@@ -73,6 +73,10 @@ test('minimal.yml: every default', async () => {
       cpu_affinity: null,
       reload_parallel: 1,
       probation: 1000,
+      reload_strategy: 'rolling',
+      max_surge: '100%',
+      max_unavailable: 0,
+      retire_interval: null,
       drain_timeout: 10000,
       shutdown_with_message: false,
       metrics_interval: null,
@@ -168,6 +172,10 @@ test('full.yml: every key, with --env production and 4 CPUs', async () => {
     cpu_affinity: { 0: [0], 1: '2-3' },
     reload_parallel: 2,
     probation: 3600000,
+    reload_strategy: 'surge',
+    max_surge: '25%',
+    max_unavailable: 1,
+    retire_interval: 200,
     drain_timeout: 30000,
     shutdown_with_message: true,
     metrics_interval: 5000,
@@ -183,7 +191,7 @@ test('full.yml: every key, with --env production and 4 CPUs', async () => {
     { script: tool.script, args: tool.args, interpreter: tool.interpreter, exec_mode: tool.exec_mode, ready_on: tool.ready_on,
       stop_exit_codes: tool.stop_exit_codes, watch: tool.watch, env: tool.env, source: tool.source },
     { script: '/bin/sh', args: ['-c', 'exit 0'], interpreter: 'none', exec_mode: 'fork', ready_on: 'spawn',
-      stop_exit_codes: [0, 2], watch: [dir.replace(/\/$/, '')], env: {}, source: { file: at('full.yml'), line: 71 } },
+      stop_exit_codes: [0, 2], watch: [dir.replace(/\/$/, '')], env: {}, source: { file: at('full.yml'), line: 75 } },
   );
   assert.deepEqual(JSON.parse(JSON.stringify(eco)), eco, 'the result is plain JSON');
 });

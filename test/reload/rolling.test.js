@@ -152,7 +152,7 @@ apps:
   assert.deepEqual([(await httpGet(p1)).body.split(' ')[0], (await httpGet(p2)).body.split(' ')[0]], ['v2', 'v2']);
 });
 
-test('reload_parallel: at most that many slots are replaced at once', async (t) => {
+test('reload_parallel: at most that many slots boot at once; probation overlaps the next boot', async (t) => {
   const { box, setVersion } = await setup(t, { instances: 4, extra: '    reload_parallel: 2' });
   const events = await watchEvents(box, t, ['reload']);
   setVersion('v2');
@@ -163,8 +163,10 @@ test('reload_parallel: at most that many slots are replaced at once', async (t) 
   let most = 0;
   for (const e of events.seen.filter((x) => x.app === 'web')) {
     if (e.step === 'forked') most = Math.max(most, ++inFlight);
-    if (e.step === 'ready') inFlight--;
+    if (e.step === 'probation') inFlight--;
   }
-  assert.equal(most, 2, `at most 2 replacements at a time: ${JSON.stringify(events.seen.map((e) => `${e.step}#${e.slot}`))}`);
+  assert.equal(most, 2, `at most 2 replacements booting at a time: ${JSON.stringify(events.seen.map((e) => `${e.step}#${e.slot}`))}`);
+  const order = events.seen.filter((x) => x.app === 'web').map((e) => `${e.step}#${e.slot}`);
+  assert.ok(order.indexOf('forked#2') < order.findIndex((e) => e.startsWith('ready#')), `slot 2 boots during the first probation: ${order}`);
   assert.equal(events.seen.filter((e) => e.step === 'ready').length, 4);
 });

@@ -4,7 +4,7 @@
 // run() below does, with steps that end in an order the test chooses.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { planReload, nextSteps, settle } from '../../lib/master/core/reload-plan.js';
+import { planReload, nextSteps, settle, MEMORY_RESERVE, MEMORY_GROWTH } from '../../lib/master/core/reload-plan.js';
 
 /** Slot views: `serving` for each index 0..n-1 (true: a worker serves in it). */
 const slots = (...serving) => serving.map((s, index) => ({ index, serving: s }));
@@ -193,4 +193,84 @@ test('one slot only (max_memory_restart): that slot, with no change of count or 
   assert.equal(plan.adoptBefore, null);
   const r = run(plan, serving(4), 4);
   assert.deepEqual(settle(plan, r.states), { ok: true, replaced: [2], kept: [0, 1, 3] });
+});
+
+test('probation overlaps the next boot: a step on probation frees the window, the batch waits for it', () => {
+  const plan = planReload({ slots: serving(3), target: { instances: 3, reload_parallel: 1 } });
+  const [s0, s1, s2] = plan.batches[0].steps;
+  const states = new Map([[s0.id, 'probation']]);
+  assert.deepEqual(nextSteps(plan, states).start.map((s) => s.slot), [1], 'slot 1 boots while slot 0 is on probation');
+  states.set(s1.id, 'running');
+  assert.deepEqual(nextSteps(plan, states).start, [], 'one booting at a time');
+  states.set(s1.id, 'ok');
+  states.set(s2.id, 'ok');
+  assert.equal(nextSteps(plan, states).batch, 0, 'the batch is not through while slot 0 is on probation');
+  states.set(s0.id, 'failed');
+  assert.deepEqual(nextSteps(plan, states), { batch: null, start: [] }, 'a failure on probation stops the reload');
+});
+
+const surgeTarget = (instances, more = {}) => ({ instances, reload_parallel: 1, reload_strategy: 'surge', max_surge: '100%', max_unavailable: 0, retire_interval: null, ...more });
+const MiB = 1024 ** 2;
+/** Memory that holds exactly `n` replacements of 100 MiB workers. */
+const holds = (n) => ({ available: MEMORY_RESERVE + n * MEMORY_GROWTH * 100 * MiB, perWorker: 100 * MiB });
+
+test('surge 100%: one batch, every replacement boots at once; retirements 100 ms apart, a batch within one second', () => {
+  const plan = planReload({ slots: serving(4), target: surgeTarget(4) });
+  assert.deepEqual(shape(plan), ['replace/4: replace 0, replace 1, replace 2, replace 3']);
+  assert.equal(plan.batches[0].retire, 100);
+  assert.equal(planReload({ slots: serving(21), target: surgeTarget(21) }).batches[0].retire, 50);
+  assert.equal(planReload({ slots: serving(1), target: surgeTarget(1) }).batches[0].retire, 0);
+  assert.equal(nextSteps(plan, new Map()).start.length, 4);
+  assert.deepEqual(plan.surge, { size: 4, wanted: 4, unavailable: 0, room: null, memory: null, batches: 1 });
+  assert.equal(planReload({ slots: serving(4), target: surgeTarget(4, { retire_interval: 50 }) }).batches[0].retire, 50);
+});
+
+test('surge batch sizes: a number, a percentage rounded up, never more than the slots', () => {
+  const sizes = (n, max_surge) => planReload({ slots: serving(n), target: surgeTarget(n, { max_surge }) }).batches.map((b) => b.steps.length);
+  assert.deepEqual(sizes(5, 2), [2, 2, 1]);
+  assert.deepEqual(sizes(5, '25%'), [2, 2, 1], '25% of 5 = 1.25, rounded up');
+  assert.deepEqual(sizes(2, '10%'), [1, 1]);
+  assert.deepEqual(sizes(3, 8), [3]);
+  assert.deepEqual(sizes(8, '50%'), [4, 4]);
+  // Batches run one after another: the second starts only once the first is through.
+  const plan = planReload({ slots: serving(4), target: surgeTarget(4, { max_surge: 2 }) });
+  const states = new Map(plan.batches[0].steps.map((s) => [s.id, 'ok']));
+  states.set(plan.batches[0].steps[1].id, 'probation');
+  assert.deepEqual(nextSteps(plan, states).start, []);
+  states.set(plan.batches[0].steps[1].id, 'ok');
+  assert.deepEqual(nextSteps(plan, states).start.map((s) => s.slot), [2, 3]);
+});
+
+test('surge under the memory guard: the batch shrinks to the replacements memory holds', () => {
+  const plan = planReload({ slots: serving(8), target: surgeTarget(8), memory: holds(3) });
+  assert.deepEqual(plan.batches.map((b) => b.steps.length), [3, 3, 2]);
+  assert.deepEqual(plan.surge, { size: 3, wanted: 8, unavailable: 0, room: 3, memory: { available: holds(3).available, per_worker: 100 * MiB }, batches: 3 });
+  assert.ok(plan.batches.flatMap((b) => b.steps).every((s) => !s.down), 'no slot goes down without max_unavailable');
+  // Memory for none: still one at a time (a reload always progresses), as rolling does.
+  assert.deepEqual(planReload({ slots: serving(3), target: surgeTarget(3), memory: holds(0) }).batches.map((b) => b.steps.length), [1, 1, 1]);
+  // Plenty of memory: max_surge as written.
+  assert.deepEqual(planReload({ slots: serving(4), target: surgeTarget(4), memory: holds(40) }).batches.map((b) => b.steps.length), [4]);
+});
+
+test('max_unavailable lets slots go down first when memory is short (a percentage rounds down)', () => {
+  const plan = planReload({ slots: serving(6), target: surgeTarget(6, { max_unavailable: 1 }), memory: holds(1) });
+  assert.deepEqual(plan.batches.map((b) => b.steps.map((s) => `${s.slot}${s.down ? ' down' : ''}`)), [['0', '1 down'], ['2', '3 down'], ['4', '5 down']]);
+  assert.equal(plan.surge.unavailable, 1);
+  const none = planReload({ slots: serving(4), target: surgeTarget(4, { max_unavailable: '50%' }), memory: holds(0) });
+  assert.deepEqual(none.batches.map((b) => b.steps.map((s) => `${s.slot}${s.down ? ' down' : ''}`)), [['0 down', '1 down'], ['2 down', '3 down']]);
+  // Enough memory: max_unavailable is not used, nothing goes down.
+  const roomy = planReload({ slots: serving(4), target: surgeTarget(4, { max_unavailable: 2 }), memory: holds(4) });
+  assert.ok(roomy.batches.flatMap((b) => b.steps).every((s) => !s.down));
+  // max_surge 0: only down-first batches. '10%' of 4 rounds down to 0: one at a time anyway.
+  assert.deepEqual(planReload({ slots: serving(3), target: surgeTarget(3, { max_surge: 0, max_unavailable: 2 }) }).batches.map((b) => b.steps.filter((s) => s.down).length), [2, 1]);
+  assert.deepEqual(planReload({ slots: serving(4), target: surgeTarget(4, { max_surge: 0, max_unavailable: '10%' }) }).batches.map((b) => b.steps.length), [1, 1, 1, 1]);
+});
+
+test('surge rollback per batch: a failure stops the reload after its batch, earlier batches keep their new workers', () => {
+  const view = serving(6);
+  const plan = planReload({ slots: view, target: surgeTarget(6, { max_surge: 2 }) });
+  const r = run(plan, view, 6, { fails: (s) => s.slot === 2 });
+  assert.deepEqual(r.started, ['replace 0', 'replace 1', 'replace 2', 'replace 3']);
+  assert.deepEqual(settle(plan, r.states), { ok: false, replaced: [0, 1, 3], kept: [2, 4, 5] });
+  assert.ok(r.serving >= 6);
 });

@@ -8,8 +8,8 @@ import { reporter, slotView } from '../../lib/master/core/rolling-reload.js';
 test('each step reaches those who hear it', () => {
   const heard = [];
   const emit = reporter({ progress: (s) => heard.push(`client ${s.step}`), event: (s) => heard.push(`event ${s.step}`) });
-  for (const step of ['forked', 'ready', 'retired', 'scaled']) emit({ app: 'web', step });
-  assert.deepEqual(heard, ['event forked', 'client ready', 'event ready', 'event retired', 'client scaled']);
+  for (const step of ['forked', 'probation', 'ready', 'retired', 'scaled']) emit({ app: 'web', step });
+  assert.deepEqual(heard, ['event forked', 'event probation', 'client ready', 'event ready', 'event retired', 'client scaled']);
 });
 
 test('a replacement goes beside a worker that is starting or online; other slots start plainly', () => {

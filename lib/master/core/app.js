@@ -6,6 +6,7 @@
 import { Slot } from './slot.js';
 import { planReload } from './reload-plan.js';
 import { runReload, reporter, slotView } from './rolling-reload.js';
+import { memAvailable } from './host-memory.js';
 import { AppLogs } from '../../logs/app-logs.js';
 import { resolveLogSettings } from '../../logs/settings.js';
 import { WorkerLogReports, reopenWorkerLogs } from './worker-logs.js';
@@ -154,17 +155,19 @@ export class App {
   }
 
   /**
-   * Rolling reload: each slot in turn (at most reload_parallel at once) gets a ready,
-   * probation-tested replacement running `config` before its old worker is retired.
-   * The first failure stops the reload: the failed replacement is killed, slots not yet
-   * replaced keep their old workers, replaced ones keep their new ones. Then the slot
-   * count follows config.instances (new slots start ready-first, extra ones retire).
-   * The plan is reload-plan.js, run by rolling-reload.js.
+   * Reload: each slot gets a ready, probation-tested replacement running `config` before
+   * its old worker is retired; reload_strategy says how many at once (rolling:
+   * reload_parallel booting; surge: batches of max_surge, shrunk to what the host's
+   * memory holds). The first failure stops the reload: the failed replacement is killed,
+   * slots not yet replaced keep their old workers, replaced ones keep their new ones.
+   * Then the slot count follows config.instances (new slots start ready-first, extra
+   * ones retire). The plan is reload-plan.js, run by rolling-reload.js.
    * @param {object} config   the config to run (the file re-read, or the running one)
    * @param {(p: object) => void} progress
    */
   async reload(config, progress = () => {}) {
-    const plan = planReload({ slots: this.slots.map(slotView), target: config });
+    const memory = config.reload_strategy === 'surge' ? await this.#measureMemory() : null;
+    const plan = planReload({ slots: this.slots.map(slotView), target: config, memory });
     const emit = reporter({ progress, event: this.ctx.onReload });
     const outcome = await runReload(plan, { host: this.#reloadHost(), config, reason: 'reload', emit });
     const failed = outcome.failed ? { slot: outcome.failed.slot, reason: outcome.failed.reason } : undefined;
@@ -196,6 +199,14 @@ export class App {
     } finally {
       this.busy = null;
     }
+  }
+
+  /** For the surge memory guard: the host's MemAvailable and the most a worker of this app uses; null if unknown. */
+  async #measureMemory() {
+    const pids = this.slots.map((s) => s.pid).filter(Boolean);
+    const [available, used] = await Promise.all([memAvailable(), this.ctx.workerMemory?.(pids) ?? []]);
+    const perWorker = Math.max(0, ...used.filter(Number.isFinite));
+    return available !== null && perWorker > 0 ? { available, perWorker } : null;
   }
 
   /** What the reload executor may do to this app. */

@@ -61,6 +61,11 @@ export class AppRegistry extends EventEmitter {
         log.info(event, `${app.name}#${slot.index} ${info.prev} -> ${info.state}`);
         this.emit('worker', event);
       },
+      // The RSS (bytes, with the processes it started) of each of `pids`, for the surge memory guard.
+      workerMemory: async (pids) => {
+        await this.monitor?.ensureSampled(pids);
+        return pids.map((pid) => this.monitor?.metricsOf(pid)?.memory ?? null);
+      },
       // How often the worker's agent reports (the app's metrics_interval, else the daemon's).
       workerEnvExtra: (config) => ({ SUPER_METRICS_INTERVAL: String(config.metrics_interval ?? this.metrics.interval) }),
     };

@@ -5,10 +5,14 @@
 //
 // A plan is a list of batches, run one after another: a batch begins only once every
 // step of the batches before it succeeded. Within a batch, steps start in order, at most
-// `window` at once, the next one as soon as one ends. After a failure no step starts;
-// the steps in flight finish. Steps:
+// `window` at once booting, the next one as soon as one is ready: a step on probation
+// (ready, not yet trusted) does not hold the window, so one slot's probation overlaps the
+// next slot's boot. After a failure no step starts; the steps in flight finish. Steps:
 //   replace {slot, serving: true}   a new worker beside the old one; the old one retires
 //                                   once the new one is ready, so the slot serves throughout
+//   replace {slot, serving: true, down: true}  (surge, memory short, max_unavailable) the
+//                                   old worker stops first, then the new one starts; if the
+//                                   new one fails, the slot starts its old config again
 //   replace {slot, serving: false}  nothing serves in the slot (crashed, errored): a plain start
 //   add {slot}                      a slot the target adds (scale up), plain start
 //   retire {slot}                   a slot beyond the target (scale down): its worker stops
@@ -18,6 +22,15 @@
 // several replace batches (a reload in rounds, each round's size its window); the app
 // adopts the target config after the last of them.
 //
+// Strategies (the target's reload_strategy):
+//   rolling  one replace batch, `reload_parallel` booting at once; each old worker retires
+//            as soon as its replacement passed probation.
+//   surge    replace batches of max_surge (+ max_unavailable when memory is short) slots,
+//            each booting and serving probation together; once a batch is through, its old
+//            workers retire one every `retire` ms (default 100 ms, a batch within 1 s),
+//            and the next batch waits for them. The memory guard shrinks max_surge to
+//            the replacements the host's available memory holds (surgeSize).
+//
 // Rollback points: a failed replace step kills its new worker, and its slot keeps its old
 // one; a slot whose step never started keeps its old worker too. So no slot that served
 // before the reload stops serving because of it, and capacity only falls when the target
@@ -25,14 +38,27 @@
 
 /**
  * @typedef {{index: number, serving: boolean}} SlotView  serving: a worker runs in the slot (starting or online)
- * @typedef {{id: number, action: 'replace'|'add'|'retire', slot: number, serving?: boolean}} Step
- * @typedef {{kind: 'replace'|'scale-up'|'scale-down', window: number, steps: Step[]}} Batch
- * @typedef {{from: number, instances: number, of: number, batches: Batch[], adoptBefore: number|null}} Plan
+ * @typedef {{id: number, action: 'replace'|'add'|'retire', slot: number, serving?: boolean, down?: boolean}} Step
+ * @typedef {{kind: 'replace'|'scale-up'|'scale-down', window: number, steps: Step[], retire?: number}} Batch
+ *   retire: (surge) ms between the retirements of the batch's old workers, once every step
+ *   of the batch is through; absent: each old worker retires as soon as its step is through
+ * @typedef {{size: number, wanted: number, unavailable: number, room: number|null, memory: {available: number, per_worker: number}|null, batches: number}} Surge
+ *   size: replacements beside the old workers per batch; wanted: max_surge resolved (size is
+ *   less when memory is short); unavailable: slots per batch that go down first; room: the
+ *   replacements memory holds (null: not measured); memory: what the guard measured
+ * @typedef {{from: number, instances: number, of: number, batches: Batch[], adoptBefore: number|null, surge: Surge|null}} Plan
  *   from: slots before; instances: slots after; of: replace steps (the progress count);
  *   adoptBefore: the app adopts the target config before this batch runs (batches.length:
  *   at the end), once every replace batch succeeded; null: it keeps its config
- * @typedef {Map<number, 'running'|'ok'|'failed'>} StepStates  step id -> how it stands (absent: not started)
+ * @typedef {Map<number, 'running'|'probation'|'ok'|'failed'>} StepStates  step id -> how it
+ *   stands (absent: not started; probation: ready, on probation, no longer holding the window)
+ * @typedef {{available: number, perWorker: number}} Memory  bytes: the host's MemAvailable,
+ *   and the most a worker of the app uses (RSS)
  */
+
+/** Fixed memory the guard leaves free, and the growth it allows a fresh worker over the measured RSS. */
+export const MEMORY_RESERVE = 64 * 1024 * 1024;
+export const MEMORY_GROWTH = 1.25;
 
 /**
  * @param {object} o
@@ -40,9 +66,10 @@
  * @param {{instances: number, reload_parallel: number}} [o.target]  the config the app reloads to
  * @param {number[]} [o.only]   instead of a target: replace these slots only, with no change
  *   of count or config (max_memory_restart)
+ * @param {Memory|null} [o.memory]  for the surge memory guard; null: not measured
  * @returns {Plan}
  */
-export function planReload({ slots, target, only = null }) {
+export function planReload({ slots, target, only = null, memory = null }) {
   const { instances, reload_parallel: parallel = 1 } = target ?? {};
   if (!only && !Number.isInteger(instances)) throw new TypeError(`a reload plan needs a target instance count (got ${instances})`);
   const batches = [];
@@ -51,8 +78,18 @@ export function planReload({ slots, target, only = null }) {
     if (steps.length) batches.push({ kind, window: Math.min(Math.max(1, window), steps.length), steps: steps.map((s) => ({ id: id++, ...s })) });
   };
   const replaced = slots.filter((s) => (only ? only.includes(s.index) : s.index < instances));
-  batch('replace', parallel, replaced.map((s) => ({ action: 'replace', slot: s.index, serving: s.serving })));
-  if (only) return { from: slots.length, instances: slots.length, of: replaced.length, batches, adoptBefore: null };
+  const steps = replaced.map((s) => ({ action: 'replace', slot: s.index, serving: s.serving }));
+  const surge = !only && target.reload_strategy === 'surge' ? surgeSize(target, steps.length, memory) : null;
+  if (!surge) batch('replace', parallel, steps);
+  for (let at = 0; surge && at < steps.length; at += surge.size + surge.unavailable) {
+    const chunk = steps.slice(at, at + surge.size + surge.unavailable);
+    // The slots that go down first are the last of the batch that serve: the others boot beside them.
+    if (surge.unavailable) for (const s of chunk.filter((c) => c.serving).slice(-surge.unavailable)) s.down = true;
+    batch('replace', chunk.length, chunk);
+    batches.at(-1).retire = target.retire_interval ?? staggerOver(chunk.length);
+  }
+  if (surge) surge.batches = batches.length;
+  if (only) return { from: slots.length, instances: slots.length, of: replaced.length, batches, adoptBefore: null, surge: null };
 
   const adoptBefore = batches.length;
   const from = slots.length;
@@ -60,8 +97,36 @@ export function planReload({ slots, target, only = null }) {
   // highest down, so the slots left are always 0..n-1.
   if (instances > from) batch('scale-up', instances - from, range(from, instances).map((slot) => ({ action: 'add', slot })));
   if (instances < from) batch('scale-down', from - instances, range(instances, from).reverse().map((slot) => ({ action: 'retire', slot })));
-  return { from, instances, of: replaced.length, batches, adoptBefore };
+  return { from, instances, of: replaced.length, batches, adoptBefore, surge };
 }
+
+/**
+ * The batch of a surge reload of `count` slots: max_surge (a percentage rounds up) beside
+ * the old workers, shrunk to what memory holds; when it shrinks (or max_surge is 0),
+ * max_unavailable (a percentage rounds down) slots per batch go down first instead.
+ * At least one slot per batch, so a reload always progresses.
+ * @param {{max_surge: number|string, max_unavailable: number|string}} target
+ * @param {number} count
+ * @param {Memory|null} memory
+ * @returns {Surge}
+ */
+export function surgeSize(target, count, memory) {
+  const wanted = Math.min(count, amountOf(target.max_surge ?? '100%', count, Math.ceil));
+  const room = memory ? Math.max(0, Math.floor((memory.available - MEMORY_RESERVE) / (memory.perWorker * MEMORY_GROWTH))) : null;
+  const size = Math.min(wanted, room ?? Infinity);
+  const unavailable = size < wanted || wanted === 0 ? Math.min(count - size, amountOf(target.max_unavailable ?? 0, count, Math.floor)) : 0;
+  const measured = memory ? { available: memory.available, per_worker: memory.perWorker } : null;
+  if (size + unavailable === 0) return { size: 1, wanted, unavailable: 0, room, memory: measured, batches: 0 };
+  return { size, wanted, unavailable, room, memory: measured, batches: 0 };
+}
+
+/** A count, or 'N%' of `of` rounded by `round`. */
+function amountOf(v, of, round) {
+  return typeof v === 'string' ? round((Number.parseFloat(v) * of) / 100) : v;
+}
+
+/** The default retire_interval: 100 ms apart, a batch's retirements within one second. */
+const staggerOver = (n) => (n > 1 ? Math.min(100, Math.round(1000 / (n - 1))) : 0);
 
 /**
  * Where a run stands and what starts now.
@@ -73,9 +138,10 @@ export function planReload({ slots, target, only = null }) {
 export function nextSteps(plan, states) {
   if ([...states.values()].includes('failed')) return { batch: null, start: [] };
   for (const [b, { steps, window }] of plan.batches.entries()) {
-    const running = steps.filter((s) => states.get(s.id) === 'running').length;
+    const booting = steps.filter((s) => states.get(s.id) === 'running').length;
+    const probation = steps.some((s) => states.get(s.id) === 'probation');
     const pending = steps.filter((s) => !states.has(s.id));
-    if (running || pending.length) return { batch: b, start: pending.slice(0, window - running) };
+    if (booting || probation || pending.length) return { batch: b, start: pending.slice(0, window - booting) };
   }
   return { batch: plan.batches.length, start: [] };
 }

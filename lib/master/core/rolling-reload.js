@@ -8,12 +8,15 @@ import { WORKER_STATES as S } from './states.js';
 // (progress frames, rendered by lib/ctl/commands/reload.js), the subscribers of 'reload'
 // events and the daemon log (event), or both.
 //   begin   {app, of, changed, keep_config}                      client (the registry sends it)
+//   surge   {app, batches, size, wanted, unavailable, room, memory} both (a surge plan, before its first batch)
 //   forked  {app, slot, pid, oldPid, reason}                     event
-//   ready   {app, slot, pid, oldPid, ready_ms, reason, done, of} both
-//   retired {app, slot, pid, code, signal, reason}               event
+//   probation {app, slot, pid}                                 event (the replacement is ready; its probation begins)
+//   ready   {app, slot, pid, oldPid, ready_ms, reason, done, of} both (through probation: the slot runs it)
+//   batch   {app, batch, of, ready, ms}                          both (a surge batch is through)
+//   retired {app, slot, pid, code, signal, reason, asked_at, at} event (asked_at: when its stop began; at: its exit)
 //   scaled  {app, to}                                            client
 //   done    the outcome                                          both (App#reload, the registry)
-const HEARD_BY = Object.freeze({ forked: 'event', ready: 'both', retired: 'event', scaled: 'client' });
+const HEARD_BY = Object.freeze({ surge: 'both', forked: 'event', probation: 'event', ready: 'both', batch: 'both', retired: 'event', scaled: 'client' });
 
 /** emit(step) for runReload: each step goes to those who hear it. */
 export function reporter({ progress = () => {}, event = () => {} }) {
@@ -29,7 +32,10 @@ export const slotView = (slot) => ({ index: slot.index, serving: slot.state === 
 
 /**
  * Runs `plan` on the host's slots; resolves once every step has ended and every old
- * worker has retired.
+ * worker has retired. A surge batch's steps end together: each waits, once its
+ * replacement is through probation, until every step of the batch is through (or failed),
+ * then retires its old worker at its turn (one every batch.retire ms) and ends when it
+ * has exited, so the next batch starts on the memory the retired workers freed.
  * @param {import('./reload-plan.js').Plan} plan
  * @param {object} o
  * @param {object} o.host  the app: {name, slot(i): Slot, addSlot(): Slot, dropSlot(i): Slot, adopt(config)}
@@ -47,15 +53,62 @@ export function runReload(plan, { host, config, reason, emit }) {
   let readyMs = null;
   let batch = 0;
   let done = 0;
+  const through = new Set(); // ids of surge steps through probation, waiting for their batch
+  const barriers = new Map(); // batch -> {promise, resolve, t0}: the batch is through
+  const batchOf = (step) => plan.batches.findIndex((b) => b.steps.includes(step));
+  const barrier = (b) => {
+    if (!barriers.has(b)) {
+      let resolve;
+      const promise = new Promise((r) => (resolve = r));
+      barriers.set(b, { promise, resolve, t0: Date.now() });
+    }
+    return barriers.get(b);
+  };
+  const checkBarriers = () => {
+    for (const [b, w] of barriers) {
+      const { steps: bs } = plan.batches[b];
+      if (w.done || !bs.every((s) => through.has(s.id) || states.get(s.id) === 'failed')) continue;
+      w.done = true;
+      const ready = bs.filter((s) => through.has(s.id)).length;
+      emit({ app, step: 'batch', batch: b + 1, of: plan.surge.batches, ready, ms: Date.now() - w.t0 });
+      w.resolve();
+    }
+  };
+  const retire = (step, r) => {
+    const askedAt = Date.now();
+    return r.retire().then((exit) => emit({ app, slot: step.slot, step: 'retired', pid: r.oldPid, code: exit.code, signal: exit.signal, reason, asked_at: askedAt, at: Date.now() }));
+  };
 
   const steps = {
     // The slot itself tells, when the step starts, whether a worker still serves in it:
     // it may have crashed, or come back, since the plan was made.
     async replace(step) {
+      const b = batchOf(step);
+      const { retire: interval } = plan.batches[b];
+      if (interval !== undefined) barrier(b);
       const onForked = (pid, oldPid) => emit({ app, slot: step.slot, step: 'forked', pid, oldPid, reason });
-      const r = await host.slot(step.slot).replace(config, { reason, onForked });
-      retirements.push(r.retired.then((exit) => exit && emit({ app, slot: step.slot, step: 'retired', pid: r.oldPid, code: exit.code, signal: exit.signal, reason })));
+      // Ready: the step no longer holds the window (its probation overlaps the next boot).
+      const onReady = (pid) => {
+        emit({ app, slot: step.slot, step: 'probation', pid });
+        states.set(step.id, 'probation');
+        queueMicrotask(pump);
+      };
+      const slot = host.slot(step.slot);
+      const r = await (step.down ? slot.replaceDownFirst(config, { reason, onForked, onReady }) : slot.replace(config, { reason, onForked, onReady }));
       emit({ app, slot: step.slot, step: 'ready', pid: r.pid, oldPid: r.oldPid, ready_ms: r.ready_ms, reason, done: ++done, of: plan.of });
+      // Every replacement through probation: the app is all ready, whatever retirements remain.
+      if (done === plan.of) readyMs ??= Date.now() - t0;
+      if (interval === undefined) {
+        if (r.retire) retirements.push(retire(step, r));
+        return;
+      }
+      through.add(step.id);
+      checkBarriers();
+      await barriers.get(b).promise;
+      if (!r.retire) return; // nothing serves beside it (a plain start, a slot that went down first)
+      const turn = (barriers.get(b).turns = (barriers.get(b).turns ?? -1) + 1);
+      if (turn && interval) await new Promise((resolve) => setTimeout(resolve, turn * interval));
+      await retire(step, r);
     },
     async add() {
       const slot = host.addSlot();
@@ -72,10 +125,12 @@ export function runReload(plan, { host, config, reason, emit }) {
   // The replacements end where the plan adopts the target config (the end, for an `only` plan).
   const replacementsEnd = plan.adoptBefore ?? plan.batches.length;
   let adopted = false;
+  let pump;
+  if (plan.surge && plan.of) emit({ app, step: 'surge', ...plan.surge });
   return new Promise((resolve) => {
-    const pump = () => {
+    pump = () => {
       const next = nextSteps(plan, states);
-      const running = [...states.values()].includes('running');
+      const running = [...states.values()].some((st) => st === 'running' || st === 'probation');
       // Leaving a scale batch whole: the app now has the target's count.
       for (; next.batch !== null && batch < next.batch; batch++) {
         if (plan.batches[batch].kind !== 'replace') emit({ app, step: 'scaled', to: plan.instances });
@@ -95,6 +150,7 @@ export function runReload(plan, { host, config, reason, emit }) {
         (err) => {
           states.set(step.id, 'failed');
           failure ??= { slot: step.slot, reason: err.message, exit: err.exit };
+          checkBarriers();
         },
       ).then(pump);
     };

@@ -115,22 +115,22 @@ export class Slot extends EventEmitter {
   }
 
   /**
-   * Ready-first replacement (rolling reload, max_memory_restart): forks a worker with
-   * `config` beside the current one, waits until it is ready and has survived
-   * `probation`, then makes it the slot's worker and retires the old one gracefully.
+   * Ready-first replacement (reload, max_memory_restart): forks a worker with `config`
+   * beside the current one, waits until it is ready (onReady) and has survived
+   * `probation`, then makes it the slot's worker. The old worker keeps serving beside it
+   * until the caller retires it (retire(): graceful stop, resolves with its exit), at
+   * once (rolling) or staggered with its batch (surge). onReady(pid): the replacement
+   * is ready and its probation begins.
    * If the replacement dies, or is not ready in time, it is killed and the old worker
    * keeps serving; the promise rejects with {slot, reason}. The executor of reloads
    * (rolling-reload.js) calls this; onForked(pid, oldPid) tells it of the fork.
-   * @returns {Promise<{ready_ms: number, pid: number, oldPid: number|null, retired: Promise<{code, signal}|null>}>}
-   *   retired: the old worker's exit once it has retired (null when none served)
+   * @returns {Promise<{ready_ms: number, pid: number, oldPid: number|null, retire: (() => Promise<{code, signal}>)|null}>}
+   *   retire: null when no old worker serves beside the new one
    */
-  async replace(config, { reason = 'reload', onForked = () => {} } = {}) {
+  async replace(config, { reason = 'reload', onForked = () => {}, onReady = () => {} } = {}) {
     if (!isRunning(this.state) || this.state === S.STOPPING) {
       // Nothing serves in this slot (crashed, errored, stopped): a plain start.
-      this.resetHistory();
-      const r = await this.start(reason, config);
-      if (!r.ready) throw Object.assign(new Error(`not ready within listen_timeout (${config.listen_timeout} ms)`), { slot: this.index });
-      return { ready_ms: r.ms, pid: this.pid, oldPid: null, retired: Promise.resolve(null) };
+      return this.#startFresh(config, reason, onReady);
     }
     // Under round-robin, a wait_ready replacement takes no connections until ready().
     let proc;
@@ -146,6 +146,7 @@ export class Slot extends EventEmitter {
       const r = await waitReady(proc, config);
       if (!r.ready) throw new Error(`not ready within listen_timeout (${config.listen_timeout} ms, ready_on: ${config.ready_on})`);
       readyMs = r.ms;
+      onReady(proc.pid);
       if (config.probation > 0) await survive(proc, config.probation);
       if (this.replacement !== proc) throw new Error('replacement abandoned (the slot was stopped)');
     } catch (err) {
@@ -162,7 +163,41 @@ export class Slot extends EventEmitter {
     // The slot kept serving (online) throughout; a crashed old worker left it exited.
     if (this.state === S.EXITED || this.state === S.ERRORED) this.#move(S.STARTING, { reason, pid: proc.pid });
     if (this.state === S.STARTING) this.#move(S.ONLINE, { pid: proc.pid, ready_ms: readyMs });
-    return { ready_ms: readyMs, pid: proc.pid, oldPid: old?.pid ?? null, retired: old ? old.stop() : Promise.resolve(null) };
+    return { ready_ms: readyMs, pid: proc.pid, oldPid: old?.pid ?? null, retire: old ? () => old.stop() : null };
+  }
+
+  /**
+   * Down-first replacement (surge reload with max_unavailable, when memory is short): the
+   * old worker stops gracefully, then a worker with `config` starts and serves probation.
+   * If it fails, it is stopped and the slot starts its old config again (the rejection
+   * waits for that start), so the slot is down only for the length of the attempt.
+   * @returns {Promise<{ready_ms: number, pid: number, oldPid: number|null, retire: null}>}
+   */
+  async replaceDownFirst(config, { reason = 'reload', onForked = () => {}, onReady = () => {} } = {}) {
+    const oldConfig = this.config ?? this.app.config;
+    const oldPid = this.pid;
+    await this.stop();
+    try {
+      const r = await this.#startFresh(config, reason, onReady, (pid) => onForked(pid, oldPid));
+      if (config.probation > 0) await survive(this.proc, config.probation);
+      return { ...r, oldPid };
+    } catch (err) {
+      await this.stop();
+      this.resetHistory();
+      await this.start(`${reason} rolled back`, oldConfig).catch(() => {});
+      throw Object.assign(err, { slot: this.index });
+    }
+  }
+
+  /** A plain start of `config` in a slot where nothing serves, as a replacement. */
+  async #startFresh(config, reason, onReady, onForked = () => {}) {
+    this.resetHistory();
+    const starting = this.start(reason, config);
+    if (this.pid) onForked(this.pid);
+    const r = await starting;
+    if (!r.ready) throw Object.assign(new Error(`not ready within listen_timeout (${config.listen_timeout} ms)`), { slot: this.index });
+    onReady(this.pid);
+    return { ready_ms: r.ms, pid: this.pid, oldPid: null, retire: null };
   }
 
   #onExit(exit) {

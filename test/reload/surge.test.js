@@ -1,0 +1,174 @@
+// Surge reload (reload_strategy: surge) on a real daemon: a batch's replacements boot and
+// serve probation together, its old workers retire staggered; a crash on probation rolls
+// back per batch without losing capacity; the memory guard (a fake MemAvailable through
+// SUPER_MEMINFO, which the daemon reads instead of /proc/meminfo) shrinks the batch, and
+// with max_unavailable a slot goes down first. One daemon, one app per subtest.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { sandbox, freePort, lsJson, watchEvents, httpGet, alive } from '../helpers/harness.js';
+import { startLoad } from '../../bench/lib/strict-client.js';
+
+const MiB = 1024 ** 2;
+
+const eco = (name, port, { version = 'v1', instances = 2, script = 'versioned.cjs', extra = '' } = {}) => `
+apps:
+  - name: ${name}
+    script: ${script}
+    instances: ${instances}
+    probation: 400ms
+    listen_timeout: 10s
+    reload_strategy: surge
+    instance_var: SLOT_FOR_TEST
+    env: { PORT: ${port}, VERSION: ${version} }
+${extra}`;
+
+test('surge reload', async (t) => {
+  const box = await sandbox(t);
+  box.fixture('versioned.cjs');
+  const meminfo = (bytes) => box.write('meminfo', `MemTotal:       65536000 kB\nMemAvailable:   ${Math.floor(bytes / 1024)} kB\n`);
+  const meminfoPath = meminfo(64 * 1024 * MiB);
+  const env = { SUPER_MEMINFO: meminfoPath };
+  const events = await (async () => {
+    // The first start launches the daemon with SUPER_MEMINFO in its environment.
+    const port = await freePort();
+    const file = box.write('warm.yml', eco('warm', port, { instances: 1 }));
+    const r = await box.cli(['start', file], { env });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal((await box.cli(['delete', 'warm'])).code, 0);
+    return watchEvents(box, t, ['reload', 'worker']);
+  })();
+
+  /** Starts app `name` from its own file; returns {port, setVersion(v, more)}. */
+  async function app(name, opts) {
+    const port = await freePort();
+    const file = box.write(`${name}.yml`, eco(name, port, opts));
+    const r = await box.cli(['start', file]);
+    assert.equal(r.code, 0, r.stderr);
+    return { port, setVersion: (version, more = {}) => box.write(`${name}.yml`, eco(name, port, { ...opts, version, ...more })) };
+  }
+  const pidsOf = async (name) => (await lsJson(box)).apps.find((a) => a.name === name).workers.map((w) => w.pid);
+  const reloadEvents = (name, from) => events.seen.slice(from).filter((e) => e.app === name && e.step);
+
+  await t.test('a batch boots together; its old workers retire staggered by retire_interval; no request fails', async () => {
+    const { port, setVersion } = await app('wide', { instances: 4, extra: '    retire_interval: 300ms' });
+    const load = startLoad({ port, connections: 4, keepAlive: true, maxRequests: 200000, maxMs: 90000 });
+    const from = events.seen.length;
+    setVersion('v2');
+    const r = await box.cli(['reload', 'wide']);
+    const res = await load.stop();
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, /^wide: surge in 1 batch of 4$/m);
+    assert.match(r.stdout, /^wide: batch 1\/1: 4 replacements ready in \d+\.\d s$/m);
+    assert.match(r.stdout, /^wide: slot 4\/4 ready /m, 'the per-slot lines are kept');
+    const [, total, ready] = /^wide: reloaded 4 workers in (\d+\.\d\d) s \(all ready after (\d+\.\d\d) s\)$/m.exec(r.stdout) ?? assert.fail(r.stdout);
+    assert.ok(total - ready >= 0.85, `all ready at ${ready} s, the staggered retirements took the reload to ${total} s`);
+    const steps = reloadEvents('wide', from);
+    const firstReady = steps.findIndex((e) => e.step === 'ready');
+    assert.equal(steps.slice(0, firstReady).filter((e) => e.step === 'forked').length, 4, 'every replacement forked before the first passed probation');
+    const lastReady = steps.findLastIndex((e) => e.step === 'ready');
+    const retired = steps.filter((e) => e.step === 'retired');
+    assert.equal(retired.length, 4);
+    assert.ok(steps.findIndex((e) => e.step === 'retired') > lastReady, 'no old worker retires before the batch is through');
+    const asked = retired.map((e) => e.asked_at).sort((a, b) => a - b);
+    for (let i = 1; i < asked.length; i++) assert.ok(asked[i] - asked[i - 1] >= 295, `retirements ${asked.map((a) => a - asked[0]).join(', ')} ms apart`);
+    assert.equal(res.failed, 0, `failed requests: ${JSON.stringify(res.errors)}`);
+    assert.equal(res.non2xx, 0);
+    assert.match((await httpGet(port)).body, /^v2 /);
+    assert.equal((await box.cli(['delete', 'wide'])).code, 0);
+  });
+
+  await t.test('a replacement that crashes on probation rolls back its batch; capacity never falls', async () => {
+    box.write('crash-on-slot-1.cjs', "if (process.env.SLOT_FOR_TEST === '1') { console.error('slot 1 dies on probation'); process.env.BOOT = 'crash-200ms'; }\nrequire('./versioned.cjs');\n");
+    const { port, setVersion } = await app('flaky', { instances: 4, extra: '    max_surge: 2' });
+    const before = await pidsOf('flaky');
+    const load = startLoad({ port, connections: 4, keepAlive: true, maxRequests: 200000, maxMs: 90000 });
+    const from = events.seen.length;
+    setVersion('v2', { script: 'crash-on-slot-1.cjs' });
+    let reloading = true;
+    const reload = box.cli(['reload', 'flaky']).finally(() => (reloading = false));
+    // While it runs, every `ls` answer shows 4 workers online, each alive.
+    const answers = [];
+    for (let i = 0; i < 40 && reloading; i++) answers.push((await lsJson(box)).apps.find((a) => a.name === 'flaky').workers);
+    const r = await reload;
+    const res = await load.stop();
+    assert.ok(answers.length > 0);
+    for (const workers of answers) assert.deepEqual(workers.map((w) => w.status), ['online', 'online', 'online', 'online']);
+    assert.deepEqual(events.seen.slice(from).filter((e) => e.app === 'flaky' && e.state), [], 'no slot left online during the reload');
+
+    assert.equal(r.code, 1, r.stdout + r.stderr);
+    assert.match(r.stdout, /^flaky: surge in 2 batches of 2$/m);
+    assert.match(r.stdout, /^flaky: batch 1\/2: 1 replacement ready in /m);
+    assert.doesNotMatch(r.stdout, /batch 2\/2/);
+    assert.match(r.stderr, /^super: E_RELOAD_FAILED: flaky#1 exited with code 4 during probation/m);
+    assert.match(r.stderr, /slots 1, 2, 3 still run the old version; slot 0 already runs the new one/);
+    assert.match(r.stderr, /^  flaky \| slot 1 dies on probation$/m);
+    const after = await pidsOf('flaky');
+    assert.notEqual(after[0], before[0]);
+    assert.deepEqual(after.slice(1), before.slice(1), 'slots not switched keep their old workers');
+    assert.equal(alive(before[0]), false, 'the switched slot retired its old worker');
+    assert.equal(reloadEvents('flaky', from).filter((e) => e.step === 'forked').length, 2, 'the second batch never started');
+    assert.equal(res.failed, 0, `failed requests: ${JSON.stringify(res.errors)}`);
+    assert.equal((await box.cli(['delete', 'flaky'])).code, 0);
+  });
+
+  await t.test('the memory guard shrinks the batch to what MemAvailable holds, and says so', async () => {
+    const { setVersion } = await app('tight', { instances: 4 });
+    const rss = Math.max(...(await lsJson(box)).apps.find((a) => a.name === 'tight').workers.map((w) => w.memory));
+    assert.ok(rss > 0, 'the workers were measured');
+    meminfo(64 * MiB + 2.4 * 1.25 * rss); // room for 2 replacements of this size
+    const from = events.seen.length;
+    setVersion('v2');
+    const r = await box.cli(['reload', 'tight']);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    const shrunk = /^tight: memory guard: batch shrunk from 4 to (\d) replacements? beside the old workers \(MemAvailable \d+ MiB, \d+ MiB per worker\)$/m.exec(r.stdout);
+    assert.ok(shrunk, r.stdout);
+    const size = Number(shrunk[1]);
+    assert.ok(size >= 1 && size <= 3, `shrunk to ${size}`);
+    const batches = Math.ceil(4 / size);
+    assert.match(r.stdout, new RegExp(`^tight: surge in ${batches} batches of ${size}$`, 'm'));
+    assert.match(r.stdout, new RegExp(`^tight: batch ${batches}/${batches}: `, 'm'));
+    // Never more than `size` replacements beside the old workers: a fork waits for retirements.
+    let beside = 0;
+    let most = 0;
+    for (const e of reloadEvents('tight', from)) {
+      if (e.step === 'forked') most = Math.max(most, ++beside);
+      if (e.step === 'retired') beside--;
+    }
+    assert.equal(most, size);
+    assert.equal((await box.cli(['delete', 'tight'])).code, 0);
+  });
+
+  await t.test('max_unavailable: 1 lets a slot go down first when memory holds no replacement', async () => {
+    const { port, setVersion } = await app('down', { instances: 2, extra: '    max_unavailable: 1' });
+    const before = await pidsOf('down');
+    meminfo(16 * MiB); // below the guard's reserve: no replacement fits beside the old workers
+    const from = events.seen.length;
+    setVersion('v2', { extra: '    max_unavailable: 1' });
+    const r = await box.cli(['reload', 'down']);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, /^down: surge in 2 batches of 1$/m);
+    assert.match(r.stdout, /^down: memory guard: batch shrunk from 2 to 0 replacements beside the old workers \(.*\); 1 slot per batch stops first \(max_unavailable\)$/m);
+    // Slot 0: its old worker stopped before the new one was forked; slot 1 served meanwhile.
+    const slot0 = events.seen.slice(from).filter((e) => e.app === 'down' && e.slot === 0);
+    const stopped = slot0.findIndex((e) => e.state === 'stopped' && e.pid === before[0]);
+    const forked = slot0.findIndex((e) => e.step === 'forked');
+    assert.ok(stopped >= 0 && forked > stopped, JSON.stringify(slot0.map((e) => e.step ?? e.state)));
+    assert.equal(slot0[forked].oldPid, before[0]);
+    const after = await pidsOf('down');
+    assert.ok(after.every((p, i) => p && p !== before[i]), 'both slots run new workers');
+    assert.match((await httpGet(port)).body, /^v2 /);
+
+    // A down-first replacement that fails: its slot starts the old version again.
+    setVersion('v3', { script: 'crash-on-slot-1.cjs', extra: '    max_unavailable: 1' });
+    const failed = await box.cli(['reload', 'down']);
+    assert.equal(failed.code, 1, failed.stdout + failed.stderr);
+    assert.match(failed.stderr, /^super: E_RELOAD_FAILED: down#1 exited with code 4 during probation/m);
+    assert.match(failed.stderr, /slot 1 still runs the old version; slot 0 already runs the new one/);
+    const ls = (await lsJson(box)).apps.find((a) => a.name === 'down');
+    assert.deepEqual(ls.workers.map((w) => w.status), ['online', 'online']);
+    const seen = new Set();
+    for (let i = 0; i < 8; i++) seen.add((await httpGet(port)).body.split(' ')[0]);
+    assert.deepEqual([...seen].sort(), ['v2', 'v3'], 'slot 1 serves v2 again');
+    assert.equal((await box.cli(['delete', 'down'])).code, 0);
+  });
+});

@@ -66,7 +66,8 @@ export async function startDaemon({ resurrect = false, afterStop, control, loadD
   // read-only face (registry.reader).
   let server = null;
   const broadcast = (topic, data) => server?.broadcast(topic, data);
-  // The Prometheus text is asked for at scrape time, when the monitor below exists.
+  // The Prometheus text and the workers' memory are asked for later (a scrape, a surge
+  // reload), when the monitor below exists.
   const metrics = new MetricsSettings({ log, render: () => monitor.prometheusText() });
   const registry = new AppRegistry({
     home,
@@ -75,6 +76,7 @@ export async function startDaemon({ resurrect = false, afterStop, control, loadD
     metrics,
     control: new ControlListener({ home, log, server: () => server }),
     loadDefaults,
+    workerMemory: (pids) => monitor.memoryOf(pids),
   });
   const monitor = new Monitor({
     reader: registry.reader,

@@ -35,8 +35,10 @@ export class AppRegistry extends EventEmitter {
    *   metrics settings (lib/master/health/metrics-settings.js)
    * @param {import('../settings/remote-control.js').ControlListener} [o.control]  the TCP control listener
    * @param {object} [o.loadDefaults]  loadEcosystem options for every file it reads (`super run`: per-slot logs)
+   * @param {(pids: number[]) => Promise<(number|null)[]>} [o.workerMemory]  the RSS (bytes, with the
+   *   processes it started) of each worker, for the surge memory guard (the monitor's memoryOf)
    */
-  constructor({ home, log, agentPath, metrics, control = null, loadDefaults = {} }) {
+  constructor({ home, log, agentPath, metrics, control = null, loadDefaults = {}, workerMemory }) {
     super();
     this.home = home;
     this.log = log;
@@ -62,10 +64,7 @@ export class AppRegistry extends EventEmitter {
         this.emit('worker', event);
       },
       // The RSS (bytes, with the processes it started) of each of `pids`, for the surge memory guard.
-      workerMemory: async (pids) => {
-        await this.monitor?.ensureSampled(pids);
-        return pids.map((pid) => this.monitor?.metricsOf(pid)?.memory ?? null);
-      },
+      workerMemory,
       // How often the worker's agent reports (the app's metrics_interval, else the daemon's).
       workerEnvExtra: (config) => ({ SUPER_METRICS_INTERVAL: String(config.metrics_interval ?? this.metrics.interval) }),
     };

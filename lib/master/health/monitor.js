@@ -99,10 +99,21 @@ export class Monitor {
    * @returns {Promise<(pid: number) => object|null>}  (`history`: with the sparkline points)
    */
   async sampledMetrics({ history = false } = {}) {
-    const missing = this.reader.pids().map((p) => this.records.get(p)).filter((r) => r && r.cost === null);
-    if (missing.length) await this.#sample(missing);
+    await this.#ensureSampled(this.reader.pids());
     const now = Date.now();
     return (pid) => this.records.get(pid)?.toJSON(now, { history }) ?? null;
+  }
+
+  /** The RSS (bytes, with the processes it started) of each of `pids`, null if unknown: the surge memory guard. */
+  async memoryOf(pids) {
+    await this.#ensureSampled(pids);
+    return pids.map((pid) => this.records.get(pid)?.toJSON(Date.now()).memory ?? null);
+  }
+
+  /** Samples the workers of `pids` never sampled yet (just started). */
+  async #ensureSampled(pids) {
+    const missing = pids.map((p) => this.records.get(p)).filter((r) => r && r.cost === null);
+    if (missing.length) await this.#sample(missing);
   }
 
   /** The status view of every app and worker with its metrics (`ls`, the "metrics" broadcast). */

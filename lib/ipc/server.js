@@ -10,15 +10,13 @@ import http from 'node:http';
 import { WebSocketServer } from 'ws';
 import { MAX_FRAME, PROTOCOL, parseRequest, LOCAL_ONLY_OPS } from './protocol.js';
 import { SuperError } from '../errors.js';
+import { Connection } from './connection.js';
 import { refuseHttp } from './refuse-http.js';
-
-// An event stream whose client reads slower than events come is cut, not buffered.
-const MAX_BUFFERED = 4 * 1024 * 1024;
 
 /**
  * @param {object} o
  * @param {string} o.socketPath
- * @param {Record<string, (args: object, conn: object) => Promise<any>|any>} o.handlers  op -> handler
+ * @param {Record<string, (args: object, conn: Connection, progress: (data: object) => void) => Promise<any>|any>} o.handlers  op -> handler
  * @param {object} o.hello  fields sent in the hello frame
  * @param {import('pino').Logger} o.log
  */
@@ -37,7 +35,7 @@ export async function startControlServer({ socketPath, handlers, hello, log }) {
   };
 
   function onConnection(ws, remoteAddress) {
-    const conn = { ws, topics: new Set(), remote: remoteAddress };
+    const conn = new Connection(ws, remoteAddress);
     conns.add(conn);
     ws.on('close', () => conns.delete(conn));
     // ws reports protocol violations (oversized frames: 1009, bad UTF-8: 1007) here
@@ -45,32 +43,32 @@ export async function startControlServer({ socketPath, handlers, hello, log }) {
     ws.on('error', (err) => log.debug({ err: err.message, code: err.code }, 'control connection error'));
     ws.on('message', (data, isBinary) => {
       if (isBinary) {
-        reply(ws, { id: null, ok: false, error: { code: 'E_BAD_REQUEST', message: 'binary frames are not accepted; send JSON text' } });
+        conn.send({ id: null, ok: false, error: { code: 'E_BAD_REQUEST', message: 'binary frames are not accepted; send JSON text' } });
         return;
       }
       handle(conn, data.toString('utf8'));
     });
-    send(ws, { hello: { protocol: PROTOCOL, ...hello } });
+    conn.send({ hello: { protocol: PROTOCOL, ...hello } });
   }
 
   async function handle(conn, text) {
     const req = parseRequest(text);
     if (req.error) {
-      reply(conn.ws, { id: req.id, ok: false, error: req.error });
+      conn.send({ id: req.id, ok: false, error: req.error });
       return;
     }
     if (conn.remote && LOCAL_ONLY_OPS.includes(req.op)) {
-      reply(conn.ws, { id: req.id, ok: false, error: { code: 'E_LOCAL_ONLY', message: `${req.op} is only accepted on the local unix socket (it reads files and the environment of the client's machine); run it on the daemon's host` } });
+      conn.send({ id: req.id, ok: false, error: { code: 'E_LOCAL_ONLY', message: `${req.op} is only accepted on the local unix socket (it reads files and the environment of the client's machine); run it on the daemon's host` } });
       return;
     }
     try {
-      const progress = (data) => send(conn.ws, { id: req.id, progress: data });
+      const progress = (data) => conn.send({ id: req.id, progress: data });
       const data = await handlers[req.op](req.args, conn, progress);
-      reply(conn.ws, { id: req.id, ok: true, data: data ?? {} });
+      conn.send({ id: req.id, ok: true, data: data ?? {} });
     } catch (err) {
       if (!(err instanceof SuperError)) log.error({ err, op: req.op }, 'control handler failed');
       const wire = err instanceof SuperError ? err.toJSON() : { code: 'E_INTERNAL', message: `${req.op} failed: ${err?.message ?? err}` };
-      reply(conn.ws, { id: req.id, ok: false, error: wire });
+      conn.send({ id: req.id, ok: false, error: wire });
     }
   }
 
@@ -90,18 +88,11 @@ export async function startControlServer({ socketPath, handlers, hello, log }) {
   return {
     /** Sends an event to every connection subscribed to `topic`. */
     broadcast(topic, data) {
-      for (const conn of conns) {
-        if (!conn.topics.has(topic)) continue;
-        if (conn.ws.bufferedAmount > MAX_BUFFERED) {
-          conn.ws.close(1008, 'event stream too slow');
-          continue;
-        }
-        send(conn.ws, { event: topic, data });
-      }
+      for (const conn of conns) conn.publish(topic, data);
     },
     /** True when some connection is subscribed to `topic` (so events are worth building). */
     subscribed(topic) {
-      for (const conn of conns) if (conn.topics.has(topic)) return true;
+      for (const conn of conns) if (conn.subscribed(topic)) return true;
       return false;
     },
     /** The TCP listener (lib/ipc/remote-listener.js), null until openRemote. */
@@ -119,7 +110,7 @@ export async function startControlServer({ socketPath, handlers, hello, log }) {
       return remote;
     },
     close() {
-      for (const conn of conns) conn.ws.terminate();
+      for (const conn of conns) conn.terminate();
       wss.close();
       const closing = [new Promise((resolve) => httpServer.close(() => resolve()))];
       if (remote) closing.push(remote.close());
@@ -127,12 +118,6 @@ export async function startControlServer({ socketPath, handlers, hello, log }) {
     },
   };
 }
-
-function send(ws, obj) {
-  if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(obj));
-}
-
-const reply = send;
 
 /** A socket file left by a killed daemon refuses connections: remove it. A live one is a running daemon. */
 async function removeStaleSocket(socketPath) {

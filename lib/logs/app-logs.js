@@ -1,36 +1,42 @@
 // The log files of one app: the descriptors the daemon opens and hands to its workers as
 // stdout/stderr, size-based rotation, reopen and flush. No log data passes through here:
 // workers write to the files themselves (O_APPEND, one write() per line, so lines from
-// several workers never interleave), and the daemon only looks at file sizes.
+// several workers never interleave), and the daemon only looks at file sizes. This file
+// knows files, paths and descriptors; who writes to them is the caller's business
+// (the `reopenWriters` function it is given).
 //
 // Rotation of a file that reached max_size (checked with one fstat per file every
 // CHECK_MS or sooner while it grows fast, off the event loop):
 //
-//   daemon: rename chain (file -> file.1)  -> open new file (new workers get it)
-//        -> {cmd:'super:reopen-logs'} to each live cluster worker writing there
-//   agent:  opens the path again (a fork-mode agent notices the new file within a
-//           second by itself), writes there from its next line, acks
-//        <- {cmd:'super:logs-reopened'}
-//   daemon: every writer acked -> gzip file.1 (logs.compress) / drop it (retain 0)
+//   rename chain (file -> file.1) -> open new file (new workers get it)
+//     -> reopenWriters(slot): every process writing there opens the path again and says so
+//     -> every writer acked -> gzip file.1 (logs.compress) / drop it (retain 0)
 //
 // Lines written between rename and reopen land in file.1, whole: 0 lost by construction.
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
-import { resolveLogSettings, slotFiles, appFiles } from './settings.js';
+import { slotFiles, appFiles } from './settings.js';
 import { shiftChain, finishRotation, rotatedFiles } from './rotate.js';
 
 const CHECK_MS = 250;
 const MIN_CHECK_MS = 10;
-const REOPEN_TIMEOUT_MS = 5000;
 const AGENT_VAR = 'SUPER_LOG';
-const ATTACHED = Symbol('superd.logs.attached');
 
 export class AppLogs {
-  /** @param {{app: import('../master/core/app.js').App, log: import('pino').Logger, home: string}} o */
-  constructor({ app, log, home }) {
-    this.app = app;
+  /**
+   * @param {object} o
+   * @param {string} o.name  the app's name, for daemon.log lines
+   * @param {() => object} o.settings  the app's resolved log settings now (settings.js resolveLogSettings)
+   * @param {(slot: number|null) => Promise<{acked: boolean, reason?: string}>} o.reopenWriters  asks
+   *   the processes writing to slot's files (null: every slot's) to reopen them at their
+   *   paths; resolves when each acked, or with the reason one did not
+   * @param {import('pino').Logger} o.log
+   */
+  constructor({ name, settings, reopenWriters, log }) {
+    this.name = name;
+    this.settingsNow = settings;
+    this.reopenWriters = reopenWriters;
     this.log = log;
-    this.home = home;
     this.files = new Map(); // path -> {fd, fh, slot: number|null (null: all slots)}
     this.timer = null;
     this.rotating = new Set(); // paths being rotated: one rotation per file at a time
@@ -38,10 +44,7 @@ export class AppLogs {
   }
 
   get settings() {
-    const c = this.app.config;
-    // Configs from before prepareLogs (tests that build an App by hand) get the defaults.
-    c.logs ??= resolveLogSettings(c, null, this.home);
-    return c.logs;
+    return this.settingsNow();
   }
 
   /** Paths of slot i (merged apps: the app's files). */
@@ -49,12 +52,12 @@ export class AppLogs {
     return slotFiles(this.settings, slot);
   }
 
-  /** Opens the files the app's slots write to; closes those no longer used. */
-  async open() {
+  /** Opens the files slots 0..instances-1 write to; closes those no longer used. */
+  async open(instances) {
     const s = this.settings;
     const wanted = new Map();
     if (!s.disabled) {
-      for (let i = 0; i < (s.perSlot ? this.app.config.instances : 1); i++) {
+      for (let i = 0; i < (s.perSlot ? instances : 1); i++) {
         const f = slotFiles(s, i);
         wanted.set(f.out, s.perSlot ? i : null);
         wanted.set(f.err, s.perSlot ? i : null);
@@ -105,25 +108,15 @@ export class AppLogs {
 
   /**
    * Environment for the agent of slot i: where to reopen (the files the app has open) and
-   * how to format (from `config`, which a reload's replacement brings; lib/worker/log-format.cjs).
+   * how to format (`format`: the log settings of the config the worker runs, which a
+   * reload's replacement brings; lib/worker/log-format.cjs).
    */
-  agentEnv(slot, config = this.app.config) {
+  agentEnv(slot, format) {
     const s = this.settings;
     if (s.disabled) return {};
-    const fmt = config.logs ?? s;
+    const fmt = format ?? s;
     const f = slotFiles(s, slot);
-    return { [AGENT_VAR]: JSON.stringify({ out: f.out, err: f.err, type: fmt.type, date: fmt.date, app: this.app.name, slot }) };
-  }
-
-  /** Listens to a newly started worker's reports (write errors, recoveries). */
-  attach(proc) {
-    if (!proc?.child || proc[ATTACHED]) return;
-    proc[ATTACHED] = true;
-    proc.on('log-error', (m) => this.#once(`write:${m.stream}:${m.code}`, 'warn', { app: this.app.name, slot: m.slot, pid: proc.pid, stream: m.stream, code: m.code }, 'log write failed; lines are dropped until writing works again (logged once)'));
-    proc.on('log-resumed', (m) => {
-      this.reported.delete(`write:${m.stream}:${m.code}`);
-      this.log.info({ app: this.app.name, slot: m.slot, pid: proc.pid, stream: m.stream, dropped: m.dropped }, 'log writing resumed');
-    });
+    return { [AGENT_VAR]: JSON.stringify({ out: f.out, err: f.err, type: fmt.type, date: fmt.date, app: this.name, slot }) };
   }
 
   #once(key, level, obj, msg) {
@@ -187,12 +180,12 @@ export class AppLogs {
       const fh = await fsp.open(file, 'a', 0o640);
       this.files.set(file, { fd: fh.fd, fh, slot: entry.slot });
       entry.fh.close().catch(() => {});
-      const { acked, reason } = await this.reopenWorkers(entry.slot);
+      const { acked, reason } = await this.reopenWriters(entry.slot);
       if (acked) await finishRotation(file, s);
-      else if (s.compress || s.retain === 0) this.log.warn({ app: this.app.name, file: `${file}.1` }, `rotated file kept as is: ${reason}`);
-      this.log.info({ app: this.app.name, file }, 'log rotated');
+      else if (s.compress || s.retain === 0) this.log.warn({ app: this.name, file: `${file}.1` }, `rotated file kept as is: ${reason}`);
+      this.log.info({ app: this.name, file }, 'log rotated');
     } catch (err) {
-      this.#once(`rotate:${file}:${err.code}`, 'warn', { app: this.app.name, file, err: err.message }, 'log rotation failed (logged once)');
+      this.#once(`rotate:${file}:${err.code}`, 'warn', { app: this.name, file, err: err.message }, 'log rotation failed (logged once)');
     } finally {
       this.rotating.delete(file);
     }
@@ -209,29 +202,16 @@ export class AppLogs {
         reopened.push(file);
       } catch (err) {
         // keep writing where we were rather than nowhere
-        this.log.warn({ app: this.app.name, file, err: err.message }, 'cannot reopen log file; still writing to the old one');
+        this.log.warn({ app: this.name, file, err: err.message }, 'cannot reopen log file; still writing to the old one');
       }
     }
-    await this.reopenWorkers(null);
+    await this.reopenWriters(null);
     return reopened;
   }
 
-  /**
-   * Asks the live workers (of one slot, or all) to reopen their files; resolves when each
-   * acked or exited. Workers without the agent (fork mode, interpreter none) cannot reopen:
-   * they keep their descriptors (and so the rotated file) until they restart.
-   */
-  async reopenWorkers(slot) {
-    // A reload's replacement (slot.replacement) writes to the same files as the slot's worker.
-    const procs = this.app.slots.filter((s) => slot === null || s.index === slot).flatMap((s) => [s.proc, s.replacement]).filter((p) => p && !p.exited);
-    const results = await Promise.all(procs.map((p) => askReopen(p)));
-    const missing = results.filter((r) => r !== true);
-    return missing.length ? { acked: false, reason: missing[0] } : { acked: true };
-  }
-
-  /** Empties the app's log files (truncate: writers go on at offset 0) and removes rotated ones. */
-  async flush() {
-    const files = appFiles(this.settings, this.app.slots.map((s) => s.index));
+  /** Empties the log files of `slots` (truncate: writers go on at offset 0) and removes rotated ones. */
+  async flush(slots) {
+    const files = appFiles(this.settings, slots);
     const done = [];
     for (const f of files) {
       await fsp.truncate(f.path, 0).then(() => done.push(f.path), (err) => {
@@ -241,28 +221,4 @@ export class AppLogs {
     }
     return done;
   }
-}
-
-function askReopen(proc) {
-  const child = proc.child;
-  if (!child?.connected || typeof child.send !== 'function') return Promise.resolve(`pid ${proc.pid} has no agent (fork mode, interpreter none) and writes to it until it restarts`);
-  return new Promise((resolve) => {
-    const done = (v) => {
-      clearTimeout(timer);
-      proc.off('logs-reopened', onReopened);
-      proc.off('exit', onExit);
-      resolve(v);
-    };
-    const onReopened = () => done(true);
-    const onExit = () => done(true);
-    const timer = setTimeout(() => done(`pid ${proc.pid} did not reopen within ${REOPEN_TIMEOUT_MS} ms`), REOPEN_TIMEOUT_MS);
-    proc.on('logs-reopened', onReopened);
-    proc.once('exit', onExit);
-    // A fork-mode agent notices the new file by itself (lib/worker/log-format.cjs): only ack.
-    try {
-      proc.reopenLogs();
-    } catch {
-      done(`pid ${proc.pid} could not be asked`);
-    }
-  });
 }

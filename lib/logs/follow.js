@@ -1,11 +1,11 @@
-// `super logs -f` on the daemon side: one follower per control connection, with its own
-// cursor per file. Every TICK_MS it reads what was appended, in chunks (never per line),
-// cuts each chunk at its last newline and sends it as one event:
-//   {"event":"log","data":{"app","slot","stream","text"}}        text = whole lines
-//   {"event":"log","data":{"app","slot","stream","skipped": N}}  N lines were not sent
-// Backpressure: while the connection has more than HIGH_WATER bytes queued (the client
-// reads slower than the app writes), chunks are counted instead of sent, and the client is
-// told how many lines it skipped. Memory is bounded by HIGH_WATER + one chunk per file.
+// `super logs -f` on the daemon side: one follower per reader (a control connection),
+// with its own cursor per file. Every TICK_MS it reads what was appended, in chunks (never
+// per line), cuts each chunk at its last newline and hands it to its sink as one item:
+//   {app, slot, stream, text}        text = whole lines
+//   {app, slot, stream, skipped: N}  N lines were not sent
+// Backpressure: while the sink has more than HIGH_WATER bytes queued (its reader reads
+// slower than the app writes), chunks are counted instead of sent, and the reader is told
+// how many lines it skipped. Memory is bounded by HIGH_WATER + one chunk per file.
 // Like `tail -F`, a cursor drains a rotated file to its end, then moves to the new file.
 import fsp from 'node:fs/promises';
 
@@ -23,17 +23,17 @@ function countLines(buf) {
 export class LogFollower {
   /**
    * @param {object} o
-   * @param {import('ws').WebSocket} o.ws
+   * @param {{send: (data: object) => void, backlog: () => number, open: () => boolean}} o.sink  where
+   *   lines go: send one item, bytes queued and not yet read, whether anyone still reads
    * @param {() => Array<{app: string, slot: number|null, stream: string, path: string}>} o.files  the files to follow now
    */
-  constructor({ ws, files }) {
-    this.ws = ws;
+  constructor({ sink, files }) {
+    this.sink = sink;
     this.files = files;
     this.cursors = new Map();
     this.timer = null;
     this.busy = false;
     this.stopped = false;
-    ws.once('close', () => this.stop());
   }
 
   /** Opens a cursor at the end of each file; returns path -> offset (where the tail ends). */
@@ -92,7 +92,7 @@ export class LogFollower {
   }
 
   async #pump(c) {
-    if (c.skipped && this.ws.bufferedAmount <= HIGH_WATER) this.#send(c, { skipped: c.skipped });
+    if (c.skipped && this.sink.backlog() <= HIGH_WATER) this.#send(c, { skipped: c.skipped });
     let budget = BUDGET;
     let switched = false;
     while (budget > 0 && !this.stopped) {
@@ -123,9 +123,8 @@ export class LogFollower {
   }
 
   #deliver(c, buf) {
-    const ws = this.ws;
-    if (ws.readyState !== ws.OPEN) return;
-    if (ws.bufferedAmount > HIGH_WATER) {
+    if (!this.sink.open()) return;
+    if (this.sink.backlog() > HIGH_WATER) {
       c.skipped += countLines(buf);
       return;
     }
@@ -135,6 +134,6 @@ export class LogFollower {
 
   #send(c, what) {
     if (what.skipped) c.skipped = 0;
-    if (this.ws.readyState === this.ws.OPEN) this.ws.send(JSON.stringify({ event: 'log', data: { app: c.app, slot: c.slot, stream: c.stream, ...what } }));
+    if (this.sink.open()) this.sink.send({ app: c.app, slot: c.slot, stream: c.stream, ...what });
   }
 }

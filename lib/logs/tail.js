@@ -1,5 +1,8 @@
-// The last lines of a log file, read backwards in chunks (async, bounded): for `super logs`.
+// The last lines of log files, read backwards in chunks (async, bounded), optionally only
+// those since a time: for `super logs`. It knows files and paths only; which files an app
+// has is the daemon's business (lib/master/core/log-handlers.js).
 import fsp from 'node:fs/promises';
+import { compileParser } from './date-format.cjs';
 
 const CHUNK = 64 * 1024;
 const MAX_SCAN = 8 * 1024 * 1024; // never read more than this much of a file for one request
@@ -71,4 +74,54 @@ export function sinceFilter(lines, since, timeOf) {
     if (keep) out.push(l);
   }
   return out;
+}
+
+// Leaves room under the control channel's 1 MiB frame for JSON escaping.
+const REPLY_BYTES = 600 * 1024;
+const ISO_RE = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z)/;
+
+/**
+ * How to read the time of a line written with these log settings (settings.js), or null
+ * when such lines carry none.
+ */
+export function timeReader(s) {
+  if (s.type === 'json') {
+    const parse = s.date && s.date !== 'ISO' ? compileParser(s.date) : (v) => Date.parse(v);
+    return (line) => {
+      try {
+        const ts = JSON.parse(line).ts;
+        const t = typeof ts === 'string' ? parse(ts) : null;
+        return Number.isFinite(t) ? t : null;
+      } catch {
+        return null;
+      }
+    };
+  }
+  if (s.date === 'ISO') return (line) => (ISO_RE.test(line) ? Date.parse(ISO_RE.exec(line)[1]) : null);
+  if (s.date) return compileParser(s.date);
+  return null;
+}
+
+/**
+ * The last lines of each file, the reply's byte budget shared between them.
+ * @param {{path: string}[]} files
+ * @param {object} o
+ * @param {number} [o.lines]  per file (default 20; with `since` and no lines: up to 10000)
+ * @param {number} [o.since]  epoch ms: only lines at or after it
+ * @param {(file: object) => ((line: string) => number|null)|null} o.timeOf  how to date a file's lines
+ * @param {Map<string, number>} [o.ends]  path -> offset where the tail ends (where a follow begins)
+ * @returns {Promise<object[]>}  each file with its `lines`
+ */
+export async function tailFiles(files, { lines: asked, since, timeOf, ends }) {
+  const lines = asked ?? 20;
+  const budget = Math.floor(REPLY_BYTES / Math.max(files.length, 1));
+  const tails = await Promise.all(files.map(async (f) => {
+    const opts = { lines: since !== undefined && asked === undefined ? 10000 : lines, maxBytes: budget, since, timeOf: timeOf(f) };
+    const current = await tailLines(f.path, { ...opts, end: ends?.get(f.path) });
+    // Just after a rotation the current file is short: the rest comes from file.1.
+    if (current.length >= opts.lines || (since !== undefined && current.length)) return current;
+    const before = await tailLines(`${f.path}.1`, { ...opts, lines: opts.lines - current.length });
+    return [...before, ...current];
+  }));
+  return files.map((f, i) => ({ ...f, lines: tails[i] }));
 }

@@ -26,7 +26,8 @@ export default async function run(file, opts = {}) {
 
   let printer = null;
   const { startDaemon } = await import('../../master/index.js');
-  const daemon = await startDaemon({ afterStop: () => printer?.drain() });
+  // One log file per worker unless the file says merge_logs: every line printed says app#slot.
+  const daemon = await startDaemon({ afterStop: () => printer?.drain(), loadDefaults: { mergeLogsDefault: false } });
   const say = (msg) => process.stderr.write(`super run: ${msg}\n`);
 
   const clientEnv = Object.fromEntries(Object.entries(process.env).filter(([k, v]) => typeof v === 'string' && k !== 'NOTIFY_SOCKET' && k !== REAPED));
@@ -35,11 +36,9 @@ export default async function run(file, opts = {}) {
   const beforeStart = async () => {
     printer = await startLogPrinter({ home: daemon.home, json: Boolean(opts.json) });
   };
-  // One log file per worker unless the file says merge_logs: every line printed says app#slot.
-  daemon.supervisor.loadDefaults = { mergeLogsDefault: false };
   let result;
   try {
-    result = await daemon.supervisor.startFromFile({ file: abs, env: opts.env, only, clientEnv, beforeStart });
+    result = await daemon.registry.startFromFile({ file: abs, env: opts.env, only, clientEnv, beforeStart });
   } catch (err) {
     printError(err, 'super run');
     daemon.shutdown('start failed', err.exitStatus ?? 1);

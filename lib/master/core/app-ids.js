@@ -11,9 +11,3 @@ export function appIds(apps) {
   counters.set(apps, next);
   return new Map([...apps.values()].map((app) => [app.name, ids.get(app)]));
 }
-
-/** `data.apps` (of ls or describe) with each app's id added. */
-export function withIds(apps, list) {
-  const byName = appIds(apps);
-  return list.map((a) => ({ id: byName.get(a.name) ?? null, ...a }));
-}

@@ -1,9 +1,15 @@
 // An app: its resolved config, its slots, and the log files its workers write to.
+// Its slots emit 'state' and the app listens; a slot reaches the app only
+// through the small host object it is given (#slotHost). The log files
+// (lib/logs/app-logs.js) know no app: the app gives them its settings and the function
+// that asks its workers to reopen.
 import { Slot } from './slot.js';
 import { planReload } from './reload-plan.js';
 import { runReload, reporter, slotView } from './rolling-reload.js';
 import { memAvailable } from './host-memory.js';
 import { AppLogs } from '../../logs/app-logs.js';
+import { resolveLogSettings } from '../../logs/settings.js';
+import { WorkerLogReports, reopenWorkerLogs } from './worker-logs.js';
 import { appStatus, isRunning, WORKER_STATES as S } from './states.js';
 
 export class App {
@@ -18,10 +24,18 @@ export class App {
     this.ctx = ctx;
     this.clientEnv = clientEnv ?? {};
     this.slots = [];
-    this.logs = new AppLogs({ app: this, log: ctx.log, home: ctx.home });
+    this.logs = new AppLogs({
+      name: config.name,
+      log: ctx.log,
+      // Configs that did not pass through prepareLogs get the defaults.
+      settings: () => this.config.logs ?? resolveLogSettings(this.config, null, ctx.home),
+      reopenWriters: (slot) => reopenWorkerLogs(this.#writers(slot)),
+    });
+    this.logReports = new WorkerLogReports({ app: config.name, log: ctx.log });
     this.busy = null; // name of the operation in progress, if any
     this.source = null; // {file, env}: where the config came from, re-read by reload
     this.lastReload = null; // outcome of the last reload, shown by ls/describe
+    this.watchOff = null; // the watch paths `super watch <app> off` put aside, for `on` (registry.setWatch)
   }
 
   get name() {
@@ -39,7 +53,7 @@ export class App {
       ...this.ctx.workerEnvExtra?.(c),
       SUPER_APP_NAME: c.name,
       SUPER_SLOT: String(i),
-      ...this.logs.agentEnv(i, c),
+      ...this.logs.agentEnv(i, c.logs),
     };
   }
 
@@ -50,7 +64,7 @@ export class App {
 
   /** Workers write to their log files directly (no copy through the daemon): lib/logs/app-logs.js. */
   openLogs() {
-    return this.logs.open();
+    return this.logs.open(this.config.instances);
   }
 
   closeLogs() {
@@ -62,8 +76,24 @@ export class App {
     return this.logs.stdioFor(i);
   }
 
+  /** The processes writing to slot's log files (null: every slot's); a reload's replacement too. */
+  #writers(slot) {
+    return this.slots.filter((s) => slot === null || s.index === slot).flatMap((s) => [s.proc, s.replacement]);
+  }
+
+  /** What a slot may ask of its app (lib/master/core/slot.js). */
+  #slotHost = {
+    name: () => this.name,
+    config: () => this.config,
+    env: (i, config) => this.workerEnv(i, config),
+    stdio: (i) => this.stdioFor(i),
+    launched: (proc) => this.logReports.follow(proc),
+    // Another slot serves and is ready: a new worker can stay out of the rotation until ready().
+    hasReadyPeer: (slot) => this.slots.some((s) => s !== slot && s.state === S.ONLINE && !s.notReady),
+  };
+
   #newSlot(i) {
-    const slot = new Slot({ app: this, index: i, ctx: this.ctx });
+    const slot = new Slot({ host: this.#slotHost, index: i, ctx: this.ctx });
     slot.on('state', (info) => this.ctx.onSlotState(this, slot, info));
     return slot;
   }

@@ -1,21 +1,28 @@
 // cron_restart: each app with a schedule gets a croner job while it runs, which does a
-// rolling, zero-downtime reload through the registry (with the running config; PM2
-// restarts hard instead). The daemon calls sync(name) on every worker state change.
+// rolling, zero-downtime reload through the function it was given (with the running
+// config; PM2 restarts hard instead). It reads the apps through the registry's read-only
+// face and syncs on its events (every worker state change, delete).
 import { Cron } from 'croner';
 
 export class CronRestarts {
   /**
-   * @param {{ supervisor: import('./registry.js').Supervisor, log: import('pino').Logger }} o
+   * @param {object} o
+   * @param {import('./registry-reader.js').RegistryReader} o.reader
+   * @param {(app: string) => Promise<{apps: object[]}>} o.reload  the rolling reload with the running config
+   * @param {import('pino').Logger} o.log
    */
-  constructor({ supervisor, log }) {
-    this.supervisor = supervisor;
+  constructor({ reader, reload, log }) {
+    this.reader = reader;
+    this.reloadApp = reload;
     this.log = log;
     this.jobs = new Map(); // app name -> { pattern, job }
+    this.onAppEvent = (e) => this.sync(e.app);
+    for (const event of ['worker', 'app-removed']) reader.on(event, this.onAppEvent);
   }
 
   /** Arms, re-arms or stops the schedule of one app, as its config and status say. */
   sync(name) {
-    const app = this.supervisor.apps.get(name);
+    const app = this.reader.app(name);
     const pattern = app && app.status !== 'stopped' ? app.config.cron_restart : null;
     const current = this.jobs.get(name);
     if (current?.pattern === pattern) return;
@@ -30,7 +37,7 @@ export class CronRestarts {
   async #run(name) {
     this.log.info({ app: name }, `${name}: cron_restart reload`);
     try {
-      const { apps } = await this.supervisor.reload(name, { keepConfig: true });
+      const { apps } = await this.reloadApp(name);
       const outcome = apps[0];
       if (!outcome?.ok) this.log.warn({ app: name, outcome }, `${name}: cron_restart reload did not complete`);
     } catch (err) {
@@ -47,6 +54,7 @@ export class CronRestarts {
   }
 
   close() {
+    for (const event of ['worker', 'app-removed']) this.reader.off(event, this.onAppEvent);
     for (const { job } of this.jobs.values()) job.stop();
     this.jobs.clear();
   }

@@ -16,9 +16,9 @@ import { fileURLToPath } from 'node:url';
 import { superHome, socketPath, pidPath, daemonLogPath } from '../../home.js';
 import { prepareHome, acquirePidFile, releasePidFile } from '../saved/index.js';
 import { startControlServer } from '../../ipc/server.js';
-import { Supervisor } from './registry.js';
+import { AppRegistry } from './registry.js';
 import { CronRestarts } from './cron-restart.js';
-import { Monitor } from '../health/index.js';
+import { Monitor, MetricsSettings } from '../health/index.js';
 import { ControlListener } from '../settings/index.js';
 import { makeHandlers } from './handlers.js';
 import { reapAllNow } from '../process/index.js';
@@ -26,7 +26,7 @@ import { SuperError } from '../../errors.js';
 import { sdNotify } from './systemd-notify.js';
 import { WatchManager } from '../watch/index.js';
 import { createDaemonLog } from '../../logs/daemon-log.js';
-import { reloadAllLogs } from '../../logs/ops.js';
+import { reloadAllLogs } from './log-handlers.js';
 import { stopDeadline } from './stop-deadline.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -45,8 +45,10 @@ export const EXIT_ALREADY_RUNNING = 10;
  *   TCP control listener at boot (`super daemon --listen`); a failure exits (2 for bad settings) before "ready"
  * @param {() => Promise<void>} [opts.afterStop]  runs once every app has stopped, before
  *   the control socket closes (`super run` lets its log printer finish there)
+ * @param {object} [opts.loadDefaults]  loadEcosystem options for every file the daemon reads
+ *   (`super run`: {mergeLogsDefault: false}, one log file per worker)
  */
-export async function startDaemon({ resurrect = false, afterStop, control } = {}) {
+export async function startDaemon({ resurrect = false, afterStop, control, loadDefaults } = {}) {
   const home = superHome();
   let log;
   try {
@@ -59,37 +61,47 @@ export async function startDaemon({ resurrect = false, afterStop, control } = {}
   const daemonLog = createDaemonLog(daemonLogPath(home));
   log = daemonLog.log;
 
+  // The composition root: each part gets its collaborators here, at construction. The
+  // registry calls none of the others; they hear its events and read it through its
+  // read-only face (registry.reader).
   let server = null;
-  let watcher = null;
-  const supervisor = new Supervisor({
+  const broadcast = (topic, data) => server?.broadcast(topic, data);
+  // The Prometheus text and the workers' memory are asked for later (a scrape, a surge
+  // reload), when the monitor below exists.
+  const metrics = new MetricsSettings({ log, render: () => monitor.prometheusText() });
+  const registry = new AppRegistry({
     home,
     log,
     agentPath,
-    onEvent: (topic, data) => {
-      if (topic === 'worker') {
-        watcher?.sync(data.app);
-        supervisor.cron?.sync(data.app);
-      }
-      server?.broadcast(topic, data);
-    },
+    metrics,
+    control: new ControlListener({ home, log, server: () => server }),
+    loadDefaults,
+    workerMemory: (pids) => monitor.memoryOf(pids),
   });
-  watcher = new WatchManager({ supervisor, log, emit: (data) => server?.broadcast('watch', data) });
-  supervisor.cron = new CronRestarts({ supervisor, log });
-  supervisor.monitor = new Monitor({
-    supervisor,
+  const monitor = new Monitor({
+    reader: registry.reader,
+    settings: metrics,
+    replaceSlot: (app, slot, reason) => registry.replaceSlot(app, slot, reason),
     log,
-    broadcast: (topic, data) => server?.broadcast(topic, data),
+    broadcast,
     subscribed: (topic) => server?.subscribed(topic) ?? false,
   });
-  supervisor.monitor.setInterval(1000);
-  supervisor.control = new ControlListener({ home, log, server: () => server });
+  const watcher = new WatchManager({
+    reader: registry.reader,
+    reload: (name) => registry.reload(name, { keepConfig: true }),
+    log,
+    emit: (data) => broadcast('watch', data),
+  });
+  const cron = new CronRestarts({ reader: registry.reader, reload: (name) => registry.reload(name, { keepConfig: true }), log });
+  registry.on('worker', (event) => broadcast('worker', event));
+  registry.on('reload', (info) => broadcast('reload', info));
 
   let stopping = null;
   /** Stops every app gracefully, then exits with `code` (0 unless told otherwise). */
   const shutdown = (reason, code = 0) => {
     stopping ??= (async () => {
       // The slowest worker's drain_timeout + kill_timeout, plus a margin (lib/master/core/stop-deadline.js).
-      const deadline = stopDeadline(supervisor.apps.values());
+      const deadline = stopDeadline(registry.apps.values());
       log.info({ reason, deadline_ms: deadline }, 'daemon stopping: stopping every app');
       sdNotify(['STOPPING=1', 'STATUS=stopping every app'], log);
       const hard = setTimeout(() => {
@@ -98,7 +110,7 @@ export async function startDaemon({ resurrect = false, afterStop, control } = {}
       }, deadline);
       hard.unref();
       try {
-        await supervisor.stopAll();
+        await registry.stopAll();
       } catch (err) {
         log.error({ err }, 'error while stopping apps');
       }
@@ -109,8 +121,9 @@ export async function startDaemon({ resurrect = false, afterStop, control } = {}
   };
 
   const finish = async (code) => {
-    supervisor.monitor.close();
-    supervisor.cron.close();
+    monitor.close();
+    metrics.close();
+    cron.close();
     reapAllNow();
     await watcher.close().catch(() => {});
     await server?.close().catch(() => {});
@@ -125,12 +138,12 @@ export async function startDaemon({ resurrect = false, afterStop, control } = {}
   process.on('SIGINT', () => shutdown('SIGINT'));
   // SIGUSR2: reopen every log file at its path (after an external logrotate), as `super reload-logs`.
   process.on('SIGUSR2', () => {
-    reloadAllLogs(supervisor).catch((err) => log.warn({ err: err.message }, 'reopening log files failed'));
+    reloadAllLogs(registry, log).catch((err) => log.warn({ err: err.message }, 'reopening log files failed'));
   });
   // SIGHUP (systemd's ExecReload, `kill -HUP`): rolling reload of every app, as `super reload all`.
   process.on('SIGHUP', () => {
     log.info('SIGHUP: reloading all apps');
-    supervisor.reload('all').then(
+    registry.reload('all').then(
       (r) => log.info({ apps: r.apps.map((a) => ({ app: a.app, ok: a.ok, failed: a.failed?.reason })) }, 'SIGHUP reload finished'),
       (err) => log.error({ err: err.message, code: err.code }, 'SIGHUP reload refused'),
     );
@@ -142,7 +155,7 @@ export async function startDaemon({ resurrect = false, afterStop, control } = {}
   try {
     server = await startControlServer({
       socketPath: socketPath(home),
-      handlers: makeHandlers({ supervisor, version, shutdown, stopping: () => stopping !== null, watcher }),
+      handlers: makeHandlers({ registry, monitor, watcher, cron, log, version, shutdown, stopping: () => stopping !== null }),
       hello: { version, pid: process.pid },
       log,
     });
@@ -155,7 +168,7 @@ export async function startDaemon({ resurrect = false, afterStop, control } = {}
   }
   if (control) {
     try {
-      await supervisor.control.apply(await supervisor.control.check(control, '--listen'));
+      await registry.control.apply(await registry.control.check(control, '--listen'));
     } catch (err) {
       process.stderr.write(`superd: ${err.code ?? 'E_INTERNAL'}: ${err.message}\n`);
       log.error({ err: err.message }, 'control listener failed');
@@ -168,13 +181,13 @@ export async function startDaemon({ resurrect = false, afterStop, control } = {}
     }
   }
   log.info({ home, version, node: process.version }, 'daemon ready');
-  if (resurrect) await resurrectAtBoot(supervisor, log);
+  if (resurrect) await resurrectAtBoot(registry, log);
   if (process.send) {
     process.send({ cmd: 'super:daemon-ready', pid: process.pid });
     process.disconnect();
   }
-  sdNotify(['READY=1', `STATUS=${supervisor.apps.size} app(s)`, `MAINPID=${process.pid}`], log);
-  return { home, log, supervisor, shutdown, version };
+  sdNotify(['READY=1', `STATUS=${registry.apps.size} app(s)`, `MAINPID=${process.pid}`], log);
+  return { home, log, registry, shutdown, version };
 }
 
 /**
@@ -182,10 +195,10 @@ export async function startDaemon({ resurrect = false, afterStop, control } = {}
  * stderr (the journal) and in daemon.log, and the daemon runs on without apps: exiting
  * would only make systemd restart it into the same error.
  */
-async function resurrectAtBoot(supervisor, log) {
+async function resurrectAtBoot(registry, log) {
   const { resurrectApps } = await import('../saved/saved-state.js');
   try {
-    const r = await resurrectApps(supervisor);
+    const r = await resurrectApps(registry);
     log.info({ file: r.file, started: r.started, failed: r.failed }, 'resurrected saved apps');
     for (const f of r.failed) process.stderr.write(`superd: E_START_FAILED: ${f.app}#${f.slot} ${f.reason} before it became ready\n`);
   } catch (err) {

@@ -1,14 +1,23 @@
 // The registry of apps and the operations on them. The control handlers call these;
 // nothing here parses wire input (lib/ipc/protocol.js did) or talks to sockets.
+//
+// It gets its collaborators at construction and calls nothing that calls it back. Others
+// learn what happens from its events, and read it through `reader` (registry-reader.js):
+//   'worker'       {app, slot, pid, state, prev, restarts, ...}   a worker state change
+//   'reload'       {app, slot?, step, ...}                        reload progress
+//   'app-added'    {app}                                          a new app is registered
+//   'app-changed'  {app}                                          its config changed in place (watch on/off)
+//   'app-removed'  {app}                                          deleted
+import { EventEmitter } from 'node:events';
 import { App } from './app.js';
+import { RegistryReader } from './registry-reader.js';
 import { DaemonPolicy } from '../settings/index.js';
 import { spreadWarning } from '../settings/index.js';
 import { unmappedWarning } from '../../config/check-affinity.js';
 import { SuperError } from '../../errors.js';
 import { changedKeys } from './config-diff.js';
 import { resolveTargets } from './targets.js';
-import { maskConfig } from './mask-secrets.js';
-import { tailFile, stderrTail } from './tail-file.js';
+import { stderrTail } from './tail-file.js';
 import { checkSettings, applySettings } from '../settings/index.js';
 
 // Node's own IPC plumbing: a `super start` run from inside a worker must not pass these on,
@@ -16,17 +25,29 @@ import { checkSettings, applySettings } from '../settings/index.js';
 const NODE_IPC_VARS = new Set(['NODE_UNIQUE_ID', 'NODE_CHANNEL_FD', 'NODE_CHANNEL_SERIALIZATION_MODE']);
 export const inheritable = (env) => Object.fromEntries(Object.entries(env).filter(([k]) => !NODE_IPC_VARS.has(k)));
 
-export class Supervisor {
-  /** @param {{home: string, log: import('pino').Logger, agentPath: string, onEvent: (topic: string, data: object) => void}} o */
-  constructor({ home, log, agentPath, onEvent }) {
+export class AppRegistry extends EventEmitter {
+  /**
+   * @param {object} o
+   * @param {string} o.home
+   * @param {import('pino').Logger} o.log
+   * @param {string} o.agentPath  the agent preloaded into workers
+   * @param {{configure: (m: object) => Promise<string[]>, interval: number}} o.metrics  the daemon-wide
+   *   metrics settings (lib/master/health/metrics-settings.js)
+   * @param {import('../settings/remote-control.js').ControlListener} [o.control]  the TCP control listener
+   * @param {object} [o.loadDefaults]  loadEcosystem options for every file it reads (`super run`: per-slot logs)
+   * @param {(pids: number[]) => Promise<(number|null)[]>} [o.workerMemory]  the RSS (bytes, with the
+   *   processes it started) of each worker, for the surge memory guard (the monitor's memoryOf)
+   */
+  constructor({ home, log, agentPath, metrics, control = null, loadDefaults = {}, workerMemory }) {
+    super();
     this.home = home;
     this.log = log;
     this.apps = new Map();
     this.daemonPolicy = new DaemonPolicy({ log }); // scheduling policy and CPU sets
-    this.monitor = null; // the health monitor (lib/master/health/monitor.js), set by the daemon
-    this.control = null; // the TCP control listener (lib/master/settings/remote-control.js), set by the daemon
-    this.cron = null; // cron_restart schedules (./cron-restart.js), set by the daemon
-    this.loadDefaults = {}; // loadEcosystem options for every file it reads (`super run`: per-slot logs)
+    this.metrics = metrics;
+    this.control = control;
+    this.loadDefaults = Object.freeze({ ...loadDefaults });
+    this.reader = new RegistryReader(this);
     this.ctx = {
       home,
       log,
@@ -35,20 +56,17 @@ export class Supervisor {
       policy: () => this.schedulingName,
       onReload: (info) => {
         log.info(info, `${info.app}${info.slot === undefined ? '' : `#${info.slot}`} reload ${info.step}`);
-        onEvent('reload', info);
+        this.emit('reload', info);
       },
       onSlotState: (app, slot, info) => {
         const event = { app: app.name, slot: slot.index, pid: info.pid ?? slot.proc?.pid ?? null, restarts: slot.restarts, ...info };
         log.info(event, `${app.name}#${slot.index} ${info.prev} -> ${info.state}`);
-        onEvent('worker', event);
+        this.emit('worker', event);
       },
       // The RSS (bytes, with the processes it started) of each of `pids`, for the surge memory guard.
-      workerMemory: async (pids) => {
-        await this.monitor?.ensureSampled(pids);
-        return pids.map((pid) => this.monitor?.metricsOf(pid)?.memory ?? null);
-      },
+      workerMemory,
       // How often the worker's agent reports (the app's metrics_interval, else the daemon's).
-      workerEnvExtra: (config) => ({ SUPER_METRICS_INTERVAL: String(config.metrics_interval ?? this.monitor?.interval ?? 1000) }),
+      workerEnvExtra: (config) => ({ SUPER_METRICS_INTERVAL: String(config.metrics_interval ?? this.metrics.interval) }),
     };
   }
 
@@ -80,7 +98,7 @@ export class Supervisor {
     if (typeof daemon === 'string') daemon = { scheduling: daemon, scheduling_set: true, cpu_affinity: null }; // a policy name alone
     // Every check before any change (lib/master/settings/start-settings.js): a start refused
     // for any reason leaves the daemon and its apps as they were.
-    const owners = { policy: this.daemonPolicy, control: this.control, monitor: this.monitor, log: this.log };
+    const owners = { policy: this.daemonPolicy, control: this.control, monitor: this.metrics, log: this.log };
     const settings = await checkSettings(daemon, entries.map((e) => e.config), owners, { source, strict: !daemon.from_dump });
     const busy = entries.map((e) => this.apps.get(e.config.name)).find((app) => app?.busy);
     if (busy) throw new SuperError('E_BUSY', `${busy.name} is busy (${busy.busy}); try again when it is done`);
@@ -105,8 +123,7 @@ export class Supervisor {
         app.pendingConfig = null;
         app.clientEnv = clientEnv ?? app.clientEnv;
       } else {
-        app = new App(config, this.ctx, clientEnv);
-        this.apps.set(config.name, app);
+        app = this.#add(config, clientEnv);
       }
       app.source = from ?? app.source;
       if (autostart === false) {
@@ -136,6 +153,13 @@ export class Supervisor {
         result.warnings.push(`${app.name}#${o.slot} did not become ready within listen_timeout (${app.config.listen_timeout} ms, ready_on: ${app.config.ready_on}); it is kept running. Apps that never listen need ready_on: spawn.`);
       }
     }
+  }
+
+  #add(config, clientEnv) {
+    const app = new App(config, this.ctx, clientEnv);
+    this.apps.set(config.name, app);
+    this.emit('app-added', { app: config.name });
+    return app;
   }
 
   get schedulingName() {
@@ -250,6 +274,7 @@ export class Supervisor {
       await app.stop();
       app.closeLogs();
       this.apps.delete(app.name);
+      this.emit('app-removed', { app: app.name });
     })));
     return { apps: apps.map((a) => a.name) };
   }
@@ -277,45 +302,43 @@ export class Supervisor {
     return result;
   }
 
-  /** Every app and worker, with each worker's metrics (`history`: with its sparkline points). */
-  async ls({ history = false } = {}) {
-    const pids = [];
-    for (const app of this.apps.values()) for (const s of app.slots) if (s.pid) pids.push(s.pid);
-    await this.monitor?.ensureSampled(pids);
-    const now = Date.now();
-    return {
-      apps: [...this.apps.values()].map((app) => ({
-        name: app.name,
-        status: app.status,
-        instances: app.config.instances,
-        exec_mode: app.config.exec_mode,
-        namespace: app.config.namespace,
-        last_reload: app.lastReload ?? undefined,
-        workers: app.slots.map((s) => {
-          const snap = s.snapshot(now);
-          const metrics = snap.pid ? this.monitor?.metricsOf(snap.pid, { history }) : null;
-          return { ...snap, cpu: metrics?.cpu ?? null, memory: metrics?.memory ?? null, metrics: metrics ?? null };
-        }),
-      })),
-    };
+  /**
+   * Turns watch mode on or off for one app (`super watch`, `start --watch`): on watches
+   * the paths it watched before it was turned off, else its cwd. The new config replaces
+   * the old one (never edited in place); subscribers hear 'app-changed'.
+   */
+  setWatch(name, on) {
+    const app = this.app(name, 'watch');
+    const c = app.config;
+    if (on && c.watch.length === 0) app.config = { ...c, watch: app.watchOff ?? [c.cwd] };
+    if (!on && c.watch.length > 0) {
+      app.watchOff = c.watch;
+      app.config = { ...c, watch: [] };
+    }
+    this.emit('app-changed', { app: app.name });
+    return { app: name, watch: app.config.watch };
   }
 
-  async describe(name) {
-    const app = this.app(name, 'describe');
-    const { apps } = await this.ls();
-    const status = apps.find((a) => a.name === app.name);
-    return {
-      app: {
-        ...status,
-        scheduling: this.schedulingName,
-        daemon_cpus: this.daemonPolicy.daemonCpus,
-        logs: app.logPaths(),
-        config: maskConfig(app.config),
-        pending_config: app.pendingConfig ? changedKeys(app.config, app.pendingConfig) : undefined,
-        cron_restart: this.cron?.status(app) ?? undefined,
-        last_stderr: await tailFile(app.logPaths().err, 800),
-      },
-    };
+  /**
+   * Replaces one worker ready-first (the monitor's max_memory_restart): resolves with the
+   * replacement, or null when the app or slot is gone or busy.
+   */
+  async replaceSlot(name, index, reason) {
+    return (await this.apps.get(name)?.replaceSlot(index, reason)) ?? null;
+  }
+
+  /** Reopens every app's log files at their paths (`reload-logs`, SIGUSR2). */
+  async reopenLogs() {
+    const apps = [...this.apps.values()];
+    const files = (await Promise.all(apps.map((app) => app.logs.reopen()))).flat();
+    return { apps: apps.map((a) => a.name), files };
+  }
+
+  /** Empties the log files of the apps `target` names (`flush`). */
+  async flushLogs(target) {
+    const apps = this.targets(target);
+    const files = (await Promise.all(apps.map((app) => app.logs.flush(app.slots.map((s) => s.index))))).flat();
+    return { apps: apps.map((a) => a.name), files };
   }
 
   /** Graceful stop of everything, for `kill` and daemon signals. */

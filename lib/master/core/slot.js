@@ -13,13 +13,14 @@ const DEFER_ENV = Object.freeze({ SUPER_DEFER_TRAFFIC: '1' });
 export class Slot extends EventEmitter {
   /**
    * @param {object} o
-   * @param {object} o.app      the App (lib/master/core/app.js) this slot belongs to
+   * @param {object} o.host     what the slot may ask of its app (App#slotHost in app.js): name(),
+   *   config(), env(i, config), stdio(i), launched(proc), hasReadyPeer(slot)
    * @param {number} o.index
    * @param {object} o.ctx      {agentPath, log, policy()}
    */
-  constructor({ app, index, ctx }) {
+  constructor({ host, index, ctx }) {
     super();
-    this.app = app;
+    this.host = host;
     this.index = index;
     this.ctx = ctx;
     this.state = S.STOPPED;
@@ -52,15 +53,15 @@ export class Slot extends EventEmitter {
   }
 
   #fork(config, extraEnv) {
-    const env = { ...this.app.workerEnv(this.index, config), ...extraEnv };
+    const env = { ...this.host.env(this.index, config), ...extraEnv };
     // Slot i's CPUs are recomputed from its index at every fork (restarts and reloads keep them).
     const { taskset, ...affinity } = workerAffinity(config, this.index, this.ctx.affinity);
-    const proc = new WorkerProcess({ app: config, env, stdio: this.app.stdioFor(this.index), agentPath: this.ctx.agentPath, cpus: taskset });
-    this.app.logs.attach(proc);
+    const proc = new WorkerProcess({ app: config, env, stdio: this.host.stdio(this.index), agentPath: this.ctx.agentPath, cpus: taskset });
+    this.host.launched(proc);
     proc.affinity = affinity;
-    proc.on('process-error', (err) => this.ctx.log.warn({ app: this.app.name, slot: this.index, pid: proc.pid, err: err.message }, 'worker process error'));
+    proc.on('process-error', (err) => this.ctx.log.warn({ app: this.host.name(), slot: this.index, pid: proc.pid, err: err.message }, 'worker process error'));
     proc.on('drained', (m) => {
-      if (m.hookErrors?.length) this.ctx.log.warn({ app: this.app.name, slot: this.index, pid: proc.pid, errors: m.hookErrors.slice(0, 5) }, 'onShutdown hook failed');
+      if (m.hookErrors?.length) this.ctx.log.warn({ app: this.host.name(), slot: this.index, pid: proc.pid, errors: m.hookErrors.slice(0, 5) }, 'onShutdown hook failed');
     });
     return proc;
   }
@@ -82,12 +83,12 @@ export class Slot extends EventEmitter {
    * listen_timeout passes first, {ready: false} with the worker kept and flagged
    * not_ready (a first start has nothing to fall back on); rejects if it dies first.
    */
-  async start(reason = 'start', config = this.app.config) {
+  async start(reason = 'start', config = this.host.config()) {
     clearTimeout(this.restartTimer);
     this.restartTimer = null;
     // A crash restart or scale-up beside ready workers keeps out of the rotation until
     // ready(), as a reload replacement does; a first start has nobody to leave traffic to.
-    const defer = this.#canDefer(config) && this.app.slots.some((s) => s !== this && s.state === S.ONLINE && !s.notReady);
+    const defer = this.#canDefer(config) && this.host.hasReadyPeer(this);
     let proc;
     try {
       proc = this.#fork(config, defer ? DEFER_ENV : {});

@@ -12,7 +12,7 @@ export const STOP_MARGIN_MS = 5000;
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
- * @param {Iterable<{config: object, slots: {config: object|null}[]}>} apps  the supervisor's apps
+ * @param {Iterable<{config: object, slots: {config: object|null}[]}>} apps  the registry's apps
  * @returns {number} ms
  */
 export function stopDeadline(apps, margin = STOP_MARGIN_MS) {

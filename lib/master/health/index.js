@@ -2,3 +2,4 @@
 // and the daemon's own loop statistics.
 export { Monitor } from './monitor.js';
 export { daemonStats } from './loop-stats.js';
+export { MetricsSettings } from './metrics-settings.js';

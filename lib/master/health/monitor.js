@@ -5,34 +5,46 @@
 //
 //   agent (worker) --IPC {cmd:'super:metrics'}--> WorkerProcess 'metrics' --> WorkerRecord
 //   timer (interval) --> ProcessSampler (/proc, chunked) --> WorkerRecord.onSample
-//                    --> decideHealthAction --> app.replaceSlot | SIGKILL group
-//                    --> broadcast('metrics', snapshot)   only when someone listens
+//                    --> decideHealthAction --> replaceSlot (given) | SIGKILL group
+//                    --> broadcast('metrics', status view)   only when someone listens
+//
+// It reads the apps through the registry's read-only face (core/registry-reader.js) and
+// acts on them only through the replaceSlot function it was given.
 import { workerProcesses } from '../process/index.js';
 import { ProcessSampler } from './process-sampler.js';
 import { WorkerRecord } from './metrics-store.js';
 import { decideHealthAction } from './health-rules.js';
+import { renderPrometheus } from './prometheus-text.js';
 import { WORKER_STATES as S } from '../core/states.js';
+import { lsView } from '../core/status-view.js';
 
 export class Monitor {
   /**
    * @param {object} o
-   * @param {import('../core/registry.js').Supervisor} o.supervisor
+   * @param {import('../core/registry-reader.js').RegistryReader} o.reader
+   * @param {import('./metrics-settings.js').MetricsSettings} o.settings  the sampling interval
+   * @param {(app: string, slot: number, reason: string) => Promise<{pid: number}|null>} o.replaceSlot  a
+   *   ready-first replacement of one worker; null when the app was busy
    * @param {import('pino').Logger} o.log
    * @param {(topic: string, data: object) => void} o.broadcast
    * @param {(topic: string) => boolean} o.subscribed  true when a connection listens to topic
    */
-  constructor({ supervisor, log, broadcast, subscribed }) {
-    this.supervisor = supervisor;
+  constructor({ reader, settings, replaceSlot, log, broadcast, subscribed }) {
+    this.reader = reader;
+    this.settings = settings;
+    this.replaceSlot = replaceSlot;
     this.log = log;
     this.broadcast = broadcast;
     this.subscribed = subscribed;
     this.records = new Map(); // pid -> WorkerRecord
     this.sampler = new ProcessSampler();
-    this.interval = 1000;
     this.timer = null;
     this.sampling = null;
     this.onNew = (proc) => this.#follow(proc);
     workerProcesses.on('new', this.onNew);
+    this.onInterval = (ms) => this.#schedule(ms);
+    settings.on('interval', this.onInterval);
+    this.#schedule(settings.interval);
   }
 
   #follow(proc) {
@@ -46,41 +58,11 @@ export class Monitor {
     });
   }
 
-  /** Sampling period (daemon-wide `metrics.interval`); restarts the timer when it changes. */
-  setInterval(ms) {
-    if (this.timer && ms === this.interval) return;
-    this.interval = ms;
+  /** Samples every `ms` (daemon-wide `metrics.interval`; 0: never). */
+  #schedule(ms) {
     clearInterval(this.timer);
     this.timer = ms > 0 ? setInterval(() => this.tick(), ms) : null;
     this.timer?.unref();
-  }
-
-  /**
-   * Applies the daemon-wide `metrics` settings of an ecosystem file. The endpoint starts
-   * with the first file that names `metrics.listen`; changing it needs a daemon restart.
-   * @returns {Promise<string[]>} warnings for the `start` reply
-   */
-  async configure({ listen, interval }) {
-    this.setInterval(interval);
-    if (!listen || this.listen === listen) return [];
-    if (this.endpoint) return [`metrics.listen changed to ${listen}, but the endpoint keeps serving on ${this.listen} until the daemon restarts`];
-    const { startMetricsEndpoint } = await import('./metrics-endpoint.js');
-    const { renderPrometheus } = await import('./prometheus-text.js');
-    try {
-      this.endpoint = await startMetricsEndpoint(listen, async () => renderPrometheus(await this.supervisor.ls(), daemonProcess()));
-      this.endpoint.on('error', (err) => this.log.error({ err }, 'metrics endpoint error'));
-      this.listen = listen;
-      this.log.info({ listen }, 'metrics endpoint listening');
-      return [];
-    } catch (err) {
-      this.log.error({ err, listen }, 'metrics endpoint could not listen');
-      return [`the metrics endpoint could not listen on ${listen} (${err.code ?? err.message}); apps are started without it`];
-    }
-  }
-
-  /** The settings in force, as a dump saves them (lib/master/saved/saved-state.js). */
-  get settings() {
-    return { listen: this.listen ?? null, interval: this.interval };
   }
 
   /** One sample of every worker, then health actions, then the push to subscribers. */
@@ -91,7 +73,7 @@ export class Monitor {
       await this.#sample(recs);
       const now = Date.now();
       for (const rec of recs) if (this.records.get(rec.pid) === rec) this.#judge(rec, now);
-      if (this.subscribed('metrics')) this.broadcast('metrics', await this.supervisor.ls({ history: false }));
+      if (this.subscribed('metrics')) this.broadcast('metrics', await this.status());
     })();
     try {
       await this.sampling;
@@ -108,26 +90,48 @@ export class Monitor {
     const now = Date.now();
     for (const rec of recs) {
       const cost = costs.get(rec.pid);
-      if (cost) rec.onSample(cost, now, 3 * Math.max(rec.proc.reportInterval, this.interval));
+      if (cost) rec.onSample(cost, now, 3 * Math.max(rec.proc.reportInterval, this.settings.interval));
     }
   }
 
-  /** For `ls`: workers never sampled yet (just started) are sampled now. */
-  async ensureSampled(pids) {
+  /**
+   * The metrics of every live worker, those never sampled yet (just started) sampled now.
+   * @returns {Promise<(pid: number) => object|null>}  (`history`: with the sparkline points)
+   */
+  async sampledMetrics({ history = false } = {}) {
+    await this.#ensureSampled(this.reader.pids());
+    const now = Date.now();
+    return (pid) => this.records.get(pid)?.toJSON(now, { history }) ?? null;
+  }
+
+  /** The RSS (bytes, with the processes it started) of each of `pids`, null if unknown: the surge memory guard. */
+  async memoryOf(pids) {
+    await this.#ensureSampled(pids);
+    return pids.map((pid) => this.records.get(pid)?.toJSON(Date.now()).memory ?? null);
+  }
+
+  /** Samples the workers of `pids` never sampled yet (just started). */
+  async #ensureSampled(pids) {
     const missing = pids.map((p) => this.records.get(p)).filter((r) => r && r.cost === null);
     if (missing.length) await this.#sample(missing);
   }
 
-  /** The metrics of worker `pid` (null if the daemon does not follow it). */
-  metricsOf(pid, opts) {
-    return this.records.get(pid)?.toJSON(Date.now(), opts) ?? null;
+  /** The status view of every app and worker with its metrics (`ls`, the "metrics" broadcast). */
+  async status({ history = false } = {}) {
+    const metricsOf = await this.sampledMetrics({ history });
+    return lsView(this.reader.snapshot(), metricsOf);
+  }
+
+  /** The Prometheus text of the moment (the metrics endpoint, health/metrics-settings.js). */
+  async prometheusText() {
+    return renderPrometheus(await this.status(), daemonProcess());
   }
 
   #judge(rec, now) {
     if (rec.acting) return;
-    const app = this.supervisor.apps.get(rec.app);
-    const slot = app?.slots[rec.slot];
-    if (!slot || slot.proc !== rec.proc || slot.state !== S.ONLINE) return;
+    const app = this.reader.app(rec.app);
+    const worker = this.reader.worker(rec.app, rec.slot);
+    if (!app || !worker || worker.proc !== rec.proc || worker.state !== S.ONLINE) return;
     const decision = decideHealthAction({
       cost: rec.cost,
       agentAt: rec.agentAt,
@@ -148,7 +152,7 @@ export class Monitor {
     if (app.busy) return; // a reload/restart is changing the app: judge again next sample
     rec.acting = 'replacing';
     this.log.warn({ ...who, cost: rec.cost }, `${rec.app}#${rec.slot} ${decision.reason}; replacing it (ready-first)`);
-    replaceSlot(app, rec.slot, decision.reason).then(
+    Promise.resolve().then(() => this.replaceSlot(rec.app, rec.slot, `max_memory_restart: ${decision.reason}`)).then(
       (r) => {
         if (r) return this.log.info({ ...who, new_pid: r.pid }, `${rec.app}#${rec.slot} replaced (${decision.reason})`);
         rec.acting = null; // the app was busy (a reload, a stop): judged again next sample
@@ -163,8 +167,7 @@ export class Monitor {
 
   close() {
     clearInterval(this.timer);
-    this.endpoint?.close();
-    this.endpoint?.closeAllConnections();
+    this.settings.off('interval', this.onInterval);
     workerProcesses.off('new', this.onNew);
     this.sampler.close();
   }
@@ -173,9 +176,4 @@ export class Monitor {
 function daemonProcess() {
   const { user, system } = process.cpuUsage();
   return { cpuSeconds: (user + system) / 1e6, rss: process.memoryUsage.rss(), startTime: Math.round((Date.now() - process.uptime() * 1000) / 1000) };
-}
-
-/** The ready-first, one-slot replacement of `super reload` (App#replaceSlot). */
-function replaceSlot(app, index, reason) {
-  return Promise.resolve().then(() => app.replaceSlot(index, `max_memory_restart: ${reason}`));
 }

@@ -1,6 +1,6 @@
-// The Prometheus text exposition format (version 0.0.4) of what `super ls` knows: one
-// series per worker (labels app, slot, pid) and per app (label app), plus the daemon's own
-// process_* series. Pure: data in, text out.
+// The Prometheus text exposition format (version 0.0.4) of the `ls` rows of the status
+// view (lib/master/core/status-view.js): one series per worker (labels app, slot, pid) and
+// per app (label app), plus the daemon's own process_* series. Pure: data in, text out.
 // Names follow Prometheus conventions: base units (bytes, seconds), _total for counters,
 // the superd_ prefix, and a HELP and TYPE line per family.
 
@@ -31,7 +31,7 @@ class Families {
 const ms = (v) => (v == null ? null : v / 1000);
 
 /**
- * @param {{apps: object[]}} ls   the data of the `ls` op, workers with `metrics`
+ * @param {{apps: object[]}} ls   the `ls` rows (status-view.js lsView), workers with `metrics`
  * @param {{cpuSeconds: number, rss: number, startTime: number}} daemon  the daemon's own process
  */
 export function renderPrometheus(ls, daemon) {

@@ -1,4 +1,4 @@
-// `save` and `resurrect`: the supervisor's apps <-> the dump file (lib/master/saved/dump.js).
+// `save` and `resurrect`: the registry's apps <-> the dump file (lib/master/saved/dump.js).
 import { writeDump, readDump } from './dump.js';
 import { reviveApps } from './revive.js';
 import { WORKER_STATES as S } from '../core/states.js';
@@ -7,10 +7,10 @@ import { WORKER_STATES as S } from '../core/states.js';
  * Saves every app that is not stopped, with its resolved config (instances as scaled now)
  * and the environment it was started with. Stopped apps are left out and reported.
  */
-export async function saveApps(supervisor, { version, force }) {
+export async function saveApps(registry, { version, force }) {
   const saved = [];
   const skipped = [];
-  for (const app of supervisor.apps.values()) {
+  for (const app of registry.apps.values()) {
     if (app.status === S.STOPPED) {
       skipped.push(app.name);
       continue;
@@ -18,10 +18,10 @@ export async function saveApps(supervisor, { version, force }) {
     const instances = app.slots.length || app.config.instances;
     saved.push({ config: { ...app.config, instances }, clientEnv: app.clientEnv, source: app.source ?? undefined });
   }
-  const daemonCpus = supervisor.daemonPolicy.pinnedTo;
-  const metrics = supervisor.monitor?.settings ?? null;
-  const control = supervisor.control?.settings ?? null;
-  const out = await writeDump(supervisor.home, { apps: saved, scheduling: supervisor.schedulingName, daemon_cpu_affinity: daemonCpus, metrics, control, version }, { force });
+  const daemonCpus = registry.daemonPolicy.pinnedTo;
+  const metrics = registry.metrics.settings;
+  const control = registry.control?.settings ?? null;
+  const out = await writeDump(registry.home, { apps: saved, scheduling: registry.schedulingName, daemon_cpu_affinity: daemonCpus, metrics, control, version }, { force });
   return { ...out, skipped };
 }
 
@@ -29,11 +29,11 @@ export async function saveApps(supervisor, { version, force }) {
  * Starts the apps of the dump, each normalized again from its ecosystem file (revive.js);
  * those already running are left alone (and reported).
  */
-export async function resurrectApps(supervisor) {
-  const dump = await readDump(supervisor.home);
-  const { entries, warnings } = await reviveApps(dump, { allowedCpus: supervisor.daemonPolicy.allowed, home: supervisor.home, ...supervisor.loadDefaults });
-  for (const w of warnings) supervisor.log.warn({ dump: dump.file }, w);
+export async function resurrectApps(registry) {
+  const dump = await readDump(registry.home);
+  const { entries, warnings } = await reviveApps(dump, { allowedCpus: registry.daemonPolicy.allowed, home: registry.home, ...registry.loadDefaults });
+  for (const w of warnings) registry.log.warn({ dump: dump.file }, w);
   const daemon = { scheduling: dump.scheduling, scheduling_set: true, cpu_affinity: dump.daemon_cpu_affinity, metrics: dump.metrics ?? undefined, control: dump.control, from_dump: true };
-  const result = await supervisor.startConfigs(entries, daemon, dump.file);
+  const result = await registry.startConfigs(entries, daemon, dump.file);
   return { file: dump.file, ...result, warnings: [...warnings, ...result.warnings] };
 }

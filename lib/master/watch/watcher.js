@@ -4,46 +4,43 @@
 //   file changes --(watch thread: chokidar + debounce)--> one burst message
 //     -> app not running: ignored
 //     -> a reload of this app is running: one more reload queued after it (bursts merge)
-//     -> reloadForWatch(): the rolling, zero-downtime reload of the app
+//     -> reload(): the rolling, zero-downtime reload of the app (the function it was given)
 //
-// An app is watched while it exists, is not stopped, and has watch paths; sync(name) is
-// called on every worker event of the app, so start/stop/delete need no hooks here.
+// An app is watched while it exists, is not stopped, and has watch paths. The watcher
+// reads the apps through the registry's read-only face (core/registry-reader.js) and
+// syncs on its events (every worker state change, watch on/off, delete), so start, stop
+// and delete need no hooks here; it reloads only through the function it was given.
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { WORKER_STATES as S } from '../core/states.js';
 
-/**
- * The one place watch mode reloads an app: the rolling, zero-downtime reload of
- * `super reload`, with the running config (a code change is not a config change).
- * On failure the old workers keep serving (the reload rolls back).
- */
-export async function reloadForWatch(supervisor, name) {
-  const { apps } = await supervisor.reload(name, { keepConfig: true });
-  const outcome = apps[0];
-  return { ok: outcome?.ok ?? false, failed: outcome?.failed ? [outcome.failed] : [], skipped: outcome?.skipped };
-}
-
 export class WatchManager {
   /**
    * @param {object} o
-   * @param {import('../core/registry.js').Supervisor} o.supervisor
+   * @param {import('../core/registry-reader.js').RegistryReader} o.reader
+   * @param {(app: string) => Promise<{apps: object[]}>} o.reload  the rolling, zero-downtime
+   *   reload of `super reload` with the running config (a code change is not a config
+   *   change); on failure the old workers keep serving
    * @param {import('pino').Logger} o.log
    * @param {(data: object) => void} o.emit  'watch' events for subscribers: {app, state: 'ready'|'reload'|'reloaded'|'error', ...}
    */
-  constructor({ supervisor, log, emit }) {
-    this.supervisor = supervisor;
+  constructor({ reader, reload, log, emit }) {
+    this.reader = reader;
+    this.reloadApp = reload;
     this.log = log;
     this.emit = emit;
     this.thread = null;
     this.watching = new Map(); // app -> key of what is watched (paths + ignore + delay)
     this.reloading = new Map(); // app -> {again: boolean}
     this.ready = new Map(); // app -> paths watched, once its initial scan is done
+    this.onAppEvent = (e) => this.sync(e.app);
+    for (const event of ['worker', 'app-changed', 'app-removed']) reader.on(event, this.onAppEvent);
   }
 
   /** For `describe`: {paths, ready, count} or null when the app is not watched. */
   status(name) {
     if (!this.watching.has(name)) return null;
-    const paths = this.supervisor.apps.get(name)?.config.watch ?? [];
+    const paths = this.reader.app(name)?.config.watch ?? [];
     return { paths, ready: this.ready.has(name), count: this.ready.get(name) ?? null };
   }
 
@@ -62,7 +59,7 @@ export class WatchManager {
 
   /** Starts, updates or stops watching `name` to match the app's state and config. */
   sync(name) {
-    const app = this.supervisor.apps.get(name);
+    const app = this.reader.app(name);
     // A restart passes through "stopped" while busy: keep the watch (no rescan).
     const passing = app?.busy && app.busy !== 'stop' && app.busy !== 'delete';
     const wanted = app && app.config.watch.length > 0 && (app.status !== S.STOPPED || passing);
@@ -77,27 +74,13 @@ export class WatchManager {
       return;
     }
     const c = app.config;
-    const logs = app.logPaths();
-    const spec = { paths: c.watch, ignore: c.ignore_watch, files: [logs.out, logs.err, this.supervisor.home], delay: c.watch_delay };
+    const spec = { paths: c.watch, ignore: c.ignore_watch, files: [app.logs.out, app.logs.err, this.reader.home], delay: c.watch_delay };
     const key = JSON.stringify(spec);
     if (current === key) return;
     this.watching.set(name, key);
     this.ready.delete(name);
     this.#ensureThread().postMessage({ op: 'watch', app: name, ...spec });
     this.log.info({ app: name, paths: spec.paths, ignore: spec.ignore }, `watch: watching ${spec.paths.join(', ')} for ${name}`);
-  }
-
-  /** `super watch <app> on|off` and `super start --watch`: changes the app's watch paths. */
-  set(name, on) {
-    const app = this.supervisor.app(name, 'watch');
-    const c = app.config;
-    if (on && c.watch.length === 0) app.config = { ...c, watch: app.watchOff ?? [c.cwd] };
-    if (!on && c.watch.length > 0) {
-      app.watchOff = c.watch;
-      app.config = { ...c, watch: [] };
-    }
-    this.sync(name);
-    return { app: name, watch: app.config.watch };
   }
 
   #onMessage(m) {
@@ -115,7 +98,7 @@ export class WatchManager {
   }
 
   async #onBurst(name, files, count) {
-    const app = this.supervisor.apps.get(name);
+    const app = this.reader.app(name);
     if (!app || !this.watching.has(name) || app.status === S.STOPPED) return;
     const first = files[0] ? path.relative(app.config.cwd, files[0]) || files[0] : '?';
     const more = count > 1 ? ` and ${count - 1} more change(s)` : '';
@@ -143,7 +126,8 @@ export class WatchManager {
     // Another operation (a CLI restart, scale, reload) may hold the app: wait for it.
     for (let wait = 100; ; wait = Math.min(wait * 2, 2000)) {
       try {
-        const result = await reloadForWatch(this.supervisor, name);
+        const { apps } = await this.reloadApp(name);
+        const result = { failed: apps[0]?.failed ? [apps[0].failed] : [] };
         if (result.failed.length) this.log.warn({ app: name, failed: result.failed }, `watch: reload of ${name} failed; the previous workers keep serving`);
         return result;
       } catch (err) {
@@ -157,6 +141,7 @@ export class WatchManager {
   }
 
   async close() {
+    for (const event of ['worker', 'app-changed', 'app-removed']) this.reader.off(event, this.onAppEvent);
     await this.thread?.terminate();
   }
 }

@@ -1,0 +1,67 @@
+// Control ops for logs (`logs`, `reload-logs`, `flush`): the registry's apps turned into
+// the files lib/logs reads, follows, reopens and empties. Wire shapes are documented in
+// lib/ipc/protocol.js.
+import { SuperError } from '../../errors.js';
+import { appFiles } from '../../logs/settings.js';
+import { tailFiles, timeReader } from '../../logs/tail.js';
+import { LogFollower } from '../../logs/follow.js';
+import { reopenDaemonLog } from '../../logs/daemon-log.js';
+
+/** Reopens every app log file and daemon.log at their paths (`reload-logs`, SIGUSR2). */
+export async function reloadAllLogs(registry, log) {
+  const result = await registry.reopenLogs();
+  reopenDaemonLog();
+  log.info({ files: result.files.length }, 'log files reopened');
+  return result;
+}
+
+/**
+ * @param {import('./registry.js').AppRegistry} registry
+ * @param {import('pino').Logger} log
+ */
+export function makeLogHandlers(registry, log) {
+  /** Every (app, slot, stream, path) the apps `target` names write to. */
+  const filesOf = (target, stream) => registry.targets(target).flatMap((app) => appFiles(app.logs.settings, app.slots.map((s) => s.index))
+    .filter((f) => !stream || f.stream === stream)
+    .map((f) => ({ ...f, app: app.name })));
+
+  return {
+    async logs(a, conn) {
+      const target = a.target ?? 'all';
+      const apps = registry.targets(target);
+      const readers = new Map(apps.map((app) => [app.name, timeReader(app.logs.settings)]));
+      if (a.since !== undefined) {
+        const undated = apps.filter((app) => !readers.get(app.name)).map((app) => app.name);
+        if (undated.length) throw new SuperError('E_USAGE', `--since needs dated log lines, and ${undated.join(', ')} writes none; set log_date_format, time: true or log_type: json`);
+      }
+      const files = filesOf(target, a.stream);
+      let ends = null;
+      if (a.follow) {
+        const follower = new LogFollower({
+          sink: conn.logSink,
+          files: () => {
+            try {
+              return filesOf(target, a.stream);
+            } catch {
+              return []; // the app was deleted
+            }
+          },
+        });
+        conn.follow(follower);
+        ends = await follower.start();
+        // Events start after this reply: the tail ends where the follow begins.
+        setImmediate(() => follower.run());
+      }
+      const tails = await tailFiles(files, { lines: a.lines, since: a.since, ends, timeOf: (f) => readers.get(f.app) });
+      return { files: tails, following: Boolean(a.follow) };
+    },
+
+    'reload-logs': () => reloadAllLogs(registry, log),
+
+    async flush(a) {
+      const result = await registry.flushLogs(a.target ?? 'all');
+      log.info({ apps: result.apps }, 'logs flushed');
+      return result;
+    },
+  };
+}

@@ -1,0 +1,76 @@
+// The narrow, read-only face of the app registry for the monitor, the watcher and the
+// status view: plain data and the registry's events, never the App or Slot objects
+// themselves, so nothing outside core/ depends on their fields or can change them.
+import { appIds } from './app-ids.js';
+
+export class RegistryReader {
+  #registry;
+
+  /** @param {import('./registry.js').AppRegistry} registry */
+  constructor(registry) {
+    this.#registry = registry;
+    this.home = registry.home;
+  }
+
+  /** Subscribes to a registry event ('worker', 'reload', 'app-added', 'app-changed', 'app-removed'). */
+  on(event, listener) {
+    this.#registry.on(event, listener);
+    return this;
+  }
+
+  off(event, listener) {
+    this.#registry.off(event, listener);
+    return this;
+  }
+
+  /**
+   * One app as others may see it, or null when there is none by that name.
+   * @returns {{name: string, config: object, status: string, busy: string|null, logs: {out: string, err: string}}|null}
+   */
+  app(name) {
+    const app = this.#registry.apps.get(name);
+    if (!app) return null;
+    return { name, config: app.config, status: app.status, busy: app.busy, logs: app.logPaths() };
+  }
+
+  /**
+   * The worker process in slot `index` of app `name` and the slot's state, or null.
+   * @returns {{proc: object|null, state: string}|null}
+   */
+  worker(name, index) {
+    const slot = this.#registry.apps.get(name)?.slots[index];
+    return slot ? { proc: slot.proc, state: slot.state } : null;
+  }
+
+  /** The pids of every live worker. */
+  pids() {
+    const pids = [];
+    for (const app of this.#registry.apps.values()) for (const s of app.slots) if (s.pid) pids.push(s.pid);
+    return pids;
+  }
+
+  /**
+   * Plain data of every app and worker at `now`, what the status view
+   * (lib/master/core/status-view.js) builds `ls`, `describe`, the metrics broadcast and the
+   * Prometheus text from.
+   */
+  snapshot(now = Date.now()) {
+    const registry = this.#registry;
+    const ids = appIds(registry.apps);
+    return {
+      scheduling: registry.schedulingName,
+      daemon_cpus: registry.daemonPolicy.daemonCpus,
+      apps: [...registry.apps.values()].map((app) => ({
+        id: ids.get(app.name),
+        name: app.name,
+        status: app.status,
+        config: app.config,
+        pending_config: app.pendingConfig,
+        source: app.source,
+        last_reload: app.lastReload,
+        logs: app.logPaths(),
+        workers: app.slots.map((s) => s.snapshot(now)),
+      })),
+    };
+  }
+}

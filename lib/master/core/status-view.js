@@ -1,0 +1,68 @@
+// The one status view: from a registry snapshot (registry-reader.js snapshot()) and the
+// workers' metrics, the rows of `ls`, of `describe`, of the "metrics" broadcast (`super
+// monit`) and what lib/master/health/prometheus-text.js renders. Pure: data in, data out,
+// so what every view shows is decided (and tested) in one place.
+import { maskConfig } from './mask-secrets.js';
+import { changedKeys } from './config-diff.js';
+
+/**
+ * @typedef {(pid: number) => object|null} MetricsOf  the metrics of a live worker (the
+ *   monitor's WorkerRecord.toJSON), null when none are known
+ */
+
+/** One worker's row: its slot snapshot plus its metrics (cpu and memory also at top level). */
+export function workerRow(worker, metrics) {
+  return { ...worker, cpu: metrics?.cpu ?? null, memory: metrics?.memory ?? null, metrics: metrics ?? null };
+}
+
+/** One app's row of `ls`. @param {MetricsOf} metricsOf */
+export function appRow(app, metricsOf) {
+  return {
+    id: app.id ?? null,
+    name: app.name,
+    status: app.status,
+    instances: app.config.instances,
+    exec_mode: app.config.exec_mode,
+    namespace: app.config.namespace,
+    last_reload: app.last_reload ?? undefined,
+    workers: app.workers.map((w) => workerRow(w, w.pid ? metricsOf(w.pid) : null)),
+  };
+}
+
+/**
+ * `ls`: every app and worker with its metrics. The "metrics" broadcast and the
+ * Prometheus text are built from the same rows.
+ * @param {{apps: object[]}} snapshot
+ * @param {MetricsOf} metricsOf
+ */
+export function lsView(snapshot, metricsOf) {
+  return { apps: snapshot.apps.map((app) => appRow(app, metricsOf)) };
+}
+
+/**
+ * `describe <name>`: the app's `ls` row, the daemon's scheduling and CPUs, its log files,
+ * its config with secrets masked, the keys a pending config changes, what the caller
+ * read from outside the snapshot, and where the app came from (a file-less app's command
+ * masked like its env). Null when the snapshot has no such app.
+ * @param {{lastStderr: string, watch: object|null, cron?: object|null}} extra  the tail of its
+ *   stderr file, its watch status (lib/master/watch/watcher.js status()), its cron_restart
+ *   schedule (cron-restart.js status())
+ */
+export function describeView(snapshot, name, metricsOf, { lastStderr, watch, cron = null }) {
+  const app = snapshot.apps.find((a) => a.name === name);
+  if (!app) return null;
+  return {
+    app: {
+      ...appRow(app, metricsOf),
+      scheduling: snapshot.scheduling,
+      daemon_cpus: snapshot.daemon_cpus,
+      logs: app.logs,
+      config: maskConfig(app.config),
+      pending_config: app.pending_config ? changedKeys(app.config, app.pending_config) : undefined,
+      cron_restart: cron ?? undefined,
+      last_stderr: lastStderr,
+      watch,
+      source: app.source?.command ? { ...app.source, command: maskConfig(app.source.command) } : (app.source ?? null),
+    },
+  };
+}

@@ -2,8 +2,9 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
-import { sandbox, freePort, httpGet, lsJson, alive, groupPids, watchEvents, waitGone } from '../helpers/harness.js';
+import { sandbox, freePort, lsJson, alive, groupPids, watchEvents, waitGone } from '../helpers/harness.js';
 
 test('an app that ignores signals is SIGKILLed after kill_timeout', async (t) => {
   const box = await sandbox(t);
@@ -36,7 +37,7 @@ test('stop reaps the processes a worker started (no orphans)', async (t) => {
 test('exec_mode fork runs a non-Node executable, one child per instance', async (t) => {
   const box = await sandbox(t);
   box.fixture('script.sh');
-  const eco = box.write('eco.yml', `apps:\n  - name: sh\n    script: script.sh\n    instances: 2\n    out_file: ${path.join(box.dir, 'sh.out')}\n`);
+  const eco = box.write('eco.yml', `apps:\n  - name: sh\n    script: script.sh\n    instances: 2\n    min_uptime: 200ms\n    out_file: ${path.join(box.dir, 'sh.out')}\n`);
   const r = await box.cli(['start', eco]);
   assert.equal(r.code, 0, r.stderr);
   const ls = await lsJson(box);
@@ -58,12 +59,27 @@ test('exec_mode fork runs a non-Node executable, one child per instance', async 
 test('stop finishes an in-flight request before the worker goes', async (t) => {
   const box = await sandbox(t);
   const port = await freePort();
-  box.write('slow.js', `require('node:http').createServer((q, r) => setTimeout(() => r.end('done'), 600)).listen(${port}, '127.0.0.1');`);
+  // The worker sends its headers at once and the body 600 ms later: the headers tell the
+  // test that the request has reached the worker.
+  box.write('slow.js', `require('node:http').createServer((q, r) => { r.flushHeaders(); setTimeout(() => r.end('done'), 600); }).listen(${port}, '127.0.0.1');`);
   const eco = box.write('eco.yml', `apps:\n  - name: slow\n    script: slow.js\n    kill_timeout: 5s\n`);
   assert.equal((await box.cli(['start', eco])).code, 0);
-  const inflight = httpGet(port);
-  await new Promise((r) => setTimeout(r, 150)); // let the request reach the worker
+  const res = await new Promise((resolve, reject) => http.get({ host: '127.0.0.1', port, agent: false }, resolve).on('error', reject));
+  const body = text(res);
   const stop = box.cli(['stop', 'slow']);
-  assert.deepEqual(await inflight, { status: 200, body: 'done' });
+  assert.equal(res.statusCode, 200);
+  assert.equal(await body, 'done');
   assert.equal((await stop).code, 0);
 });
+
+/** The body of `res`, once it has ended. */
+function text(res) {
+  return new Promise((resolve, reject) => {
+    let body = '';
+    res.setEncoding('utf8');
+    res.on('data', (d) => (body += d));
+    res.on('end', () => resolve(body));
+    res.on('error', reject);
+    res.on('close', () => res.complete || reject(new Error(`the response was cut after ${JSON.stringify(body)}`)));
+  });
+}

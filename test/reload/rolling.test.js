@@ -72,7 +72,7 @@ test('the file is re-read; --keep-config reloads the running config; an invalid 
   const bad = await box.cli(['reload', 'web']);
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /E_CONFIG/);
-  assert.match(bad.stderr, /instancez/);
+  assert.ok(bad.stderr.includes(`${file}:4:5: apps[0].instancez: unknown key`), `the app's own file was re-read:\n${bad.stderr}`);
   assert.deepEqual((await lsJson(box)).apps[0].workers.map((w) => w.pid), before, 'the refused reload replaced nothing');
 
   const kept = await box.cli(['reload', 'web', '--keep-config']);
@@ -90,7 +90,6 @@ test('the file is re-read; --keep-config reloads the running config; an invalid 
   const ls = await lsJson(box);
   assert.equal(ls.apps[0].workers.length, 3);
   assert.deepEqual(await versions(port, 9), ['v2']);
-  assert.ok(file);
 });
 
 test('a second reload of the same app while one runs is refused', async (t) => {

@@ -1,7 +1,7 @@
-// The one registry of coded errors (DESIGN.md "Errors and bad input").
+// The one registry of coded errors.
 // Every user-facing failure carries one of these codes, a one-line message
 // that says what to do, and the CLI exit status. The README's error table is
-// tested against this list (test/errors.test.js).
+// tested against this list (test/unit/errors.test.js).
 
 /** Exit statuses of the `super` CLI. */
 export const EXIT = Object.freeze({ OK: 0, FAILED: 1, BAD_INPUT: 2, NO_DAEMON: 3 });

@@ -45,7 +45,8 @@ if (!globalThis[AGENT]) {
     // a deferred worker that missed listen_timeout take traffic anyway. Only in cluster workers:
     // their IPC channel keeps them alive anyway, while in a fork-mode child a 'message'
     // listener would keep a script that is done from exiting (the daemon sends those
-    // kill_signal directly). Envelopes never start with NODE_ (DESIGN.md).
+    // kill_signal directly). Envelopes never start with NODE_: Node routes those to
+    // 'internalMessage', never to 'message'.
     if (require('node:cluster').isWorker) {
       process.on('message', (m) => {
         if (m === null || typeof m !== 'object') return;

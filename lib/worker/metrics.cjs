@@ -2,7 +2,7 @@
 // Worker health, measured from inside and sent to the daemon once per interval as one
 // small IPC message: {cmd: 'super:metrics', data}. Loaded by agent.cjs in every worker.
 //
-// Cost (FEASIBILITY.md §5): one process.send per second is ~0.35 ms CPU/s;
+// Cost (docs/measurements.md): one process.send per second is ~0.35 ms CPU/s;
 // monitorEventLoopDelay at 20 ms resolution adds ~3 ms/s (its own timer), half the cost of
 // 10 ms for the same use (p99 of delays worth seeing is far above 20 ms). HTTP timing uses
 // diagnostics_channel only: no function of the app or of node:http is wrapped.

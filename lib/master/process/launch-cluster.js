@@ -6,10 +6,10 @@ import { installHandoffGuard } from './handoff-guard.js';
 
 /**
  * Cluster settings are global but read at each fork, so setupPrimary(appSettings) and
- * fork() happen in this one synchronous function (STYLE.md 1.5). setupPrimary ignores
- * `execPath` (FEASIBILITY.md pitfall 8), so process.execPath is swapped around the fork
- * to exec the worker through setsid (and taskset -c when pinned), and restored before
- * anything else can run.
+ * fork() happen in this one synchronous function. setupPrimary silently ignores
+ * `execPath` in Node 20 (docs/measurements.md, CPU pinning), so process.execPath is
+ * swapped around the fork to exec the worker through setsid (and taskset -c when
+ * pinned), and restored before anything else can run.
  * @param {{app: object, env: object, stdio: object, agentPath: string, cpus?: string|null}} o
  * @returns {import('node:cluster').Worker}
  */

@@ -1,5 +1,5 @@
 // One running worker process behind one small interface, whatever launched it
-// (cluster worker or fork-mode child): STYLE.md guideline 4.
+// (cluster worker or fork-mode child): the rest of the daemon never asks which.
 //
 // Events: 'spawn', 'listening' (address), 'ready', 'drained', 'metrics' (data from the
 // agent), 'exit' ({code, signal}), 'process-error'. stop() -> Promise<{code, signal}>: drain,

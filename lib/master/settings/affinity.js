@@ -4,7 +4,7 @@
 // exec-prefix.js), so the mask is set before Node starts and every thread the worker ever
 // creates (libuv pool, worker_threads) inherits it. The daemon pins itself with
 // `taskset -a -cp <cpus> <pid>` (-a: all its threads; without it only the main thread
-// moves, FEASIBILITY.md pitfall 8).
+// moves; docs/measurements.md, CPU pinning).
 //
 // The CPUs of slot i are a function of (cpu_affinity, i, the daemon's CPUs), computed at
 // each fork: a crash replacement or a reload of slot i lands on slot i's CPUs.
@@ -63,7 +63,8 @@ export function spreadWarning(config, allowed, instances = config.instances) {
 
 /**
  * Pins every thread of a running process (the daemon itself) to `cpus`.
- * Asynchronous: a synchronous taskset would stall the cluster primary (FEASIBILITY.md pitfall 7).
+ * Asynchronous: a synchronous taskset (~2.6 ms) would stall the cluster primary, which
+ * accepts every connection of every app.
  * @param {number} pid
  * @param {string} cpus  a taskset list like "0" or "0,2-3"
  * @returns {Promise<void>}

@@ -160,14 +160,14 @@ export const groupPids = (pgid) => processTable().filter((p) => p.pgid === pgid)
  * Resolves once none of `pids` is alive, or after `timeout` ms (the caller asserts).
  * Polls: the death of a process that is not our child sends us no event.
  */
-export async function waitGone(pids, timeout = 10000) {
+export async function waitGone(pids, timeout = 30000) {
   const deadline = Date.now() + timeout;
   while (pids.some(alive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
   return pids.filter(alive);
 }
 
 /** GET http://127.0.0.1:port/path with a fresh connection; resolves {status, body}. */
-export function httpGet(port, p = '/', { timeout = 5000 } = {}) {
+export function httpGet(port, p = '/', { timeout = 15000 } = {}) {
   return new Promise((resolve, reject) => {
     const req = http.get({ host: '127.0.0.1', port, path: p, agent: false, timeout }, (res) => {
       let body = '';
@@ -197,7 +197,7 @@ export async function watchEvents(box, t, topics = ['worker']) {
   return {
     seen,
     client,
-    waitFor(pred, timeout = 20000, what = 'event') {
+    waitFor(pred, timeout = 30000, what = 'event') {
       const hit = seen.find(pred);
       if (hit) return Promise.resolve(hit);
       return new Promise((resolve, reject) => {

@@ -12,9 +12,9 @@ test('kill -9 of a worker: replaced in the same slot, serving again', async (t) 
   const ev = await watchEvents(box, t);
   const before = (await lsJson(box)).apps[0].workers;
   process.kill(before[1].pid, 'SIGKILL');
-  const exited = await ev.waitFor((e) => e.slot === 1 && e.state === 'exited', 10000, 'slot 1 exited');
+  const exited = await ev.waitFor((e) => e.slot === 1 && e.state === 'exited', 30000, 'slot 1 exited');
   assert.equal(exited.signal, 'SIGKILL');
-  const back = await ev.waitFor((e) => e.slot === 1 && e.state === 'online', 10000, 'slot 1 online again');
+  const back = await ev.waitFor((e) => e.slot === 1 && e.state === 'online', 30000, 'slot 1 online again');
   assert.notEqual(back.pid, before[1].pid);
   const after = (await lsJson(box)).apps[0].workers;
   assert.deepEqual(after.map((w) => [w.slot, w.status, w.restarts]), [[0, 'online', 0], [1, 'online', 1]]);
@@ -63,9 +63,9 @@ apps:
 `);
   assert.equal((await box.cli(['start', eco])).code, 0);
   const w = await watchEvents(box, t);
-  const once = await w.waitFor((e) => e.app === 'once' && e.state === 'stopped', 10000, 'once stopped');
+  const once = await w.waitFor((e) => e.app === 'once' && e.state === 'stopped', 30000, 'once stopped');
   assert.match(once.reason, /autorestart is off/);
-  const seven = await w.waitFor((e) => e.app === 'seven' && e.state === 'stopped', 10000, 'seven stopped');
+  const seven = await w.waitFor((e) => e.app === 'seven' && e.state === 'stopped', 30000, 'seven stopped');
   assert.match(seven.reason, /code 7, listed in stop_exit_codes/);
   const ls = await lsJson(box);
   assert.deepEqual(ls.apps.map((a) => [a.name, a.status, a.workers[0].restarts]), [['once', 'stopped', 0], ['seven', 'stopped', 0]]);

@@ -31,7 +31,7 @@ test('stop reaps the processes a worker started (no orphans)', async (t) => {
   const group = groupPids(w.pid);
   assert.equal(group.length, 3, `worker + 2 sleeps in one group: ${group}`);
   assert.equal((await box.cli(['stop', 'parent'])).code, 0);
-  assert.deepEqual(await waitGone(group, 5000), [], 'worker and grandchildren are gone');
+  assert.deepEqual(await waitGone(group, 30000), [], 'worker and grandchildren are gone');
 });
 
 test('exec_mode fork runs a non-Node executable, one child per instance', async (t) => {
@@ -50,7 +50,7 @@ test('exec_mode fork runs a non-Node executable, one child per instance', async 
   // a crash is restarted in the same slot
   const ev = await watchEvents(box, t);
   process.kill(pids[0], 'SIGKILL');
-  const back = await ev.waitFor((e) => e.slot === 0 && e.state === 'online', 10000);
+  const back = await ev.waitFor((e) => e.slot === 0 && e.state === 'online', 30000);
   assert.notEqual(back.pid, pids[0]);
   assert.equal((await box.cli(['stop', 'sh'])).code, 0);
   assert.ok(!alive(back.pid) && !alive(pids[1]));

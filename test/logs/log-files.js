@@ -87,7 +87,7 @@ export function followCli(box, args, t) {
     get stderr() {
       return stderr;
     },
-    until(pred, timeout = 20000) {
+    until(pred, timeout = 30000) {
       const hit = out.find(pred);
       if (hit) return Promise.resolve(hit);
       return new Promise((resolve, reject) => {
@@ -108,7 +108,7 @@ export function followCli(box, args, t) {
 }
 
 /** Polls `fn` until it returns a truthy value (log files have no events to wait on). */
-export async function eventually(fn, { timeout = 20000, what = 'condition' } = {}) {
+export async function eventually(fn, { timeout = 30000, what = 'condition' } = {}) {
   const deadline = Date.now() + timeout;
   for (;;) {
     const v = await fn();

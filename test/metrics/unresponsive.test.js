@@ -13,7 +13,7 @@ test('unresponsive_timeout: a worker stuck in while(true) is killed and replaced
   const eco = box.write('eco.yml', `apps:\n  - name: stuck\n    script: loop-lab.js\n    metrics_interval: 200ms\n    unresponsive_timeout: 1500ms\n    min_uptime: 100ms\n    env: { PORT: ${port} }\n`);
   assert.equal((await box.cli(['start', eco])).code, 0);
   const m = await watchMetrics(box, t);
-  await m.waitFor((w) => w.metrics?.report_age_ms !== null, 10000, 'a first report');
+  await m.waitFor((w) => w.metrics?.report_age_ms !== null, 30000, 'a first report');
   const ev = await watchEvents(box, t);
   const [before] = (await lsJson(box)).apps[0].workers;
 
@@ -43,7 +43,7 @@ test('unresponsive_timeout off (the default): a slow but alive worker is left al
   const [before] = (await lsJson(box)).apps[0].workers;
   // Reports resume after the block; the worker is the same. Wait from before the block:
   // the snapshot that shows it may come before the answer does.
-  const seen = m.waitFor((w) => w.pid === before.pid && w.metrics?.loop_delay_ms?.max >= 1000, 10000, 'the block reported');
+  const seen = m.waitFor((w) => w.pid === before.pid && w.metrics?.loop_delay_ms?.max >= 1000, 30000, 'the block reported');
   await httpGet(port, '/block?ms=1500');
   await seen;
   assert.equal((await lsJson(box)).apps[0].workers[0].pid, before.pid);

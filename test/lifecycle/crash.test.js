@@ -34,7 +34,7 @@ test('a crash loop ends errored with its restart count and exit code', async (t)
   assert.match(r.stderr, /E_START_FAILED: boom#0 exited with code 3 before it became ready/);
   assert.match(r.stderr, /boom#0 \| crash\.js: failing on purpose/, 'the stderr tail is shown');
   const ev = await watchEvents(box, t);
-  const errored = await ev.waitFor((e) => e.state === 'errored', 20000, 'errored');
+  const errored = await ev.waitFor((e) => e.state === 'errored', 30000, 'errored');
   assert.match(errored.reason, /4 times in a row.*max_restarts is 3/);
   const ls = await lsJson(box);
   assert.equal(ls.apps[0].status, 'errored');

@@ -19,10 +19,10 @@ test('unresponsive_timeout: a worker stuck in while(true) is killed and replaced
 
   assert.match((await httpGet(port, '/spin')).body, /spinning/);
   const spunAt = Date.now();
-  const exited = await ev.waitFor((e) => e.slot === 0 && e.state === 'exited', 20000, 'the stuck worker killed');
+  const exited = await ev.waitFor((e) => e.slot === 0 && e.state === 'exited', 30000, 'the stuck worker killed');
   assert.equal(exited.signal, 'SIGKILL');
   assert.ok(Date.now() - spunAt >= 1400, `not killed before unresponsive_timeout (${Date.now() - spunAt} ms)`);
-  const back = await ev.waitFor((e) => e.slot === 0 && e.state === 'online' && e.pid !== before.pid, 20000, 'replaced');
+  const back = await ev.waitFor((e) => e.slot === 0 && e.state === 'online' && e.pid !== before.pid, 30000, 'replaced');
   assert.match((await httpGet(port, '/')).body, new RegExp(`pid=${back.pid}`));
 
   const log = await waitForLog(box, /unresponsive/);

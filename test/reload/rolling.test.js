@@ -157,7 +157,7 @@ test('reload_parallel: at most that many slots are replaced at once', async (t) 
   setVersion('v2');
   const r = await box.cli(['reload', 'web']);
   assert.equal(r.code, 0, r.stderr);
-  await events.waitFor((e) => e.step === 'done', 20000, 'the end of the reload');
+  await events.waitFor((e) => e.step === 'done', 30000, 'the end of the reload');
   let inFlight = 0;
   let most = 0;
   for (const e of events.seen.filter((x) => x.app === 'web')) {

@@ -25,6 +25,25 @@ test('a 300 ms event-loop block shows in the worker\'s metrics (max and p99), th
   await m.waitFor((w) => w.metrics?.loop_delay_ms?.max < 250, 30000, 'calm again');
 });
 
+// The histogram is reset at each report and forgets its last tick then: a block that
+// starts right after a report must be reported all the same.
+test('a block that starts right after a report shows in the next one (max and p99)', async (t) => {
+  const box = await sandbox(t);
+  const port = await freePort();
+  box.fixture('loop-lab.js');
+  const eco = box.write('eco.yml', `metrics: { interval: 300ms }\napps:\n  - name: lab\n    script: loop-lab.js\n    metrics_interval: 500ms\n    env: { PORT: ${port} }\n`);
+  assert.equal((await box.cli(['start', eco])).code, 0);
+  const m = await watchMetrics(box, t);
+  await m.waitFor((w) => w.metrics?.loop_delay_ms && w.metrics.loop_delay_ms.max < 250, 30000, 'a calm report');
+  for (let round = 0; round < 3; round++) {
+    const seen = m.waitFor((w) => w.metrics?.loop_delay_ms?.max >= 250, 30000, `round ${round}: loop max >= 250 ms`);
+    assert.equal((await httpGet(port, '/block-after-report?ms=300')).status, 200);
+    const blocked = await seen;
+    assert.ok(blocked.metrics.loop_delay_ms.p99 >= 250, `p99 sees it too: ${JSON.stringify(blocked.metrics.loop_delay_ms)}`);
+    await m.waitFor((w) => w.metrics?.loop_delay_ms?.max < 250, 30000, 'calm again');
+  }
+});
+
 test('ls --json, describe and ls show every metric of each worker', async (t) => {
   const box = await sandbox(t);
   const port = await freePort();

@@ -59,17 +59,24 @@ test('exec_mode fork runs a non-Node executable, one child per instance', async 
 test('stop finishes an in-flight request before the worker goes', async (t) => {
   const box = await sandbox(t);
   const port = await freePort();
-  // The worker sends its headers at once and the body 600 ms later: the headers tell the
-  // test that the request has reached the worker.
-  box.write('slow.js', `require('node:http').createServer((q, r) => { r.flushHeaders(); setTimeout(() => r.end('done'), 600); }).listen(${port}, '127.0.0.1');`);
+  // The worker sends its headers at once (so the test knows the request has reached it)
+  // and the body when the test sends it SIGUSR2, once the stop is under way.
+  box.write('slow.js', `const pending = [];
+process.on('SIGUSR2', () => pending.splice(0).forEach((r) => r.end('done')));
+require('node:http').createServer((q, r) => { r.flushHeaders(); pending.push(r); }).listen(${port}, '127.0.0.1');`);
   const eco = box.write('eco.yml', `apps:\n  - name: slow\n    script: slow.js\n    kill_timeout: 5s\n`);
   assert.equal((await box.cli(['start', eco])).code, 0);
+  const ev = await watchEvents(box, t);
   const res = await new Promise((resolve, reject) => http.get({ host: '127.0.0.1', port, agent: false }, resolve).on('error', reject));
   const body = text(res);
   const stop = box.cli(['stop', 'slow']);
+  const stopping = await ev.waitFor((e) => e.app === 'slow' && e.state === 'stopping', 30000, 'the worker stopping');
+  process.kill(stopping.pid, 'SIGUSR2');
   assert.equal(res.statusCode, 200);
   assert.equal(await body, 'done');
   assert.equal((await stop).code, 0);
+  const stopped = await ev.waitFor((e) => e.app === 'slow' && e.state === 'stopped', 30000, 'the worker stopped');
+  assert.notEqual(stopped.signal, 'SIGKILL', 'drained, then stopped by kill_signal before kill_timeout');
 });
 
 /** The body of `res`, once it has ended. */

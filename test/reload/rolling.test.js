@@ -6,7 +6,7 @@ import http from 'node:http';
 import { sandbox, freePort, httpGet, lsJson, watchEvents } from '../helpers/harness.js';
 import { startLoad } from '../../bench/lib/strict-client.js';
 
-const eco = (port, { version = 'v1', instances = 2, extra = '', env = '', probation = '300ms' } = {}) => `
+const eco = (port, { version = 'v1', instances = 2, extra = '', env = '', probation = '100ms' } = {}) => `
 apps:
   - name: web
     script: versioned.cjs

@@ -8,7 +8,7 @@ import { SuperError } from '../../errors.js';
 import { processAlive } from '../../process-alive.js';
 
 // A superd daemon's command line: `node .../lib/master/core/daemon.js`, `super daemon` or `super run`.
-const DAEMON_CMDLINE = /lib\/master\/daemon\.js|super(\.js)?\0(daemon|run)\0/;
+const DAEMON_CMDLINE = /lib\/master\/core\/daemon\.js|super(\.js)?\0(daemon|run)\0/;
 
 function isDaemon(pid) {
   if (!processAlive(pid)) return false;

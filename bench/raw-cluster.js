@@ -22,7 +22,7 @@ process.on('SIGTERM', stop).on('SIGINT', stop);
 
 // The usual hand-written rolling reload (bench/reload.js): on SIGHUP, for each worker,
 // fork a replacement, wait for it to listen, then old.disconnect(). It is what a
-// primary can do alone (FEASIBILITY.md §1); 'reloaded' goes to the driver over IPC.
+// primary can do alone (docs/measurements.md, draining); 'reloaded' goes to the driver over IPC.
 process.on('SIGHUP', async () => {
   for (const [slot, old] of Object.values(cluster.workers).entries()) {
     old.removeAllListeners('exit');

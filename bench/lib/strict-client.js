@@ -1,7 +1,7 @@
 // A strict HTTP/1.1 load client: it counts every request it sends that gets no 2xx
 // answer, by cause. autocannon cannot judge a reload: it ignores `Connection: close`
 // and silently drops requests written on sockets the server closed
-// (FEASIBILITY.md pitfall 3). Used by bench/reload.js and by the reload tests.
+// (docs/measurements.md). Used by bench/reload.js and by the reload tests.
 //
 // Each connection sends one request at a time, reads the whole response (content-length
 // or chunked), honours `Connection: close` (then reconnects), and notices a socket

@@ -1,5 +1,5 @@
 'use strict';
-// Graceful retirement inside the worker. The daemon alone
+// Graceful retirement inside the worker (docs/measurements.md, draining). The daemon alone
 // cannot retire a worker under keep-alive load without resets: cluster's disconnect()
 // runs http.Server#close(), which destroys keep-alive sockets that look idle while the
 // client's next request is already on the wire. So, when the daemon says "shutdown":

@@ -2,7 +2,7 @@
 // Worker health, measured from inside and sent to the daemon once per interval as one
 // small IPC message (METRICS, {data}). Loaded by agent.cjs in every worker.
 //
-// Cost, measured: one process.send per second is ~0.35 ms CPU/s;
+// Cost (docs/measurements.md): one process.send per second is ~0.35 ms CPU/s;
 // monitorEventLoopDelay at 20 ms resolution adds ~3 ms/s (its own timer), half the cost of
 // 10 ms for the same use (p99 of delays worth seeing is far above 20 ms). HTTP timing uses
 // diagnostics_channel only: no function of the app or of node:http is wrapped.
@@ -23,6 +23,26 @@ const delay = (ns) => (Number.isFinite(ns) ? Math.max(0, round2(ns / 1e6 - RESOL
 function startMetrics() {
   const loop = monitorEventLoopDelay({ resolution: RESOLUTION });
   loop.enable();
+  // loop.reset() also forgets when the histogram last ticked, so it records nothing for
+  // the delay that ends at its next tick. Two gaps would then go unseen: a block that
+  // ends just before a report (the report's timer runs before the histogram's), and a
+  // block that starts just after one. The report's own lateness covers the first; a short
+  // chain of timers, from each reset until the histogram records again, the second.
+  let bridged = 0; // longest delay seen by that chain since the last report (ms)
+  let bridging = false;
+  const bridge = () => {
+    if (bridging) return;
+    bridging = true;
+    let from = performance.now();
+    const step = () => {
+      const now = performance.now();
+      bridged = Math.max(bridged, now - from - RESOLUTION);
+      from = now;
+      if (loop.count > 0) bridging = false;
+      else setTimeout(step, RESOLUTION).unref();
+    };
+    setTimeout(step, RESOLUTION).unref();
+  };
   let elu = performance.eventLoopUtilization();
   let last = performance.now();
 
@@ -43,14 +63,19 @@ function startMetrics() {
     if (typeof process.send !== 'function' || !process.connected) return;
     const now = performance.now();
     const seconds = (now - last) / 1000;
+    const late = now - last - interval;
     last = now;
+    // The delay the histogram missed is one sample: its max, and its p99 too while the
+    // interval holds fewer than 100 samples (the p99 of fewer is their largest).
+    const gap = Math.max(0, round2(late), round2(bridged));
+    const missed = { max: gap, p99: loop.count < 99 ? gap : 0 };
     const eluNow = performance.eventLoopUtilization(elu);
     elu = performance.eventLoopUtilization();
     const mem = process.memoryUsage();
     const resources = {};
     for (const type of process.getActiveResourcesInfo()) resources[type] = (resources[type] ?? 0) + 1;
     const data = {
-      loop: { p50: delay(loop.percentile(50)), p99: delay(loop.percentile(99)), max: delay(loop.max), mean: delay(loop.mean) },
+      loop: { p50: delay(loop.percentile(50)), p99: Math.max(delay(loop.percentile(99)), missed.p99), max: Math.max(delay(loop.max), missed.max), mean: delay(loop.mean) },
       elu: Math.round(eluNow.utilization * 1000) / 1000,
       heap: { used: mem.heapUsed, total: mem.heapTotal },
       rss: mem.rss,
@@ -62,6 +87,8 @@ function startMetrics() {
       },
     };
     loop.reset();
+    bridged = 0;
+    bridge();
     responseTimes.reset();
     requests = 0;
     // A full channel means the daemon is behind: drop this sample rather than queue it.

@@ -93,7 +93,7 @@ test('a reload re-reads the file\'s scheduling too: another policy is refused be
 
   // SIGHUP (systemd's ExecReload) takes the same path: refused, logged with its code.
   process.kill(box.daemonPid(), 'SIGHUP');
-  await waitForLog(box, /"code":"E_SCHEDULING_FIXED"[^\n]*"msg":"SIGHUP reload refused"/, 20000);
+  await waitForLog(box, /"code":"E_SCHEDULING_FIXED"[^\n]*"msg":"SIGHUP reload refused"/, 30000);
   assert.deepEqual((await lsJson(box)).apps[0].workers.map((w) => w.pid), pids, 'same workers after SIGHUP');
   assert.match((await httpGet(port)).body, /app=web/);
 });

@@ -156,7 +156,7 @@ test('full.yml: every key, with --env production and 4 CPUs', async () => {
     listen_timeout: 120000,
     wait_ready: true,
     ready_on: 'ready',
-    watch: [at('api/src'), at('shared')],
+    watch: [at('api/src'), at('common')],
     ignore_watch: ['node_modules'],
     watch_delay: 500,
     max_memory_restart: 300 * 1024 ** 2,

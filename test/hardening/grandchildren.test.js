@@ -41,16 +41,16 @@ test('a crashing worker takes its grandchildren with it; stop leaves no process 
   assert.deepEqual(groupPids(w.pid).sort(), [...first].sort(), 'all four in the worker\'s process group');
 
   await httpGet(port, '/crash').catch(() => {}); // the worker may die before it answers
-  const exited = await ev.waitFor((e) => e.state === 'exited', 10000, 'the crash'); // its pid is gone by then
+  const exited = await ev.waitFor((e) => e.state === 'exited', 30000, 'the crash'); // its pid is gone by then
   assert.equal(exited.code, 1);
-  assert.deepEqual(await waitGone(first, 10000), [], 'no orphan outlives the crashed worker');
+  assert.deepEqual(await waitGone(first, 30000), [], 'no orphan outlives the crashed worker');
 
-  const back = await ev.waitFor((e) => e.state === 'online' && e.pid !== w.pid, 10000, 'the replacement');
+  const back = await ev.waitFor((e) => e.state === 'online' && e.pid !== w.pid, 30000, 'the replacement');
   groups.push(back.pid);
   const second = tree(pidsDir, back.pid);
   assert.ok(second.every(alive), `the replacement's tree runs: ${second}`);
   assert.equal((await box.cli(['stop', 'tree'])).code, 0);
-  assert.deepEqual(await waitGone(second, 10000), [], 'stop leaves no process of the tree');
+  assert.deepEqual(await waitGone(second, 30000), [], 'stop leaves no process of the tree');
   assert.deepEqual(groupPids(back.pid), [], 'the process group is empty');
   assert.equal((await lsJson(box)).apps[0].workers[0].status, 'stopped');
 });

@@ -111,22 +111,23 @@ export async function sandbox(t) {
         return null;
       }
     },
+    /**
+     * Kills the daemon and everything it started outright: nothing is asserted here, and a
+     * graceful `super kill` would cost every test a CLI start-up and a drain. The daemons
+     * are found by their environment, not by daemon.pid (two racing starts can leave none),
+     * and stopped first (SIGSTOP), so they fork nothing between the listing of their
+     * children and their death; each is killed with the process group it leads.
+     */
     async cleanup() {
-      const pid = box.daemonPid();
-      const pids = pid ? await workerPids(pid) : [];
-      if (pid && alive(pid)) {
-        await superCli(home, ['kill'], { timeout: 20000 }).catch(() => {});
-        if (alive(pid)) process.kill(pid, 'SIGKILL');
+      const ours = processTable().filter((p) => p.pid !== process.pid && startedWith(p.pid, home)).map((p) => p.pid);
+      for (const pid of ours) signal(pid, 'SIGSTOP');
+      const all = new Set(ours);
+      for (const p of processTable()) if (all.has(p.ppid)) all.add(p.pid);
+      for (const pid of all) {
+        signal(-pid, 'SIGKILL'); // the group it leads, if it leads one
+        signal(pid, 'SIGKILL');
       }
-      // Whatever is left (workers and their process groups) is killed outright.
-      for (const p of pids) {
-        try {
-          process.kill(-p, 'SIGKILL');
-        } catch {}
-        try {
-          process.kill(p, 'SIGKILL');
-        } catch {}
-      }
+      await waitGone([...all]);
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -135,6 +136,22 @@ export async function sandbox(t) {
 }
 
 export const alive = processAlive;
+
+/** Sends `sig` to `pid` (or a process group, negative) if it is still there. */
+function signal(pid, sig) {
+  try {
+    process.kill(pid, sig);
+  } catch {}
+}
+
+/** Whether `pid` is a live process started with SUPER_HOME=home. */
+function startedWith(pid, home) {
+  try {
+    return fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`SUPER_HOME=${home}`);
+  } catch {
+    return false; // gone
+  }
+}
 
 /** Every live process as {pid, ppid, pgid} (from /proc; zombies left out). */
 function processTable() {
@@ -160,14 +177,14 @@ export const groupPids = (pgid) => processTable().filter((p) => p.pgid === pgid)
  * Resolves once none of `pids` is alive, or after `timeout` ms (the caller asserts).
  * Polls: the death of a process that is not our child sends us no event.
  */
-export async function waitGone(pids, timeout = 10000) {
+export async function waitGone(pids, timeout = 30000) {
   const deadline = Date.now() + timeout;
   while (pids.some(alive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
   return pids.filter(alive);
 }
 
 /** GET http://127.0.0.1:port/path with a fresh connection; resolves {status, body}. */
-export function httpGet(port, p = '/', { timeout = 5000 } = {}) {
+export function httpGet(port, p = '/', { timeout = 15000 } = {}) {
   return new Promise((resolve, reject) => {
     const req = http.get({ host: '127.0.0.1', port, path: p, agent: false, timeout }, (res) => {
       let body = '';
@@ -197,7 +214,7 @@ export async function watchEvents(box, t, topics = ['worker']) {
   return {
     seen,
     client,
-    waitFor(pred, timeout = 20000, what = 'event') {
+    waitFor(pred, timeout = 30000, what = 'event') {
       const hit = seen.find(pred);
       if (hit) return Promise.resolve(hit);
       return new Promise((resolve, reject) => {

@@ -22,7 +22,7 @@ export async function watchMetrics(box, t) {
     get last() {
       return last;
     },
-    waitFor(pred, timeout = 20000, what = 'metrics') {
+    waitFor(pred, timeout = 30000, what = 'metrics') {
       return new Promise((resolve, reject) => {
         const w = {
           check(snap) {
@@ -49,7 +49,7 @@ export async function watchMetrics(box, t) {
 }
 
 /** Resolves with the daemon log's text once it matches `re` (pino writes asynchronously). */
-export async function waitForLog(box, re, timeout = 10000) {
+export async function waitForLog(box, re, timeout = 30000) {
   const file = path.join(box.home, 'daemon.log');
   const deadline = Date.now() + timeout;
   for (;;) {

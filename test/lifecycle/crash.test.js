@@ -12,9 +12,9 @@ test('kill -9 of a worker: replaced in the same slot, serving again', async (t) 
   const ev = await watchEvents(box, t);
   const before = (await lsJson(box)).apps[0].workers;
   process.kill(before[1].pid, 'SIGKILL');
-  const exited = await ev.waitFor((e) => e.slot === 1 && e.state === 'exited', 10000, 'slot 1 exited');
+  const exited = await ev.waitFor((e) => e.slot === 1 && e.state === 'exited', 30000, 'slot 1 exited');
   assert.equal(exited.signal, 'SIGKILL');
-  const back = await ev.waitFor((e) => e.slot === 1 && e.state === 'online', 10000, 'slot 1 online again');
+  const back = await ev.waitFor((e) => e.slot === 1 && e.state === 'online', 30000, 'slot 1 online again');
   assert.notEqual(back.pid, before[1].pid);
   const after = (await lsJson(box)).apps[0].workers;
   assert.deepEqual(after.map((w) => [w.slot, w.status, w.restarts]), [[0, 'online', 0], [1, 'online', 1]]);
@@ -34,7 +34,7 @@ test('a crash loop ends errored with its restart count and exit code', async (t)
   assert.match(r.stderr, /E_START_FAILED: boom#0 exited with code 3 before it became ready/);
   assert.match(r.stderr, /boom#0 \| crash\.js: failing on purpose/, 'the stderr tail is shown');
   const ev = await watchEvents(box, t);
-  const errored = await ev.waitFor((e) => e.state === 'errored', 20000, 'errored');
+  const errored = await ev.waitFor((e) => e.state === 'errored', 30000, 'errored');
   assert.match(errored.reason, /4 times in a row.*max_restarts is 3/);
   const ls = await lsJson(box);
   assert.equal(ls.apps[0].status, 'errored');
@@ -63,9 +63,9 @@ apps:
 `);
   assert.equal((await box.cli(['start', eco])).code, 0);
   const w = await watchEvents(box, t);
-  const once = await w.waitFor((e) => e.app === 'once' && e.state === 'stopped', 10000, 'once stopped');
+  const once = await w.waitFor((e) => e.app === 'once' && e.state === 'stopped', 30000, 'once stopped');
   assert.match(once.reason, /autorestart is off/);
-  const seven = await w.waitFor((e) => e.app === 'seven' && e.state === 'stopped', 10000, 'seven stopped');
+  const seven = await w.waitFor((e) => e.app === 'seven' && e.state === 'stopped', 30000, 'seven stopped');
   assert.match(seven.reason, /code 7, listed in stop_exit_codes/);
   const ls = await lsJson(box);
   assert.deepEqual(ls.apps.map((a) => [a.name, a.status, a.workers[0].restarts]), [['once', 'stopped', 0], ['seven', 'stopped', 0]]);

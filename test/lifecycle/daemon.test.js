@@ -24,6 +24,7 @@ test('two concurrent `super start` make one daemon', async (t) => {
     }
   });
   assert.equal(daemons.length, 1, `daemons: ${daemons}`);
+  assert.equal(box.daemonPid(), Number(daemons[0]), 'daemon.pid names the daemon that runs');
   assert.deepEqual((await lsJson(box)).apps.map((x) => x.name).sort(), ['a', 'b']);
   assert.match((await httpGet(p1)).body, /app=a/);
   assert.match((await httpGet(p2)).body, /app=b/);

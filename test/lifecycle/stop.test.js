@@ -2,8 +2,9 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
-import { sandbox, freePort, httpGet, lsJson, alive, groupPids, watchEvents, waitGone } from '../helpers/harness.js';
+import { sandbox, freePort, lsJson, alive, groupPids, watchEvents, waitGone } from '../helpers/harness.js';
 
 test('an app that ignores signals is SIGKILLed after kill_timeout', async (t) => {
   const box = await sandbox(t);
@@ -30,13 +31,13 @@ test('stop reaps the processes a worker started (no orphans)', async (t) => {
   const group = groupPids(w.pid);
   assert.equal(group.length, 3, `worker + 2 sleeps in one group: ${group}`);
   assert.equal((await box.cli(['stop', 'parent'])).code, 0);
-  assert.deepEqual(await waitGone(group, 5000), [], 'worker and grandchildren are gone');
+  assert.deepEqual(await waitGone(group, 30000), [], 'worker and grandchildren are gone');
 });
 
 test('exec_mode fork runs a non-Node executable, one child per instance', async (t) => {
   const box = await sandbox(t);
   box.fixture('script.sh');
-  const eco = box.write('eco.yml', `apps:\n  - name: sh\n    script: script.sh\n    instances: 2\n    out_file: ${path.join(box.dir, 'sh.out')}\n`);
+  const eco = box.write('eco.yml', `apps:\n  - name: sh\n    script: script.sh\n    instances: 2\n    min_uptime: 200ms\n    out_file: ${path.join(box.dir, 'sh.out')}\n`);
   const r = await box.cli(['start', eco]);
   assert.equal(r.code, 0, r.stderr);
   const ls = await lsJson(box);
@@ -49,7 +50,7 @@ test('exec_mode fork runs a non-Node executable, one child per instance', async 
   // a crash is restarted in the same slot
   const ev = await watchEvents(box, t);
   process.kill(pids[0], 'SIGKILL');
-  const back = await ev.waitFor((e) => e.slot === 0 && e.state === 'online', 10000);
+  const back = await ev.waitFor((e) => e.slot === 0 && e.state === 'online', 30000);
   assert.notEqual(back.pid, pids[0]);
   assert.equal((await box.cli(['stop', 'sh'])).code, 0);
   assert.ok(!alive(back.pid) && !alive(pids[1]));
@@ -58,12 +59,34 @@ test('exec_mode fork runs a non-Node executable, one child per instance', async 
 test('stop finishes an in-flight request before the worker goes', async (t) => {
   const box = await sandbox(t);
   const port = await freePort();
-  box.write('slow.js', `require('node:http').createServer((q, r) => setTimeout(() => r.end('done'), 600)).listen(${port}, '127.0.0.1');`);
+  // The worker sends its headers at once (so the test knows the request has reached it)
+  // and the body when the test sends it SIGUSR2, once the stop is under way.
+  box.write('slow.js', `const pending = [];
+process.on('SIGUSR2', () => pending.splice(0).forEach((r) => r.end('done')));
+require('node:http').createServer((q, r) => { r.flushHeaders(); pending.push(r); }).listen(${port}, '127.0.0.1');`);
   const eco = box.write('eco.yml', `apps:\n  - name: slow\n    script: slow.js\n    kill_timeout: 5s\n`);
   assert.equal((await box.cli(['start', eco])).code, 0);
-  const inflight = httpGet(port);
-  await new Promise((r) => setTimeout(r, 150)); // let the request reach the worker
+  const ev = await watchEvents(box, t);
+  const res = await new Promise((resolve, reject) => http.get({ host: '127.0.0.1', port, agent: false }, resolve).on('error', reject));
+  const body = text(res);
   const stop = box.cli(['stop', 'slow']);
-  assert.deepEqual(await inflight, { status: 200, body: 'done' });
+  const stopping = await ev.waitFor((e) => e.app === 'slow' && e.state === 'stopping', 30000, 'the worker stopping');
+  process.kill(stopping.pid, 'SIGUSR2');
+  assert.equal(res.statusCode, 200);
+  assert.equal(await body, 'done');
   assert.equal((await stop).code, 0);
+  const stopped = await ev.waitFor((e) => e.app === 'slow' && e.state === 'stopped', 30000, 'the worker stopped');
+  assert.notEqual(stopped.signal, 'SIGKILL', 'drained, then stopped by kill_signal before kill_timeout');
 });
+
+/** The body of `res`, once it has ended. */
+function text(res) {
+  return new Promise((resolve, reject) => {
+    let body = '';
+    res.setEncoding('utf8');
+    res.on('data', (d) => (body += d));
+    res.on('end', () => resolve(body));
+    res.on('error', reject);
+    res.on('close', () => res.complete || reject(new Error(`the response was cut after ${JSON.stringify(body)}`)));
+  });
+}

@@ -39,9 +39,9 @@ http.createServer((req, res) => {
   const first = (await lsJson(box)).apps[0].workers[0].pid;
 
   process.kill(first, 'SIGKILL');
-  const second = (await ev.waitFor((e) => e.state === 'online' && e.pid !== first, 20000, 'a replacement after kill -9')).pid;
+  const second = (await ev.waitFor((e) => e.state === 'online' && e.pid !== first, 30000, 'a replacement after kill -9')).pid;
   await httpGet(port, '/exit3');
-  await ev.waitFor((e) => e.state === 'online' && e.pid !== first && e.pid !== second, 20000, 'a replacement after exit code 3');
+  await ev.waitFor((e) => e.state === 'online' && e.pid !== first && e.pid !== second, 30000, 'a replacement after exit code 3');
 
   const restartAfter = (how) => (r) => r.app === 'web' && r.slot === 0 && r.state === 'starting' && r.reason === `restart after crash (exited with ${how})`;
   // pino writes asynchronously: the event can come before the line is on disk.
@@ -91,7 +91,7 @@ apps:
   // 20 more restarts written to the new file.
   await eventually(() => fs.existsSync(`${log}.1`), { timeout: 30000, what: 'daemon.log.1' });
   const at = (await lsJson(box)).apps[0].workers[0].restarts;
-  await ev.waitFor((e) => e.state === 'starting' && e.restarts >= at + 20, 20000, '20 more restarts');
+  await ev.waitFor((e) => e.state === 'starting' && e.restarts >= at + 20, 60000, '20 more restarts');
   assert.equal((await box.cli(['stop', 'churn'])).code, 0);
   await eventually(() => daemonLog(box.home).some((r) => r.app === 'churn' && r.state === 'stopped'), { what: 'the stop in daemon.log' });
 

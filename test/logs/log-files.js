@@ -87,7 +87,7 @@ export function followCli(box, args, t) {
     get stderr() {
       return stderr;
     },
-    until(pred, timeout = 20000) {
+    until(pred, timeout = 30000) {
       const hit = out.find(pred);
       if (hit) return Promise.resolve(hit);
       return new Promise((resolve, reject) => {
@@ -112,7 +112,7 @@ export function followCli(box, args, t) {
  * missing for a moment (ENOENT: a rotation renamed it, its writer has not reopened yet)
  * counts as not yet.
  */
-export async function eventually(fn, { timeout = 20000, what = 'condition' } = {}) {
+export async function eventually(fn, { timeout = 30000, what = 'condition' } = {}) {
   const deadline = Date.now() + timeout;
   for (;;) {
     const v = await Promise.resolve().then(fn).catch((err) => {

@@ -13,16 +13,35 @@ test('a 300 ms event-loop block shows in the worker\'s metrics (max and p99), th
   assert.equal((await box.cli(['start', eco])).code, 0);
   const m = await watchMetrics(box, t);
   // Before the block: a calm report (start-up on a busy machine may be slow; wait it out).
-  await m.waitFor((w) => w.metrics?.loop_delay_ms && w.metrics.loop_delay_ms.max < 250, 10000, 'a calm report');
+  await m.waitFor((w) => w.metrics?.loop_delay_ms && w.metrics.loop_delay_ms.max < 250, 30000, 'a calm report');
 
   // Wait from before the block: the snapshot that shows it may come before the answer does.
-  const seen = m.waitFor((w) => w.metrics?.loop_delay_ms?.max >= 250, 10000, 'loop max >= 250 ms');
+  const seen = m.waitFor((w) => w.metrics?.loop_delay_ms?.max >= 250, 30000, 'loop max >= 250 ms');
   assert.equal((await httpGet(port, '/block?ms=300')).status, 200);
   const blocked = await seen;
   assert.ok(blocked.metrics.loop_delay_ms.max < 2000, `about 300 ms: ${blocked.metrics.loop_delay_ms.max}`);
   assert.ok(blocked.metrics.loop_delay_ms.p99 >= 250, `p99 sees it too: ${JSON.stringify(blocked.metrics.loop_delay_ms)}`);
   // The next interval, without a block, is calm again.
-  await m.waitFor((w) => w.metrics?.loop_delay_ms?.max < 250, 10000, 'calm again');
+  await m.waitFor((w) => w.metrics?.loop_delay_ms?.max < 250, 30000, 'calm again');
+});
+
+// The histogram is reset at each report and forgets its last tick then: a block that
+// starts right after a report must be reported all the same.
+test('a block that starts right after a report shows in the next one (max and p99)', async (t) => {
+  const box = await sandbox(t);
+  const port = await freePort();
+  box.fixture('loop-lab.js');
+  const eco = box.write('eco.yml', `metrics: { interval: 300ms }\napps:\n  - name: lab\n    script: loop-lab.js\n    metrics_interval: 300ms\n    env: { PORT: ${port} }\n`);
+  assert.equal((await box.cli(['start', eco])).code, 0);
+  const m = await watchMetrics(box, t);
+  await m.waitFor((w) => w.metrics?.loop_delay_ms && w.metrics.loop_delay_ms.max < 250, 30000, 'a calm report');
+  for (let round = 0; round < 2; round++) {
+    const seen = m.waitFor((w) => w.metrics?.loop_delay_ms?.max >= 250, 30000, `round ${round}: loop max >= 250 ms`);
+    assert.equal((await httpGet(port, '/block-after-report?ms=300')).status, 200);
+    const blocked = await seen;
+    assert.ok(blocked.metrics.loop_delay_ms.p99 >= 250, `p99 sees it too: ${JSON.stringify(blocked.metrics.loop_delay_ms)}`);
+    await m.waitFor((w) => w.metrics?.loop_delay_ms?.max < 250, 30000, 'calm again');
+  }
 });
 
 test('ls --json, describe and ls show every metric of each worker', async (t) => {
@@ -46,7 +65,7 @@ test('ls --json, describe and ls show every metric of each worker', async (t) =>
   assert.ok(w.metrics.memory > 1e6 && w.metrics.heap_used > 1e5 && w.metrics.heap_total >= w.metrics.heap_used);
   assert.equal(w.metrics.processes, 1);
   assert.deepEqual(Object.keys(w.metrics.loop_delay_ms).sort(), ['max', 'mean', 'p50', 'p99']);
-  assert.ok(w.metrics.elu >= 0 && w.metrics.elu <= 1);
+  assert.ok(typeof w.metrics.elu === 'number' && w.metrics.elu >= 0 && w.metrics.elu <= 1, `elu is a fraction: ${w.metrics.elu}`);
   assert.ok(w.metrics.resources.PipeWrap >= 1, `the IPC channel is an active resource: ${JSON.stringify(w.metrics.resources)}`);
 
   const d = JSON.parse((await box.cli(['describe', 'lab', '--json'])).stdout);
@@ -66,6 +85,8 @@ test('CPU and memory of a worker count the processes it started', async (t) => {
   const eco = box.write('eco.yml', 'metrics: { interval: 300ms }\napps:\n  - name: burn\n    script: burner.js\n');
   assert.equal((await box.cli(['start', eco])).code, 0);
   const m = await watchMetrics(box, t);
-  const w = await m.waitFor((x) => x.metrics?.processes === 2 && x.metrics.cpu > 40, 15000, 'two processes, the child\'s CPU counted');
+  // Once booted the worker alone idles under 0.5% of a core; its child burns whatever CPU
+  // it gets, at least a few % however loaded the machine is.
+  const w = await m.waitFor((x) => x.uptime_ms > 2000 && x.metrics?.processes === 2 && x.metrics.cpu >= 3, 30000, 'two processes, the child\'s CPU counted');
   assert.ok(w.metrics.memory > w.metrics.rss_self, `tree memory ${w.metrics.memory} > the worker's own ${w.metrics.rss_self}`);
 });

@@ -46,7 +46,7 @@ test('the metrics endpoint serves parseable per-worker and per-app series', asyn
   const eco = box.write('eco.yml', `metrics:\n  listen: 127.0.0.1:${mport}\n  interval: 300ms\napps:\n  - name: web\n    script: loop-lab.js\n    instances: 2\n    env: { PORT: ${port} }\n`);
   assert.equal((await box.cli(['start', eco])).code, 0);
   const m = await watchMetrics(box, t);
-  await m.waitFor((w, app) => app.workers.every((x) => x.metrics?.report_age_ms !== null), 10000, 'both workers reported');
+  await m.waitFor((w, app) => app.workers.every((x) => x.metrics?.report_age_ms !== null), 30000, 'both workers reported');
   const res = await httpGet(mport, '/metrics');
   assert.equal(res.status, 200);
   const fam = parsePrometheus(res.body);

@@ -13,16 +13,16 @@ test('unresponsive_timeout: a worker stuck in while(true) is killed and replaced
   const eco = box.write('eco.yml', `apps:\n  - name: stuck\n    script: loop-lab.js\n    metrics_interval: 200ms\n    unresponsive_timeout: 1500ms\n    min_uptime: 100ms\n    env: { PORT: ${port} }\n`);
   assert.equal((await box.cli(['start', eco])).code, 0);
   const m = await watchMetrics(box, t);
-  await m.waitFor((w) => w.metrics?.report_age_ms !== null, 10000, 'a first report');
+  await m.waitFor((w) => w.metrics?.report_age_ms !== null, 30000, 'a first report');
   const ev = await watchEvents(box, t);
   const [before] = (await lsJson(box)).apps[0].workers;
 
   assert.match((await httpGet(port, '/spin')).body, /spinning/);
   const spunAt = Date.now();
-  const exited = await ev.waitFor((e) => e.slot === 0 && e.state === 'exited', 20000, 'the stuck worker killed');
+  const exited = await ev.waitFor((e) => e.slot === 0 && e.state === 'exited', 30000, 'the stuck worker killed');
   assert.equal(exited.signal, 'SIGKILL');
   assert.ok(Date.now() - spunAt >= 1400, `not killed before unresponsive_timeout (${Date.now() - spunAt} ms)`);
-  const back = await ev.waitFor((e) => e.slot === 0 && e.state === 'online' && e.pid !== before.pid, 20000, 'replaced');
+  const back = await ev.waitFor((e) => e.slot === 0 && e.state === 'online' && e.pid !== before.pid, 30000, 'replaced');
   assert.match((await httpGet(port, '/')).body, new RegExp(`pid=${back.pid}`));
 
   const log = await waitForLog(box, /unresponsive/);
@@ -43,7 +43,7 @@ test('unresponsive_timeout off (the default): a slow but alive worker is left al
   const [before] = (await lsJson(box)).apps[0].workers;
   // Reports resume after the block; the worker is the same. Wait from before the block:
   // the snapshot that shows it may come before the answer does.
-  const seen = m.waitFor((w) => w.pid === before.pid && w.metrics?.loop_delay_ms?.max >= 1000, 10000, 'the block reported');
+  const seen = m.waitFor((w) => w.pid === before.pid && w.metrics?.loop_delay_ms?.max >= 1000, 30000, 'the block reported');
   await httpGet(port, '/block?ms=1500');
   await seen;
   assert.equal((await lsJson(box)).apps[0].workers[0].pid, before.pid);

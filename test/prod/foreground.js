@@ -54,7 +54,7 @@ export function foreground(box, t, args, { env = {}, cmd = process.execPath, arg
 }
 
 /** Resolves once the daemon of `box` answers (a foreground daemon sends no other signal). */
-export async function waitForDaemon(box, timeout = 20000) {
+export async function waitForDaemon(box, timeout = 30000) {
   const deadline = Date.now() + timeout;
   for (;;) {
     try {

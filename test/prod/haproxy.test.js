@@ -133,7 +133,6 @@ async function scenario(t, { redispatch }) {
   // Between the stop and HAProxy's verdict (at most fall x inter = 2 checks 1 s apart),
   // only the requests sent in that window may fail.
   const lost = failed(window).length;
-  assert.ok(lost <= window.length, 'failures only inside the check window');
   assert.deepEqual(results.filter((r) => (r.error || r.status !== 200) && r.at !== 'a-stopping'), []);
   return { total: results.length, window: window.length, lost, errors: [...new Set(failed(window).map((r) => r.error ?? r.status))] };
 }

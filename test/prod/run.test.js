@@ -162,7 +162,7 @@ test('super run as PID 1 runs under tini -s: orphans are reaped; SIGTERM to PID 
   const { run, sleeps } = await runAsPid1(t, { reaper: true });
   assert.ok(tree(run.child.pid).some((p) => p.comm === 'tini'), 'tini runs below PID 1');
   // The orphaned sleeps end after 0.3 s; reaped, they leave nothing behind (not even a zombie).
-  await until(() => sleeps().length === 0, 10000, `orphans still there: ${JSON.stringify(sleeps())}`);
+  await until(() => sleeps().length === 0, 30000, `orphans still there: ${JSON.stringify(sleeps())}`);
   const init = tree(run.child.pid).find((p) => p.ppid === run.child.pid); // PID 1 of the namespace
   process.kill(init.pid, 'SIGTERM');
   assert.deepEqual(await run.exited, { code: 0, signal: null }, run.stderr);
@@ -170,7 +170,7 @@ test('super run as PID 1 runs under tini -s: orphans are reaped; SIGTERM to PID 
 
 test('control: without a reaper, PID 1 leaves the same orphans as zombies (the test above can fail)', needNs, async (t) => {
   const { run, sleeps } = await runAsPid1(t, { reaper: false });
-  await until(() => sleeps().length === 5 && sleeps().every((p) => p.state === 'Z'), 10000, `expected 5 zombies: ${JSON.stringify(sleeps())}`);
+  await until(() => sleeps().length === 5 && sleeps().every((p) => p.state === 'Z'), 30000, `expected 5 zombies: ${JSON.stringify(sleeps())}`);
   const init = tree(run.child.pid).find((p) => p.ppid === run.child.pid);
   process.kill(init.pid, 'SIGTERM');
   assert.deepEqual(await run.exited, { code: 0, signal: null }, run.stderr);

@@ -39,7 +39,7 @@ async function events(box, t) {
 
 function getVia(agent, port) {
   return new Promise((resolve, reject) => {
-    const req = http.get({ host: '127.0.0.1', port, path: '/', agent, timeout: 5000 }, (res) => {
+    const req = http.get({ host: '127.0.0.1', port, path: '/', agent, timeout: 15000 }, (res) => {
       res.resume();
       res.on('end', () => resolve({ status: res.statusCode }));
     });
@@ -57,18 +57,20 @@ async function watchReady(box, ev, app, timeout) {
   return ev.waitFor(watchEv(app, 'ready'), `${app} watch ready`, timeout);
 }
 
-async function watchedApp(box, extra = '') {
+async function watchedApp(box, extra = '', delay = '300ms') {
   const port = await freePort();
   box.fixture('http-server.js');
   fs.mkdirSync(path.join(box.dir, 'src'), { recursive: true });
   box.write('src/a.js', '// a\n');
-  const eco = box.write('eco.yml', `apps:\n  - name: web\n    script: http-server.js\n    watch: true\n    watch_delay: 300ms\n    env: { PORT: ${port} }\n${extra}`);
+  const eco = box.write('eco.yml', `apps:\n  - name: web\n    script: http-server.js\n    watch: true\n    watch_delay: ${delay}\n    env: { PORT: ${port} }\n${extra}`);
   return { port, eco };
 }
 
 test('a burst of changes reloads the app once, and daemon.log names the changed file', async (t) => {
   const box = await sandbox(t);
-  const { port, eco } = await watchedApp(box);
+  // watch_delay is 16 times the 60 ms between the burst's writes, so a test process slowed
+  // by a loaded machine still writes each one before the debounce ends.
+  const { port, eco } = await watchedApp(box, '', '1s');
   const r = await box.cli(['start', eco]);
   assert.equal(r.code, 0, r.stderr);
   const ev = await events(box, t);
@@ -94,7 +96,7 @@ test('a burst of changes reloads the app once, and daemon.log names the changed 
     }
   };
   const loop = Promise.all([client(), client()]);
-  // The burst: writes spaced by less than watch_delay (300 ms), so each one restarts the
+  // The burst: writes spaced by less than watch_delay (1 s), so each one restarts the
   // debounce; then a tight run of writes, which the OS may merge into fewer events.
   const a = path.join(box.dir, 'src', 'a.js');
   for (let i = 0; i < 6; i++) {

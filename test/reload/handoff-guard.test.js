@@ -35,7 +35,7 @@ test('workers SIGKILLed under new-connection load: no connection is left hanging
     const workers = (await lsJson(box)).apps[0].workers;
     const victim = workers[k % workers.length];
     process.kill(victim.pid, 'SIGKILL');
-    await ev.waitFor((e) => e.slot === victim.slot && e.state === 'online' && e.pid !== victim.pid, 20000, `slot ${victim.slot} back`);
+    await ev.waitFor((e) => e.slot === victim.slot && e.state === 'online' && e.pid !== victim.pid, 30000, `slot ${victim.slot} back`);
   }
   const r = await load.stop();
   t.diagnostic(`${r.sent} requests, failures ${JSON.stringify(r.errors)}`);

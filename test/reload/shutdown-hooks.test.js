@@ -27,8 +27,10 @@ apps:
   const marks = () => fs.readFileSync(markFile, 'utf8').trim().split('\n').map((l) => l.split(' ')[0]);
   // A request the worker has received and answers 700 ms later.
   const inFlight = async () => {
-    const answer = httpGet(port, '/', { timeout: 10000 });
-    for (let i = 0; i < 400 && !marks().includes('received'); i++) await new Promise((r) => setTimeout(r, 10));
+    const answer = httpGet(port, '/', { timeout: 30000 });
+    // The mark file has no event to wait on: poll it, bounded (30 s).
+    for (let i = 0; i < 3000 && !marks().includes('received'); i++) await new Promise((r) => setTimeout(r, 10));
+    assert.ok(marks().includes('received'), 'the request reached the worker');
     return answer;
   };
   const assertDrained = () => {

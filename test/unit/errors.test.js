@@ -1,5 +1,5 @@
 // The error registry and the README's error table must list the same codes, with the same
-// exit statuses.
+// exit statuses: the README documents exactly what the CLI can print.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';

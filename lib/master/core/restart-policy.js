@@ -1,9 +1,10 @@
 // What to do when a worker exits without being asked to: a pure function of the app's
-// settings, the slot's history and the exit, so it is unit-tested without processes.
+// settings, the slot's history and the exit, so it is unit-tested without processes
 // Semantics follow PM2's knobs:
 //  - autorestart: false, or an exit code listed in stop_exit_codes -> stay stopped
 //  - an exit before min_uptime is "unstable"; more than max_restarts unstable exits in a
-//    row -> errored (a crash loop that never ends would fork at full rate forever)
+//    row -> errored (a crash loop; without it a worker that cannot start is forked
+//    at full rate forever)
 //  - the file sets neither restart_delay nor exp_backoff_restart_delay: the built-in
 //    crash-loop backoff. Unstable exit n in a row waits 0 ms for n = 1 (a lone crash is
 //    replaced at once), then 100 ms x 2^(n-2), capped at 2 s; a stable exit, 0 ms. So a

@@ -1,4 +1,4 @@
-// Worker and app states, named in one place (STYLE.md guideline 5).
+// Worker and app states, named in one place and changed in one place.
 //
 //   starting --ready--> online --stop--> stopping --exit--> stopped
 //       |                  |

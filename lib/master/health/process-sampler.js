@@ -1,7 +1,7 @@
 // CPU % and resident memory of each worker's whole process tree (the worker and every
 // process it started), read from /proc by the daemon.
 //
-// Why this way (FEASIBILITY.md §5, 50 workers polled once a second):
+// Why this way (docs/measurements.md, cost of metrics: 50 workers polled once a second):
 //   fs.promises.readFile of stat+status   1.8-2.4 % CPU, 12-15 ms of async work per poll
 //   pidusage 4.1                          0.5 % CPU, ~3 ms
 //   cached fds + readSync at position 0   0.2 % CPU (baseline), 1.2-1.7 ms

@@ -7,10 +7,10 @@ import { installHandoffGuard } from './handoff-guard.js';
 /**
  * Cluster settings are global but read at each fork, so setupPrimary(appSettings) and
  * fork() happen in this one synchronous function: no await in between, where another
- * slot's fork could set its own. Cluster settings have no `execPath` (a worker is always
- * process.execPath; one given to setupPrimary is ignored), so process.execPath is
- * swapped around the fork to exec the worker through setsid (and taskset -c when
- * pinned), or another Node (app.node_path), and restored before anything else can run.
+ * slot's fork could set its own. setupPrimary silently ignores `execPath` in Node 20
+ * (docs/measurements.md, CPU pinning), so process.execPath is swapped around the fork to
+ * exec the worker through setsid (and taskset -c when pinned), or another Node
+ * (app.node_path), and restored before anything else can run.
  * @param {{app: object, env: object, stdio: object, agentPath: string, cpus?: string|null}} o
  * @returns {import('node:cluster').Worker}
  */

@@ -1,5 +1,5 @@
 // One running worker process behind one small interface, whatever launched it
-// (cluster worker or fork-mode child).
+// (cluster worker or fork-mode child): the rest of the daemon never asks which.
 //
 // Events: 'spawn', 'listening' (address), 'ready', 'drained' ({hookErrors}), 'metrics'
 // (the agent's report), 'log-error' / 'log-resumed' ({stream, code, slot[, dropped]}),

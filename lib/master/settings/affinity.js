@@ -4,7 +4,8 @@
 // exec-prefix.js), so the mask is set before Node starts and every thread the worker ever
 // creates (libuv pool, worker_threads) inherits it. The daemon pins itself with
 // `taskset -a -cp <cpus> <pid>` (-a: all its threads; without it only the main thread
-// moves, and the libuv pool and worker threads keep running on every CPU).
+// moves, and the libuv pool and worker threads keep running on every CPU;
+// docs/measurements.md, CPU pinning).
 //
 // The CPUs of slot i are a function of (cpu_affinity, i, the daemon's CPUs), computed at
 // each fork: a crash replacement or a reload of slot i lands on slot i's CPUs.
@@ -63,8 +64,8 @@ export function spreadWarning(config, allowed, instances = config.instances) {
 
 /**
  * Pins every thread of a running process (the daemon itself) to `cpus`.
- * Asynchronous: a synchronous taskset would stall the cluster primary, which sits on the
- * path of every connection its cluster workers accept.
+ * Asynchronous: a synchronous taskset (~2.6 ms) would stall the cluster primary, which
+ * accepts every connection of every app.
  * @param {number} pid
  * @param {string} cpus  a taskset list like "0" or "0,2-3"
  * @returns {Promise<void>}

@@ -11,14 +11,12 @@
 import { EventEmitter } from 'node:events';
 import { App } from './app.js';
 import { RegistryReader } from './registry-reader.js';
-import { DaemonPolicy } from '../settings/index.js';
-import { spreadWarning } from '../settings/index.js';
+import { DaemonPolicy, spreadWarning, checkSettings, applySettings } from '../settings/index.js';
 import { unmappedWarning } from '../../config/check-affinity.js';
 import { SuperError } from '../../errors.js';
 import { changedKeys } from './config-diff.js';
 import { resolveTargets } from './targets.js';
 import { stderrTail } from './tail-file.js';
-import { checkSettings, applySettings } from '../settings/index.js';
 
 // Node's own IPC plumbing: a `super start` run from inside a worker must not pass these on,
 // or a fork-mode child would take itself for a cluster worker. Filtered once, on receipt.

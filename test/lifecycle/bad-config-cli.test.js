@@ -43,7 +43,7 @@ test('every bad file is refused by the CLI\'s start with its message and exit st
     const text = fs.readFileSync(path.join(dir, f), 'utf8');
     const opts = options(text);
     if (opts === null) continue;
-    const err = await start(path.join(dir, f), opts).then(() => assert.fail(`${f} was accepted`), (e) => e);
+    const err = await start(path.join(dir, f), [], opts).then(() => assert.fail(`${f} was accepted`), (e) => e);
     assert.equal(err.code, 'E_CONFIG', `${f}: ${err.stack}`);
     assert.equal(err.exitStatus, 2, f);
     assert.match(err.message, /^\d+ problems? in /, f);

@@ -1,7 +1,8 @@
 // The `super run` log printer process (lib/ctl/run-log-printer.js starts it): follows
 // every app's log files over the control channel and prints each line with its prefix.
 // On {drain: true} from the parent (every app has stopped), it prints what the daemon
-// still sends, and exits once nothing has come for QUIET_MS (at most DRAIN_MAX_MS).
+// still sends, and exits once nothing has come for QUIET_MS since the drain began and since
+// the last line (at most DRAIN_MAX_MS).
 import { connect } from '../ipc/client.js';
 import { superHome } from '../home.js';
 import { makeRenderer } from './render-log.js';
@@ -45,7 +46,9 @@ process.on('message', (m) => {
   if (!m?.drain) return;
   const started = Date.now();
   const check = setInterval(() => {
-    if (Date.now() - lastEvent >= QUIET_MS || Date.now() - started >= DRAIN_MAX_MS) {
+    // Quiet since the drain began too: the workers' last lines, written as they exited,
+    // arrive with the daemon's next follow tick, however long the apps were silent before.
+    if (Date.now() - Math.max(lastEvent, started) >= QUIET_MS || Date.now() - started >= DRAIN_MAX_MS) {
       clearInterval(check);
       client.close();
       process.stdout.write('', () => process.exit(0));

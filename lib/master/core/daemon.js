@@ -19,7 +19,7 @@ import { startControlServer } from '../../ipc/server.js';
 import { AppRegistry } from './registry.js';
 import { CronRestarts } from './cron-restart.js';
 import { Monitor, MetricsSettings } from '../health/index.js';
-import { ControlListener } from '../settings/index.js';
+import { RemoteControl } from '../settings/index.js';
 import { makeHandlers } from './handlers.js';
 import { reapAllNow } from '../process/index.js';
 import { SuperError } from '../../errors.js';
@@ -74,7 +74,7 @@ export async function startDaemon({ resurrect = false, afterStop, control, loadD
     log,
     agentPath,
     metrics,
-    control: new ControlListener({ home, log, server: () => server }),
+    control: new RemoteControl({ home, log, server: () => server }),
     loadDefaults,
     workerMemory: (pids) => monitor.memoryOf(pids),
   });

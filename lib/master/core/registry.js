@@ -31,7 +31,7 @@ export class AppRegistry extends EventEmitter {
    * @param {string} o.agentPath  the agent preloaded into workers
    * @param {{configure: (m: object) => Promise<string[]>, interval: number}} o.metrics  the daemon-wide
    *   metrics settings (lib/master/health/metrics-settings.js)
-   * @param {import('../settings/remote-control.js').ControlListener} [o.control]  the TCP control listener
+   * @param {import('../settings/remote-control.js').RemoteControl} [o.control]  the TCP control listener
    * @param {object} [o.loadDefaults]  loadEcosystem options for every file it reads (`super run`: per-slot logs)
    * @param {(pids: number[]) => Promise<(number|null)[]>} [o.workerMemory]  the RSS (bytes, with the
    *   processes it started) of each worker, for the surge memory guard (the monitor's memoryOf)

@@ -3,5 +3,5 @@
 // before it applies any.
 export { DaemonPolicy } from './daemon-policy.js';
 export { workerAffinity, spreadWarning } from './affinity.js';
-export { ControlListener } from './remote-control.js';
+export { RemoteControl } from './remote-control.js';
 export { checkSettings, applySettings } from './start-settings.js';

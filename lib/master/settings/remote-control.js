@@ -16,7 +16,7 @@ import { SuperError } from '../../errors.js';
 import { tokenPath } from '../../home.js';
 import { controlListenProblem } from '../../config/control-settings.js';
 
-export class ControlListener {
+export class RemoteControl {
   /** @param {{home: string, log: import('pino').Logger, server: () => object|null}} o  server: lib/ipc/server.js */
   constructor({ home, log, server }) {
     this.home = home;

@@ -10,7 +10,7 @@ import { checkLogs, applyLogs } from '../../logs/prepare.js';
 /**
  * @typedef {object} SettingsOwners  the daemon's holders of each setting
  * @property {import('./daemon-policy.js').DaemonPolicy} policy
- * @property {import('./remote-control.js').ControlListener|null} [control]
+ * @property {import('./remote-control.js').RemoteControl|null} [control]
  * @property {{configure: (m: object) => Promise<string[]>}|null} [monitor]  lib/master/health/monitor.js
  * @property {import('pino').Logger} log
  */

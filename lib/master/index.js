@@ -1,2 +1,2 @@
 // The daemon's face for the CLI: `super daemon` and `super run` start it in the foreground.
-export { startDaemon, EXIT_ALREADY_RUNNING } from './core/daemon.js';
+export { startDaemon, EXIT_ALREADY_RUNNING } from './core/index.js';

@@ -15,13 +15,15 @@ test('environment refresh on running apps', async (t) => {
   const box = await sandbox(t);
   box.fixture('http-server.cjs');
   const port = await freePort();
-  const eco = box.write('eco.yml', `apps:
+  // Written again after a subtest breaks it on purpose.
+  const goodEco = `apps:
   - name: api
     script: http-server.cjs
     instances: 2
     env: { PORT: ${port}, LEVEL: file, DB_PASSWORD: hunter2 }
     env_prod: { LEVEL: prod }
-`);
+`;
+  const eco = box.write('eco.yml', goodEco);
   const r = await box.cli(['start', eco], { env: { FROM_START: 'yes' } });
   assert.equal(r.code, 0, r.stderr);
   const first = await pidsOf(box, 'api');
@@ -66,13 +68,7 @@ test('environment refresh on running apps', async (t) => {
   });
 
   await t.test('start <file> --env prod on a running app reloads it with that env', async () => {
-    box.write('eco.yml', `apps:
-  - name: api
-    script: http-server.cjs
-    instances: 2
-    env: { PORT: ${port}, LEVEL: file, DB_PASSWORD: hunter2 }
-    env_prod: { LEVEL: prod }
-`);
+    box.write('eco.yml', goodEco);
     const before = await pidsOf(box, 'api');
     const st = await box.cli(['start', eco, '--env', 'prod']);
     assert.equal(st.code, 0, st.stderr);

@@ -36,6 +36,10 @@ export const CODES = Object.freeze({
   E_DAEMON_START: [EXIT.NO_DAEMON, 'The daemon could not be started; see $SUPER_HOME/daemon.err for why.'],
   E_DUMP: [EXIT.FAILED, 'The saved process list ($SUPER_HOME/dump.json) is missing, corrupt, or would be replaced by an empty one; the message says what to do.'],
   E_NO_DAEMON: [EXIT.NO_DAEMON, 'No daemon answers on this SUPER_HOME (or at --host); start one with `super start <ecosystem.yml>`.'],
+  E_NO_AGENT: [EXIT.BAD_INPUT, 'The worker runs without the superd agent (interpreter: none or another interpreter than node), so it cannot be profiled or snapshotted; only Node workers can.'],
+  E_WORKER_EXITED: [EXIT.FAILED, 'The worker exited before its CPU profile or heap snapshot was written; no file was left. Its error log says why it exited.'],
+  E_LOW_MEMORY: [EXIT.FAILED, 'A heap snapshot needs about the heap\'s size again in free memory and the host has less available (MemAvailable); free memory first.'],
+  E_DIAGNOSTICS: [EXIT.FAILED, 'The worker could not take the CPU profile or heap snapshot (inspector or file error); the message says why.'],
   E_TLS: [EXIT.NO_DAEMON, 'The TLS connection to --host failed (certificate not trusted, wrong name, not a TLS listener); trust the daemon\'s certificate with --tls-ca.'],
 });
 

@@ -17,6 +17,7 @@ import { defaultInterpreter, resolveScript } from './resolve-script.js';
 import { formatPath } from './problems.js';
 import { shellSplit } from './shell-split.js';
 import { parseDuration, parseSize } from './units.js';
+import { MIN_PROFILE_MS, MAX_PROFILE_MS } from '../diagnostics/limits.js';
 
 const SIGNALS = Object.keys(os.constants.signals);
 
@@ -79,6 +80,7 @@ const SIGNALS = Object.keys(os.constants.signals);
  * @property {boolean} shutdown_with_message
  * @property {number|null} metrics_interval  ms
  * @property {number|null} unresponsive_timeout  ms
+ * @property {{loop_delay: number, duration: number, keep: number, cooldown: number}|null} profile_on_stall  ms
  * @property {{ file: string, line: number }} source  where the entry starts
  */
 
@@ -238,6 +240,7 @@ export function normalizeApp(raw, index, ctx) {
     shutdown_with_message: get('shutdown_with_message') ?? false,
     metrics_interval: ms('metrics_interval', null),
     unresponsive_timeout: ms('unresponsive_timeout', null),
+    profile_on_stall: stallCapture(get('profile_on_stall'), (message) => report('profile_on_stall', message)),
     source: { file: ctx.file, line: problems.positions?.locate(here).line ?? null },
   };
 }
@@ -263,6 +266,22 @@ function reloadSurge(get, report) {
     report(key, `max_surge ${surge} with max_unavailable ${unavailable} lets a reload replace no slot; give max_surge >= 1 (e.g. 25%), or max_unavailable >= 1`);
   }
   return { reload_strategy: get('reload_strategy') ?? 'rolling', max_surge: surge, max_unavailable: unavailable };
+}
+
+/**
+ * profile_on_stall with its defaults, in ms; the schema checked the shape. Its duration is
+ * bounded as `super profile --duration` is.
+ */
+function stallCapture(v, report) {
+  if (!v || typeof v !== 'object') return null;
+  const out = {
+    loop_delay: parseDuration(v.loop_delay),
+    duration: parseDuration(v.duration ?? '5s'),
+    keep: v.keep ?? 10,
+    cooldown: parseDuration(v.cooldown ?? '1m'),
+  };
+  if (out.duration < MIN_PROFILE_MS || out.duration > MAX_PROFILE_MS) report(`duration must be from ${MIN_PROFILE_MS} ms to 5m (got ${v.duration})`);
+  return out;
 }
 
 /**

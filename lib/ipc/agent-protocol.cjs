@@ -22,13 +22,20 @@ const FROM_AGENT = Object.freeze({
   LOG_ERROR: 'super:log-error', // a log write failed, lines are dropped: {stream, code}
   LOG_RESUMED: 'super:log-resumed', // writing works again: {stream, code, dropped}
   LOGS_REOPENED: 'super:logs-reopened', // the answer to REOPEN_LOGS
+  // the answer to PROFILE / HEAP: {id, ok, bytes?, heapUsed?, error?: {code, message}}
+  DIAGNOSTIC_DONE: 'super:diagnostic-done',
 });
 
-/** Daemon -> agent (cluster workers only: a fork-mode child gets no message, see agent.cjs). */
+/**
+ * Daemon -> agent (cluster workers only: a fork-mode child gets no message, see agent.cjs;
+ * PROFILE and HEAP excepted: a Node fork-mode child has the agent and its channel too).
+ */
 const TO_AGENT = Object.freeze({
   SHUTDOWN: 'super:shutdown', // drain, run the onShutdown hooks, answer DRAINED
   ADMIT: 'super:admit', // take connections although not ready (missed listen_timeout)
   REOPEN_LOGS: 'super:reopen-logs', // open the log paths again (rotation, reload-logs)
+  PROFILE: 'super:profile', // {id, duration, path}: write a CPU profile of `duration` ms to path
+  HEAP: 'super:heap', // {id, path}: write a heap snapshot to path
 });
 
 /** PM2's own messages, understood as PM2 apps send and expect them. */
@@ -67,6 +74,9 @@ const RESOURCE_TYPE = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
 let errnoNames = null;
 const isErrno = (code) => (errnoNames ??= new Set([...Object.keys(require('node:os').constants.errno), 'EIO'])).has(code);
 const STREAMS = new Set(['out', 'err']);
+// The codes an agent may give a failed diagnostic: anything else becomes E_DIAGNOSTICS.
+const DIAGNOSTIC_CODES = new Set(['E_BUSY', 'E_LOW_MEMORY', 'E_DIAGNOSTICS']);
+const MAX_DIAGNOSTIC_ERROR_CHARS = 500;
 
 const num = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 const obj = (v) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? v : null);
@@ -125,6 +135,21 @@ function logWrite(m) {
   return { stream: m.stream, code: m.code };
 }
 
+/** The outcome of a PROFILE / HEAP request, or null without a usable request id. */
+function diagnosticDone(m) {
+  if (!Number.isSafeInteger(m.id)) return null;
+  if (m.ok === true) return { id: m.id, ok: true, bytes: num(m.bytes), heapUsed: num(m.heapUsed) };
+  const e = obj(m.error) ?? EMPTY;
+  return {
+    id: m.id,
+    ok: false,
+    error: {
+      code: DIAGNOSTIC_CODES.has(e.code) ? e.code : 'E_DIAGNOSTICS',
+      message: typeof e.message === 'string' ? e.message.slice(0, MAX_DIAGNOSTIC_ERROR_CHARS) : 'the agent gave no reason',
+    },
+  };
+}
+
 /**
  * One guard per agent message: (received message) => the fields to act on, or null. The
  * daemon's messages need none: they carry no fields, and the agent trusts its daemon.
@@ -139,6 +164,7 @@ const GUARDS = Object.freeze({
     return w && { ...w, dropped: num(m.dropped) };
   },
   [FROM_AGENT.LOGS_REOPENED]: () => EMPTY,
+  [FROM_AGENT.DIAGNOSTIC_DONE]: diagnosticDone,
 });
 
 module.exports = {

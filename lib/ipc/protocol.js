@@ -67,6 +67,13 @@
 //                                                    -> {files: [{app, slot, stream, path, lines: [string]}], following}
 //               target = app name or "all" (default); stream = "out" | "err"; lines default 20;
 //               since = epoch ms (needs dated lines); follow: "log" events follow on this connection
+//   profile     {app, slot?, duration, out?}         -> {files: [{app, slot, pid, path, bytes}], failed: [{app, slot, code, message}]}
+//               a CPU profile of `duration` ms (100 ms to 5 min) of each worker of app (one with slot),
+//               written by the worker to $SUPER_HOME/profiles/ (out: an absolute path instead, not over TCP)
+//   heap        {app, slot?, out?}                   -> as profile, files with heap_used; slot may be left out
+//               for an app of one worker. E_LOW_MEMORY when the host cannot hold about the heap again
+//   diagnostic-file {name}                           -> {name, bytes}      progress frames {chunk: base64} carry
+//               the file $SUPER_HOME/profiles/<name> (how a client over TCP gets its profile)
 //   reload-logs {}                                   -> {apps, files}       reopen every log file (after logrotate)
 //   flush       {target?}                            -> {apps, files}       empty the logs, remove rotated files
 //
@@ -85,6 +92,8 @@
 // slowly (the daemon never queues more than about 1 MiB per connection). slot is null for a
 // file all slots share.
 
+import { MIN_PROFILE_MS, MAX_PROFILE_MS } from '../diagnostics/limits.js';
+
 export const PROTOCOL = 1;
 export const MAX_FRAME = 1024 * 1024;
 // Workers a file-less start may ask for (as `scale`'s limit).
@@ -100,6 +109,7 @@ const strList = (v) => Array.isArray(v) && v.length <= 1000 && v.every(str);
 const plainObj = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 const envMap = (v) => v === undefined || (plainObj(v) && Object.values(v).every((x) => typeof x === 'string'));
 const targetSpec = [(v) => str(v) || (strList(v) && v.length >= 1 && v.length <= 100), true, 'an app name, id or namespace, "all", or a list of them'];
+const absPath = (v) => str(v) && v.startsWith('/');
 const slotIndex = [(v) => Number.isSafeInteger(v) && v >= 0 && v < 1024, false, 'a slot number from 0 to 1023'];
 
 /** op -> {args: {name: [check, required, what it must be]}} */
@@ -155,6 +165,14 @@ export const OPS = Object.freeze({
     since: [(v) => Number.isSafeInteger(v) && v >= 0, false, 'a time in epoch milliseconds'],
     follow: [(v) => typeof v === 'boolean', false, 'true or false'],
   },
+  profile: {
+    app: [str, true, 'an app name or id'],
+    slot: slotIndex,
+    duration: [(v) => Number.isSafeInteger(v) && v >= MIN_PROFILE_MS && v <= MAX_PROFILE_MS, true, `a duration in ms from ${MIN_PROFILE_MS} to ${MAX_PROFILE_MS}`],
+    out: [absPath, false, 'an absolute file path'],
+  },
+  heap: { app: [str, true, 'an app name or id'], slot: slotIndex, out: [absPath, false, 'an absolute file path'] },
+  'diagnostic-file': { name: [str, true, 'the name of a file of $SUPER_HOME/profiles'] },
   'reload-logs': {},
   flush: { target: [optStr, false, 'an app name or "all"'] },
 });

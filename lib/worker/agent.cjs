@@ -42,11 +42,14 @@ if (!globalThis[AGENT]) {
     };
     // The agent's one dispatch table. The daemon sends these to cluster workers only: a
     // fork-mode child is stopped with kill_signal (or PM2's 'shutdown', which is the app's)
-    // and notices a log rotation by itself (log-format.cjs).
+    // and notices a log rotation by itself (log-format.cjs). PROFILE and HEAP go to both;
+    // their module loads on first use.
     channel.listen({
       [TO_AGENT.SHUTDOWN]: () => drain.drain().then((hookErrors) => channel.send(FROM_AGENT.DRAINED, { hookErrors })),
       [TO_AGENT.ADMIT]: drain.admit,
       [TO_AGENT.REOPEN_LOGS]: logs.reopen,
+      [TO_AGENT.PROFILE]: (m) => require('./diagnostics.cjs').profile(m),
+      [TO_AGENT.HEAP]: (m) => require('./diagnostics.cjs').heap(m),
     });
   }
   require('./metrics.cjs');

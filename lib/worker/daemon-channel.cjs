@@ -20,7 +20,7 @@ function send(name, fields) {
  * process.emit, so the app's own 'message' listeners never get them, and without a
  * 'message' listener of our own, which would keep a fork-mode script that is done from
  * exiting.
- * @param {Record<string, () => void>} table
+ * @param {Record<string, (message: object) => void>} table  each handler gets the message (its fields)
  */
 function listen(table) {
   for (const name of Object.values(TO_AGENT)) {
@@ -31,7 +31,7 @@ function listen(table) {
     if (event === 'message') {
       const name = daemonMessageName(message);
       if (name !== undefined) {
-        table[name]();
+        table[name](message);
         return true;
       }
     }

@@ -30,12 +30,13 @@ const valid = {
   [FROM_AGENT.LOG_ERROR]: envelope(FROM_AGENT.LOG_ERROR, { stream: 'err', code: 'ENOSPC' }),
   [FROM_AGENT.LOG_RESUMED]: envelope(FROM_AGENT.LOG_RESUMED, { stream: 'out', code: 'EIO', dropped: 3 }),
   [FROM_AGENT.LOGS_REOPENED]: envelope(FROM_AGENT.LOGS_REOPENED),
+  [FROM_AGENT.DIAGNOSTIC_DONE]: envelope(FROM_AGENT.DIAGNOSTIC_DONE, { id: 4, ok: true, bytes: 10, path: '/etc/passwd' }),
 };
 
 test('names: one frozen table each way, distinct, "super:" and never NODE_ (Node routes those to internalMessage)', () => {
   assert.ok(Object.isFrozen(FROM_AGENT) && Object.isFrozen(TO_AGENT) && Object.isFrozen(PM2) && Object.isFrozen(GUARDS));
   const names = [...agentNames, ...daemonNames];
-  assert.equal(names.length, 9);
+  assert.equal(names.length, 12);
   assert.equal(new Set(names).size, names.length, 'distinct');
   for (const name of names) {
     assert.match(name, /^super:[a-z-]+$/);
@@ -56,6 +57,19 @@ test('the daemon routes every agent message to its one handler, with the guarded
   assert.equal(fields[FROM_AGENT.METRICS].rss, 1);
   assert.deepEqual(fields[FROM_AGENT.LOG_ERROR], { stream: 'err', code: 'ENOSPC' });
   assert.deepEqual(fields[FROM_AGENT.LOG_RESUMED], { stream: 'out', code: 'EIO', dropped: 3 });
+  // the path the agent claims is not kept: the daemon knows where it asked it to write
+  assert.deepEqual(fields[FROM_AGENT.DIAGNOSTIC_DONE], { id: 4, ok: true, bytes: 10, heapUsed: null });
+});
+
+test('a failed diagnostic keeps a known code and a bounded message; no id, no message', () => {
+  const guard = GUARDS[FROM_AGENT.DIAGNOSTIC_DONE];
+  assert.deepEqual(guard({ id: 1, ok: false, error: { code: 'E_LOW_MEMORY', message: 'no room' } }), { id: 1, ok: false, error: { code: 'E_LOW_MEMORY', message: 'no room' } });
+  const odd = guard({ id: 2, ok: false, error: { code: 'E_INTERNAL', message: 'x'.repeat(1e5) } });
+  assert.equal(odd.error.code, 'E_DIAGNOSTICS');
+  assert.equal(odd.error.message.length, 500);
+  assert.equal(guard({ id: 3, ok: 'yes' }).error.code, 'E_DIAGNOSTICS');
+  assert.equal(guard({ id: 'x', ok: true }), null);
+  assert.equal(guard({ ok: true }), null);
 });
 
 test('the table needs exactly one handler per agent message', () => {
@@ -77,6 +91,7 @@ test('garbage, the app\'s own messages and malformed fields are dropped', () => 
     envelope(FROM_AGENT.METRICS), envelope(FROM_AGENT.METRICS, { data: null }), envelope(FROM_AGENT.METRICS, { data: 'big' }),
     envelope(FROM_AGENT.LOG_ERROR, { stream: 'out', code: 'EMADEUP1' }), envelope(FROM_AGENT.LOG_ERROR, { stream: 'x', code: 'EIO' }),
     envelope(FROM_AGENT.LOG_ERROR, { stream: 'out', code: ['EIO'] }), envelope(FROM_AGENT.LOG_RESUMED, { stream: 'err' }),
+    envelope(FROM_AGENT.DIAGNOSTIC_DONE, { ok: true }), envelope(FROM_AGENT.DIAGNOSTIC_DONE, { id: 1.5, ok: true }),
   ];
   for (const m of garbage) send(m);
   assert.deepEqual(calls, []);

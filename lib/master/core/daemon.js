@@ -28,6 +28,7 @@ import { WatchManager } from '../watch/index.js';
 import { createDaemonLog } from '../../logs/daemon-log.js';
 import { reloadAllLogs } from './log-handlers.js';
 import { stopDeadline } from './stop-deadline.js';
+import { Diagnostics } from '../diagnostics/index.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const agentPath = path.join(here, '..', '..', 'worker', 'agent.cjs');
@@ -93,6 +94,7 @@ export async function startDaemon({ resurrect = false, afterStop, control, loadD
     emit: (data) => broadcast('watch', data),
   });
   const cron = new CronRestarts({ reader: registry.reader, reload: (name) => registry.reload(name, { keepConfig: true }), log });
+  const diagnostics = new Diagnostics({ home, reader: registry.reader, log });
   registry.on('worker', (event) => broadcast('worker', event));
   registry.on('reload', (info) => broadcast('reload', info));
 
@@ -124,6 +126,7 @@ export async function startDaemon({ resurrect = false, afterStop, control, loadD
     monitor.close();
     metrics.close();
     cron.close();
+    diagnostics.close();
     reapAllNow();
     await watcher.close().catch(() => {});
     await server?.close().catch(() => {});
@@ -155,7 +158,7 @@ export async function startDaemon({ resurrect = false, afterStop, control, loadD
   try {
     server = await startControlServer({
       socketPath: socketPath(home),
-      handlers: makeHandlers({ registry, monitor, watcher, cron, log, version, shutdown, stopping: () => stopping !== null }),
+      handlers: makeHandlers({ registry, monitor, watcher, cron, diagnostics, log, version, shutdown, stopping: () => stopping !== null }),
       hello: { version, pid: process.pid },
       log,
     });

@@ -11,6 +11,7 @@ import { tailFile } from './tail-file.js';
 import { fileLessApp } from './file-less-app.js';
 import { reloadUpdatingEnv, applyEnvToRunning } from './env-refresh.js';
 import { signalWorkers, resetCounters, workerEnvironment } from './worker-ops.js';
+import { diagnosticsTargets } from './diagnostics-targets.js';
 
 /**
  * @param {object} o
@@ -18,12 +19,13 @@ import { signalWorkers, resetCounters, workerEnvironment } from './worker-ops.js
  * @param {import('../health/monitor.js').Monitor} o.monitor  the workers' metrics and the status view of `ls`
  * @param {import('../watch/watcher.js').WatchManager} o.watcher
  * @param {import('./cron-restart.js').CronRestarts} o.cron
+ * @param {import('../diagnostics/diagnostics.js').Diagnostics} o.diagnostics  profiles and heap snapshots
  * @param {import('pino').Logger} o.log
  * @param {string} o.version
  * @param {(reason: string) => void} o.shutdown
  * @param {() => boolean} [o.stopping]
  */
-export function makeHandlers({ registry, monitor, watcher, cron, log, version, shutdown, stopping = () => false }) {
+export function makeHandlers({ registry, monitor, watcher, cron, diagnostics, log, version, shutdown, stopping = () => false }) {
   const startedAt = Date.now();
   const logs = makeLogHandlers(registry, log);
   return {
@@ -99,6 +101,10 @@ export function makeHandlers({ registry, monitor, watcher, cron, log, version, s
       return resurrectApps(registry);
     },
     stats: (a) => daemonStats(a),
+    // conn.remote: over TCP, the file is sent back (diagnostic-file), never written to an --out
+    profile: (a, conn) => diagnostics.profile(diagnosticsTargets(registry, a, 'profile'), { duration: a.duration, out: a.out, remote: conn.remote !== null }),
+    heap: (a, conn) => diagnostics.heap(diagnosticsTargets(registry, a, 'heap'), { out: a.out, remote: conn.remote !== null }),
+    'diagnostic-file': (a, conn, progress) => diagnostics.file(a.name, conn, progress),
     ...logs,
   };
 }

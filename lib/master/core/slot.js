@@ -7,6 +7,7 @@ import { decideRestart, freshHistory } from './restart-policy.js';
 import { WorkerProcess } from '../process/index.js';
 import { waitReady, survive } from './readiness.js';
 import { workerAffinity } from '../settings/index.js';
+import { lastStallCapture } from '../diagnostics/index.js';
 
 const DEFER_ENV = Object.freeze({ SUPER_DEFER_TRAFFIC: '1' });
 
@@ -267,6 +268,7 @@ export class Slot extends EventEmitter {
       cpus: this.affinity?.cpus ?? null,
       pinned: this.affinity?.pinned ?? false,
       last_exit: this.lastExit ?? undefined,
+      stall_capture: this.proc ? lastStallCapture(this.proc) : undefined, // profile_on_stall's last file
     };
   }
 }

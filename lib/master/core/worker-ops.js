@@ -17,7 +17,7 @@ export function signalName(name) {
 }
 
 /** The slots of `app` a `#slot` suffix names (all of them without one). */
-function slotsOf(app, slot) {
+export function slotsOf(app, slot) {
   if (slot === undefined) return app.slots;
   const s = app.slots[slot];
   if (!s) throw new SuperError('E_USAGE', `${app.name} has no slot ${slot}; its slots are 0 to ${app.slots.length - 1} (\`super ls\`)`);

@@ -2,7 +2,7 @@
 // It owns the worker process's 'message' listener and hands each agent message, checked
 // by the guard of its name, to the one handler the table gives for that name. WorkerProcess
 // holds the table and turns messages into its own events ('ready', 'drained', 'metrics',
-// 'log-error', 'log-resumed', 'logs-reopened'): readiness, the slot, the monitor and the
+// 'log-error', 'log-resumed', 'logs-reopened', 'diagnostic'): readiness, the slot, the monitor and the
 // app's logs listen to those, never to the channel.
 //
 // Any app can flood this channel with anything (its own process.send): each message costs
@@ -41,7 +41,7 @@ export function listenToAgent(source, handlers) {
   });
 }
 
-/** Sends a daemon -> agent message (TO_AGENT name); throws as child.send does on a closed channel. */
-export function tellAgent(child, name) {
-  child.send(envelope(name));
+/** Sends a daemon -> agent message (TO_AGENT name, with its fields); throws as child.send does on a closed channel. */
+export function tellAgent(child, name, fields) {
+  child.send(envelope(name, fields));
 }

@@ -3,9 +3,10 @@
 //
 // Events: 'spawn', 'listening' (address), 'ready', 'drained' ({hookErrors}), 'metrics'
 // (the agent's report), 'log-error' / 'log-resumed' ({stream, code, slot[, dropped]}),
-// 'logs-reopened', 'exit' ({code, signal}), 'process-error'. What the agent says reaches
-// them through one dispatcher (agent-channel.js). stop() -> Promise<{code, signal}>: drain,
-// kill_signal, then SIGKILL; kill() -> the same promise, at once with SIGKILL.
+// 'logs-reopened', 'diagnostic' ({id, ok, ...}: lib/master/diagnostics/), 'exit' ({code,
+// signal}), 'process-error'. What the agent says reaches them through one dispatcher
+// (agent-channel.js). stop() -> Promise<{code, signal}>: drain, kill_signal, then SIGKILL;
+// kill() -> the same promise, at once with SIGKILL.
 import { EventEmitter } from 'node:events';
 import protocol from '../../ipc/agent-protocol.cjs';
 import { forkClusterWorker } from './launch-cluster.js';
@@ -70,6 +71,7 @@ export class WorkerProcess extends EventEmitter {
       [FROM_AGENT.LOG_ERROR]: (e) => this.emit('log-error', { ...e, slot: this.slotIndex }),
       [FROM_AGENT.LOG_RESUMED]: (e) => this.emit('log-resumed', { ...e, slot: this.slotIndex }),
       [FROM_AGENT.LOGS_REOPENED]: () => this.emit('logs-reopened'),
+      [FROM_AGENT.DIAGNOSTIC_DONE]: (m) => this.emit('diagnostic', m),
     };
   }
 
@@ -162,6 +164,19 @@ export class WorkerProcess extends EventEmitter {
     if (this.kind !== 'cluster') return false;
     tellAgent(this.child, TO_AGENT.REOPEN_LOGS);
     return true;
+  }
+
+  /** Whether the worker runs the agent with a channel to it (a Node worker: cluster, or fork with interpreter node). */
+  get hasAgent() {
+    return typeof this.child.send === 'function';
+  }
+
+  /**
+   * Asks the agent for a diagnostic (TO_AGENT.PROFILE / HEAP with its fields); the answer
+   * comes as a 'diagnostic' event. Throws as child.send does on a closed channel.
+   */
+  askAgent(name, fields) {
+    tellAgent(this.child, name, fields);
   }
 
   /** Stops at once: SIGKILL to the process group (a failed replacement, a hung worker). */

@@ -1,0 +1,150 @@
+// The daemon's side of `super profile`, `super heap` and profile_on_stall. It checks a
+// request, names the file, asks each worker's agent (ask-agent.js) and relays the outcome;
+// the agent writes the file itself, so no profile or snapshot byte passes through the
+// daemon's event loop (the one exception: diagnostic-file, which sends a finished file to
+// a remote client that cannot read this host's disk, send-file.js).
+//
+//   super profile api --> profile {app, slot?, duration, out?} --> Diagnostics.profile
+//     --> per worker: TO_AGENT.PROFILE {id, duration, path} --> agent writes path
+//     <-- FROM_AGENT.DIAGNOSTIC_DONE {id, ok, bytes}  (or the worker's exit: E_WORKER_EXITED)
+//   agent METRICS {loop.p99} --> stall-rule.js --> the same, into stall-<app>-<slot>-<time>
+//
+// One diagnostic per worker at a time (E_BUSY), whoever asks: a user, monit or a stall.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { SuperError } from '../../errors.js';
+import { workerProcesses } from '../process/index.js';
+import { WORKER_STATES as S } from '../core/states.js';
+import { askAgent } from './ask-agent.js';
+import { profilesDir, diagnosticName, outPath, pruneStallCaptures } from './profile-files.js';
+import { shouldCapture } from './stall-rule.js';
+import { recordStallCapture } from './stall-captures.js';
+import { sendFile } from './send-file.js';
+
+const WRITE_MARGIN_MS = 60_000; // to stop the profiler and write the file, after the duration
+const HEAP_TIMEOUT_MS = 15 * 60_000; // a snapshot of a heap of gigabytes takes minutes
+const WHAT = { profile: 'CPU profile', heap: 'heap snapshot', stall: 'stall capture' };
+
+/**
+ * @typedef {{app: string, slot: number, state: string, proc: object|null}} WorkerTarget
+ *   one worker a request names (lib/master/core/diagnostics-targets.js)
+ */
+
+export class Diagnostics {
+  #busy = new Map(); // WorkerProcess -> what runs on it (a WHAT key)
+  #lastStall = new WeakMap(); // WorkerProcess -> when its last stall capture started (ms)
+
+  /**
+   * @param {object} o
+   * @param {string} o.home  SUPER_HOME
+   * @param {import('../core/registry-reader.js').RegistryReader} o.reader
+   * @param {import('pino').Logger} o.log
+   */
+  constructor({ home, reader, log }) {
+    this.home = home;
+    this.reader = reader;
+    this.log = log;
+    this.onNew = (proc) => proc.on('metrics', (report) => this.#onReport(proc, report));
+    workerProcesses.on('new', this.onNew);
+  }
+
+  /**
+   * CPU profiles of `workers` for `duration` ms, one file each, in parallel.
+   * @param {WorkerTarget[]} workers
+   * @param {{duration: number, out?: string, remote: boolean}} o  out: an absolute path on this host
+   * @returns {Promise<{files: object[], failed: object[]}>}  a single worker's failure is thrown
+   */
+  profile(workers, { duration, out, remote }) {
+    return this.#take('profile', workers, { out, remote, duration, timeout: duration + WRITE_MARGIN_MS });
+  }
+
+  /** A heap snapshot of one worker (`workers` holds one). */
+  heap(workers, { out, remote }) {
+    return this.#take('heap', workers, { out, remote, timeout: HEAP_TIMEOUT_MS });
+  }
+
+  /** Sends the finished file `name` of $SUPER_HOME/profiles to the client (diagnostic-file). */
+  async file(name, conn, progress) {
+    return sendFile(await profilesDir(this.home), name, conn, progress);
+  }
+
+  close() {
+    workerProcesses.off('new', this.onNew);
+  }
+
+  async #take(kind, workers, { out, remote, duration, timeout }) {
+    // Everything is checked before any worker is asked: a refused request touches none.
+    if (out && remote) throw new SuperError('E_LOCAL_ONLY', '--out names a file on the daemon\'s host, refused over the TCP control listener; without --out the file is sent back to you');
+    for (const w of workers) this.#checkWorker(w);
+    const procs = workers.map((w) => w.proc);
+    for (const p of procs) this.#busy.set(p, kind);
+    try {
+      const dir = out ? await checkOutDir(out) : await profilesDir(this.home);
+      const at = Date.now();
+      const fileOf = (w) => (out ? outPath(out, w.slot, workers.length) : path.join(dir, diagnosticName({ kind, app: w.app, slot: w.slot, at })));
+      const settled = await Promise.allSettled(workers.map((w) => this.#ask(w, { kind, file: fileOf(w), duration, timeout })));
+      if (workers.length === 1 && settled[0].status === 'rejected') throw settled[0].reason;
+      return {
+        files: settled.filter((s) => s.status === 'fulfilled').map((s) => s.value),
+        failed: settled.flatMap((s, i) => (s.status === 'rejected' ? [{ app: workers[i].app, slot: workers[i].slot, ...wire(s.reason) }] : [])),
+      };
+    } finally {
+      for (const p of procs) this.#busy.delete(p);
+    }
+  }
+
+  #checkWorker({ app, slot, state, proc }) {
+    const who = `${app}#${slot}`;
+    if (!proc || state === S.STOPPING) throw new SuperError('E_USAGE', `${who} has no running worker (it is ${state}); \`super ls\` shows which run`);
+    if (!proc.hasAgent) {
+      throw new SuperError('E_NO_AGENT', `${who} runs without the superd agent (interpreter: none, or another interpreter than node), so it cannot be profiled: only a Node worker can take a CPU profile or a heap snapshot of itself`);
+    }
+    const busy = this.#busy.get(proc);
+    if (busy) throw new SuperError('E_BUSY', `${who}: a ${WHAT[busy]} of this worker is being taken; wait for it to finish`);
+  }
+
+  async #ask({ app, slot, proc }, { kind, file, duration, timeout }) {
+    const r = await askAgent(proc, { kind, file, duration, timeout, who: `${app}#${slot}` });
+    return { app, slot, pid: proc.pid, path: file, bytes: r.bytes, heap_used: r.heapUsed ?? undefined };
+  }
+
+  // profile_on_stall: each agent report may start a capture (stall-rule.js decides).
+  #onReport(proc, report) {
+    const settings = this.reader.app(proc.appName)?.config.profile_on_stall;
+    if (!settings) return;
+    const now = Date.now();
+    const p99 = report.loop?.p99;
+    if (!shouldCapture({ p99, settings, lastAt: this.#lastStall.get(proc), busy: this.#busy.has(proc), now })) return;
+    const worker = this.reader.worker(proc.appName, proc.slotIndex);
+    if (worker?.proc !== proc || worker.state !== S.ONLINE) return;
+    this.#lastStall.set(proc, now);
+    this.#busy.set(proc, 'stall');
+    this.#capture(proc, settings, p99, now)
+      .catch((err) => this.log.warn({ app: proc.appName, slot: proc.slotIndex, err: err.message, code: err.code }, `${proc.appName}#${proc.slotIndex} stall capture failed: ${err.message}`))
+      .finally(() => this.#busy.delete(proc));
+  }
+
+  async #capture(proc, settings, p99, at) {
+    const { appName: app, slotIndex: slot } = proc;
+    const who = `${app}#${slot}`;
+    const dir = await profilesDir(this.home);
+    const file = path.join(dir, diagnosticName({ kind: 'profile', app, slot, at, stall: true }));
+    const fields = { app, slot, pid: proc.pid, loop_p99_ms: p99, file };
+    this.log.warn(fields, `${who} event-loop delay p99 ${p99} ms is over profile_on_stall.loop_delay ${settings.loop_delay} ms: recording a ${settings.duration} ms CPU profile (stall capture ${path.basename(file)})`);
+    await askAgent(proc, { kind: 'profile', file, duration: settings.duration, timeout: settings.duration + WRITE_MARGIN_MS, who });
+    recordStallCapture(proc, { file, at, loop_p99_ms: p99 });
+    this.log.info(fields, `${who} stall capture written: ${file}`);
+    const removed = await pruneStallCaptures(dir, app, settings.keep);
+    if (removed.length) this.log.info({ app, removed }, `${app}: removed ${removed.length} stall capture(s) beyond profile_on_stall.keep ${settings.keep}`);
+  }
+}
+
+/** The directory of `--out`, which must exist (nothing is created where the user pointed). */
+async function checkOutDir(out) {
+  const dir = path.dirname(out);
+  const stat = await fs.stat(dir).catch(() => null);
+  if (!stat?.isDirectory()) throw new SuperError('E_USAGE', `--out ${out}: the directory ${dir} does not exist; create it first or give another path`);
+  return dir;
+}
+
+const wire = (err) => (err instanceof SuperError ? { code: err.code, message: err.message } : { code: 'E_DIAGNOSTICS', message: err.message });

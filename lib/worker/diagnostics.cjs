@@ -1,0 +1,94 @@
+'use strict';
+// CPU profiles and heap snapshots of this worker, asked by the daemon (`super profile`,
+// `super heap`, profile_on_stall): taken through node:inspector's in-process Session (no
+// inspector port is opened) and v8.writeHeapSnapshot, and written by this process itself,
+// so no profile or snapshot byte crosses the IPC channel or the daemon's memory.
+//
+// A file is written as <path>.partial (mode 0600) and renamed to <path> once complete: a
+// worker that dies mid-way leaves no half-written file at <path> (the daemon removes the
+// .partial). One diagnostic at a time per worker: a second one is refused (E_BUSY).
+const fs = require('node:fs');
+const v8 = require('node:v8');
+const { FROM_AGENT } = require('../ipc/agent-protocol.cjs');
+const { send } = require('./daemon-channel.cjs');
+const { snapshotFits, memAvailable } = require('./diagnostics-memory.cjs');
+
+let running = null; // 'profile' | 'heap' while one runs
+
+const reply = (id, fields) => send(FROM_AGENT.DIAGNOSTIC_DONE, { id, ...fields });
+const failure = (code, message) => ({ ok: false, error: { code, message } });
+const partial = (file) => `${file}.partial`;
+
+/** Runs `task` unless another diagnostic runs, and answers the daemon with its outcome. */
+function exclusive(kind, id, task) {
+  if (running) {
+    reply(id, failure('E_BUSY', `a ${running === 'heap' ? 'heap snapshot' : 'CPU profile'} of this worker is being taken`));
+    return;
+  }
+  running = kind;
+  Promise.resolve()
+    .then(task)
+    .then(
+      (fields) => reply(id, { ok: true, ...fields }),
+      (err) => reply(id, failure(err.superCode ?? 'E_DIAGNOSTICS', err.message)),
+    )
+    .finally(() => {
+      running = null;
+    });
+}
+
+/** Writes `text` to `file` through <file>.partial (0600), then renames it: all or nothing. */
+async function writeWhole(file, text) {
+  const tmp = partial(file);
+  await fs.promises.writeFile(tmp, text, { mode: 0o600, flag: 'wx' });
+  await fs.promises.rename(tmp, file);
+  return Buffer.byteLength(text);
+}
+
+/** The daemon's PROFILE {id, duration, path}: a sampling CPU profile of the next `duration` ms. */
+function profile({ id, duration, path: file }) {
+  exclusive('profile', id, async () => {
+    // Loaded on first use: an agent that is never asked costs the app nothing.
+    const { Session } = require('node:inspector');
+    const session = new Session();
+    session.connect();
+    const post = (method, params) => new Promise((resolve, reject) => {
+      session.post(method, params, (err, result) => (err ? reject(err) : resolve(result)));
+    });
+    try {
+      await post('Profiler.enable');
+      await post('Profiler.start');
+      // unref'd: a profile never keeps a worker that is done from exiting
+      await new Promise((resolve) => setTimeout(resolve, duration).unref());
+      const { profile: data } = await post('Profiler.stop');
+      return { bytes: await writeWhole(file, JSON.stringify(data)) };
+    } finally {
+      session.disconnect();
+    }
+  });
+}
+
+/**
+ * The daemon's HEAP {id, path}: a heap snapshot, streamed by V8 to the file. Refused when
+ * the host's available memory cannot hold about the heap's size again (what V8 needs to
+ * build the snapshot), rather than let the worker, or the host, run out of memory.
+ */
+function heap({ id, path: file }) {
+  exclusive('heap', id, () => {
+    const heapUsed = process.memoryUsage().heapUsed;
+    const available = memAvailable();
+    if (!snapshotFits(heapUsed, available)) {
+      const mb = (n) => `${Math.round(n / 1048576)} MB`;
+      throw Object.assign(new Error(`a heap snapshot of this worker needs about ${mb(heapUsed)} of free memory and the host has ${mb(available)} available; free memory first`), { superCode: 'E_LOW_MEMORY' });
+    }
+    const tmp = partial(file);
+    // Created 0600 first: V8 opens the path for writing and keeps the mode of an existing file.
+    fs.writeFileSync(tmp, '', { mode: 0o600, flag: 'wx' });
+    v8.writeHeapSnapshot(tmp);
+    fs.chmodSync(tmp, 0o600);
+    fs.renameSync(tmp, file);
+    return { bytes: fs.statSync(file).size, heapUsed };
+  });
+}
+
+module.exports = { profile, heap };

@@ -101,6 +101,15 @@ async function parseWithCommander() {
     .option('--json', 'one JSON object per line: {app, slot, stream, msg}')
     .option('--since <when>', 'only lines since a duration ago (10m, 2h) or a date (needs dated lines)')
     .action(run('logs'));
+  program.command('profile').argument('<app>', 'app name or id; app#slot for one worker (default: every worker, one file each)')
+    .description('CPU profile of live workers: a .cpuprofile (DevTools, speedscope), a flame graph beside it (.html), the top functions')
+    .option('--duration <time>', 'how long to profile, up to 5m (default 10s)')
+    .option('--out <file>', 'write the profile here instead of $SUPER_HOME/profiles (several workers: FILE-<slot>)')
+    .option('--json', 'print JSON').action(run('profile'));
+  program.command('heap').argument('<app>', 'app#slot (the slot may be left out for an app of one worker)')
+    .description('heap snapshot of a live worker, written by the worker to $SUPER_HOME/profiles (or --out)')
+    .option('--out <file>', 'write the .heapsnapshot here instead')
+    .option('--json', 'print JSON').action(run('heap'));
   program.command('reload-logs').description('reopen every log file (after an external logrotate); same as SIGUSR2 to the daemon').action(run('reload-logs'));
   program.command('flush').argument('[app]', 'app name or "all"', 'all').description('empty the log files of an app and remove its rotated files').action(run('flush'));
   program.command('kill').description('stop every app gracefully, then stop the daemon').action(run('kill'));

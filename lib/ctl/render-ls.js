@@ -14,7 +14,15 @@ export function renderLs({ apps }) {
     }
   }
   const table = renderTable(['id', 'app', 'slot', 'pid', 'status', 'uptime', 'restarts', 'cpu', 'memory', 'loop p99'], rows);
-  return [table, ...apps.flatMap(reloadNote)].join('\n');
+  return [table, ...apps.flatMap(reloadNote), ...apps.flatMap(stallNotes)].join('\n');
+}
+
+/** The last stall capture of each worker (profile_on_stall), under the table. */
+function stallNotes(app) {
+  return app.workers.filter((w) => w.stall_capture).map((w) => {
+    const c = w.stall_capture;
+    return `${app.name}#${w.slot}: stall capture at ${new Date(c.at).toTimeString().slice(0, 8)} (loop p99 ${formatMs(c.loop_p99_ms)}): ${c.file}`;
+  });
 }
 
 /** A failed last reload is shown under the table until the next reload succeeds. */
@@ -35,7 +43,7 @@ export function lsJson({ apps }) {
       instances: a.instances,
       namespace: a.namespace ?? 'default',
       last_reload: a.last_reload ?? null,
-      workers: a.workers.map((w) => ({ slot: w.slot, pid: w.pid, status: w.status, uptime_ms: w.uptime_ms, restarts: w.restarts, cpu: w.cpu, memory: w.memory, cpus: w.cpus, pinned: w.pinned, replacing: w.replacing ?? null, metrics: w.metrics ?? null })),
+      workers: a.workers.map((w) => ({ slot: w.slot, pid: w.pid, status: w.status, uptime_ms: w.uptime_ms, restarts: w.restarts, cpu: w.cpu, memory: w.memory, cpus: w.cpus, pinned: w.pinned, replacing: w.replacing ?? null, metrics: w.metrics ?? null, stall_capture: w.stall_capture ?? null })),
     })),
   };
 }

@@ -17,14 +17,25 @@ function send(name, fields) {
 
 /**
  * Routes each daemon message to table[name] (one function per TO_AGENT name). Seen through
- * process.emit, so the app's own 'message' listeners never get them, and without a
- * 'message' listener of our own, which would keep a fork-mode script that is done from
- * exiting.
+ * process.emit, so the app's own 'message' listeners never get them.
  * @param {Record<string, (message: object) => void>} table  each handler gets the message (its fields)
  */
 function listen(table) {
   for (const name of Object.values(TO_AGENT)) {
     if (typeof table[name] !== 'function') throw new TypeError(`superd agent: no handler for ${name}`);
+  }
+  // A fork-mode child gets its messages only once it has a 'message' listener (Node queues
+  // them until then; a cluster worker has cluster's): a listener that does nothing opens
+  // the queue, and the channel is unref'd again, so it keeps no finished script alive;
+  // once the app listens itself, the channel holds the process open, as Node makes it.
+  if (!process.env.NODE_UNIQUE_ID && process.listenerCount('message') === 0) {
+    process.on('message', ignore);
+    process.channel?.unref();
+    process.on('newListener', function appListens(event) {
+      if (event !== 'message') return;
+      process.off('newListener', appListens);
+      process.channel?.ref();
+    });
   }
   const emit = process.emit;
   process.emit = function superdEmit(event, message) {

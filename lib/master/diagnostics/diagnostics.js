@@ -10,13 +10,13 @@
 //   agent METRICS {loop.p99} --> stall-rule.js --> the same, into stall-<app>-<slot>-<time>
 //
 // One diagnostic per worker at a time (E_BUSY), whoever asks: a user, monit or a stall.
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import { SuperError } from '../../errors.js';
 import { workerProcesses } from '../process/index.js';
 import { WORKER_STATES as S } from '../core/states.js';
 import { askAgent } from './ask-agent.js';
-import { profilesDir, diagnosticName, outPath, pruneStallCaptures } from './profile-files.js';
+import { profilesDir, diagnosticName, pruneStallCaptures } from './profile-files.js';
+import { outPath, checkOutDir } from '../../diagnostics/out-path.js';
 import { shouldCapture } from './stall-rule.js';
 import { recordStallCapture } from './stall-captures.js';
 import { sendFile } from './send-file.js';
@@ -137,14 +137,6 @@ export class Diagnostics {
     const removed = await pruneStallCaptures(dir, app, settings.keep);
     if (removed.length) this.log.info({ app, removed }, `${app}: removed ${removed.length} stall capture(s) beyond profile_on_stall.keep ${settings.keep}`);
   }
-}
-
-/** The directory of `--out`, which must exist (nothing is created where the user pointed). */
-async function checkOutDir(out) {
-  const dir = path.dirname(out);
-  const stat = await fs.stat(dir).catch(() => null);
-  if (!stat?.isDirectory()) throw new SuperError('E_USAGE', `--out ${out}: the directory ${dir} does not exist; create it first or give another path`);
-  return dir;
 }
 
 const wire = (err) => (err instanceof SuperError ? { code: err.code, message: err.message } : { code: 'E_DIAGNOSTICS', message: err.message });

@@ -28,16 +28,6 @@ export function diagnosticName({ kind, app, slot, at, stall = false }) {
 
 export const isDiagnosticName = (name) => typeof name === 'string' && FILE_NAME.test(name);
 
-/**
- * `--out FILE` for worker `slot` of `count` workers: FILE itself for one worker, else
- * FILE with `-<slot>` before its extension (prof.cpuprofile -> prof-1.cpuprofile).
- */
-export function outPath(out, slot, count) {
-  if (count === 1) return out;
-  const ext = path.extname(out);
-  return `${out.slice(0, out.length - ext.length)}-${slot}${ext}`;
-}
-
 /** The stall captures of `app` (any slot) in `names`, oldest first. */
 export function stallCapturesOf(names, app) {
   const prefix = `stall-${app}-`;

@@ -1,0 +1,29 @@
+// Shared by `super profile`, `super heap` and monit's `p` key: the checks of --out and
+// --duration made before the daemon is asked, and where each file ends up on this machine
+// (the daemon's own path when local, a copy fetched over --host otherwise).
+import path from 'node:path';
+import { fetchDiagnostic } from './fetch-diagnostic.js';
+import { outPath, checkOutDir } from '../diagnostics/out-path.js';
+
+/** `--out FILE` as an absolute path whose directory exists, or undefined. */
+export async function checkOut(out) {
+  if (out === undefined) return undefined;
+  const abs = path.resolve(out);
+  await checkOutDir(abs);
+  return abs;
+}
+
+/**
+ * The local path of each file of a profile/heap answer: over --host (`remote`), each file
+ * is fetched to `out` (per slot) or to its own name in the current directory.
+ */
+export async function localFiles(client, files, { remote, out }) {
+  if (!remote) return files;
+  const local = [];
+  for (const f of files) {
+    const dest = out ? outPath(out, f.slot, files.length) : path.resolve(path.basename(f.path));
+    await fetchDiagnostic(client, f.path, dest);
+    local.push({ ...f, path: dest, daemon_path: f.path });
+  }
+  return local;
+}

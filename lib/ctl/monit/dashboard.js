@@ -54,6 +54,27 @@ export async function runDashboard({ home = superHome(), terminal = new Terminal
     redraw();
   };
 
+  // p: a CPU profile of the selected worker, handled as `super profile` does (flame graph
+  // beside the file); its modules load on the first p only.
+  const profile = async (app, slot) => {
+    const who = `${app}#${slot}`;
+    const { DEFAULT_PROFILE_MS } = await import('../../diagnostics/limits.js');
+    model.message = `profiling ${who} for ${DEFAULT_PROFILE_MS / 1000} s...`;
+    redraw();
+    try {
+      const { localFiles } = await import('../diagnostics-output.js');
+      const { reportProfile } = await import('../../diagnostics/profile-report.js');
+      const data = await client.request('profile', { app, slot, duration: DEFAULT_PROFILE_MS }, { timeout: DEFAULT_PROFILE_MS + 90_000 });
+      const [f] = await localFiles(client, data.files, { remote: Boolean(process.env.SUPER_HOST) });
+      const { html, top } = await reportProfile(f.path, { title: `${who} (pid ${f.pid})`, limit: 1 });
+      const hot = top[0] ? `; top: ${top[0].functionName || '(anonymous)'} ${top[0].url}:${top[0].lineNumber}` : '';
+      model.message = `profile of ${who}: ${f.path}, flame graph ${html}${hot}`;
+    } catch (err) {
+      model.message = `profile ${who} failed: ${err.code ?? 'E_INTERNAL'}: ${err.message}`;
+    }
+    redraw();
+  };
+
   const onKey = (action) => {
     if (model.prompt) {
       const { app } = model.prompt;
@@ -74,6 +95,12 @@ export async function runDashboard({ home = superHome(), terminal = new Terminal
       case 'reload': {
         const sel = model.selectedRow();
         if (sel) model.prompt = { app: sel.app.name, text: `reload ${sel.app.name} (every worker, one at a time, ready first)? y/n` };
+        return undefined;
+      }
+      case 'profile': {
+        const w = model.selectedRow()?.worker;
+        if (w?.pid) profile(model.selectedRow().app.name, w.slot);
+        else model.message = 'select a running worker to profile';
         return undefined;
       }
       default: return undefined;

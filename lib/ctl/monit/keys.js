@@ -6,7 +6,7 @@ const SEQUENCES = {
   '\x1b[5~': 'page-up', '\x1b[6~': 'page-down',
   '\x1b[H': 'home', '\x1b[1~': 'home', g: 'home',
   '\x1b[F': 'end', '\x1b[4~': 'end', G: 'end',
-  r: 'reload', y: 'yes', n: 'no', '\x1b': 'escape', '\r': 'enter',
+  r: 'reload', p: 'profile', y: 'yes', n: 'no', '\x1b': 'escape', '\r': 'enter',
   q: 'quit', '\x03': 'quit', '\x04': 'quit',
 };
 

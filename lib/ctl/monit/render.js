@@ -5,7 +5,7 @@
 //   title bar                      apps, workers, daemon pid, clock, keys
 //   worker table                   one row per worker; the selected one highlighted
 //   ── app#slot pid ──             sparklines of the selected worker: CPU, loop delay p99
-//                                  memory, heap, ELU, active handles
+//                                  memory, heap, ELU, active handles, last exit, stall capture
 //   ── logs: app ──                the selected app's live lines
 //   status line                    a confirmation prompt or the last message
 import { formatBytes, formatCpu, formatDuration, formatMs } from '../format.js';
@@ -25,7 +25,8 @@ function cells(row, now) {
   const m = w.metrics ?? {};
   const heap = m.heap_used != null ? `${formatBytes(m.heap_used)}/${formatBytes(m.heap_total)}` : '-';
   const stale = m.report_age_ms != null && m.report_age_ms > 5000;
-  const loop = m.loop_delay_ms ? `${formatMs(m.loop_delay_ms.p99)}${stale ? '?' : ''}` : '-';
+  // ⚑: profile_on_stall captured this worker (the detail pane names the file)
+  const loop = m.loop_delay_ms ? `${formatMs(m.loop_delay_ms.p99)}${stale ? '?' : ''}${w.stall_capture ? '⚑' : ''}` : '-';
   return [app.name, String(w.slot), w.pid ? String(w.pid) : '-', w.status, w.pid ? formatCpu(m.cpu) : '-', w.pid ? formatBytes(m.memory) : '-', heap, loop,
     m.http_rps != null ? String(m.http_rps) : '-', String(w.restarts), formatDuration(w.uptime_ms),
     // the CPUs the worker may run on; "*" marks its own cpu_affinity set
@@ -62,7 +63,7 @@ export function renderFrame(model, { cols, rows, now = Date.now(), color = true 
     const t = fit(text, cols);
     out.push(color && styles.length ? `${styles.map((s) => STYLE[s]).join('')}${t}${RESET}` : t);
   };
-  const keys = '↑↓/jk select  r reload  q quit ';
+  const keys = '↑↓/jk select  r reload  p profile  q quit ';
   const title = titleText(model, now);
   line(title.length + keys.length < cols ? title + ' '.repeat(cols - title.length - keys.length) + keys : title, 'inverse');
   if (rows < 8 || cols < 40) {
@@ -104,7 +105,9 @@ export function renderFrame(model, { cols, rows, now = Date.now(), color = true 
     line(`mem ${formatBytes(m.memory)} in ${m.processes ?? '?'} process(es)  heap ${formatBytes(m.heap_used)}/${formatBytes(m.heap_total)}  elu ${m.elu ?? '-'}  http p99 ${formatMs(m.http_p99_ms)}  last report ${m.report_age_ms != null ? `${(m.report_age_ms / 1000).toFixed(1)}s ago` : 'none'}`);
     const res = Object.entries(m.resources ?? {}).sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${n}`).join(', ');
     line(`active: ${res || '-'}`);
-    line(w.last_exit ? `last exit: ${w.last_exit.signal ? `signal ${w.last_exit.signal}` : `code ${w.last_exit.code}`} after ${formatDuration(w.last_exit.uptime_ms)}` : '');
+    const exit = w.last_exit ? `last exit: ${w.last_exit.signal ? `signal ${w.last_exit.signal}` : `code ${w.last_exit.code}`} after ${formatDuration(w.last_exit.uptime_ms)}  ` : '';
+    const stall = w.stall_capture ? `⚑ stall capture ${new Date(w.stall_capture.at).toTimeString().slice(0, 8)} (loop p99 ${formatMs(w.stall_capture.loop_p99_ms)}): ${w.stall_capture.file}` : '';
+    line(`${exit}${stall}`);
   } else {
     for (let i = 0; i < detailH - 1; i++) line(i === 0 && sel ? 'no live worker selected' : '', 'dim');
   }

@@ -38,13 +38,12 @@ const KINDS = {
  */
 export function flameGraphHtml(profile, { title = 'CPU profile', cwd = process.cwd() } = {}) {
   const { byId, root } = indexProfile(profile);
-  const { selfUs, totalUs } = selfTimes(profile, byId);
-  const tree = callTree(root, byId, selfUs);
-  const { frames, depth, dropped } = layout(tree);
+  const tree = callTree(root, byId, selfTimes(profile, byId).selfUs);
+  const { frames, depth, truncated } = layout(tree);
   const height = MARGIN_TOP + (depth + 1) * FRAME_HEIGHT;
   const rendered = frames.map((frame) => frameSvg(frame, depth, tree.totalUs, cwd)).join('\n');
-  const summary = `${formatMs(totalUs)} sampled, ${profile.samples?.length ?? 0} samples, ` +
-    `${frames.length} frames drawn${dropped ? `, ${dropped} more not drawn (frame limit)` : ''}`;
+  const summary = `${formatMs(tree.totalUs)} sampled, ${profile.samples?.length ?? 0} samples, ` +
+    `${frames.length} frames drawn${truncated ? ` (the limit: deeper frames are not drawn)` : ''}`;
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -73,7 +72,7 @@ g.f.hidden { display: none; }
 <p class="legend">${legendHtml()}</p>
 <p class="help">Root at the bottom, callers below callees; width = total time. Hover a frame for its times, click to zoom, Escape or a click on the background to reset.</p>
 <div id="details"></div>
-<svg id="flame" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${WIDTH} ${height}" role="img">
+<svg id="flame" viewBox="0 0 ${WIDTH} ${height}" role="img">
 <rect id="background" x="0" y="0" width="${WIDTH}" height="${height}" fill="#fff"/>
 ${rendered}
 </svg>
@@ -119,22 +118,22 @@ function callTree(rootNode, byId, selfUs) {
 }
 
 /**
- * Positions frames breadth-first (widest levels first survive the frame limit).
+ * Positions frames breadth-first, so that the frame limit cuts the deepest levels.
  * Siblings narrower than MIN_FRAME_WIDTH are drawn as one merged frame.
- * @returns {{ frames: object[], depth: number, dropped: number }}
+ * @returns {{ frames: object[], depth: number, truncated: boolean }}
  */
 function layout(tree) {
   const scale = tree.totalUs > 0 ? WIDTH / tree.totalUs : 0;
   const frames = [];
   let depth = 0;
-  let dropped = 0;
+  let truncated = false;
   let level = [{ frame: tree, x: 0, width: WIDTH, kind: 'root' }];
   for (let d = 0; level.length > 0; d++) {
     const next = [];
     for (const placed of level) {
       if (frames.length >= MAX_FRAMES) {
-        dropped++;
-        continue;
+        truncated = true;
+        break;
       }
       frames.push({ ...placed, depth: d });
       depth = d;
@@ -157,7 +156,7 @@ function layout(tree) {
     }
     level = next;
   }
-  return { frames, depth, dropped };
+  return { frames, depth, truncated };
 }
 
 function frameSvg({ frame, x, width, depth, kind }, maxDepth, profileUs, cwd) {

@@ -34,8 +34,8 @@ export function indexProfile(profile) {
 }
 
 /**
- * Microseconds of self time per node id, from samples + timeDeltas (each sample
- * lasts until the next one; the last until endTime, as Chrome DevTools counts).
+ * Microseconds of self time per node id, from samples + timeDeltas: each sample
+ * lasts until the next one, the last until endTime (sampling intervals vary).
  * Profiles without samples fall back to hitCount spread evenly over the run.
  * @returns {{ selfUs: Map<number, number>, totalUs: number }}
  */

@@ -123,7 +123,7 @@ async function profileCost(appKey) {
     app: appKey,
     rounds,
     row: [
-      appKey === 'hello' ? 'examples/hello' : 'bench/cpu-app.js (1 ms CPU per request)',
+      appKey === 'hello' ? 'examples/hello' : 'bench/cpu-app.js (CPU-bound)',
       fmt(m((r) => r.base.rps)),
       fmt(m((r) => r.profiled.rps)),
       fmt(m((r) => r.ratio), 2),

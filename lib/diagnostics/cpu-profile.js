@@ -29,8 +29,9 @@ export function indexProfile(profile) {
     }
     byId.set(node.id, node);
   }
-  // V8 writes the (root) node first; children are referenced by id.
-  return { byId, root: profile.nodes[0] };
+  // The root is the node no other node lists as a child (V8 writes it first).
+  const children = new Set(profile.nodes.flatMap((node) => (Array.isArray(node.children) ? node.children : [])));
+  return { byId, root: profile.nodes.find((node) => !children.has(node.id)) ?? profile.nodes[0] };
 }
 
 /**

@@ -85,15 +85,15 @@ test('formatTopSelfTime: an aligned table with file:line relative to cwd, contro
   assert.match(sneaky, /evil\?\]0;pwned\?\?\[31m\s+app\/x\.js:3$/);
 });
 
-test('topSelfTime: one row per function (name + url + line) over all its call paths', () => {
+test('topSelfTime: one row per function (name + url + line) over all its call paths; the flame graph keeps both paths', () => {
   const frame = { functionName: 'hot', url: 'file:///a.js', lineNumber: 9, columnNumber: 0 };
   const built = {
-    nodes: [
-      { id: 1, callFrame: { functionName: '(root)', url: '', lineNumber: -1, columnNumber: -1 }, children: [2, 3] },
+    nodes: [ // the root last: it is found as the node nobody calls
       { id: 2, callFrame: { functionName: 'a', url: 'file:///a.js', lineNumber: 1, columnNumber: 0 }, children: [4] },
       { id: 3, callFrame: { functionName: 'b', url: 'file:///a.js', lineNumber: 2, columnNumber: 0 }, children: [5] },
       { id: 4, callFrame: frame },
       { id: 5, callFrame: { ...frame } },
+      { id: 1, callFrame: { functionName: '(root)', url: '', lineNumber: -1, columnNumber: -1 }, children: [2, 3] },
     ],
     startTime: 0, endTime: 4000, samples: [4, 5, 5, 2], timeDeltas: [0, 1000, 1000, 1000],
   };
@@ -101,6 +101,7 @@ test('topSelfTime: one row per function (name + url + line) over all its call pa
     { functionName: 'hot', url: 'file:///a.js', lineNumber: 10, columnNumber: 1, selfMs: 3, selfPercent: 75 },
     { functionName: 'a', url: 'file:///a.js', lineNumber: 2, columnNumber: 1, selfMs: 1, selfPercent: 25 },
   ]);
+  assert.match(flameGraphHtml(built), /data-l="hot \/a\.js:10"[^]*data-l="hot \/a\.js:10"/, 'under both callers');
   assert.throws(() => topSelfTime({ nodes: [] }), TypeError);
   assert.throws(() => topSelfTime({ nodes: [{ id: 1 }] }), TypeError);
 });

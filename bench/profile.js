@@ -7,7 +7,8 @@
 //    that start LEAD_MS after `super profile <app>#0 --duration <load + 2>s --out FILE` was
 //    spawned (the profile covers the whole window: the CLI starts and the daemon relays in
 //    well under LEAD_MS, and the profile lasts one second past the window). The row is
-//    the median over rounds of each window's req/s and of the per-round ratio.
+//    the median over rounds of each window's req/s and of the per-round ratio, and the
+//    same for the worker's CPU time per request (robust to other jobs on the machine).
 //    PM2 is not measured: its CPU profiling is part of its paid service (pm2.io), there is
 //    no free equivalent to compare with.
 // 2. Daemon loop during a heap snapshot: one worker of bench/heap-app.js, which retains
@@ -34,7 +35,7 @@ import { topSelfTime } from '../lib/diagnostics/profile-summary.js';
 
 const USAGE = 'node bench/profile.js [--rounds 5] [--load 3] [--apps hello,cpu] [--heap-mb 500] [--only profile|heap] [--out bench/results/profile.json]';
 const opts = benchArgs(process.argv.slice(2), {
-  defaults: { rounds: 5, load: 3, apps: 'hello,cpu', 'heap-mb': 500, only: 'both', out: 'bench/results/profile.json' },
+  defaults: { rounds: 5, load: 3, apps: ['hello', 'cpu'], 'heap-mb': 500, only: 'both', out: 'bench/results/profile.json' },
   choices: { apps: ['hello', 'cpu'], only: ['profile', 'heap', 'both'] },
   lists: ['apps'],
   usage: USAGE,
@@ -72,11 +73,41 @@ async function superCli(t, args, timeout) {
   return { out, ms: performance.now() - start };
 }
 
-async function load(t, seconds) {
+/** CPU time (ms) a process has used so far, from /proc (10 ms ticks). */
+function cpuMs(pid) {
+  const f = fs.readFileSync(`/proc/${pid}/stat`, 'latin1').split(') ')[1].split(' ');
+  return (Number(f[11]) + Number(f[12])) * 10; // utime + stime, USER_HZ = 100
+}
+
+/**
+ * One load window: req/s, and the worker's own CPU time per request, which a busy
+ * machine does not skew the way it skews req/s (the load generator shares the cores).
+ */
+async function load(t, seconds, workerPid) {
   const before = cpuSnapshot(t);
+  const cpuBefore = cpuMs(workerPid);
   const r = await autocannon({ url: `http://127.0.0.1:${t.port}/`, connections: CONNECTIONS, pipelining: 1, duration: seconds });
+  const workerCpuMs = cpuMs(workerPid) - cpuBefore;
   const cpu = cpuDelta(before, cpuSnapshot(t));
-  return { rps: r.requests.average, p99: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx, other: cpu.other };
+  return {
+    rps: r.requests.average,
+    cpu_us_per_request: (workerCpuMs * 1000) / r.requests.total,
+    p99: r.latency.p99,
+    errors: r.errors + r.timeouts,
+    non2xx: r.non2xx,
+    other: cpu.other,
+  };
+}
+
+/** The pid of the app's one worker (bench-hello#0). */
+async function workerPid(t) {
+  const client = await connect(t.env.SUPER_HOME);
+  try {
+    const { apps } = await client.request('ls', {});
+    return apps.find((a) => a.name === APP).workers[0].pid;
+  } finally {
+    client.close();
+  }
 }
 
 // --- 1. the cost of a profile
@@ -86,17 +117,18 @@ async function profileCost(appKey) {
   const rounds = [];
   let lastProfile;
   try {
-    await load(t, WARMUP_S);
+    const pid = await workerPid(t);
+    await load(t, WARMUP_S, pid);
     for (let r = 1; r <= opts.rounds; r++) {
       const out = path.join(scratch, `${appKey}-${r}.cpuprofile`);
       const profiled = async () => {
         const cli = superCli(t, ['profile', `${APP}#0`, '--duration', `${opts.load + 2}s`, '--out', out], 120_000);
         await sleep(LEAD_MS);
-        const window = await load(t, opts.load);
+        const window = await load(t, opts.load, pid);
         const { ms } = await cli;
         return { ...window, cli_ms: ms, profile_bytes: fs.statSync(out).size };
       };
-      const plain = () => load(t, opts.load);
+      const plain = () => load(t, opts.load, pid);
       // Alternate the order, so a trend in the machine's load falls on both windows.
       let base;
       let b;
@@ -107,11 +139,11 @@ async function profileCost(appKey) {
         b = await profiled();
         base = await plain();
       }
-      const round = { base, profiled: b, ratio: ratio(b.rps, base.rps) };
+      const round = { base, profiled: b, ratio: ratio(b.rps, base.rps), cpu_ratio: ratio(b.cpu_us_per_request, base.cpu_us_per_request) };
       rounds.push(round);
       lastProfile = out;
       log(`  ${appKey} round ${r}/${opts.rounds}: ${fmt(base.rps)} req/s alone, ${fmt(b.rps)} while profiled (x${fmt(round.ratio, 2)}); `
-        + `other load ${fmt(base.other, 2)} / ${fmt(b.other, 2)} cores; profile ${fmt(b.profile_bytes / 1024)} KiB, CLI ${fmt(b.cli_ms)} ms`);
+        + `worker CPU ${fmt(base.cpu_us_per_request, 1)} / ${fmt(b.cpu_us_per_request, 1)} µs per request (x${fmt(round.cpu_ratio, 2)}); other load ${fmt(base.other, 2)} / ${fmt(b.other, 2)} cores; profile ${fmt(b.profile_bytes / 1024)} KiB, CLI ${fmt(b.cli_ms)} ms`);
     }
     const top = topSelfTime(JSON.parse(fs.readFileSync(lastProfile, 'utf8')), { limit: 3 });
     log(`  ${appKey}: top self time of the last profile: ${top.map((f) => `${f.functionName} ${f.selfPercent.toFixed(0)}%`).join(', ')}`);
@@ -128,6 +160,10 @@ async function profileCost(appKey) {
       fmt(m((r) => r.profiled.rps)),
       fmt(m((r) => r.ratio), 2),
       rounds.map((r) => fmt(r.ratio, 2)).join(' '),
+      fmt(m((r) => r.base.cpu_us_per_request), 1),
+      fmt(m((r) => r.profiled.cpu_us_per_request), 1),
+      fmt(m((r) => r.cpu_ratio), 2),
+      rounds.map((r) => fmt(r.cpu_ratio, 2)).join(' '),
       `${fmt(m((r) => r.profiled.profile_bytes) / 1024)} KiB`,
       fmt(Math.max(...rounds.flatMap((r) => [r.base.other, r.profiled.other])), 2),
       String(rounds.reduce((n, r) => n + r.base.errors + r.base.non2xx + r.profiled.errors + r.profiled.non2xx, 0)),
@@ -214,7 +250,8 @@ if (opts.only !== 'heap') {
     results.profile.push(await profileCost(appKey));
   }
   sections.push(`### Throughput of one worker while \`super profile\` runs (autocannon -c ${CONNECTIONS}, ${opts.load} s windows, median of ${opts.rounds} rounds)\n\n`
-    + table(['app', 'req/s alone', 'req/s profiled', 'profiled / alone', 'per round', 'profile size', 'max other load (cores)', 'errors + non-2xx'],
+    + table(['app', 'req/s alone', 'req/s profiled', 'profiled / alone', 'per round',
+      'worker CPU µs / request alone', 'profiled', 'profiled / alone', 'per round', 'profile size', 'max other load (cores)', 'errors + non-2xx'],
       results.profile.map((p) => p.row)));
 }
 if (opts.only !== 'profile') {

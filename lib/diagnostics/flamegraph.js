@@ -214,7 +214,7 @@ function escapeHtml(text) {
  */
 const ZOOM_SCRIPT = `
 (() => {
-  const WIDTH = ${WIDTH}, CHAR = 6.7, PAD = 3, EPS = 0.01;
+  const WIDTH = ${WIDTH}, CHAR = 6.7, PAD = 3, EPS = 0.05; // positions are rounded to 0.01, frames are >= 1 wide
   const svg = document.getElementById('flame');
   const details = document.getElementById('details');
   const frames = [...svg.querySelectorAll('g.f')].map((g) => ({

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { sandbox, freePort, httpGet } from '../helpers/harness.js';
 import { waitForLog } from '../helpers/metrics.js';
 import { topSelfTime } from '../../lib/diagnostics/profile-summary.js';
+import { connect } from '../../lib/ipc/client.js';
 
 /**
  * Requests that burn CPU in burnCpuInHotLoop, two at a time, until stop() (bounded), from
@@ -165,6 +166,13 @@ apps:
     assert.equal(path.dirname(f.daemon_path), profiles, 'the daemon wrote into its own profiles/ only');
     assert.deepEqual(fs.readFileSync(out), fs.readFileSync(f.daemon_path));
     assert.equal(mode(out), 0o600);
+    // A remote client that names a file on the daemon's host is refused before any worker is asked.
+    const token = fs.readFileSync(path.join(box.home, 'token'), 'utf8').trim();
+    const remote = await connect(box.home, { remote: { where: { host: '127.0.0.1', port: control, hostHeader: `127.0.0.1:${control}`, headers: { authorization: `Bearer ${token}` } }, label: 'remote' } });
+    t.after(() => remote.close());
+    const refused = await remote.request('profile', { app: 'hot', duration: 200, out: path.join(box.dir, 'chosen.cpuprofile') }).catch((err) => err);
+    assert.equal(refused.code, 'E_LOCAL_ONLY');
+    assert.equal(fs.existsSync(path.join(box.dir, 'chosen.cpuprofile')), false);
   });
 
   await t.test('stall capture: one per cooldown, the oldest beyond keep removed, named by ls and daemon.log', async () => {

@@ -68,7 +68,7 @@ export async function startDaemon({ resurrect = false, afterStop, control, loadD
   const broadcast = (topic, data) => server?.broadcast(topic, data);
   // The Prometheus text and the workers' memory are asked for later (a scrape, a surge
   // reload), when the monitor below exists.
-  const metrics = new MetricsSettings({ log, render: () => monitor.prometheusText() });
+  const metrics = new MetricsSettings({ log, render: () => monitor.prometheusText(), readiness: (app) => monitor.readiness(app) });
   const registry = new AppRegistry({
     home,
     log,
@@ -82,6 +82,7 @@ export async function startDaemon({ resurrect = false, afterStop, control, loadD
     reader: registry.reader,
     settings: metrics,
     replaceSlot: (app, slot, reason) => registry.replaceSlot(app, slot, reason),
+    version,
     log,
     broadcast,
     subscribed: (topic) => server?.subscribed(topic) ?? false,

@@ -1,4 +1,6 @@
-// Programmatic face of superd: the control client and the error registry.
+// Programmatic face of superd (README "Programmatic API"; types in types/index.d.ts): the
+// control client, starting the daemon if none runs, and the error registry.
 export { connect } from './ipc/client.js';
+export { ensureDaemon } from './ctl/launch-daemon.js';
 export { SuperError, CODES, EXIT } from './errors.js';
 export { superHome } from './home.js';

@@ -11,6 +11,9 @@ export const SUPER_BIN = path.join(ROOT, 'bin', 'super.js');
 /** systemd learned exponential restart backoff (RestartSteps=, RestartMaxDelaySec=) in 254. */
 export const BACKOFF_SINCE = 254;
 
+/** WatchdogSec=: how long the daemon's loop may go without a WATCHDOG=1 (sent every half of it). */
+export const WATCHDOG_SEC = 30;
+
 /** The unit's file name: one system unit per user, or the user's own unit. */
 export const unitName = ({ user, username }) => (user ? 'superd.service' : `superd-${username}.service`);
 
@@ -38,6 +41,8 @@ export function renderUnit(o, template = fs.readFileSync(TEMPLATE, 'utf8')) {
     node: arg(o.node),
     super: arg(SUPER_BIN),
     stopTimeout: `${stopTimeout}s`,
+    watchdog: `${WATCHDOG_SEC}s`,
+    watchdogHalf: `${WATCHDOG_SEC / 2}s`,
     interval: steps ? '30min' : '10min',
     burst: steps ? '20' : '10',
     backoff: steps ? 'RestartSec=1s\nRestartSteps=10\nRestartMaxDelaySec=2min' : 'RestartSec=5s',

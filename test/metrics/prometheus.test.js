@@ -1,10 +1,12 @@
-// Issue 4: the optional Prometheus endpoint answers with parseable text (exposition format
-// 0.0.4) with conventional names and per-worker / per-app labels.
+// Issues 4 and 16: the optional metrics listener answers with parseable text (exposition
+// format 0.0.4, checked by promtool) with Prometheus' conventions (counters, summaries, a
+// worker is app + slot), and /healthz, /readyz probes.
 import fs from 'node:fs';
 import path from 'node:path';
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { sandbox, freePort, httpGet, lsJson, FIXTURES } from '../helpers/harness.js';
+import { spawnSync } from 'node:child_process';
+import { sandbox, freePort, httpGet, lsJson, FIXTURES, ROOT } from '../helpers/harness.js';
 import { watchMetrics } from '../helpers/metrics.js';
 import { renderPrometheus } from '../../lib/master/health/prometheus-text.js';
 import { loadEcosystemText } from '../../lib/config/index.js';
@@ -28,10 +30,11 @@ function parsePrometheus(text) {
       assert.equal(m[1], current?.name, 'TYPE follows its HELP');
       current.type = m[2];
     } else if ((m = SAMPLE.exec(line))) {
-      assert.equal(m[1], current?.name, `sample ${m[1]} belongs to the family above it`);
+      const family = current?.type === 'summary' ? m[1].replace(/_(?:sum|count)$/, '') : m[1];
+      assert.equal(family, current?.name, `sample ${m[1]} belongs to the family above it`);
       assert.ok(current.type, `${m[1]} has a TYPE`);
       const labels = Object.fromEntries([...(m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)].map((x) => [x[1], x[2]]));
-      current.samples.push({ labels, value: Number(m[3]) });
+      current.samples.push({ name: m[1], labels, value: Number(m[3]) });
     } else {
       assert.fail(`not a valid exposition line: ${JSON.stringify(line)}`);
     }
@@ -39,7 +42,15 @@ function parsePrometheus(text) {
   return families;
 }
 
-test('the metrics endpoint serves parseable per-worker and per-app series', async (t) => {
+const hasPromtool = spawnSync('promtool', ['--version']).status === 0;
+// CI installs promtool (.ci/run, Debian package prometheus); elsewhere its check is skipped.
+const needPromtool = hasPromtool || process.env.CI ? {} : { skip: 'promtool is not installed (apt-get install prometheus)' };
+
+/** The identity of every series: name and labels, the pid of superd_worker_info left out. */
+const seriesKeys = (fam, skip = []) => [...fam].filter(([name]) => !skip.includes(name)).flatMap(([name, f]) => f.samples.map((s) => `${s.name}${JSON.stringify({ ...s.labels, pid: undefined })}`)).sort();
+const total = (fam, name) => fam.get(name).samples.reduce((sum, s) => sum + s.value, 0);
+
+test('the metrics listener: Prometheus conventions, counters, /healthz and /readyz', async (t) => {
   const box = await sandbox(t);
   const [port, mport] = [await freePort(), await freePort()];
   box.fixture('loop-lab.js');
@@ -47,31 +58,118 @@ test('the metrics endpoint serves parseable per-worker and per-app series', asyn
   assert.equal((await box.cli(['start', eco])).code, 0);
   const m = await watchMetrics(box, t);
   await m.waitFor((w, app) => app.workers.every((x) => x.metrics?.report_age_ms !== null), 30000, 'both workers reported');
-  const res = await httpGet(mport, '/metrics');
-  assert.equal(res.status, 200);
-  const fam = parsePrometheus(res.body);
-  const pids = (await lsJson(box)).apps[0].workers.map((w) => String(w.pid)).sort();
+  const scrape = async () => {
+    const res = await httpGet(mport, '/metrics');
+    assert.equal(res.status, 200);
+    return { text: res.body, fam: parsePrometheus(res.body) };
+  };
 
-  for (const name of ['superd_worker_cpu_percent', 'superd_worker_resident_memory_bytes', 'superd_worker_heap_used_bytes', 'superd_worker_event_loop_utilization_ratio']) {
-    const f = fam.get(name);
-    assert.ok(f, `${name} is served`);
-    assert.equal(f.type, 'gauge');
-    assert.deepEqual(f.samples.map((s) => s.labels.pid).sort(), pids, `${name}: one series per worker`);
-    assert.ok(f.samples.every((s) => s.labels.app === 'web' && /^[01]$/.test(s.labels.slot) && Number.isFinite(s.value)));
-  }
-  assert.ok(fam.get('superd_worker_resident_memory_bytes').samples.every((s) => s.value > 1e6), 'bytes, not KiB');
-  const loop = fam.get('superd_worker_event_loop_delay_seconds');
-  assert.deepEqual([...new Set(loop.samples.map((s) => s.labels.quantile))].sort(), ['0.5', '0.99', '1']);
-  assert.equal(fam.get('superd_worker_restarts_total').type, 'counter');
-  assert.deepEqual(fam.get('superd_app_workers').samples, [{ labels: { app: 'web', status: 'online' }, value: 2 }]);
-  assert.equal(fam.get('process_resident_memory_bytes').samples.length, 1, 'the daemon\'s own process_* series');
-  assert.equal((await httpGet(mport, '/other')).status, 404);
+  await t.test('series are per app + slot, the pid only in superd_worker_info; no float noise', async () => {
+    const { text, fam } = await scrape();
+    const pids = (await lsJson(box)).apps[0].workers.map((w) => String(w.pid)).sort();
+    assert.deepEqual(fam.get('superd_worker_info').samples.map((s) => s.labels.pid).sort(), pids);
+    for (const [name, f] of fam) {
+      if (name === 'superd_worker_info') continue;
+      assert.ok(f.samples.every((s) => !('pid' in s.labels)), `${name} has no pid label`);
+    }
+    for (const name of ['superd_worker_resident_memory_bytes', 'superd_worker_heap_used_bytes', 'superd_worker_event_loop_utilization_ratio', 'superd_worker_start_time_seconds']) {
+      const f = fam.get(name);
+      assert.equal(f?.type, 'gauge', `${name} is a gauge`);
+      assert.deepEqual(f.samples.map((s) => s.labels).sort((a, b) => a.slot - b.slot), [{ app: 'web', slot: '0' }, { app: 'web', slot: '1' }]);
+    }
+    assert.ok(fam.get('superd_worker_resident_memory_bytes').samples.every((s) => s.value > 1e6), 'bytes, not KiB');
+    const started = fam.get('superd_worker_start_time_seconds').samples.map((s) => s.value);
+    assert.ok(started.every((v) => Math.abs(v - Date.now() / 1000) < 300), `epoch seconds: ${started}`);
+    for (const name of ['superd_worker_cpu_seconds_total', 'superd_worker_http_requests_total', 'superd_worker_restarts_total']) assert.equal(fam.get(name)?.type, 'counter', name);
+    for (const name of ['superd_worker_cpu_percent', 'superd_worker_http_requests_per_second', 'superd_worker_http_response_time_p99_seconds']) assert.ok(!fam.has(name), `${name} is gone`);
+    const loop = fam.get('superd_worker_event_loop_delay_seconds');
+    assert.equal(loop.type, 'summary');
+    assert.deepEqual([...new Set(loop.samples.map((s) => s.labels.quantile))].sort(), ['0.5', '0.99', '1']);
+    assert.equal(fam.get('superd_worker_http_response_time_seconds').type, 'summary');
+    assert.deepEqual(fam.get('superd_app_workers').samples, [{ name: 'superd_app_workers', labels: { app: 'web', status: 'online' }, value: 2 }]);
+    const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+    assert.deepEqual(fam.get('superd_build_info').samples, [{ name: 'superd_build_info', labels: { version: pkg.version, node: process.version }, value: 1 }]);
+    assert.equal(fam.get('process_start_time_seconds').samples.length, 1, 'the daemon\'s own process_* series');
+    // At most 6 decimals (micro-units), never 0.30000000000000004.
+    for (const line of text.split('\n')) if (line && !line.startsWith('#')) assert.match(line, / (?:-?\d+(?:\.\d{1,6})?|NaN)$/, line);
+    assert.equal((await httpGet(mport, '/other')).status, 404);
+  });
+
+  await t.test('promtool check metrics accepts the text', needPromtool, async () => {
+    const { text } = await scrape();
+    const r = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+    assert.equal((r.stdout + r.stderr).trim(), '', 'no lint warning');
+  });
+
+  await t.test('requests and CPU are counters that grow', async () => {
+    const before = (await scrape()).fam;
+    const requests = 20;
+    for (let i = 0; i < requests; i++) assert.equal((await httpGet(port, '/block?ms=10')).status, 200);
+    let fam = before;
+    for (let i = 0; i < 100 && total(fam, 'superd_worker_http_requests_total') < total(before, 'superd_worker_http_requests_total') + requests; i++) {
+      await m.waitFor(() => true); // the next sample
+      fam = (await scrape()).fam;
+    }
+    assert.equal(total(fam, 'superd_worker_http_requests_total'), total(before, 'superd_worker_http_requests_total') + requests);
+    assert.ok(total(fam, 'superd_worker_cpu_seconds_total') > total(before, 'superd_worker_cpu_seconds_total'), 'CPU seconds grew');
+    const count = fam.get('superd_worker_http_response_time_seconds').samples.filter((s) => s.name.endsWith('_count'));
+    assert.equal(count.reduce((sum, s) => sum + s.value, 0), total(fam, 'superd_worker_http_requests_total'), '_count = requests');
+  });
+
+  await t.test('a restart creates no new series and resets no counter', async () => {
+    const skip = ['superd_worker_active_resources']; // labelled by resource type, which varies
+    const before = (await scrape()).fam;
+    const [w0] = (await lsJson(box)).apps[0].workers;
+    process.kill(w0.pid, 'SIGKILL');
+    await m.waitFor((w) => w.slot === 0 && w.pid !== w0.pid && w.status === 'online' && w.metrics?.report_age_ms !== null, 30000, 'slot 0 replaced and reporting');
+    const after = (await scrape()).fam;
+    assert.deepEqual(seriesKeys(after, skip), seriesKeys(before, skip));
+    const slot0 = (fam, name) => fam.get(name).samples.find((s) => s.labels.slot === '0').value;
+    assert.ok(slot0(after, 'superd_worker_http_requests_total') >= slot0(before, 'superd_worker_http_requests_total'));
+    assert.ok(slot0(after, 'superd_worker_cpu_seconds_total') >= slot0(before, 'superd_worker_cpu_seconds_total'));
+    assert.equal(slot0(after, 'superd_worker_restarts_total'), slot0(before, 'superd_worker_restarts_total') + 1);
+    assert.notEqual(after.get('superd_worker_info').samples.find((s) => s.labels.slot === '0').labels.pid, String(w0.pid));
+  });
+
+  await t.test('/healthz and /readyz answer, during a rolling reload too', async () => {
+    const health = await httpGet(mport, '/healthz');
+    assert.equal(health.status, 200);
+    assert.equal(JSON.parse(health.body).ok, true);
+    const ready = await httpGet(mport, '/readyz?app=web');
+    assert.equal(ready.status, 200);
+    assert.deepEqual(JSON.parse(ready.body), { ok: true, apps: [{ app: 'web', desired: 2, ready: 2, ok: true }] });
+    assert.equal((await httpGet(mport, '/readyz')).status, 200, 'every app');
+    const unknown = await httpGet(mport, '/readyz?app=nope');
+    assert.equal(unknown.status, 404);
+    assert.match(unknown.body, /no app named \\"nope\\"/);
+
+    // A rolling reload keeps two ready workers: every probe meanwhile says 200.
+    const reloading = box.cli(['reload', 'web']);
+    let done = false;
+    reloading.then(() => (done = true));
+    const answers = [];
+    for (let i = 0; i < 2000 && !done; i++) {
+      const [h, r] = await Promise.all([httpGet(mport, '/healthz'), httpGet(mport, '/readyz?app=web')]);
+      answers.push(`${h.status}/${r.status}`);
+    }
+    assert.equal((await reloading).code, 0);
+    assert.ok(answers.length > 0, 'probed during the reload');
+    assert.deepEqual([...new Set(answers)], ['200/200'], `${answers.length} probes`);
+
+    assert.equal((await box.cli(['stop', 'web'])).code, 0);
+    const stopped = await httpGet(mport, '/readyz?app=web');
+    assert.equal(stopped.status, 503);
+    assert.deepEqual(JSON.parse(stopped.body).apps, [{ app: 'web', desired: 2, ready: 0, ok: false }]);
+    assert.equal((await httpGet(mport, '/readyz')).status, 200, 'an app stopped on purpose does not fail the daemon-wide probe');
+    assert.equal((await httpGet(mport, '/healthz')).status, 200);
+  });
 });
 
 test('label values are escaped (quotes, backslashes, newlines)', () => {
   const text = renderPrometheus({ apps: [{ name: 'a"b\\c', workers: [{ slot: 0, pid: 1, status: 'online', restarts: 0, uptime_ms: 1, metrics: { cpu: 1, resources: { 'x\ny': 1 } } }] }] }, { cpuSeconds: 1, rss: 1, startTime: 1 });
   const fam = parsePrometheus(text);
-  assert.equal(fam.get('superd_worker_cpu_percent').samples[0].labels.app, 'a\\"b\\\\c');
+  assert.equal(fam.get('superd_worker_up').samples[0].labels.app, 'a\\"b\\\\c');
   assert.equal(fam.get('superd_worker_active_resources').samples[0].labels.type, 'x\\ny');
 });
 
@@ -104,7 +202,7 @@ test('save / resurrect keep the metrics settings: the endpoint is back after a d
   assert.equal((await box.cli(['resurrect'])).code, 0);
   const res = await httpGet(mport, '/metrics');
   assert.equal(res.status, 200);
-  assert.match(res.body, /^superd_worker_up\{app="web",slot="0",pid="\d+"\} 1$/m);
+  assert.match(res.body, /^superd_worker_up\{app="web",slot="0"\} 1$/m);
 });
 
 /**
@@ -152,7 +250,7 @@ test('metrics.listen as a bare port (9209 or "9209") means 127.0.0.1:9209', asyn
   assert.doesNotMatch(r.stderr, /metrics endpoint could not listen/);
   const res = await httpGet(mport, '/metrics');
   assert.equal(res.status, 200);
-  assert.match(res.body, /^superd_worker_up\{app="web",slot="0",pid="\d+"\} 1$/m);
+  assert.match(res.body, /^superd_worker_up\{app="web",slot="0"\} 1$/m);
   // Bound to loopback only (not 0.0.0.0 or ::), beside the app's port (loop-lab.js listens
   // on 127.0.0.1; the cluster primary holds that socket).
   const expected = [{ host: '127.0.0.1', port }, { host: '127.0.0.1', port: mport }].sort((a, b) => a.port - b.port);

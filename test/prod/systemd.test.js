@@ -45,6 +45,7 @@ test('the generated unit passes systemd-analyze verify and says what the daemon 
   assert.equal(line('NotifyAccess'), 'all', 'systemd-notify runs as a child of the daemon');
   assert.equal(line('ExecStart'), `${process.execPath} ${path.join(ROOT, 'bin', 'super.js')} daemon --foreground --resurrect`);
   assert.equal(line('ExecReload'), `${process.execPath} ${path.join(ROOT, 'bin', 'super.js')} reload all`);
+  assert.equal(line('WatchdogSec'), '30s', 'a stuck daemon loop is restarted');
   assert.equal(line('KillMode'), 'mixed');
   assert.equal(line('KillSignal'), 'SIGTERM');
   assert.equal(line('Restart'), 'on-failure');
@@ -98,7 +99,7 @@ async function notifySocket(box, t) {
     buf += d;
     let i;
     while ((i = buf.indexOf('\n')) >= 0) {
-      const m = JSON.parse(buf.slice(0, i));
+      const m = { ...JSON.parse(buf.slice(0, i)), at: Date.now() };
       buf = buf.slice(i + 1);
       messages.push(m);
       for (const w of waiters) if (w.pred(m)) w.resolve(m);
@@ -131,13 +132,22 @@ test('ExecStart for real: READY=1 once the saved apps are up; SIGTERM stops them
   assert.ok(notify.messages.some((m) => m.fields?.includes('BARRIER=1')), 'systemd-notify waited for the manager');
 
   // ExecReload (`super reload all`): new workers, same daemon, still running.
-  const before = await workerPids(d.child.pid);
+  // (Workers from ls: the daemon's children also count a systemd-notify still exiting.)
+  const appPids = async () => (await lsJson(box)).apps[0].workers.map((w) => w.pid);
+  const before = await appPids();
   const reload = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'super.js'), 'reload', 'all'], { encoding: 'utf8', env: { ...process.env, SUPER_HOME: box.home } });
   assert.equal(reload.status, 0, reload.stderr);
-  const workers = await workerPids(d.child.pid);
+  const workers = await appPids();
   assert.equal(workers.length, 2);
+  assert.ok((await workerPids(d.child.pid)).includes(workers[0]), 'the daemon\'s own workers');
   assert.deepEqual(workers.filter((p) => before.includes(p)), [], 'every worker replaced');
   assert.equal(d.child.exitCode, null);
+  // Around it, RELOADING=1 (with MONOTONIC_USEC, CLOCK_MONOTONIC µs) then READY=1 again.
+  const reloading = await notify.waitFor(hasField('RELOADING=1'));
+  const usec = reloading.fields.find((f) => f.startsWith('MONOTONIC_USEC='));
+  assert.match(usec ?? '', /^MONOTONIC_USEC=\d+$/, JSON.stringify(reloading));
+  await notify.waitFor((m) => m.fields?.includes('READY=1') && m !== ready && m.at >= reloading.at);
+  assert.ok(notify.messages.indexOf(reloading) < notify.messages.findLastIndex(hasField('READY=1')), 'READY=1 after RELOADING=1');
 
   assert.deepEqual(await d.stop('SIGTERM'), { code: 0, signal: null });
   await notify.waitFor(hasField('STOPPING=1'));
@@ -168,4 +178,45 @@ test('ExecStart exit codes: 10 when a daemon already runs (no restart loop), 1 f
   assert.deepEqual(await bad.exited, { code: 1, signal: null });
   assert.match(bad.stderr, /E_HOME: SUPER_HOME .* is writable by group or others/);
   fs.chmodSync(box.home, 0o700);
+});
+
+// Issue 16: WatchdogSec= in the unit makes systemd set WATCHDOG_USEC; the daemon pings from
+// its event loop, so a loop blocked (here through the inspector, the way a stuck handler
+// would) sends nothing and systemd would kill and restart it.
+test('the watchdog: WATCHDOG=1 while the daemon\'s loop turns, none while it is blocked', async (t) => {
+  const box = await sandbox(t);
+  const notify = await notifySocket(box, t);
+  const d = foreground(box, t, [], {
+    argv: ['--inspect-port=0', path.join(ROOT, 'bin', 'super.js'), 'daemon', '--foreground'],
+    env: { NOTIFY_SOCKET: notify.sock, WATCHDOG_USEC: '300000' }, // pings every 150 ms
+  });
+  await notify.waitFor(hasField('READY=1'));
+  const watchdog = () => notify.messages.filter(hasField('WATCHDOG=1'));
+  const pings = async (n) => {
+    const seen = watchdog().length;
+    for (let i = 0; i < n; i++) await notify.waitFor((m) => m.fields?.includes('WATCHDOG=1') && watchdog().indexOf(m) >= seen + i);
+  };
+  await pings(3);
+
+  // Block the daemon's event loop for 1 s through its inspector (SIGUSR1 opens it): some
+  // 6 pings would be due meanwhile.
+  d.child.kill('SIGUSR1');
+  const [, url] = await d.waitFor(/Debugger listening on (ws:\S+)/, { stream: 'err' });
+  const { WebSocket } = await import('ws');
+  const ws = new WebSocket(url);
+  t.after(() => ws.terminate());
+  await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+  const answered = new Promise((resolve) => ws.once('message', resolve));
+  const blockedFrom = Date.now();
+  ws.send(JSON.stringify({ id: 1, method: 'Runtime.evaluate', params: { expression: 'for (const end = Date.now() + 1000; Date.now() < end;);' } }));
+  await answered;
+  const blockedTo = Date.now();
+  assert.ok(blockedTo - blockedFrom >= 1000, 'the daemon was blocked');
+  // At most one systemd-notify was already on its way when the block began (one at a time).
+  const during = watchdog().filter((m) => m.at > blockedFrom && m.at < blockedTo);
+  assert.ok(during.length <= 1, `WATCHDOG=1 while blocked: ${during.length}`);
+  await pings(2); // back as soon as the loop turns again
+  // A daemon with a debugger attached waits for it to leave before it exits.
+  await new Promise((resolve) => ws.once('close', resolve).close());
+  assert.deepEqual(await d.stop('SIGTERM'), { code: 0, signal: null });
 });

@@ -62,13 +62,16 @@ test('describe: the ls row plus masked config, pending keys, logs and what the c
 });
 
 test('the Prometheus text and the metrics broadcast come from the ls rows', () => {
-  const text = renderPrometheus(lsView(snapshot(), metricsOf), { cpuSeconds: 1, rss: 2, startTime: 3 });
-  assert.match(text, /^superd_worker_up\{app="api",slot="0",pid="101"\} 1$/m);
-  assert.match(text, /^superd_worker_up\{app="api",slot="1",pid=""\} 0$/m);
-  assert.match(text, /^superd_worker_cpu_percent\{app="api",slot="0",pid="101"\} 12.5$/m);
-  assert.doesNotMatch(text, /superd_worker_cpu_percent\{app="api",slot="1"/, 'no cost series for a worker without a process');
+  const countersOf = (app, slot) => ({ cpuSeconds: 1.5 + slot, httpRequests: 7 });
+  const text = renderPrometheus(lsView(snapshot(), metricsOf), { cpuSeconds: 1, rss: 2, startTime: 3, version: '1.2.3', node: 'v24.0.0' }, { countersOf });
+  assert.match(text, /^superd_worker_up\{app="api",slot="0"\} 1$/m);
+  assert.match(text, /^superd_worker_up\{app="api",slot="1"\} 0$/m);
+  assert.match(text, /^superd_worker_info\{app="api",slot="0",pid="101"\} 1$/m);
+  assert.doesNotMatch(text, /superd_worker_info\{app="api",slot="1"/, 'no info series for a slot without a process');
+  assert.match(text, /^superd_worker_cpu_seconds_total\{app="api",slot="1"\} 2.5$/m, 'a slot keeps its counters while it has no process');
+  assert.doesNotMatch(text, /superd_worker_resident_memory_bytes\{app="api",slot="1"/, 'no cost series for a worker without a process');
   assert.match(text, /^superd_app_workers\{app="api",status="errored"\} 1$/m);
-  assert.match(text, /^superd_app_http_requests_per_second\{app="api"\} 3$/m);
+  assert.match(text, /^superd_build_info\{version="1.2.3",node="v24.0.0"\} 1$/m);
 });
 
 test('ids come first; a file-less app\'s command is masked like its env; a file source is shown as is', () => {

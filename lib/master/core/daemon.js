@@ -23,7 +23,7 @@ import { RemoteControl } from '../settings/index.js';
 import { makeHandlers } from './handlers.js';
 import { reapAllNow } from '../process/index.js';
 import { SuperError } from '../../errors.js';
-import { sdNotify } from './systemd-notify.js';
+import { sdNotify, startWatchdog, reloadNotices } from './systemd-notify.js';
 import { WatchManager } from '../watch/index.js';
 import { createDaemonLog } from '../../logs/daemon-log.js';
 import { reloadAllLogs } from './log-handlers.js';
@@ -69,7 +69,7 @@ export async function startDaemon({ resurrect = false, afterStop, control, loadD
   const broadcast = (topic, data) => server?.broadcast(topic, data);
   // The Prometheus text and the workers' memory are asked for later (a scrape, a surge
   // reload), when the monitor below exists.
-  const metrics = new MetricsSettings({ log, render: () => monitor.prometheusText() });
+  const metrics = new MetricsSettings({ log, render: () => monitor.prometheusText(), readiness: (app) => monitor.readiness(app) });
   const registry = new AppRegistry({
     home,
     log,
@@ -83,6 +83,7 @@ export async function startDaemon({ resurrect = false, afterStop, control, loadD
     reader: registry.reader,
     settings: metrics,
     replaceSlot: (app, slot, reason) => registry.replaceSlot(app, slot, reason),
+    version,
     log,
     broadcast,
     subscribed: (topic) => server?.subscribed(topic) ?? false,
@@ -143,10 +144,12 @@ export async function startDaemon({ resurrect = false, afterStop, control, loadD
   process.on('SIGUSR2', () => {
     reloadAllLogs(registry, log).catch((err) => log.warn({ err: err.message }, 'reopening log files failed'));
   });
+  // RELOADING=1 / READY=1 around reloads of every app, under systemd.
+  const reloadNotice = reloadNotices(log);
   // SIGHUP (systemd's ExecReload, `kill -HUP`): rolling reload of every app, as `super reload all`.
   process.on('SIGHUP', () => {
     log.info('SIGHUP: reloading all apps');
-    registry.reload('all').then(
+    reloadNotice(() => registry.reload('all')).then(
       (r) => log.info({ apps: r.apps.map((a) => ({ app: a.app, ok: a.ok, failed: a.failed?.reason })) }, 'SIGHUP reload finished'),
       (err) => log.error({ err: err.message, code: err.code }, 'SIGHUP reload refused'),
     );
@@ -158,7 +161,7 @@ export async function startDaemon({ resurrect = false, afterStop, control, loadD
   try {
     server = await startControlServer({
       socketPath: socketPath(home),
-      handlers: makeHandlers({ registry, monitor, watcher, cron, diagnostics, log, version, shutdown, stopping: () => stopping !== null }),
+      handlers: makeHandlers({ registry, monitor, watcher, cron, diagnostics, log, version, shutdown, stopping: () => stopping !== null, reloadNotice }),
       hello: { version, pid: process.pid },
       log,
     });
@@ -184,6 +187,7 @@ export async function startDaemon({ resurrect = false, afterStop, control, loadD
     }
   }
   log.info({ home, version, node: process.version }, 'daemon ready');
+  startWatchdog(log); // WATCHDOG=1 from this loop while it turns, when the unit has WatchdogSec=
   if (resurrect) await resurrectAtBoot(registry, log);
   if (process.send) {
     process.send({ cmd: 'super:daemon-ready', pid: process.pid });

@@ -24,8 +24,10 @@ import { diagnosticsTargets } from './diagnostics-targets.js';
  * @param {string} o.version
  * @param {(reason: string) => void} o.shutdown
  * @param {() => boolean} [o.stopping]
+ * @param {<T>(reload: () => Promise<T>) => Promise<T>} [o.reloadNotice]  wraps a reload of every
+ *   app (systemd-notify.js reloadNotices)
  */
-export function makeHandlers({ registry, monitor, watcher, cron, diagnostics, log, version, shutdown, stopping = () => false }) {
+export function makeHandlers({ registry, monitor, watcher, cron, diagnostics, log, version, shutdown, stopping = () => false, reloadNotice = (reload) => reload() }) {
   const startedAt = Date.now();
   const logs = makeLogHandlers(registry, log);
   return {
@@ -57,9 +59,12 @@ export function makeHandlers({ registry, monitor, watcher, cron, diagnostics, lo
     watch: (a) => registry.setWatch(a.app, a.on),
     stop: (a) => registry.stop(a.target),
     restart: (a) => registry.restart(a.target),
-    reload: (a, conn, progress) => (a.updateEnv
-      ? reloadUpdatingEnv(registry, a.target, a.updateEnv, { keepConfig: a.keepConfig, progress })
-      : registry.reload(a.target, { keepConfig: a.keepConfig, progress })),
+    reload: (a, conn, progress) => {
+      const reload = () => (a.updateEnv
+        ? reloadUpdatingEnv(registry, a.target, a.updateEnv, { keepConfig: a.keepConfig, progress })
+        : registry.reload(a.target, { keepConfig: a.keepConfig, progress }));
+      return [a.target].flat().includes('all') ? reloadNotice(reload) : reload();
+    },
     signal: (a) => signalWorkers(registry.targets(a.target), a.signal, a.slot),
     reset: (a) => resetCounters(registry.targets(a.target)),
     env: (a) => workerEnvironment(registry.app(a.app, 'env'), a.slot),

@@ -9,12 +9,14 @@ export class MetricsSettings extends EventEmitter {
    * @param {object} o
    * @param {import('pino').Logger} o.log
    * @param {() => Promise<string>} o.render  the Prometheus text of the moment, for each scrape
+   * @param {(app: string|null) => object[]|null} o.readiness  for GET /readyz (health/monitor.js)
    * @param {number} [o.interval]  sampling period (ms) until a file says otherwise
    */
-  constructor({ log, render, interval = 1000 }) {
+  constructor({ log, render, readiness, interval = 1000 }) {
     super();
     this.log = log;
     this.render = render;
+    this.readiness = readiness;
     this.interval = interval;
     this.listen = null;
     this.endpoint = null;
@@ -33,7 +35,7 @@ export class MetricsSettings extends EventEmitter {
     if (this.endpoint) return [`metrics.listen changed to ${listen}, but the endpoint keeps serving on ${this.listen} until the daemon restarts`];
     const { startMetricsEndpoint } = await import('./metrics-endpoint.js');
     try {
-      this.endpoint = await startMetricsEndpoint(listen, this.render);
+      this.endpoint = await startMetricsEndpoint(listen, { render: this.render, readiness: this.readiness });
       this.endpoint.on('error', (err) => this.log.error({ err }, 'metrics endpoint error'));
       this.listen = listen;
       this.log.info({ listen }, 'metrics endpoint listening');

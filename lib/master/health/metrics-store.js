@@ -28,10 +28,52 @@ export class Ring {
   }
 }
 
+/**
+ * Prometheus counters of one worker slot (app + slot), the identity of a worker's series.
+ * They outlive the slot's workers, so a restart or a reload is neither a new series nor a
+ * counter reset. CPU is kept in whole clock ticks (exact: no float sums).
+ */
+export class SlotCounters {
+  cpuTicks = 0;
+  httpRequests = 0;
+}
+
+/** The SlotCounters of every slot, dropped when their slot is gone (app deleted, scaled down). */
+export class CounterStore {
+  #slots = new Map(); // "app\0slot" -> SlotCounters
+
+  /** @returns {SlotCounters} */
+  of(app, slot) {
+    const key = `${app}\0${slot}`;
+    let c = this.#slots.get(key);
+    if (!c) this.#slots.set(key, (c = new SlotCounters()));
+    return c;
+  }
+
+  /** The counters of a slot if it has any, without creating them. */
+  peek(app, slot) {
+    return this.#slots.get(`${app}\0${slot}`) ?? null;
+  }
+
+  /** @param {(app: string, slot: number) => boolean} exists */
+  prune(exists) {
+    for (const key of this.#slots.keys()) {
+      const [app, slot] = key.split('\0');
+      if (!exists(app, Number(slot))) this.#slots.delete(key);
+    }
+  }
+}
+
+const count = (n) => (Number.isSafeInteger(n) && n > 0 ? n : 0);
+
 export class WorkerRecord {
-  /** @param {import('../process/worker-process.js').WorkerProcess} proc */
-  constructor(proc) {
+  /**
+   * @param {import('../process/worker-process.js').WorkerProcess} proc
+   * @param {SlotCounters} [counters]  its slot's counters (the monitor's CounterStore)
+   */
+  constructor(proc, counters = new SlotCounters()) {
     this.proc = proc;
+    this.counters = counters;
     this.pid = proc.pid;
     this.app = proc.appName;
     this.slot = proc.slotIndex;
@@ -50,6 +92,7 @@ export class WorkerRecord {
   onReport(data, now = Date.now()) {
     this.agent = data;
     this.agentAt = now;
+    this.counters.httpRequests += count(data.http?.requests);
     const l = data.loop;
     if (!l) return;
     this.window = this.window ? { p99: Math.max(this.window.p99, l.p99), max: Math.max(this.window.max, l.max) } : { p99: l.p99, max: l.max };
@@ -67,6 +110,7 @@ export class WorkerRecord {
   onSample(cost, now = Date.now(), staleMs = 3000) {
     this.cost = cost;
     this.costAt = now;
+    this.counters.cpuTicks += count(cost.cpuTicks);
     this.lastWindow = this.window;
     this.window = null;
     this.history.cpu.push(cost.cpu);

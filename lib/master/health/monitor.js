@@ -11,10 +11,11 @@
 // It reads the apps through the registry's read-only face (core/registry-reader.js) and
 // acts on them only through the replaceSlot function it was given.
 import { workerProcesses } from '../process/index.js';
-import { ProcessSampler } from './process-sampler.js';
-import { WorkerRecord } from './metrics-store.js';
+import { ProcessSampler, TICKS_PER_SEC } from './process-sampler.js';
+import { WorkerRecord, CounterStore } from './metrics-store.js';
 import { decideHealthAction } from './health-rules.js';
 import { renderPrometheus } from './prometheus-text.js';
+import { appReadiness } from './app-readiness.js';
 import { WORKER_STATES as S } from '../core/states.js';
 import { lsView } from '../core/status-view.js';
 
@@ -28,8 +29,9 @@ export class Monitor {
    * @param {import('pino').Logger} o.log
    * @param {(topic: string, data: object) => void} o.broadcast
    * @param {(topic: string) => boolean} o.subscribed  true when a connection listens to topic
+   * @param {string} [o.version]  superd's version, for superd_build_info
    */
-  constructor({ reader, settings, replaceSlot, log, broadcast, subscribed }) {
+  constructor({ reader, settings, replaceSlot, log, broadcast, subscribed, version = 'unknown' }) {
     this.reader = reader;
     this.settings = settings;
     this.replaceSlot = replaceSlot;
@@ -37,6 +39,8 @@ export class Monitor {
     this.broadcast = broadcast;
     this.subscribed = subscribed;
     this.records = new Map(); // pid -> WorkerRecord
+    this.counters = new CounterStore(); // per slot, across its workers (Prometheus counters)
+    this.version = version;
     this.sampler = new ProcessSampler();
     this.timer = null;
     this.sampling = null;
@@ -49,7 +53,7 @@ export class Monitor {
 
   #follow(proc) {
     if (!proc.pid) return;
-    const rec = new WorkerRecord(proc);
+    const rec = new WorkerRecord(proc, this.counters.of(proc.appName, proc.slotIndex));
     this.records.set(proc.pid, rec);
     proc.on('metrics', (data) => rec.onReport(data));
     proc.once('exit', () => {
@@ -73,6 +77,7 @@ export class Monitor {
       await this.#sample(recs);
       const now = Date.now();
       for (const rec of recs) if (this.records.get(rec.pid) === rec) this.#judge(rec, now);
+      this.counters.prune((app, slot) => this.reader.worker(app, slot) !== null);
       if (this.subscribed('metrics')) this.broadcast('metrics', await this.status());
     })();
     try {
@@ -124,7 +129,24 @@ export class Monitor {
 
   /** The Prometheus text of the moment (the metrics endpoint, health/metrics-settings.js). */
   async prometheusText() {
-    return renderPrometheus(await this.status(), daemonProcess());
+    const metricsOf = await this.sampledMetrics();
+    const now = Date.now();
+    const countersOf = (app, slot) => {
+      const c = this.counters.peek(app, slot);
+      return c && { cpuSeconds: c.cpuTicks / TICKS_PER_SEC, httpRequests: c.httpRequests };
+    };
+    return renderPrometheus(lsView(this.reader.snapshot(now), metricsOf), { ...daemonProcess(), version: this.version }, { countersOf, now });
+  }
+
+  /**
+   * The readiness of app `name` (GET /readyz?app=), or of every app not stopped on purpose
+   * (`name` null); null when there is no app `name`.
+   */
+  readiness(name = null) {
+    const apps = this.reader.snapshot().apps;
+    if (name === null) return apps.filter((a) => a.status !== S.STOPPED).map(appReadiness);
+    const app = apps.find((a) => a.name === name);
+    return app ? [appReadiness(app)] : null;
   }
 
   #judge(rec, now) {
@@ -175,5 +197,5 @@ export class Monitor {
 
 function daemonProcess() {
   const { user, system } = process.cpuUsage();
-  return { cpuSeconds: (user + system) / 1e6, rss: process.memoryUsage.rss(), startTime: Math.round((Date.now() - process.uptime() * 1000) / 1000) };
+  return { cpuSeconds: (user + system) / 1e6, rss: process.memoryUsage.rss(), startTime: Math.round(Date.now() / 1000 - process.uptime()), node: process.version };
 }

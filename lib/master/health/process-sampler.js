@@ -16,7 +16,7 @@
 // Not Linux: every value is null.
 import fs from 'node:fs';
 
-const TICKS_PER_SEC = 100; // USER_HZ: 100 on every Linux architecture Node supports
+export const TICKS_PER_SEC = 100; // USER_HZ: 100 on every Linux architecture Node supports
 const CHUNK = 16; // worker trees read per turn of the event loop
 const MAX_TREE = 256; // processes counted per worker, a bound against fork bombs
 const buf = Buffer.alloc(4096);
@@ -102,12 +102,13 @@ export class ProcessSampler {
    * Samples the trees of `leaders` (worker pids).
    * @param {number[]} leaders
    * @param {Map<number, number>} [startedAt]  pid -> ms epoch, for the CPU % of a first sample
-   * @returns {Promise<Map<number, {cpu: number|null, memory: number|null, processes: number}>>}
+   * @returns {Promise<Map<number, {cpu: number|null, memory: number|null, processes: number, cpuTicks: number}>>}
+   *   cpuTicks: clock ticks (1/100 s) the tree used since the previous sample (since it started, at the first)
    */
   async sample(leaders, startedAt = new Map()) {
     const out = new Map();
     if (!linux) {
-      for (const pid of leaders) out.set(pid, { cpu: null, memory: null, processes: 0 });
+      for (const pid of leaders) out.set(pid, { cpu: null, memory: null, processes: 0, cpuTicks: 0 });
       return out;
     }
     for (let i = 0; i < leaders.length; i += CHUNK) {
@@ -117,7 +118,7 @@ export class ProcessSampler {
         const tree = this.#tree(pid);
         if (!tree) {
           this.forget(pid);
-          out.set(pid, { cpu: null, memory: null, processes: 0 });
+          out.set(pid, { cpu: null, memory: null, processes: 0, cpuTicks: 0 });
           continue;
         }
         const prev = this.last.get(pid) ?? { ticks: 0, at: startedAt.get(pid) ?? now };
@@ -125,7 +126,7 @@ export class ProcessSampler {
         const used = Math.max(0, tree.ticks - prev.ticks); // a child reparented away lowers the sum
         const cpu = elapsed > 0 ? (used * (1000 / TICKS_PER_SEC) * 100) / elapsed : 0;
         this.last.set(pid, { ticks: tree.ticks, at: now });
-        out.set(pid, { cpu: Math.round(cpu * 10) / 10, memory: tree.rss, processes: tree.processes });
+        out.set(pid, { cpu: Math.round(cpu * 10) / 10, memory: tree.rss, processes: tree.processes, cpuTicks: used });
       }
     }
     return out;

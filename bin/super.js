@@ -98,7 +98,8 @@ async function parseWithCommander() {
     .option('-f, --follow', 'keep printing new lines until Ctrl-C')
     .option('--out', 'stdout only')
     .option('--err', 'stderr only')
-    .option('--json', 'one JSON object per line: {app, slot, stream, msg}')
+    .option('--json', 'one JSON object per line: {app, slot, stream, time, msg} (time: epoch ms, when known)')
+    .option('--raw', 'the lines as written, without app#slot prefixes (for pipes)')
     .option('--since <when>', 'only lines since a duration ago (10m, 2h) or a date (needs dated lines)')
     .action(run('logs'));
   program.command('reload-logs').description('reopen every log file (after an external logrotate); same as SIGUSR2 to the daemon').action(run('reload-logs'));

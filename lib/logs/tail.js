@@ -85,13 +85,15 @@ const ISO_RE = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z)/;
  * when such lines carry none.
  */
 export function timeReader(s) {
-  if (s.type === 'json') {
-    const parse = s.date && s.date !== 'ISO' ? compileParser(s.date) : (v) => Date.parse(v);
+  if (s.type === 'json' || s.type === 'pm2-json') {
+    // json: pino's epoch ms (or an app's own time); pm2-json: timestamp, in log_date_format when set
+    const key = s.type === 'json' ? 'time' : 'timestamp';
+    const parse = s.type === 'pm2-json' && s.date && s.date !== 'ISO' ? compileParser(s.date) : (v) => Date.parse(v);
     return (line) => {
       try {
-        const ts = JSON.parse(line).ts;
-        const t = typeof ts === 'string' ? parse(ts) : null;
-        return Number.isFinite(t) ? t : null;
+        const t = JSON.parse(line)[key];
+        const ms = typeof t === 'number' ? t : typeof t === 'string' ? parse(t) : null;
+        return Number.isFinite(ms) ? ms : null;
       } catch {
         return null;
       }

@@ -42,7 +42,7 @@ export function createDaemonLog(file) {
       dest.reopen();
       // pino writes asynchronously: let what was queued for the old file land first.
       await new Promise((r) => setTimeout(r, 200));
-      await finishRotation(file, rotation);
+      await finishRotation(`${file}.1`, rotation);
       log.info({ file }, 'daemon log rotated');
     } catch (err) {
       log.warn({ err: err.message }, 'daemon log rotation failed');

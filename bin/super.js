@@ -108,6 +108,7 @@ async function parseWithCommander() {
   program.command('daemon').description('run the daemon in the foreground (for systemd and containers)')
     .option('--foreground', 'stay in the foreground (the only mode; for unit files)')
     .option('--resurrect', 'start the apps saved by `super save`')
+    .option('--log-to <where>', 'the daemon\'s own log: file ($SUPER_HOME/daemon.log, the default) or stderr (journald under systemd)')
     .option('--listen <host:port>', 'open the TCP control listener (as control.listen; loopback only unless --tls-cert/--tls-key)')
     .option('--tls-cert <file>', 'PEM certificate for --listen (serve TLS)')
     .option('--tls-key <file>', 'PEM private key for --listen')

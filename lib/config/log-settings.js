@@ -7,16 +7,23 @@ import { checkCron } from './cron-check.js';
 
 /** Rotated files kept when neither log_retain nor logs.retain says. */
 export const DEFAULT_RETAIN = 5;
+/**
+ * `super run` (containers): files whose size neither the app nor the file's `logs:` set are
+ * capped, so they cannot fill the container's writable layer: 10 MiB, one rotated file kept
+ * (at most 20 MiB per file; the output is on stdout anyway).
+ */
+export const CAPPED = { maxSize: 10 * 1024 * 1024, retain: 1 };
 
 /**
  * @param {object} app  a normalized app (normalize-app.js)
  * @param {{dir: string|null, max_size: number|null, retain: number|null, compress: boolean}} [defaults]  the file's `logs:`
  * @param {string} home  SUPER_HOME
+ * @param {{capped?: boolean}} [o]  capped: CAPPED size and retention unless said (`super run`)
  */
-export function resolveLogSettings(app, defaults, home) {
+export function resolveLogSettings(app, defaults, home, { capped = false } = {}) {
   const d = defaults ?? {};
   const dir = d.dir ?? path.join(home, 'logs');
-  const maxSize = app.log_max_size ?? d.max_size ?? null;
+  const maxSize = app.log_max_size ?? d.max_size ?? (capped ? CAPPED.maxSize : null);
   return {
     disabled: app.disable_logs,
     dir,
@@ -29,7 +36,7 @@ export function resolveLogSettings(app, defaults, home) {
     // log_date_format wins over time: it is the more specific of the two.
     date: app.log_date_format ?? (app.time ? 'ISO' : null),
     maxSize,
-    retain: app.log_retain ?? d.retain ?? DEFAULT_RETAIN,
+    retain: app.log_retain ?? d.retain ?? (capped ? CAPPED.retain : DEFAULT_RETAIN),
     retainDays: app.log_retain_days ?? null,
     // a cron expression; null: by size only
     rotate: app.log_rotate ? (ROTATE_EVERY[app.log_rotate] ?? app.log_rotate) : null,

@@ -125,7 +125,7 @@ apps:
     const raw = await box.cli(['logs', 'pm', '--raw', '--out']);
     assert.equal(raw.stdout, fs.readFileSync(path.join(logs, 'pm-out.log'), 'utf8'));
     const forced = await box.cli(['logs', 'pm', '--out'], { env: { FORCE_COLOR: '1' } });
-    assert.match(forced.stdout, /^\u001b\[\d+mpm\u001b\[0m \| /, 'FORCE_COLOR colours a pipe (NO_COLOR is set too: FORCE_COLOR wins)');
+    assert.match(forced.stdout, /^\u001b\[\d+mpm#0\u001b\[0m \| \d{4}-\d\d-\d\dT\S+Z from pm2\n$/, 'FORCE_COLOR colours a pipe (NO_COLOR is set too: FORCE_COLOR wins)');
     const both = await box.cli(['logs', 'pm', '--raw', '--json']);
     assert.equal(both.code, 2);
     assert.match(both.stderr, /E_USAGE: --json and --raw/);

@@ -35,6 +35,7 @@ apps:
     env: { PINO_FROM: ${JSON.stringify(ROOT)} }
   - name: pm
     script: pm2-json-app.cjs
+    ready_on: spawn
     log_type: pm2-json
   - name: dated
     script: log-writer.js

@@ -22,12 +22,6 @@ export default async function logs(target = 'all', opts = {}) {
   if (opts.json && opts.raw) throw new SuperError('E_USAGE', '--json and --raw: give one of them');
   const render = makeRenderer({ json: Boolean(opts.json), raw: Boolean(opts.raw), color: colorWanted(process.stdout) });
   const client = await connectDaemon();
-  // `super logs | head -1`: the reader is gone, which is not an error.
-  process.stdout.on('error', (err) => {
-    client.close();
-    if (err.code === 'EPIPE') process.exit(0);
-    throw err;
-  });
   let data;
   try {
     data = await client.request('logs', args);

@@ -3,6 +3,7 @@
 // has is the daemon's business (lib/master/core/log-handlers.js).
 import fsp from 'node:fs/promises';
 import { compileParser } from './date-format.cjs';
+import { rotatedFiles } from './rotate.js';
 
 const CHUNK = 64 * 1024;
 const MAX_SCAN = 8 * 1024 * 1024; // never read more than this much of a file for one request
@@ -120,10 +121,19 @@ export async function tailFiles(files, { lines: asked, since, timeOf, ends }) {
   const tails = await Promise.all(files.map(async (f) => {
     const opts = { lines: since !== undefined && asked === undefined ? 10000 : lines, maxBytes: budget, since, timeOf: timeOf(f) };
     const current = await tailLines(f.path, { ...opts, end: ends?.get(f.path) });
-    // Just after a rotation the current file is short: the rest comes from file.1.
+    // Just after a rotation the current file is short: the rest comes from the last rotated one.
     if (current.length >= opts.lines || (since !== undefined && current.length)) return current;
-    const before = await tailLines(`${f.path}.1`, { ...opts, lines: opts.lines - current.length });
+    const previous = await lastRotated(f.path);
+    if (!previous) return current;
+    const before = await tailLines(previous, { ...opts, lines: opts.lines - current.length });
     return [...before, ...current];
   }));
   return files.map((f, i) => ({ ...f, lines: tails[i] }));
+}
+
+/** The rotated file written last (file.1, or the newest dated one), not gzipped; null if none. */
+async function lastRotated(file) {
+  const plain = (await rotatedFiles(file)).filter((p) => !p.endsWith('.gz'));
+  const stats = await Promise.all(plain.map((p) => fsp.stat(p).then((st) => ({ p, at: st.mtimeMs }), () => null)));
+  return stats.filter(Boolean).sort((a, b) => b.at - a.at)[0]?.p ?? null;
 }

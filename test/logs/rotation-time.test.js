@@ -58,6 +58,11 @@ apps:
   assert.ok(fs.readFileSync(dated, 'utf8').length > 0 && fs.readFileSync(current, 'utf8').length > 0, 'lines on both sides of midnight');
   assert.ok(fs.existsSync(path.join(logs, 'tick-err.2026-11-23.log')), 'stderr rotated too');
 
+  // super logs reaches back into the dated file when the current one is short
+  const currentCount = fs.readFileSync(current, 'utf8').trimEnd().split('\n').length;
+  const shown = await box.cli(['logs', 'tick', '--out', '--lines', String(currentCount + 5)]);
+  assert.deepEqual(shown.stdout.trimEnd().split('\n').map((l) => l.replace(/^tick \| /, '')), lines.slice(-(currentCount + 5)));
+
   // pruned by age: 2026-10-01 is older than 7 days (log_retain 6 keeps every one of the 6 by count)
   const left = fs.readdirSync(logs).filter((n) => n.startsWith('tick-out.')).sort();
   assert.deepEqual(left, ['tick-out.2026-11-18.log', 'tick-out.2026-11-20.log', 'tick-out.2026-11-21.log', 'tick-out.2026-11-22.log', 'tick-out.2026-11-23.log', 'tick-out.log']);

@@ -184,6 +184,13 @@ export class AppLogs {
     }
   }
 
+  /** The app's settings changed (a reload adopted its config): re-arm the log_rotate schedule. */
+  settingsChanged() {
+    clearTimeout(this.scheduleTimer);
+    this.scheduleTimer = null;
+    this.#scheduleRotation();
+  }
+
   /** Arms the log_rotate timer for the next time the schedule comes (croner reads it). */
   #scheduleRotation() {
     const s = this.settings;

@@ -98,7 +98,8 @@ async function parseWithCommander() {
     .option('-f, --follow', 'keep printing new lines until Ctrl-C')
     .option('--out', 'stdout only')
     .option('--err', 'stderr only')
-    .option('--json', 'one JSON object per line: {app, slot, stream, msg}')
+    .option('--json', 'one JSON object per line: {app, slot, stream, time, msg} (time: epoch ms, when known)')
+    .option('--raw', 'the lines as written, without app#slot prefixes (for pipes)')
     .option('--since <when>', 'only lines since a duration ago (10m, 2h) or a date (needs dated lines)')
     .action(run('logs'));
   program.command('profile').argument('<app>', 'app name or id; app#slot for one worker (default: every worker, one file each)')
@@ -116,6 +117,7 @@ async function parseWithCommander() {
   program.command('daemon').description('run the daemon in the foreground (for systemd and containers)')
     .option('--foreground', 'stay in the foreground (the only mode; for unit files)')
     .option('--resurrect', 'start the apps saved by `super save`')
+    .option('--log-to <where>', 'the daemon\'s own log: file ($SUPER_HOME/daemon.log, the default) or stderr (journald under systemd)')
     .option('--listen <host:port>', 'open the TCP control listener (as control.listen; loopback only unless --tls-cert/--tls-key)')
     .option('--tls-cert <file>', 'PEM certificate for --listen (serve TLS)')
     .option('--tls-key <file>', 'PEM private key for --listen')

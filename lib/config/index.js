@@ -157,10 +157,10 @@ function syntaxError(file, line, col, message) {
  * @param {unknown} data
  * @param {import('./positions.js').PositionMap|undefined} positions  where keys sit in the file, if known
  * @param {string} file
- * @param {LoadOptions & { baseDir?: string, mergeLogsDefault?: boolean }} options
+ * @param {LoadOptions & { baseDir?: string, mergeLogsDefault?: boolean, capLogs?: boolean }} options
  * @returns {Ecosystem}
  */
-function loadEcosystemData(data, positions, file, { env, only, allowedCpus, cpus, noPinning, baseDir, mergeLogsDefault = true, isRoot, home = superHome() } = {}) {
+function loadEcosystemData(data, positions, file, { env, only, allowedCpus, cpus, noPinning, baseDir, mergeLogsDefault = true, capLogs = false, isRoot, home = superHome() } = {}) {
   allowedCpus ??= cpus !== undefined ? Array.from({ length: cpus }, (_, i) => i) : readAllowedCpus();
   cpus ??= allowedCpus.length;
   const abs = path.resolve(file);
@@ -182,7 +182,7 @@ function loadEcosystemData(data, positions, file, { env, only, allowedCpus, cpus
     }
   }
   if (problems.size > 0) throw refused(file, problems);
-  apps = apps.map((app) => ({ ...app, logs: resolveLogSettings(app, daemon.logs, home) }));
+  apps = apps.map((app) => ({ ...app, logs: resolveLogSettings(app, daemon.logs, home, { capped: capLogs }) }));
   return deepFreeze({ file: abs, daemon, apps, warnings });
 }
 

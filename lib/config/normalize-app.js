@@ -12,6 +12,7 @@ import { didYouMean } from './did-you-mean.js';
 import { resolveInstances } from './instances.js';
 import { writtenKeys } from './pm2-keys.js';
 import { checkCron } from './cron-check.js';
+import { checkLogKeys } from './log-settings.js';
 import { resolveUser } from './run-as.js';
 import { defaultInterpreter, resolveScript } from './resolve-script.js';
 import { formatPath } from './problems.js';
@@ -63,11 +64,13 @@ const SIGNALS = Object.keys(os.constants.signals);
  * @property {string|null} error_file  absolute path, null = default
  * @property {boolean} merge_logs
  * @property {string|null} log_date_format
- * @property {'raw'|'json'} log_type
+ * @property {'raw'|'json'|'pm2-json'} log_type
  * @property {boolean} disable_logs
  * @property {boolean} time
  * @property {number|null} log_max_size  bytes
  * @property {number|null} log_retain
+ * @property {string|null} log_rotate  daily, hourly or a cron expression
+ * @property {number|null} log_retain_days
  * @property {string|number|number[]|Record<string,unknown>|null} cpu_affinity  as written (checked:
  *   every CPU is one the daemon may use); lib/master/settings/affinity.js turns it into each slot's CPUs
  * @property {number} reload_parallel
@@ -148,6 +151,7 @@ export function normalizeApp(raw, index, ctx) {
     const bad = checkCron(cron);
     if (bad) report('cron_restart', `not a cron expression (${bad}); write 5 fields (minute hour day month weekday) or 6 with seconds first, e.g. "0 3 * * *"`);
   }
+  checkLogKeys(get, report);
   const runAs = resolveUser({ uid: get('uid'), gid: get('gid') }, ctx.isRoot ?? process.getuid?.() === 0, (key, m) => report(key, m));
   const sourceMaps = interpreter === 'node' && get('source_map_support') === true && get('disable_source_map_support') !== true;
   const nodeArgs = argList(get('node_args'), (m) => report('node_args', m));
@@ -231,6 +235,8 @@ export function normalizeApp(raw, index, ctx) {
     time: get('time') ?? false,
     log_max_size: bytes('log_max_size'),
     log_retain: get('log_retain') ?? null,
+    log_rotate: get('log_rotate') ?? null,
+    log_retain_days: get('log_retain_days') ?? null,
     cpu_affinity: get('cpu_affinity') ?? null,
     reload_parallel: get('reload_parallel') ?? 1,
     probation: ms('probation', 1000),

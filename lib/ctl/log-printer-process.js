@@ -5,13 +5,15 @@
 // the last line (at most DRAIN_MAX_MS).
 import { connect } from '../ipc/client.js';
 import { superHome } from '../home.js';
-import { makeRenderer } from './render-log.js';
+import { makeRenderer, colorWanted } from './render-log.js';
 
 const QUIET_MS = 300; // three of the daemon's follow ticks (100 ms)
 const DRAIN_MAX_MS = 3000;
 
 const json = process.argv.includes('--json');
-const render = makeRenderer({ json, color: false });
+const render = makeRenderer({ json, color: !json && colorWanted(process.stdout) });
+// Whoever reads our output went away (a pipe closed): stop printing, the apps run on.
+for (const out of [process.stdout, process.stderr]) out.on('error', () => process.exit(0));
 let client;
 try {
   client = await connect(superHome());
@@ -35,8 +37,9 @@ client.onEvent((e) => {
   const lines = d.text.split('\n');
   lines.pop(); // the text ends with a newline
   const out = d.stream === 'err' && !json ? process.stderr : process.stdout;
+  const readAt = Date.now();
   // Backpressure: while the output is full, stop reading; the daemon then skips, not queues.
-  if (!out.write(lines.map((l) => render(d.app, d.slot, d.stream, l)).join(''))) {
+  if (!out.write(lines.map((l) => render(d.app, d.slot, d.stream, l, readAt)).join(''))) {
     client.pause();
     out.once('drain', () => client.resume());
   }

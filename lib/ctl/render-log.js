@@ -1,9 +1,46 @@
-// How `super logs` shows a line: `app#slot | text` (stdout) or `app#slot ! text` (stderr),
-// coloured on a terminal unless NO_COLOR is set. Lines written with log_type: json are
-// shown as `ts msg` with the slot they carry.
+// How `super logs` and `super run` show a line: `app#slot | text` (stdout) or
+// `app#slot ! text` (stderr), coloured when colorWanted says so. A line written with
+// log_type json (pino's fields) or pm2-json (PM2's) is shown as `time msg`, with the slot it
+// carries; --json gives {app, slot, stream, time?, msg}; --raw the line as written.
 const PALETTE = [36, 32, 35, 34, 33, 96, 92, 95];
 
-export function makeRenderer({ json, color }) {
+/**
+ * Colour on a terminal; FORCE_COLOR (anything but 0/false) forces it, NO_COLOR turns it off
+ * (FORCE_COLOR wins, as in Node).
+ */
+export function colorWanted(stream, env = process.env) {
+  const force = env.FORCE_COLOR;
+  if (force !== undefined && force !== '') return force !== '0' && force !== 'false';
+  return Boolean(stream.isTTY) && !env.NO_COLOR;
+}
+
+/** What a JSON line of ours says: {time (epoch ms), msg, slot}, or null for any other line. */
+function parseOurs(line) {
+  if (line.charCodeAt(0) !== 0x7b) return null;
+  let o;
+  try {
+    o = JSON.parse(line);
+  } catch {
+    return null;
+  }
+  if (o === null || typeof o !== 'object') return null;
+  if (typeof o.msg === 'string' && (typeof o.time === 'number' || typeof o.time === 'string')) {
+    return { time: typeof o.time === 'number' ? o.time : Date.parse(o.time), msg: o.msg, slot: o.slot };
+  }
+  if (typeof o.message === 'string' && typeof o.timestamp === 'string' && 'app_name' in o) {
+    return { time: Date.parse(o.timestamp), stamp: o.timestamp, msg: o.message, slot: o.process_id };
+  }
+  return null;
+}
+
+/**
+ * @param {{json?: boolean, raw?: boolean, color?: boolean}} o
+ * @returns {(app: string, slot: number|null, stream: string, line: string, readAt?: number) => string}
+ *   one log line -> the text to print (with its newline); readAt: when a followed line was
+ *   read, its time in --json when the line carries none
+ */
+export function makeRenderer({ json, raw, color }) {
+  if (raw) return (app, slot, stream, line) => `${line}\n`;
   const paint = (code, s) => (color ? `\u001b[${code}m${s}\u001b[0m` : s);
   const hue = (name) => {
     let h = 0;
@@ -11,26 +48,16 @@ export function makeRenderer({ json, color }) {
     return PALETTE[h % PALETTE.length];
   };
 
-  /** One log line of (app, slot, stream) -> the text to print (with its newline). */
-  return function render(app, slot, stream, line) {
-    let msg = line;
-    let ts;
-    if (line.startsWith('{"ts":')) {
-      try {
-        const o = JSON.parse(line);
-        if (typeof o.msg === 'string') {
-          msg = o.msg;
-          ts = o.ts;
-          if (slot === null && Number.isInteger(o.slot)) slot = o.slot;
-        }
-      } catch {
-        // not one of ours: print as is
-      }
-    }
-    if (json) return `${JSON.stringify({ app, slot, stream, ...(ts ? { ts } : {}), msg })}\n`;
+  return function render(app, slot, stream, line, readAt) {
+    const ours = parseOurs(line);
+    const msg = ours ? ours.msg : line;
+    if (ours && slot === null && Number.isInteger(ours.slot)) slot = ours.slot;
+    const time = ours && Number.isFinite(ours.time) ? ours.time : readAt;
+    if (json) return `${JSON.stringify({ app, slot, stream, ...(time === undefined ? {} : { time }), msg })}\n`;
     const who = slot === null ? app : `${app}#${slot}`;
     const sep = stream === 'err' ? paint(31, '!') : '|';
-    const text = ts ? `${ts} ${msg}` : msg;
+    const stamp = ours ? (ours.stamp ?? (Number.isFinite(ours.time) ? new Date(ours.time).toISOString() : null)) : null;
+    const text = stamp ? `${stamp} ${msg}` : msg;
     return `${paint(hue(app), who)} ${sep} ${stream === 'err' ? paint(31, text) : text}\n`;
   };
 }

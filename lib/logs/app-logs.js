@@ -13,10 +13,20 @@
 //     -> every writer acked -> gzip file.1 (logs.compress) / drop it (retain 0)
 //
 // Lines written between rename and reopen land in file.1, whole: 0 lost by construction.
+//
+// With log_rotate (daily, hourly, a cron expression) every file is also rotated when the
+// schedule comes (one timer per app, read against logClock), and rotated files are dated
+// (api-out.2026-11-23.log: the period the file began in), then pruned by count and age.
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { slotFiles, appFiles } from './settings.js';
-import { shiftChain, finishRotation, rotatedFiles } from './rotate.js';
+import { shiftChain, moveDated, periodStamp, finishRotation, pruneRotated, rotatedFiles } from './rotate.js';
+import { logClock } from './clock.js';
+
+const require = createRequire(import.meta.url);
+// A far schedule (a yearly cron) is re-armed at least this often: setTimeout's limit is ~24.8 days.
+const MAX_WAIT_MS = 3600 * 1000;
 
 const CHECK_MS = 250;
 const MIN_CHECK_MS = 10;
@@ -41,6 +51,8 @@ export class AppLogs {
     this.timer = null;
     this.rotating = new Set(); // paths being rotated: one rotation per file at a time
     this.reported = new Set(); // problems already logged (once each)
+    this.scheduleTimer = null; // log_rotate
+    this.periodStart = null; // when the current files' period began (their dated name)
   }
 
   get settings() {
@@ -75,11 +87,14 @@ export class AppLogs {
       else this.files.set(file, { fd: fh.fd, fh, slot });
     }));
     this.#schedule();
+    this.#scheduleRotation();
   }
 
   close() {
     clearTimeout(this.timer);
     this.timer = null;
+    clearTimeout(this.scheduleTimer);
+    this.scheduleTimer = null;
     for (const entry of this.files.values()) entry.fh.close().catch(() => {});
     this.files.clear();
   }
@@ -169,21 +184,56 @@ export class AppLogs {
     }
   }
 
-  /** Rotates one file now (see the diagram above). */
-  async rotate(file) {
+  /** The app's settings changed (a reload adopted its config): re-arm the log_rotate schedule. */
+  settingsChanged() {
+    clearTimeout(this.scheduleTimer);
+    this.scheduleTimer = null;
+    this.#scheduleRotation();
+  }
+
+  /** Arms the log_rotate timer for the next time the schedule comes (croner reads it). */
+  #scheduleRotation() {
+    const s = this.settings;
+    if (this.scheduleTimer || !s.rotate || !this.files.size) return;
+    const now = logClock();
+    this.periodStart ??= now;
+    const { Cron } = require('croner');
+    const next = new Cron(s.rotate, { paused: true }).nextRun(new Date(now))?.getTime();
+    if (!next) return;
+    this.scheduleTimer = setTimeout(async () => {
+      this.scheduleTimer = null;
+      if (logClock() >= next && this.settings.rotate) {
+        const stamp = periodStamp(this.periodStart, this.settings.dateBy);
+        this.periodStart = next;
+        // one file after the other: each rotation asks its writers to reopen
+        for (const file of [...this.files.keys()]) await this.rotate(file, stamp);
+      }
+      this.#scheduleRotation();
+    }, Math.min(Math.max(next - now, 0), MAX_WAIT_MS));
+    this.scheduleTimer.unref();
+  }
+
+  /**
+   * Rotates one file now (see the diagrams above). stamp: the dated name's period (the
+   * schedule's); a size rotation with log_rotate takes the current period's.
+   */
+  async rotate(file, stamp) {
     const entry = this.files.get(file);
     if (!entry || this.rotating.has(file)) return;
     this.rotating.add(file);
     const s = this.settings;
     try {
-      await shiftChain(file, s.retain);
+      let rotated = `${file}.1`;
+      if (s.rotate) rotated = await moveDated(file, stamp ?? periodStamp(this.periodStart ?? logClock(), s.dateBy));
+      else await shiftChain(file, s.retain);
       const fh = await fsp.open(file, 'a', 0o640);
       this.files.set(file, { fd: fh.fd, fh, slot: entry.slot });
       entry.fh.close().catch(() => {});
       const { acked, reason } = await this.reopenWriters(entry.slot);
-      if (acked) await finishRotation(file, s);
-      else if (s.compress || s.retain === 0) this.log.warn({ app: this.name, file: `${file}.1` }, `rotated file kept as is: ${reason}`);
-      this.log.info({ app: this.name, file }, 'log rotated');
+      if (acked) await finishRotation(rotated, s);
+      else if (s.compress || s.retain === 0) this.log.warn({ app: this.name, file: rotated }, `rotated file kept as is: ${reason}`);
+      if (s.rotate || s.retainDays) await pruneRotated(file, s, logClock());
+      this.log.info({ app: this.name, file, rotated }, 'log rotated');
     } catch (err) {
       this.#once(`rotate:${file}:${err.code}`, 'warn', { app: this.name, file, err: err.message }, 'log rotation failed (logged once)');
     } finally {

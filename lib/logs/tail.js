@@ -3,6 +3,7 @@
 // has is the daemon's business (lib/master/core/log-handlers.js).
 import fsp from 'node:fs/promises';
 import { compileParser } from './date-format.cjs';
+import { rotatedFiles } from './rotate.js';
 
 const CHUNK = 64 * 1024;
 const MAX_SCAN = 8 * 1024 * 1024; // never read more than this much of a file for one request
@@ -85,13 +86,15 @@ const ISO_RE = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z)/;
  * when such lines carry none.
  */
 export function timeReader(s) {
-  if (s.type === 'json') {
-    const parse = s.date && s.date !== 'ISO' ? compileParser(s.date) : (v) => Date.parse(v);
+  if (s.type === 'json' || s.type === 'pm2-json') {
+    // json: pino's epoch ms (or an app's own time); pm2-json: timestamp, in log_date_format when set
+    const key = s.type === 'json' ? 'time' : 'timestamp';
+    const parse = s.type === 'pm2-json' && s.date && s.date !== 'ISO' ? compileParser(s.date) : (v) => Date.parse(v);
     return (line) => {
       try {
-        const ts = JSON.parse(line).ts;
-        const t = typeof ts === 'string' ? parse(ts) : null;
-        return Number.isFinite(t) ? t : null;
+        const t = JSON.parse(line)[key];
+        const ms = typeof t === 'number' ? t : typeof t === 'string' ? parse(t) : null;
+        return Number.isFinite(ms) ? ms : null;
       } catch {
         return null;
       }
@@ -118,10 +121,19 @@ export async function tailFiles(files, { lines: asked, since, timeOf, ends }) {
   const tails = await Promise.all(files.map(async (f) => {
     const opts = { lines: since !== undefined && asked === undefined ? 10000 : lines, maxBytes: budget, since, timeOf: timeOf(f) };
     const current = await tailLines(f.path, { ...opts, end: ends?.get(f.path) });
-    // Just after a rotation the current file is short: the rest comes from file.1.
+    // Just after a rotation the current file is short: the rest comes from the last rotated one.
     if (current.length >= opts.lines || (since !== undefined && current.length)) return current;
-    const before = await tailLines(`${f.path}.1`, { ...opts, lines: opts.lines - current.length });
+    const previous = await lastRotated(f.path);
+    if (!previous) return current;
+    const before = await tailLines(previous, { ...opts, lines: opts.lines - current.length });
     return [...before, ...current];
   }));
   return files.map((f, i) => ({ ...f, lines: tails[i] }));
+}
+
+/** The rotated file written last (file.1, or the newest dated one), not gzipped; null if none. */
+async function lastRotated(file) {
+  const plain = (await rotatedFiles(file)).filter((p) => !p.endsWith('.gz'));
+  const stats = await Promise.all(plain.map((p) => fsp.stat(p).then((st) => ({ p, at: st.mtimeMs }), () => null)));
+  return stats.filter(Boolean).sort((a, b) => b.at - a.at)[0]?.p ?? null;
 }

@@ -2,15 +2,15 @@
 // Worker side of superd's logs (required by agent.cjs, whose dispatch table calls reopen()).
 // The daemon opened this worker's log files and gave them to it as fd 1 and 2; SUPER_LOG
 // says where they are and how to format:
-//   {"out": path, "err": path, "type": "raw"|"json", "date": format|"ISO"|null, "app", "slot"}
+//   {"out": path, "err": path, "type": "raw"|"json"|"pm2-json", "date": format|"ISO"|null, "app", "slot"}
 //
 // process.stdout/stderr.write are replaced by a writer that
 //  - writes each line with one write() to an O_APPEND file: lines of several workers sharing
 //    a file never interleave, and nothing passes through the daemon; a trailing partial
 //    line is held until it is complete (0.5 s at most, flushed at exit), formatted or raw
 //    (raw-lines.cjs: a write that ends with a newline goes out as it is);
-//  - formats (log_date_format / time prefix, log_type: json) here, in the worker, so the
-//    daemon does no per-line work;
+//  - formats (log_date_format / time prefix, log_type: json or pm2-json: line-formats.cjs)
+//    here, in the worker, so the daemon does no per-line work;
 //  - when the daemon asks (REOPEN_LOGS: rotation, `super reload-logs`; cluster workers) or
 //    when it sees its path name another file (checked every second; fork-mode children)
 //    opens the paths again and writes there from its next line, then acks LOGS_REOPENED;
@@ -27,6 +27,7 @@ const { StringDecoder } = require('node:string_decoder');
 const { FROM_AGENT } = require('../ipc/agent-protocol.cjs');
 const { send: tell } = require('./daemon-channel.cjs');
 const { rawLines, HOLD_MS } = require('./raw-lines.cjs');
+const { lineFormatter } = require('./line-formats.cjs');
 
 /** Opens the log paths again (the daemon's REOPEN_LOGS); nothing to do without SUPER_LOG. */
 let reopenLogs = () => {};
@@ -43,9 +44,8 @@ if (raw) {
 }
 
 function install(cfg) {
-  const stamp = cfg.date === 'ISO' ? (ms) => new Date(ms).toISOString() : cfg.date ? require('../logs/date-format.cjs').compileFormat(cfg.date) : null;
-  const json = cfg.type === 'json';
-  const formatting = json || stamp !== null;
+  const line = lineFormatter(cfg);
+  const formatting = line !== null;
   const targets = { out: { fd: 1, path: cfg.out }, err: { fd: 2, path: cfg.err } };
 
   function writeAll(target, stream, buf) {
@@ -66,11 +66,6 @@ function install(cfg) {
     }
     return undefined;
   }
-
-  const line = (stream, text, ms) => {
-    if (!json) return `${stamp(ms)}: ${text}`;
-    return JSON.stringify({ ts: stamp ? stamp(ms) : new Date(ms).toISOString(), app: cfg.app, slot: cfg.slot, pid: process.pid, stream, msg: text });
-  };
 
   for (const [stream, proc] of [['out', process.stdout], ['err', process.stderr]]) {
     const target = targets[stream];

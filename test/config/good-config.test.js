@@ -70,6 +70,8 @@ test('minimal.yml: every default', async () => {
       time: false,
       log_max_size: null,
       log_retain: null,
+      log_rotate: null,
+      log_retain_days: null,
       cpu_affinity: null,
       reload_parallel: 1,
       probation: 1000,
@@ -86,7 +88,7 @@ test('minimal.yml: every default', async () => {
       logs: {
         disabled: false, dir: path.join(superHome(), 'logs'), createDir: true,
         out: path.join(superHome(), 'logs', 'web-out.log'), err: path.join(superHome(), 'logs', 'web-err.log'),
-        perSlot: false, type: 'raw', date: null, maxSize: null, retain: 5, compress: false,
+        perSlot: false, type: 'raw', date: null, maxSize: null, retain: 5, compress: false, retainDays: null, rotate: null, dateBy: null,
       },
     }],
     warnings: [],
@@ -170,6 +172,8 @@ test('full.yml: every key, with --env production and 4 CPUs', async () => {
     time: true,
     log_max_size: 1024 ** 3,
     log_retain: 2,
+    log_rotate: null,
+    log_retain_days: null,
     cpu_affinity: { 0: [0], 1: '2-3' },
     reload_parallel: 2,
     probation: 3600000,
@@ -185,7 +189,7 @@ test('full.yml: every key, with --env production and 4 CPUs', async () => {
     source: { file: at('full.yml'), line: 18 },
     logs: {
       disabled: false, dir: at('logs'), createDir: false, out: at('api/logs/out.log'), err: at('logs/api-err.log'),
-      perSlot: true, type: 'json', date: 'YYYY-MM-DD HH:mm:ss', maxSize: 1024 ** 3, retain: 2, compress: true,
+      perSlot: true, type: 'json', date: 'YYYY-MM-DD HH:mm:ss', maxSize: 1024 ** 3, retain: 2, compress: true, retainDays: null, rotate: null, dateBy: null,
     },
   });
   const tool = eco.apps[1];

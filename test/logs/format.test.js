@@ -1,45 +1,11 @@
-// Issue 3: log_type json and log_date_format / time lines parse; --since reads them back.
+// Issue 3: log_date_format / time lines parse; --since reads them back; a reload changes the
+// format (log_type json and pm2-json: pipelines.test.js).
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { sandbox, freePort, httpGet } from '../helpers/harness.js';
 import { compileParser } from '../../lib/logs/date-format.cjs';
-
-test('log_type json: one object per line {ts, app, slot, pid, stream, msg}', async (t) => {
-  const box = await sandbox(t);
-  box.fixture('log-writer.js');
-  const eco = box.write('eco.yml', `
-apps:
-  - name: js
-    script: log-writer.js
-    instances: 2
-    ready_on: ready
-    log_type: json
-    env: { LINES: 50, ERR_EVERY: 10 }
-`);
-  const before = Date.now();
-  assert.equal((await box.cli(['start', eco])).code, 0);
-  const ls = JSON.parse((await box.cli(['ls', '--json'])).stdout);
-  const pids = ls.apps[0].workers.map((w) => w.pid);
-  for (const stream of ['out', 'err']) {
-    const lines = fs.readFileSync(path.join(box.home, 'logs', `js-${stream}.log`), 'utf8').trimEnd().split('\n');
-    assert.equal(lines.length, stream === 'out' ? 90 : 10);
-    for (const l of lines) {
-      const o = JSON.parse(l);
-      assert.deepEqual(Object.keys(o), ['ts', 'app', 'slot', 'pid', 'stream', 'msg']);
-      assert.equal(o.app, 'js');
-      assert.equal(o.stream, stream);
-      assert.equal(o.pid, pids[o.slot]);
-      assert.match(o.msg, new RegExp(`^L w${o.slot} \\d{7} x+$`));
-      const ts = Date.parse(o.ts);
-      assert.ok(ts >= before - 1000 && ts <= Date.now(), o.ts);
-    }
-  }
-  // super logs shows the slot each json line carries
-  const r = await box.cli(['logs', 'js', '--lines', '50', '--out']);
-  assert.ok(r.stdout.trimEnd().split('\n').every((l) => /^js#[01] \| \d{4}-\d\d-\d\dT\S+Z L w[01] /.test(l)), r.stdout.slice(0, 300));
-});
 
 test('log_date_format prefixes every line (and wins over time); time: true is ISO; --since reads them', async (t) => {
   const box = await sandbox(t);
@@ -108,5 +74,5 @@ ${extra}
   const lines = fs.readFileSync(path.join(box.home, 'logs', 'web-out.log'), 'utf8').trimEnd().split('\n');
   assert.deepEqual(lines.slice(0, 3).map((l) => l.slice(0, 7)), ['OLD w0 ', 'OLD w0 ', 'OLD w0 ']);
   const after = lines.slice(-3).map((l) => JSON.parse(l));
-  assert.deepEqual(after.map((o) => [o.app, o.slot, o.stream, o.msg.slice(0, 7)]), [['web', 0, 'out', 'NEW w0 '], ['web', 0, 'out', 'NEW w0 '], ['web', 0, 'out', 'NEW w0 ']]);
+  assert.deepEqual(after.map((o) => [o.name, o.slot, o.stream, o.msg.slice(0, 7)]), [['web', 0, 'out', 'NEW w0 '], ['web', 0, 'out', 'NEW w0 '], ['web', 0, 'out', 'NEW w0 ']]);
 });

@@ -131,10 +131,11 @@ test('super monit without a terminal prints one plain snapshot of the worker tab
   const r = await box.cli(['monit'], { env: { NO_COLOR: '' } });
   assert.equal(r.code, 0, r.stderr);
   assert.doesNotMatch(r.stdout, /\x1b/, 'no escape sequence at all (styles, alternate screen, cursor)');
+  // The note goes to stderr: the pipe gets the table alone.
+  assert.match(r.stderr, /^super monit: stdout and stdin are not a terminal, so this is a single snapshot; run it in a terminal for the live dashboard\n$/);
   const lines = r.stdout.trimEnd().split('\n');
-  assert.match(lines[0], /^super monit: stdout and stdin are not a terminal, so this is a single snapshot; run it in a terminal for the live dashboard$/);
-  assert.match(lines[1], /^ superd monit {2}1 app\(s\), 2 worker\(s\) {2}daemon pid \d+ /);
-  assert.match(lines[2], /^app\s+#\s+pid\s+status\s+cpu\s+memory\s+heap\s+loop p99\s+req\/s\s+restarts\s+uptime\s+cpus$/);
-  assert.equal(lines.length, 5, 'the note, the title, the header and one row per worker: nothing else');
-  for (const [i, row] of lines.slice(3).entries()) assert.match(row, new RegExp(`^web\\s+${i}\\s+${pids[i]}\\s+online\\s+\\S+\\s+\\S+\\s+\\S+\\s+\\S+\\s+\\S+\\s+0\\s+\\d+s\\s`));
+  assert.match(lines[0], /^ superd monit {2}1 app\(s\), 2 worker\(s\) {2}daemon pid \d+ /);
+  assert.match(lines[1], /^app\s+#\s+pid\s+status\s+cpu\s+memory\s+heap\s+loop p99\s+req\/s\s+restarts\s+uptime\s+cpus$/);
+  assert.equal(lines.length, 4, 'the title, the header and one row per worker: nothing else');
+  for (const [i, row] of lines.slice(2).entries()) assert.match(row, new RegExp(`^web\\s+${i}\\s+${pids[i]}\\s+online\\s+\\S+\\s+\\S+\\s+\\S+\\s+\\S+\\s+\\S+\\s+0\\s+\\d+s\\s`));
 });

@@ -60,6 +60,7 @@ test('super run --json: one JSON object per line; SIGINT exits 0', async (t) => 
   const lines = run.stdout.trim().split('\n').map((l) => JSON.parse(l));
   assert.ok(lines.some((o) => o.app === 'talker' && o.slot === 0 && o.stream === 'out' && o.msg === 'hello from slot 0'));
   assert.ok(lines.some((o) => o.app === 'talker' && o.stream === 'err' && o.msg === 'warning from slot 0'));
+  assert.ok(lines.every((o) => Number.isInteger(o.time) && Math.abs(o.time - Date.now()) < 60000), 'each line carries its time (epoch ms)');
 });
 
 test('super run exits 1 when an app fails to start (everything stopped), 2 for a bad file', async (t) => {

@@ -43,7 +43,8 @@ test('the generated unit passes systemd-analyze verify and says what the daemon 
   const line = (key) => unit.match(new RegExp(`^${key}=(.*)$`, 'm'))?.[1];
   assert.equal(line('Type'), 'notify');
   assert.equal(line('NotifyAccess'), 'all', 'systemd-notify runs as a child of the daemon');
-  assert.equal(line('ExecStart'), `${process.execPath} ${path.join(ROOT, 'bin', 'super.js')} daemon --foreground --resurrect`);
+  assert.equal(line('ExecStart'), `${process.execPath} ${path.join(ROOT, 'bin', 'super.js')} daemon --foreground --resurrect --log-to stderr`);
+  assert.equal(line('SyslogIdentifier'), 'superd', 'journalctl -u and -t superd show the daemon\'s log');
   assert.equal(line('ExecReload'), `${process.execPath} ${path.join(ROOT, 'bin', 'super.js')} reload all`);
   assert.equal(line('WatchdogSec'), '30s', 'a stuck daemon loop is restarted');
   assert.equal(line('KillMode'), 'mixed');

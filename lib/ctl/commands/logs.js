@@ -1,11 +1,11 @@
-// super logs [app|all] [--lines N] [--follow|-f] [--out|--err] [--json] [--since 10m]
+// super logs [app|all] [--lines N] [--follow|-f] [--out|--err] [--json|--raw] [--since 10m]
 // Prints the last N lines of each selected file, then with -f follows them until Ctrl-C.
 // Following goes over the control channel (the daemon reads the files in chunks and skips
 // for a reader that is too slow), so it works the same for a remote client.
 import { connectDaemon } from '../session.js';
 import { SuperError } from '../../errors.js';
 import { parseDuration } from '../../config/units.js';
-import { makeRenderer } from '../render-log.js';
+import { makeRenderer, colorWanted } from '../render-log.js';
 import { printError } from '../coded-error.js';
 
 export default async function logs(target = 'all', opts = {}) {
@@ -19,8 +19,8 @@ export default async function logs(target = 'all', opts = {}) {
   if (opts.err && !opts.out) args.stream = 'err';
   if (opts.since !== undefined) args.since = parseSince(opts.since);
 
-  const color = Boolean(process.stdout.isTTY) && !process.env.NO_COLOR && !opts.json;
-  const render = makeRenderer({ json: Boolean(opts.json), color });
+  if (opts.json && opts.raw) throw new SuperError('E_USAGE', '--json and --raw: give one of them');
+  const render = makeRenderer({ json: Boolean(opts.json), raw: Boolean(opts.raw), color: colorWanted(process.stdout) });
   const client = await connectDaemon();
   let data;
   try {
@@ -58,8 +58,9 @@ export default async function logs(target = 'all', opts = {}) {
       }
       const lines = d.text.split('\n');
       lines.pop(); // text ends with a newline
+      const readAt = Date.now();
       // Backpressure: while stdout is full, stop reading; the daemon then skips, not queues.
-      if (!process.stdout.write(lines.map((l) => render(d.app, d.slot, d.stream, l)).join(''))) {
+      if (!process.stdout.write(lines.map((l) => render(d.app, d.slot, d.stream, l, readAt)).join(''))) {
         client.pause();
         process.stdout.once('drain', () => client.resume());
       }

@@ -5,7 +5,9 @@
 //   PID 1?  -> re-run under `tini -s`, which reaps orphans (lib/ctl/pid1.js)
 //   bad file -> E_CONFIG, exit 2, nothing started
 //   daemon up -> log printer child follows every app's output to stdout/stderr (per-slot
-//                files unless the file sets merge_logs, so each line says app#slot)
+//                files unless the file sets merge_logs, so each line says app#slot; files
+//                capped at 10 MiB + one rotated file unless the file sets a size: the
+//                container's writable layer does not fill)
 //   apps started; one fails to start -> everything stopped, exit 1
 //   SIGTERM / SIGINT -> every app stopped gracefully -> printer drains -> exit 0
 import path from 'node:path';
@@ -27,7 +29,8 @@ export default async function run(file, opts = {}) {
   let printer = null;
   const { startDaemon } = await import('../../master/index.js');
   // One log file per worker unless the file says merge_logs: every line printed says app#slot.
-  const daemon = await startDaemon({ afterStop: () => printer?.drain(), loadDefaults: { mergeLogsDefault: false } });
+  // Files capped unless the file sets log_max_size / logs.max_size.
+  const daemon = await startDaemon({ afterStop: () => printer?.drain(), loadDefaults: { mergeLogsDefault: false, capLogs: true } });
   const say = (msg) => process.stderr.write(`super run: ${msg}\n`);
 
   const clientEnv = Object.fromEntries(Object.entries(process.env).filter(([k, v]) => typeof v === 'string' && k !== 'NOTIFY_SOCKET' && k !== REAPED));

@@ -223,6 +223,7 @@ export class App {
       adopt: (config) => {
         this.config = config;
         this.pendingConfig = null;
+        this.logs.settingsChanged(); // log_rotate applies at a reload, as the other rotation settings
       },
     };
   }

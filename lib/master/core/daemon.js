@@ -48,8 +48,10 @@ export const EXIT_ALREADY_RUNNING = 10;
  *   the control socket closes (`super run` lets its log printer finish there)
  * @param {object} [opts.loadDefaults]  loadEcosystem options for every file the daemon reads
  *   (`super run`: {mergeLogsDefault: false}, one log file per worker)
+ * @param {'file'|'stderr'} [opts.logTo]  the daemon's own log: daemon.log (default) or stderr
+ *   (`super daemon --log-to stderr`, the systemd unit: journald keeps it)
  */
-export async function startDaemon({ resurrect = false, afterStop, control, loadDefaults } = {}) {
+export async function startDaemon({ resurrect = false, afterStop, control, loadDefaults, logTo } = {}) {
   const home = superHome();
   let log;
   try {
@@ -59,7 +61,7 @@ export async function startDaemon({ resurrect = false, afterStop, control, loadD
     process.stderr.write(`superd: ${err.code ?? 'E_INTERNAL'}: ${err.message}\n`);
     process.exit(err.code === 'E_DAEMON_RUNNING' ? EXIT_ALREADY_RUNNING : 1);
   }
-  const daemonLog = createDaemonLog(daemonLogPath(home));
+  const daemonLog = createDaemonLog(daemonLogPath(home), { to: logTo });
   log = daemonLog.log;
 
   // The composition root: each part gets its collaborators here, at construction. The

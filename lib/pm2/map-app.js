@@ -110,6 +110,11 @@ const CARRY = {
     else note(`"${v}" is not a count; left out`);
   },
   port: () => {}, // becomes env PORT, as in PM2 (below)
+  log_type(v, app, note) {
+    // superd's `json` is pino's line; PM2's json fields are superd's `pm2-json`.
+    app.log_type = v === 'json' ? 'pm2-json' : v;
+    if (v === 'json') note('"json" written as "pm2-json" (PM2\'s fields; superd\'s "json" is pino\'s line)');
+  },
   ...Object.fromEntries(DURATIONS.map((key) => [key, (v, app, note) => {
     if (parseDuration(v) === undefined) note(`"${v}" is not a duration superd reads (ms, or 500ms, 5s, 2m, 1h); left out`);
     else app[key] = v;

@@ -104,6 +104,11 @@ async function parseWithCommander() {
   program.command('reload-logs').description('reopen every log file (after an external logrotate); same as SIGUSR2 to the daemon').action(run('reload-logs'));
   program.command('flush').argument('[app]', 'app name or "all"', 'all').description('empty the log files of an app and remove its rotated files').action(run('flush'));
   program.command('kill').description('stop every app gracefully, then stop the daemon').action(run('kill'));
+  program.command('upgrade').description('replace the daemon with a new one (the superd on disk now) without a failed request; apps keep their sockets')
+    .option('--daemon-path <dir>', 'start the superd installed in this directory')
+    .option('--config <file>', 'take the daemon-wide settings (scheduling, control, metrics, logs, daemon) from this ecosystem file')
+    .option('--json', 'print the outcome as JSON')
+    .action(run('upgrade'));
   program.command('daemon').description('run the daemon in the foreground (for systemd and containers)')
     .option('--foreground', 'stay in the foreground (the only mode; for unit files)')
     .option('--resurrect', 'start the apps saved by `super save`')

@@ -37,6 +37,8 @@ export const CODES = Object.freeze({
   E_DUMP: [EXIT.FAILED, 'The saved process list ($SUPER_HOME/dump.json) is missing, corrupt, or would be replaced by an empty one; the message says what to do.'],
   E_NO_DAEMON: [EXIT.NO_DAEMON, 'No daemon answers on this SUPER_HOME (or at --host); start one with `super start <ecosystem.yml>`.'],
   E_TLS: [EXIT.NO_DAEMON, 'The TLS connection to --host failed (certificate not trusted, wrong name, not a TLS listener); trust the daemon\'s certificate with --tls-ca.'],
+  E_UPGRADE_FAILED: [EXIT.FAILED, '`super upgrade`: the new daemon failed to boot or its workers failed readiness; it was stopped and the running daemon kept serving. Its stderr tail says why.'],
+  E_NOT_SUPERD: [EXIT.BAD_INPUT, '`super upgrade --daemon-path DIR`: DIR is not a superd package (no package.json named superd with lib/master/core/daemon.js); nothing changed.'],
 });
 
 /** An error that crosses the control channel and ends a CLI with its exit status. */

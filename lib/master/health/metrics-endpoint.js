@@ -4,6 +4,7 @@
 // renders what the monitor already holds (no /proc reads on the scrape path).
 import http from 'node:http';
 import { parseListen } from '../../config/listen-address.js';
+import { inheritedSocket } from '../upgrade/index.js';
 
 /**
  * @param {string} listen
@@ -33,7 +34,9 @@ export function startMetricsEndpoint(listen, render) {
   const { host, port } = parseListen(listen);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => {
+    // The same socket as the daemon this one replaced (`super upgrade`), if it was handed over.
+    const fd = inheritedSocket(host, port);
+    server.listen(fd === null ? { port, host } : { fd }, () => {
       server.off('error', reject);
       server.unref();
       resolve(server);

@@ -33,7 +33,7 @@ import { WatchManager } from '../watch/index.js';
 import { createDaemonLog } from '../../logs/daemon-log.js';
 import { reloadAllLogs } from './log-handlers.js';
 import { stopDeadline } from './stop-deadline.js';
-import { Upgrade, Handover, adoptInheritedSockets } from '../upgrade/index.js';
+import { Upgrade, Handover, adoptInheritedSockets, trackClusterListeners } from '../upgrade/index.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const agentPath = path.join(here, '..', '..', 'worker', 'agent.cjs');
@@ -69,6 +69,7 @@ export async function startDaemon({ resurrect = false, afterStop, control, loadD
   }
   const daemonLog = createDaemonLog(daemonLogPath(home));
   log = daemonLog.log;
+  trackClusterListeners(); // so that `super upgrade` can stop this daemon accepting
   const adopted = adoptInheritedSockets();
   if (adopted.length) log.info({ sockets: adopted }, 'adopted inherited listening sockets');
 

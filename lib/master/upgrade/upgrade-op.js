@@ -7,6 +7,7 @@ import { SuperError } from '../../errors.js';
 import { daemonState } from '../saved/index.js';
 import { daemonPackage } from './daemon-package.js';
 import { startSuccessor, BOOT_MARGIN } from './successor.js';
+import { stopAccepting } from './cluster-listeners.js';
 
 // Ops that change nothing; everything else waits for the upgrade to end.
 const READ_ONLY = new Set(['ping', 'version', 'ls', 'describe', 'env', 'logs', 'subscribe', 'unsubscribe', 'stats', 'save']);
@@ -52,8 +53,11 @@ export class Upgrade {
       const started = apps.filter((a) => !a.stopped).map((a) => a.config);
       const deadline = BOOT_MARGIN + Math.max(0, ...started.map((c) => c.listen_timeout + c.probation));
       this.log.info({ entry: pkg.entry, version: pkg.version, apps: apps.length, config }, 'upgrade: starting a successor daemon');
-      const { pid } = await startSuccessor({ home: this.registry.home, pkg, state: { apps, daemon }, deadline, progress, log: this.log });
-      this.log.info({ successor: pid }, 'upgrade: the successor owns the control socket; retiring this daemon');
+      const say = (text) => progress({ text });
+      const { pid } = await startSuccessor({ home: this.registry.home, pkg, state: { apps, daemon }, deadline, progress: say, log: this.log });
+      // The successor accepts on the same sockets: new connections go to it alone from now.
+      const closed = stopAccepting();
+      this.log.info({ successor: pid, listeners_closed: closed }, 'upgrade: the successor owns the control socket; retiring this daemon');
       setImmediate(() => this.retire(pid));
       return { from: process.pid, to: pid, version: pkg.version, apps: apps.map((a) => a.config.name) };
     } catch (err) {

@@ -8,9 +8,9 @@
 // (lib/internal/cluster/child.js _getServer), which the primary answers by creating a
 // RoundRobinHandle (round-robin) or a SharedHandle (`scheduling: os`) keyed by
 // address:port:addressType:fd:index (lib/internal/cluster/primary.js queryServer). Both
-// handles use the query's `fd` when it is set: RoundRobinHandle listens with {fd},
-// SharedHandle opens the handle from the fd (net._createServerHandle) and sends it to the
-// workers. So a listener prepended to each worker's 'internalMessage' (the same message
+// handles use the query's `fd` when it is set (with no address and port): RoundRobinHandle
+// listens with {fd}, SharedHandle opens the handle from the fd (net._createServerHandle)
+// and sends it to the workers. So a listener prepended to each worker's 'internalMessage' (the same message
 // object reaches cluster's own listener next) sets `fd` on the queries for inherited
 // address:ports, and the primary serves the very socket it inherited: no bind, no window.
 // Node 20, 22 and 24 share this code path.
@@ -79,5 +79,10 @@ function useInheritedSocket(msg) {
   if (msg?.cmd !== 'NODE_CLUSTER' || msg.act !== 'queryServer' || msg.fd !== undefined) return;
   if (msg.addressType !== 4 && msg.addressType !== 6) return; // UDP, unix paths
   const fd = inheritedSocket(msg.address, msg.port);
-  if (fd !== null) msg.fd = fd;
+  if (fd === null) return;
+  // SharedHandle (`os`) builds its handle with net._createServerHandle, which asserts that
+  // a handle made from an fd has no address and port: the fd says both.
+  msg.fd = fd;
+  msg.address = null;
+  msg.port = 0;
 }

@@ -163,7 +163,8 @@ test('super upgrade: bad input, failing successors, upgrades under load, SIGKILL
     const oldPid = box.daemonPid();
     const oldWorkers = (await lsJson(box)).apps[0].workers.map((w) => w.pid);
     const u = upgradeCli(box);
-    await u.saw('successor daemon started');
+    // Killed once the successor has the state (before that, neither serves: the next test).
+    await u.saw('starting 1 app(s)');
     const successor = Number(/successor daemon started \(pid (\d+)\)/.exec(u.stdout())[1]);
     process.kill(oldPid, 'SIGKILL');
     await u.done;

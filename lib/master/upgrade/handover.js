@@ -15,6 +15,9 @@ import { message, isStep } from './messages.js';
 
 const STATE_TIMEOUT = 10000;
 
+/** Where a successor's control server listens until it commits. */
+export const successorControlPath = (finalPath, pid) => `${finalPath}.${pid}`;
+
 export class Handover {
   /** A handover when this process was started by `super upgrade`, else null. */
   static fromEnv(env = process.env) {
@@ -29,7 +32,7 @@ export class Handover {
 
   /** Where the control server listens until the commit. */
   controlPath(finalPath) {
-    return `${finalPath}.${process.pid}`;
+    return successorControlPath(finalPath, process.pid);
   }
 
   /** Progress for the CLI of the old daemon (nothing once it is gone). */

@@ -7,7 +7,8 @@
 import fs from 'node:fs';
 import { spawn } from 'node:child_process';
 import { SuperError } from '../../errors.js';
-import { daemonErrPath } from '../../home.js';
+import { daemonErrPath, socketPath } from '../../home.js';
+import { successorControlPath } from './handover.js';
 import { listeningSockets } from './listening-sockets.js';
 import { message, isStep } from './messages.js';
 
@@ -72,6 +73,7 @@ export async function startSuccessor({ home, pkg, state, deadline, progress, log
   const gone = await raceWithTimeout([exited.then(() => 'exited')], STOP_GRACE);
   if (gone === 'timeout') child.kill('SIGKILL');
   const exit = await exited;
+  fs.rmSync(successorControlPath(socketPath(home), child.pid), { force: true }); // left by a killed successor
   const why = failure?.message
     ?? (outcome === 'timeout' ? `its workers were not ready within ${deadline} ms` : `it exited (${exit.signal ?? `code ${exit.code}`}) before its workers were ready`);
   log.warn({ pid: child.pid, why }, 'upgrade failed; this daemon keeps serving');

@@ -85,7 +85,7 @@ export class RemoteControl {
     if (!this.current) return false;
     if (same(this.current, wanted)) return true;
     throw new SuperError('E_CONTROL_FIXED', `${source} asks for control ${describe(wanted)}, but this daemon's control listener runs with ${describe(this.current)}; `
-      + 'a daemon restart is needed to change it: `super kill`, then `super start` (or make the file\'s control block match)');
+      + `to change it without stopping the apps, replace the daemon: \`super upgrade --config ${source}\` (or make the file's control block match)`);
   }
 
   async #open({ wanted, tls }, source) {

@@ -77,7 +77,7 @@ export class Upgrade {
       ...(eco.scheduling_set ? { scheduling: eco.scheduling } : {}),
       ...(eco.control.listen ? { control: eco.control } : {}),
       ...(eco.cpu_affinity !== null && eco.cpu_affinity !== undefined ? { cpu_affinity: eco.cpu_affinity } : {}),
-      metrics: eco.metrics,
+      ...(eco.metrics.listen ? { metrics: eco.metrics } : {}),
       logs: eco.logs,
     };
   }

@@ -133,6 +133,7 @@ async function parseWithCommander() {
     .option('--user', 'a user unit (~/.config/systemd/user) instead of a system unit')
     .option('--print', 'print the unit instead of writing it')
     .option('--unit-dir <dir>', 'write the unit into this directory (no systemctl calls)')
+    .option('--socket <listen...>', 'also write a .socket unit holding these listening sockets (PORT, IP:PORT, [IPv6]:PORT) across daemon restarts; with --print, print that unit')
     .action(run('startup'));
   program.command('unstartup').argument('[init]', 'the init system: systemd', 'systemd')
     .description('disable and remove the unit written by `super startup`')

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { sandbox, freePort, lsJson, httpGet, SUPER } from '../helpers/harness.js';
 
 test('LISTEN_FDS: the daemon adopts the sockets systemd passes, and apps listening on those ports serve them', async (t) => {
@@ -39,4 +39,27 @@ test('LISTEN_FDS: the daemon adopts the sockets systemd passes, and apps listeni
   // The variables are systemd's message to the daemon alone, not to its workers.
   const worker = (await lsJson(box)).apps[0].workers[0].pid;
   assert.doesNotMatch(fs.readFileSync(`/proc/${worker}/environ`, 'utf8'), /LISTEN_FDS|LISTEN_PID|SUPERD_LISTEN_FDS/);
+});
+
+const hasVerify = spawnSync('systemd-analyze', ['--version']).status === 0;
+// CI installs systemd; elsewhere a missing systemd-analyze skips, never passes.
+const needVerify = hasVerify || process.env.CI ? {} : { skip: 'systemd-analyze is not installed (apt-get install systemd)' };
+
+test('super startup systemd --socket writes a .socket unit beside the service that passes systemd-analyze verify', needVerify, async (t) => {
+  const box = await sandbox(t);
+  const dir = path.join(box.dir, 'units');
+  const r = await box.cli(['startup', 'systemd', '--unit-dir', dir, '--socket', '127.0.0.1:3000', '8080', '[::1]:3001']);
+  assert.equal(r.code, 0, r.stderr);
+  const [service, socket] = ['service', 'socket'].map((ext) => fs.readdirSync(dir).find((f) => f.endsWith(`.${ext}`)));
+  assert.equal(socket, service.replace(/\.service$/, '.socket'), 'the socket unit has the service\'s name');
+  const text = fs.readFileSync(path.join(dir, socket), 'utf8');
+  assert.deepEqual(text.match(/^ListenStream=.*$/gm), ['ListenStream=127.0.0.1:3000', 'ListenStream=8080', 'ListenStream=[::1]:3001']);
+  assert.match(text, new RegExp(`^Service=${service.replace('.', '\\.')}$`, 'm'));
+  const v = spawnSync('systemd-analyze', ['verify', path.join(dir, socket)], { encoding: 'utf8', env: { ...process.env, SYSTEMD_LOG_COLOR: '0' } });
+  assert.equal(v.status, 0, v.stderr);
+  assert.equal(v.stderr.trim(), '', 'no warning from systemd-analyze');
+
+  const bad = await box.cli(['startup', 'systemd', '--print', '--socket', '127.0.0.1']);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /^super: E_USAGE: --socket 127\.0\.0\.1: give a port/);
 });

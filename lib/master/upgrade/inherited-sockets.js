@@ -62,7 +62,7 @@ function inheritedFds(env) {
  */
 export function inheritedSocket(address, port) {
   const wanted = normalizeAddress(address);
-  const i = inherited.findIndex((s) => s.port === port && (wanted === null ? s.address === '::' || s.address === '0.0.0.0' : s.address === wanted));
+  const i = inherited.findIndex((s) => s.port === port && (isWildcard(wanted) ? isWildcard(s.address) : s.address === wanted));
   if (i < 0) return null;
   const s = inherited[i];
   let ino = null;
@@ -73,6 +73,9 @@ export function inheritedSocket(address, port) {
   inherited.splice(i, 1); // its handle closed it
   return null;
 }
+
+/** No host, '::' or '0.0.0.0': every address (a socket systemd binds for a bare port is '::'). */
+const isWildcard = (a) => a === null || a === '::' || a === '0.0.0.0';
 
 /** Sets `fd` on a worker's TCP listen query for an inherited address:port (see above). */
 function useInheritedSocket(msg) {

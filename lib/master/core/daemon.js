@@ -174,6 +174,7 @@ export async function startDaemon({ resurrect = false, afterStop, control, loadD
   const upgrade = new Upgrade({
     registry,
     log,
+    refuse: afterStop ? 'it runs in the foreground for `super run` (restart the container to replace it)' : null,
     retire: (successor) => {
       handedOver = true;
       sdNotify([`MAINPID=${successor}`, `STATUS=handed over to pid ${successor}`], log);

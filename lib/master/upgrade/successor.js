@@ -52,7 +52,7 @@ export async function startSuccessor({ home, pkg, state, deadline, progress, log
     if (isStep(m, 'progress') && typeof m.text === 'string') progress(m.text.slice(0, 500));
     if (isStep(m, 'failed')) failure = m;
   });
-  child.once('error', () => {}); // an IPC write after its death: seen as its exit
+  child.on('error', () => {}); // an IPC write after its death: seen as its exit
   const step = (name) => new Promise((resolve) => child.on('message', (m) => isStep(m, name) && resolve(m)));
   const ready = step('ready');
   const committed = step('committed');

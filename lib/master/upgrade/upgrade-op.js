@@ -19,11 +19,14 @@ export class Upgrade {
    * @param {import('pino').Logger} o.log
    * @param {(successorPid: number) => void} o.retire  retires this daemon once the successor owns
    *   SUPER_HOME: its workers are stopped gracefully and it exits, leaving the socket and pid file
+   * @param {string|null} [o.refuse]  why this daemon cannot be replaced (`super run`: its process is
+   *   the container's, its apps' output goes to its stdout)
    */
-  constructor({ registry, log, retire }) {
+  constructor({ registry, log, retire, refuse = null }) {
     this.registry = registry;
     this.log = log;
     this.retire = retire;
+    this.refuse = refuse;
     this.running = false;
   }
 
@@ -42,6 +45,7 @@ export class Upgrade {
 
   /** @param {{daemonPath?: string, config?: string}} args  absolute paths */
   async run({ daemonPath, config }, progress) {
+    if (this.refuse) throw new SuperError('E_USAGE', `this daemon cannot be upgraded in place: ${this.refuse}`);
     if (this.running) throw new SuperError('E_BUSY', 'an upgrade is already running; wait for it to finish');
     const busy = [...this.registry.apps.values()].find((app) => app.busy);
     if (busy) throw new SuperError('E_BUSY', `${busy.name} is busy (${busy.busy}); try again when it is done`);

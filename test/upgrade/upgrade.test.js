@@ -120,7 +120,7 @@ test('super upgrade: bad input, failing successors, upgrades under load, SIGKILL
 
   await t.test('upgrades under keep-alive and Connection: close load: 0 failed, ls and the TCP listener always answer', async () => {
     const keepAlive = startLoad({ port, connections: 4, keepAlive: true, maxMs: 60000 });
-    const close = startLoad({ port, connections: 2, keepAlive: false, maxMs: 60000 });
+    const close = startLoad({ port, connections: 8, keepAlive: false, maxMs: 60000 });
     let upgrading = true;
     const probe = (async () => {
       const failures = [];
@@ -132,9 +132,14 @@ test('super upgrade: bad input, failing successors, upgrades under load, SIGKILL
       }
       return { n, failures };
     })();
-    const a = await box.cli(['upgrade']);
-    assert.equal(a.code, 0, a.stdout + a.stderr);
-    assert.match(a.stdout, /daemon pid \d+ -> pid \d+/);
+    // Two round-robin upgrades: a retiring daemon that kept accepting would reset some
+    // of the connections it took after its last worker left (seen in about half of the
+    // runs of one upgrade under this load).
+    for (let i = 0; i < 2; i++) {
+      const a = await box.cli(['upgrade']);
+      assert.equal(a.code, 0, a.stdout + a.stderr);
+      assert.match(a.stdout, /daemon pid \d+ -> pid \d+/);
+    }
     // The second one replaces a daemon that itself inherited its sockets, with `os`
     // scheduling from --config (a setting that used to need kill + start).
     const osFile = box.write('eco-os.yml', eco({ port, control, failFile, scheduling: 'os' }));

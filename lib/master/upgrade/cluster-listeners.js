@@ -10,15 +10,28 @@
 // 'connection' listener is cluster's `fail`, a 'listening' listener registered inside
 // listen() runs before cluster's and records the raw handle. If Node changes this, nothing
 // is recorded and retirement falls back to the workers' drain alone.
+//
+// Connections accepted before that wait in the handle's queue for a free worker: retiring
+// the workers at once would refuse them (a draining worker refuses a handed connection,
+// and with no worker left it is closed). So the retiring daemon first waits until no
+// connection has been handed to a worker for a moment (quiesce).
 import net from 'node:net';
+import cluster from 'node:cluster';
+
+const QUIET_MS = 100; // no handoff for this long: the queues are empty
+const QUIESCE_MAX_MS = 3000;
 
 /** Raw listening handles of the round-robin servers of this primary. */
 const handles = new Set();
 let installed = false;
+let lastHandoff = 0; // when a worker last answered a handed connection
 
 export function trackClusterListeners() {
   if (installed) return;
   installed = true;
+  cluster.on('fork', (worker) => worker.process.on('internalMessage', (m) => {
+    if (m?.cmd === 'NODE_CLUSTER' && m.accepted !== undefined) lastHandoff = Date.now();
+  }));
   const listen = net.Server.prototype.listen;
   net.Server.prototype.listen = function listenTracked(...args) {
     const own = this.listeners('connection');
@@ -38,9 +51,15 @@ export function trackClusterListeners() {
   };
 }
 
-/** Stops accepting new connections on every round-robin listener; returns how many. */
-export function stopAccepting() {
+/**
+ * Stops accepting new connections on every round-robin listener, then resolves once the
+ * connections already accepted have been handed to workers (bounded).
+ * @returns {Promise<number>} how many listeners were closed
+ */
+export async function stopAccepting() {
   const n = handles.size;
   for (const raw of [...handles]) raw.close();
+  const deadline = Date.now() + QUIESCE_MAX_MS;
+  while (Date.now() - lastHandoff < QUIET_MS && Date.now() < deadline) await new Promise((r) => setTimeout(r, QUIET_MS / 4));
   return n;
 }

@@ -60,7 +60,7 @@ export class Upgrade {
       const say = (text) => progress({ text });
       const { pid } = await startSuccessor({ home: this.registry.home, pkg, state: { apps, daemon }, deadline, progress: say, log: this.log });
       // The successor accepts on the same sockets: new connections go to it alone from now.
-      const closed = stopAccepting();
+      const closed = await stopAccepting();
       this.log.info({ successor: pid, listeners_closed: closed }, 'upgrade: the successor owns the control socket; retiring this daemon');
       setImmediate(() => this.retire(pid));
       return { from: process.pid, to: pid, version: pkg.version, apps: apps.map((a) => a.config.name) };

@@ -27,7 +27,8 @@ export class Handover {
   }
 
   constructor() {
-    this.parentGone = new Promise((resolve) => process.once('disconnect', resolve));
+    // A parent killed while this process loaded its modules is gone already: no event then.
+    this.parentGone = process.connected ? new Promise((resolve) => process.once('disconnect', resolve)) : Promise.resolve();
   }
 
   /** Where the control server listens until the commit. */

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { sandbox, freePort, lsJson, httpGet, waitGone, alive, SUPER } from '../helpers/harness.js';
+import { sandbox, freePort, lsJson, httpGet, waitGone, alive, SUPER, ROOT } from '../helpers/harness.js';
 import { startLoad } from '../../bench/lib/strict-client.js';
 
 const APP = `const http = require('node:http');
@@ -181,4 +181,28 @@ test('super upgrade: bad input, failing successors, upgrades under load, SIGKILL
     assert.equal(app?.status, 'online');
     assert.equal((await httpGet(port)).status, 200);
   });
+});
+
+test('the old daemon gone before the successor got its state: the successor exits, `super start` recovers', async (t) => {
+  const box = await sandbox(t);
+  const port = await freePort();
+  box.write('app.cjs', APP);
+  // This test process plays the old daemon: it starts a successor and goes away (disconnects).
+  const successor = spawn(process.execPath, [path.join(ROOT, 'lib', 'master', 'core', 'daemon.js')], {
+    env: { ...process.env, SUPER_HOME: box.home, SUPERD_UPGRADE: '1' },
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+  });
+  let stderr = '';
+  successor.stderr.on('data', (d) => (stderr += d));
+  t.after(() => successor.kill('SIGKILL'));
+  successor.disconnect();
+  const code = await new Promise((resolve) => successor.on('exit', resolve));
+  assert.equal(code, 1, stderr);
+  assert.match(stderr, /went away before it sent its state/);
+  assert.deepEqual(fs.readdirSync(box.home).filter((f) => /^(super\.sock|daemon\.pid)/.test(f)), [], 'no socket, no pid file left');
+
+  const file = box.write('eco.yml', eco({ port, control: await freePort(), failFile: path.join(box.dir, 'none') }));
+  const r = await box.cli(['start', file]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal((await httpGet(port)).status, 200);
 });

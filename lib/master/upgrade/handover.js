@@ -48,9 +48,13 @@ export class Handover {
    *   socketPath: string, pidPath: string}} o
    */
   async run({ registry, log, socketPath, pidPath }) {
+    // Each new worker's state changes, as a reload shows them.
+    const onWorker = (e) => this.say(`${e.app}#${e.slot} ${e.state}${e.pid ? ` (pid ${e.pid})` : ''}`);
+    registry.on('worker', onWorker);
     try {
       const state = await this.#receiveState();
       await startState(registry, state, this);
+      registry.off('worker', onWorker);
       if (process.connected) process.send(message('ready'));
       await Promise.race([this.#nextStep('commit'), this.parentGone]);
       if (!process.connected) log.warn('the daemon being replaced went away before the commit; taking over');
@@ -61,6 +65,7 @@ export class Handover {
         process.disconnect();
       }
     } catch (err) {
+      registry.off('worker', onWorker);
       if (process.connected) process.send(message('failed', { message: err.message, failed: err.details?.failed }));
       throw err;
     }

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SuperError } from '../../errors.js';
 
-export const OWN_PACKAGE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+const OWN_PACKAGE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const ENTRY = path.join('lib', 'master', 'core', 'daemon.js');
 
 /**

@@ -6,6 +6,6 @@
 //   old -> new  {superd: 'upgrade', step: 'commit'}          take the control socket and pid file
 //   new -> old  {superd: 'upgrade', step: 'committed'}       done: the old daemon retires
 //   new -> old  {superd: 'upgrade', step: 'failed', message, failed?}  then it stops and exits 1
-export const TAG = 'upgrade';
+const TAG = 'upgrade';
 export const message = (step, extra = {}) => ({ superd: TAG, step, ...extra });
 export const isStep = (m, step) => m?.superd === TAG && m.step === step;

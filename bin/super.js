@@ -114,6 +114,11 @@ async function parseWithCommander() {
   program.command('reload-logs').description('reopen every log file (after an external logrotate); same as SIGUSR2 to the daemon').action(run('reload-logs'));
   program.command('flush').argument('[app]', 'app name or "all"', 'all').description('empty the log files of an app and remove its rotated files').action(run('flush'));
   program.command('kill').description('stop every app gracefully, then stop the daemon').action(run('kill'));
+  program.command('upgrade').description('replace the daemon with a new one (the superd on disk now) without a failed request; apps keep their sockets')
+    .option('--daemon-path <dir>', 'start the superd installed in this directory')
+    .option('--config <file>', 'take the daemon-wide settings (scheduling, control, metrics, logs, daemon) from this ecosystem file')
+    .option('--json', 'print the outcome as JSON')
+    .action(run('upgrade'));
   program.command('daemon').description('run the daemon in the foreground (for systemd and containers)')
     .option('--foreground', 'stay in the foreground (the only mode; for unit files)')
     .option('--resurrect', 'start the apps saved by `super save`')
@@ -139,6 +144,7 @@ async function parseWithCommander() {
     .option('--user', 'a user unit (~/.config/systemd/user) instead of a system unit')
     .option('--print', 'print the unit instead of writing it')
     .option('--unit-dir <dir>', 'write the unit into this directory (no systemctl calls)')
+    .option('--socket <listen...>', 'also write a .socket unit holding these listening sockets (PORT, IP:PORT, [IPv6]:PORT) across daemon restarts; with --print, print that unit')
     .action(run('startup'));
   program.command('unstartup').argument('[init]', 'the init system: systemd', 'systemd')
     .description('disable and remove the unit written by `super startup`')

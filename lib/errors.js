@@ -17,8 +17,8 @@ export const CODES = Object.freeze({
   E_UNKNOWN_OP: [EXIT.BAD_INPUT, 'The control channel does not know that operation; the client and daemon may differ in version.'],
   E_FRAME_TOO_LARGE: [EXIT.BAD_INPUT, 'A control message exceeded the frame size limit and the connection was closed.'],
   E_PROTOCOL: [EXIT.BAD_INPUT, 'Client and daemon speak different protocol versions; restart the daemon with `super kill` then `super start`.'],
-  E_SCHEDULING_FIXED: [EXIT.BAD_INPUT, 'The daemon runs another cluster scheduling policy, fixed at its first start; restart the daemon (`super kill`, then `super start`) to change it.'],
-  E_CONTROL_FIXED: [EXIT.BAD_INPUT, 'The daemon\'s TCP control listener runs with other settings (control.listen, tls, origins), fixed when it opened; restart the daemon (`super kill`, then `super start`) to change them.'],
+  E_SCHEDULING_FIXED: [EXIT.BAD_INPUT, 'The daemon runs another cluster scheduling policy, fixed at its first start; replace the daemon with `super upgrade --config <file>` to change it (the apps keep serving).'],
+  E_CONTROL_FIXED: [EXIT.BAD_INPUT, 'The daemon\'s TCP control listener runs with other settings (control.listen, tls, origins), fixed when it opened; replace the daemon with `super upgrade --config <file>` to change them (the apps keep serving).'],
   E_AUTH: [EXIT.BAD_INPUT, 'The TCP control listener refused the token (401), or no token could be read from --token-file; `super token` on the daemon\'s host prints the current one.'],
   E_ORIGIN: [EXIT.BAD_INPUT, 'The TCP control listener refused the request\'s Origin header (403); add the origin to control.origins.'],
   E_LOCAL_ONLY: [EXIT.BAD_INPUT, 'That operation is only accepted on the daemon\'s local unix socket; run it on the daemon\'s host.'],
@@ -41,6 +41,8 @@ export const CODES = Object.freeze({
   E_LOW_MEMORY: [EXIT.FAILED, 'A heap snapshot needs about the heap\'s size again in free memory and the host has less available (MemAvailable); free memory first.'],
   E_DIAGNOSTICS: [EXIT.FAILED, 'The worker could not take the CPU profile or heap snapshot (inspector or file error); the message says why.'],
   E_TLS: [EXIT.NO_DAEMON, 'The TLS connection to --host failed (certificate not trusted, wrong name, not a TLS listener); trust the daemon\'s certificate with --tls-ca.'],
+  E_UPGRADE_FAILED: [EXIT.FAILED, '`super upgrade`: the new daemon failed to boot or its workers failed readiness; it was stopped and the running daemon kept serving. Its stderr tail says why.'],
+  E_NOT_SUPERD: [EXIT.BAD_INPUT, '`super upgrade --daemon-path DIR`: DIR is not a superd package (no package.json named superd with lib/master/core/daemon.js); nothing changed.'],
 });
 
 /** An error that crosses the control channel and ends a CLI with its exit status. */

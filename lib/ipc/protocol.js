@@ -101,7 +101,8 @@ export const MAX_INSTANCES = 1024;
 export const TOPICS = Object.freeze(['worker', 'reload', 'metrics', 'watch', 'log']);
 // `start` names a file on the client's machine and carries the client's environment into
 // the apps: meaningful only from the daemon's own host.
-export const LOCAL_ONLY_OPS = Object.freeze(['start', 'start-script']);
+// `upgrade` names files on the daemon's host (--daemon-path, --config).
+export const LOCAL_ONLY_OPS = Object.freeze(['start', 'start-script', 'upgrade']);
 
 const str = (v) => typeof v === 'string' && v.length > 0 && v.length <= 4096;
 const optStr = (v) => v === undefined || str(v);
@@ -175,6 +176,10 @@ export const OPS = Object.freeze({
   'diagnostic-file': { name: [str, true, 'the name of a file of $SUPER_HOME/profiles'] },
   'reload-logs': {},
   flush: { target: [optStr, false, 'an app name or "all"'] },
+  upgrade: {
+    daemonPath: [(v) => str(v) && v.startsWith('/'), false, 'an absolute directory'],
+    config: [(v) => str(v) && v.startsWith('/'), false, 'an absolute path to an ecosystem file'],
+  },
 });
 
 /**

@@ -38,7 +38,7 @@ const HEADERS_TIMEOUT_MS = 10_000;
  * the address cannot be bound (nothing is left open).
  * @param {RemoteOptions} o
  */
-export async function startRemoteListener({ listen, tls, origins, tokenFile, accept, log, limiter = new AuthLimiter() }) {
+export async function startRemoteListener({ listen, tls, origins, tokenFile, accept, log, limiter = new AuthLimiter(), fd = null }) {
   await ensureToken(tokenFile);
   const server = tls ? https.createServer({ cert: tls.cert, key: tls.key }, refuseHttp) : http.createServer(refuseHttp);
   server.maxConnections = MAX_CONNECTIONS;
@@ -93,7 +93,9 @@ export async function startRemoteListener({ listen, tls, origins, tokenFile, acc
   const { host, port } = parseListen(listen);
   await new Promise((resolve, reject) => {
     server.once('error', (err) => reject(new SuperError('E_CONTROL_LISTEN', `the control listener cannot listen on ${listen} (${err.code ?? err.message}); nothing was started. Free the port or change control.listen`)));
-    server.listen(port, host, resolve);
+    // fd: the same socket, inherited from the daemon this one replaced (`super upgrade`).
+    if (fd !== null) server.listen({ fd }, resolve);
+    else server.listen(port, host, resolve);
   });
   server.removeAllListeners('error');
   server.on('error', (err) => log.error({ err }, 'control listener error'));

@@ -1,6 +1,6 @@
 // Issue 5: `scheduling: os` is in force when set (workers accept from the listening socket
 // themselves; under round-robin only the daemon holds it), and a running daemon refuses a
-// file that asks for another policy, with a message that a daemon restart is needed, at
+// file that asks for another policy, with a message that points at `super upgrade --config`, at
 // `start` and at a `reload` (which re-reads the file) alike.
 import test from 'node:test';
 import assert from 'node:assert/strict';
@@ -63,7 +63,7 @@ test('a running daemon refuses another scheduling policy (restart needed) and ac
   const other = box.write('rr.yml', `scheduling: round-robin\napps:\n  - name: more\n    script: http-server.js\n    env: { PORT: ${await freePort()} }\n`);
   const r = await box.cli(['start', other]);
   assert.equal(r.code, 2, r.stderr);
-  assert.match(r.stderr, /^super: E_SCHEDULING_FIXED: .*rr\.yml asks for scheduling: round-robin, but this daemon runs os .*a daemon restart is needed to change it: `super kill`, then `super start`/m);
+  assert.match(r.stderr, /^super: E_SCHEDULING_FIXED: .*rr\.yml asks for scheduling: round-robin, but this daemon runs os .*replace the daemon: `super upgrade --config .*rr\.yml`/m);
   const ls = await lsJson(box);
   assert.deepEqual(ls.apps.map((a) => a.name), ['web'], 'nothing of the refused file started');
   assert.deepEqual(ls.apps[0].workers.map((w) => w.pid), pids, 'running workers untouched');
@@ -84,7 +84,7 @@ test('a reload re-reads the file\'s scheduling too: another policy is refused be
   box.write('eco.yml', fs.readFileSync(file, 'utf8').replace('scheduling: round-robin', 'scheduling: os').replace(`PORT: ${port}`, `PORT: ${port}, VERSION: v2`));
   const r = await box.cli(['reload', 'web']);
   assert.equal(r.code, 2, r.stdout + r.stderr);
-  assert.match(r.stderr, /^super: E_SCHEDULING_FIXED: .*eco\.yml asks for scheduling: os, but this daemon runs round-robin .*a daemon restart is needed/m);
+  assert.match(r.stderr, /^super: E_SCHEDULING_FIXED: .*eco\.yml asks for scheduling: os, but this daemon runs round-robin .*`super upgrade --config /m);
   assert.doesNotMatch(r.stdout, /reloading/, 'no slot was touched');
   const ls = await lsJson(box);
   assert.deepEqual(ls.apps[0].workers.map((w) => [w.pid, w.restarts, w.status]), pids.map((pid) => [pid, 0, 'online']), 'same workers');

@@ -205,7 +205,7 @@ test('a running daemon: a later file opens the listener if none is open; other c
   const moved = box.write('moved.yml', `control: { listen: "127.0.0.1:${other}" }\napps:\n${idleApp('jobs')}`);
   const refused = await box.cli(['start', moved]);
   assert.equal(refused.code, 2);
-  assert.match(refused.stderr, /^super: E_CONTROL_FIXED: .*moved\.yml asks for control listen 127\.0\.0\.1:\d+ .*a daemon restart is needed/m);
+  assert.match(refused.stderr, /^super: E_CONTROL_FIXED: .*moved\.yml asks for control listen 127\.0\.0\.1:\d+ .*`super upgrade --config /m);
   const origins = box.write('origins.yml', `control: { listen: "127.0.0.1:${port}", origins: [https://x.example] }\napps:\n${idleApp('jobs')}`);
   assert.equal((await box.cli(['start', origins])).code, 2, 'other origins are other settings');
   assert.deepEqual(JSON.parse((await box.cli(['ls', '--json'])).stdout).apps.map((a) => a.name), ['web'], 'nothing of the refused files started');

@@ -1,5 +1,7 @@
-// super startup systemd [--user] [--print] [--unit-dir dir]: write (or print) a systemd
-// unit that runs this SUPER_HOME's daemon at boot and resurrects the saved apps.
+// super startup systemd [--user] [--print] [--unit-dir dir] [--socket LISTEN...]: write (or
+// print) a systemd unit that runs this SUPER_HOME's daemon at boot and resurrects the saved
+// apps; with --socket, also the .socket unit that holds the apps' listening sockets
+// (lib/ctl/systemd-socket-unit.js; with --print, only that unit is printed).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,6 +17,8 @@ export default async function startup(system, opts = {}) {
   if (system !== 'systemd') throw new SuperError('E_USAGE', `unknown init system "${system}"; superd supports: systemd`);
   const home = superHome();
   const { username, uid } = os.userInfo();
+  const socket = opts.socket ? await import('../systemd-socket-unit.js') : null;
+  const listens = socket?.socketListens(opts.socket);
   const group = groupName(os.userInfo().gid) ?? username;
   const unit = renderUnit({
     user: Boolean(opts.user),
@@ -28,7 +32,7 @@ export default async function startup(system, opts = {}) {
     systemdVersion: systemdVersion(),
   });
   if (opts.print) {
-    process.stdout.write(unit);
+    process.stdout.write(socket ? socket.renderSocketUnit({ user: Boolean(opts.user), username, listens }) : unit);
     return 0;
   }
   const name = unitName({ user: opts.user, username });
@@ -44,9 +48,14 @@ export default async function startup(system, opts = {}) {
     throw new SuperError(fileErrorCode(err, 'E_USAGE'), `cannot write ${file} (${err.code ?? err.message})${sudo}`);
   }
   process.stdout.write(`wrote ${file}\n`);
+  const socketName = socket?.socketUnitName({ user: opts.user, username });
+  if (socket) {
+    fs.writeFileSync(path.join(dir, socketName), socket.renderSocketUnit({ user: Boolean(opts.user), username, listens }), { mode: 0o644 });
+    process.stdout.write(`wrote ${path.join(dir, socketName)}\n`);
+  }
   if (opts.unitDir) return 0;
   const scope = opts.user ? ['--user'] : [];
-  const done = systemctl([...scope, 'daemon-reload']) && systemctl([...scope, 'enable', name]);
+  const done = systemctl([...scope, 'daemon-reload']) && systemctl([...scope, 'enable', name, ...(socket ? [socketName] : [])]);
   const ctl = `systemctl${opts.user ? ' --user' : ''}`;
   if (done) process.stdout.write(`enabled ${name}; it starts at boot. Now: super save (the apps to bring back), super kill, ${ctl} start ${name}\n`);
   else process.stdout.write(`systemctl is not available here; run: ${ctl} daemon-reload && ${ctl} enable ${name}\n`);

@@ -10,6 +10,11 @@
 //           SIGKILL after kill_timeout) -> socket and pid file removed -> exit 0.
 // SIGHUP:   rolling reload of every app.
 // SIGUSR2:  reopen every log file at its path (after an external logrotate).
+// Upgrade:  `super upgrade` starts a successor (lib/master/upgrade/), which boots with
+//           SUPERD_UPGRADE=1: no pid file and a temporary control socket until it commits;
+//           this daemon then retires its workers and exits, leaving the socket and the pid
+//           file to it. Listening sockets handed over (or passed by systemd, LISTEN_FDS)
+//           are adopted at boot, before any worker listens.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,6 +34,7 @@ import { createDaemonLog } from '../../logs/daemon-log.js';
 import { reloadAllLogs } from './log-handlers.js';
 import { stopDeadline } from './stop-deadline.js';
 import { Diagnostics } from '../diagnostics/index.js';
+import { Upgrade, Handover, adoptInheritedSockets, trackClusterListeners } from '../upgrade/index.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const agentPath = path.join(here, '..', '..', 'worker', 'agent.cjs');
@@ -53,16 +59,22 @@ export const EXIT_ALREADY_RUNNING = 10;
  */
 export async function startDaemon({ resurrect = false, afterStop, control, loadDefaults, logTo } = {}) {
   const home = superHome();
+  const handover = Handover.fromEnv(); // started by `super upgrade`
+  // Until a successor commits, its control socket listens beside the real one.
+  let controlPath = handover ? handover.controlPath(socketPath(home)) : socketPath(home);
   let log;
   try {
     prepareHome(home);
-    acquirePidFile(pidPath(home));
+    if (!handover) acquirePidFile(pidPath(home));
   } catch (err) {
     process.stderr.write(`superd: ${err.code ?? 'E_INTERNAL'}: ${err.message}\n`);
     process.exit(err.code === 'E_DAEMON_RUNNING' ? EXIT_ALREADY_RUNNING : 1);
   }
   const daemonLog = createDaemonLog(daemonLogPath(home), { to: logTo });
   log = daemonLog.log;
+  trackClusterListeners(); // so that `super upgrade` can stop this daemon accepting
+  const adopted = adoptInheritedSockets();
+  if (adopted.length) log.info({ sockets: adopted }, 'adopted inherited listening sockets');
 
   // The composition root: each part gets its collaborators here, at construction. The
   // registry calls none of the others; they hear its events and read it through its
@@ -102,13 +114,14 @@ export async function startDaemon({ resurrect = false, afterStop, control, loadD
   registry.on('reload', (info) => broadcast('reload', info));
 
   let stopping = null;
+  let handedOver = false; // a successor owns the control socket and the pid file
   /** Stops every app gracefully, then exits with `code` (0 unless told otherwise). */
   const shutdown = (reason, code = 0) => {
     stopping ??= (async () => {
       // The slowest worker's drain_timeout + kill_timeout, plus a margin (lib/master/core/stop-deadline.js).
       const deadline = stopDeadline(registry.apps.values());
       log.info({ reason, deadline_ms: deadline }, 'daemon stopping: stopping every app');
-      sdNotify(['STOPPING=1', 'STATUS=stopping every app'], log);
+      if (!handedOver) sdNotify(['STOPPING=1', 'STATUS=stopping every app'], log);
       const hard = setTimeout(() => {
         log.error({ deadline_ms: deadline }, 'graceful stop took too long; exiting anyway');
         finish(1);
@@ -132,8 +145,11 @@ export async function startDaemon({ resurrect = false, afterStop, control, loadD
     diagnostics.close();
     reapAllNow();
     await watcher.close().catch(() => {});
-    await server?.close().catch(() => {});
-    fs.rmSync(socketPath(home), { force: true });
+    // Closing a unix socket server unlinks its path, now the successor's: just exit.
+    if (!handedOver) {
+      await server?.close().catch(() => {});
+      fs.rmSync(controlPath, { force: true });
+    }
     releasePidFile(pidPath(home));
     log.info({ code }, 'daemon exit');
     log.flush?.(() => process.exit(code));
@@ -160,10 +176,25 @@ export async function startDaemon({ resurrect = false, afterStop, control, loadD
   process.on('uncaughtException', (err) => log.fatal({ err }, 'uncaught exception (contained)'));
   process.on('unhandledRejection', (err) => log.error({ err }, 'unhandled rejection (contained)'));
 
+  // `super upgrade`: once the successor owns SUPER_HOME, tell systemd who the main process
+  // is now, close the TCP control listener (the successor listens on the same socket) and
+  // retire every worker gracefully.
+  const upgrade = new Upgrade({
+    registry,
+    log,
+    refuse: afterStop ? 'it runs in the foreground for `super run` (restart the container to replace it)' : null,
+    retire: (successor) => {
+      handedOver = true;
+      sdNotify([`MAINPID=${successor}`, `STATUS=handed over to pid ${successor}`], log);
+      server.remote?.close().catch(() => {});
+      shutdown(`upgraded: pid ${successor} took over`);
+    },
+  });
+
   try {
     server = await startControlServer({
-      socketPath: socketPath(home),
-      handlers: makeHandlers({ registry, monitor, watcher, cron, diagnostics, log, version, shutdown, stopping: () => stopping !== null, reloadNotice }),
+      socketPath: controlPath,
+      handlers: upgrade.guard(makeHandlers({ registry, monitor, watcher, cron, diagnostics, log, version, shutdown, stopping: () => stopping !== null, reloadNotice })),
       hello: { version, pid: process.pid },
       log,
     });
@@ -181,21 +212,33 @@ export async function startDaemon({ resurrect = false, afterStop, control, loadD
       process.stderr.write(`superd: ${err.code ?? 'E_INTERNAL'}: ${err.message}\n`);
       log.error({ err: err.message }, 'control listener failed');
       await server.close().catch(() => {});
-      fs.rmSync(socketPath(home), { force: true });
+      fs.rmSync(controlPath, { force: true });
       releasePidFile(pidPath(home));
       // Exiting while pino still opens its file throws in pino's exit hook: wait for it.
       if (daemonLog.dest.fd < 0) await new Promise((r) => daemonLog.dest.once('ready', r));
       process.exit(err.exitStatus ?? 1);
     }
   }
-  log.info({ home, version, node: process.version }, 'daemon ready');
+  if (handover) {
+    try {
+      await handover.run({ registry, log, socketPath: socketPath(home), pidPath: pidPath(home) });
+      controlPath = socketPath(home);
+    } catch (err) {
+      log.error({ err: err.message }, 'upgrade: this successor did not take over; stopping');
+      process.stderr.write(`superd: ${err.code ?? 'E_UPGRADE_FAILED'}: ${err.message}\n`);
+      await shutdown('upgrade failed', 1);
+      return new Promise(() => {});
+    }
+  }
+  log.info({ home, version, node: process.version, upgraded: Boolean(handover) }, 'daemon ready');
   startWatchdog(log); // WATCHDOG=1 from this loop while it turns, when the unit has WatchdogSec=
   if (resurrect) await resurrectAtBoot(registry, log);
-  if (process.send) {
+  if (process.send && !handover) {
     process.send({ cmd: 'super:daemon-ready', pid: process.pid });
     process.disconnect();
   }
-  sdNotify(['READY=1', `STATUS=${registry.apps.size} app(s)`, `MAINPID=${process.pid}`], log);
+  // A successor is not systemd's main process: the daemon it replaced said MAINPID for it.
+  if (!handover) sdNotify(['READY=1', `STATUS=${registry.apps.size} app(s)`, `MAINPID=${process.pid}`], log);
   return { home, log, registry, shutdown, version };
 }
 

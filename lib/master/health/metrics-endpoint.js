@@ -8,6 +8,7 @@
 //                          desired number of ready workers, 503 otherwise, 404 unknown app
 import http from 'node:http';
 import { parseListen } from '../../config/listen-address.js';
+import { inheritedSocket } from '../upgrade/index.js';
 
 /** The heartbeat of /healthz: a timer that ticks late means the daemon's loop was stuck. */
 const BEAT_MS = 500;
@@ -89,7 +90,9 @@ export function startMetricsEndpoint(listen, { render, readiness }) {
       clearInterval(beat);
       reject(err);
     });
-    server.listen(port, host, () => {
+    // The same socket as the daemon this one replaced (`super upgrade`), if it was handed over.
+    const fd = inheritedSocket(host, port);
+    server.listen(fd === null ? { port, host } : { fd }, () => {
       server.removeAllListeners('error');
       server.unref();
       resolve(server);

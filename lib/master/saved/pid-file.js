@@ -63,3 +63,18 @@ export function releasePidFile(file) {
     if (Number(fs.readFileSync(file, 'utf8').trim()) === process.pid) fs.rmSync(file, { force: true });
   } catch {}
 }
+
+/**
+ * Puts our pid in the file whoever holds it (`super upgrade`: the successor takes over from
+ * the daemon it replaces). A rename: readers see the old pid or the new one, never neither.
+ */
+export function replacePidFile(file) {
+  const tmp = `${file}.${process.pid}.tmp`;
+  try {
+    fs.writeFileSync(tmp, `${process.pid}\n`, { mode: 0o600 });
+    fs.renameSync(tmp, file);
+  } catch (err) {
+    fs.rmSync(tmp, { force: true });
+    throw new SuperError('E_HOME', `cannot write ${file}: ${err.code}`);
+  }
+}

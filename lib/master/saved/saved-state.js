@@ -8,21 +8,32 @@ import { WORKER_STATES as S } from '../core/states.js';
  * and the environment it was started with. Stopped apps are left out and reported.
  */
 export async function saveApps(registry, { version, force }) {
-  const saved = [];
-  const skipped = [];
-  for (const app of registry.apps.values()) {
-    if (app.status === S.STOPPED) {
-      skipped.push(app.name);
-      continue;
-    }
-    const instances = app.slots.length || app.config.instances;
-    saved.push({ config: { ...app.config, instances }, clientEnv: app.clientEnv, source: app.source ?? undefined });
-  }
-  const daemonCpus = registry.daemonPolicy.pinnedTo;
-  const metrics = registry.metrics.settings;
-  const control = registry.control?.settings ?? null;
-  const out = await writeDump(registry.home, { apps: saved, scheduling: registry.schedulingName, daemon_cpu_affinity: daemonCpus, metrics, control, version }, { force });
+  const { apps, ...daemon } = daemonState(registry);
+  const skipped = apps.filter((a) => a.stopped).map((a) => a.config.name);
+  const saved = apps.filter((a) => !a.stopped).map(({ stopped, ...entry }) => entry);
+  const out = await writeDump(registry.home, { apps: saved, ...daemon, version }, { force });
   return { ...out, skipped };
+}
+
+/**
+ * The daemon's apps and daemon-wide settings in the dump's shape (`super save`, and the
+ * state `super upgrade` hands to the successor daemon): each app's resolved config
+ * (instances as scaled now), the environment it was started with, and whether it is stopped.
+ */
+export function daemonState(registry) {
+  const apps = [...registry.apps.values()].map((app) => ({
+    config: { ...app.config, instances: app.slots.length || app.config.instances },
+    clientEnv: app.clientEnv,
+    source: app.source ?? undefined,
+    stopped: app.status === S.STOPPED,
+  }));
+  return {
+    apps,
+    scheduling: registry.schedulingName,
+    daemon_cpu_affinity: registry.daemonPolicy.pinnedTo,
+    metrics: registry.metrics.settings,
+    control: registry.control?.settings ?? null,
+  };
 }
 
 /**

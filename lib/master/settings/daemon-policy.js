@@ -53,8 +53,8 @@ export class DaemonPolicy {
     const wanted = daemon.scheduling === 'os' ? cluster.SCHED_NONE : cluster.SCHED_RR;
     if (this.policy !== null && daemon.scheduling_set && wanted !== this.policy) {
       throw new SuperError('E_SCHEDULING_FIXED', `${source} asks for scheduling: ${daemon.scheduling}, but this daemon runs ${this.schedulingName} `
-        + '(Node fixes the policy at the first worker, for the life of the daemon); a daemon restart is needed to change it: '
-        + `\`super kill\`, then \`super start\` (or set scheduling: ${this.schedulingName} in the file)`);
+        + '(Node fixes the policy at the first worker, for the life of the daemon); to change it without stopping the apps, '
+        + `replace the daemon: \`super upgrade --config ${source}\` (or set scheduling: ${this.schedulingName} in the file)`);
     }
     if (daemon.cpu_affinity === null || daemon.cpu_affinity === undefined) return { daemon, source, wanted, cpus: null };
     // Files were checked by lib/config; a dump from another machine may name other CPUs.

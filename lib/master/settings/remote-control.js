@@ -15,6 +15,8 @@ import fs from 'node:fs/promises';
 import { SuperError } from '../../errors.js';
 import { tokenPath } from '../../home.js';
 import { controlListenProblem } from '../../config/control-settings.js';
+import { parseListen } from '../../config/listen-address.js';
+import { inheritedSocket } from '../upgrade/index.js';
 
 export class RemoteControl {
   /** @param {{home: string, log: import('pino').Logger, server: () => object|null}} o  server: lib/ipc/server.js */
@@ -83,12 +85,14 @@ export class RemoteControl {
     if (!this.current) return false;
     if (same(this.current, wanted)) return true;
     throw new SuperError('E_CONTROL_FIXED', `${source} asks for control ${describe(wanted)}, but this daemon's control listener runs with ${describe(this.current)}; `
-      + 'a daemon restart is needed to change it: `super kill`, then `super start` (or make the file\'s control block match)');
+      + `to change it without stopping the apps, replace the daemon: \`super upgrade --config ${source}\` (or make the file's control block match)`);
   }
 
   async #open({ wanted, tls }, source) {
     try {
-      await this.server().openRemote({ listen: wanted.listen, tls, origins: wanted.origins, tokenFile: tokenPath(this.home) });
+      const { host, port } = parseListen(wanted.listen);
+      const fd = inheritedSocket(host, port); // handed over by `super upgrade`, or by systemd
+      await this.server().openRemote({ listen: wanted.listen, tls, origins: wanted.origins, tokenFile: tokenPath(this.home), fd });
     } catch (err) {
       if (err instanceof SuperError) throw err;
       // A certificate or key that node:tls cannot use is a configuration problem.

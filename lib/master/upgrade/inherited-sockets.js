@@ -1,0 +1,91 @@
+// Listening sockets this daemon inherited as file descriptors: from the daemon it replaces
+// (`super upgrade`: SUPERD_LISTEN_FDS=4,5,...) or from systemd socket activation
+// (LISTEN_FDS=n, LISTEN_PID=our pid, LISTEN_FDNAMES: fds 3..3+n-1). Apps call listen(PORT),
+// not listen({fd}), so the daemon maps each worker's listen query to an inherited socket
+// of the same address:port:
+//
+// In node:cluster a worker's listen() becomes a 'queryServer' message to the primary
+// (lib/internal/cluster/child.js _getServer), which the primary answers by creating a
+// RoundRobinHandle (round-robin) or a SharedHandle (`scheduling: os`) keyed by
+// address:port:addressType:fd:index (lib/internal/cluster/primary.js queryServer). Both
+// handles use the query's `fd` when it is set (with no address and port): RoundRobinHandle
+// listens with {fd}, SharedHandle opens the handle from the fd (net._createServerHandle)
+// and sends it to the workers. So a listener prepended to each worker's 'internalMessage' (the same message
+// object reaches cluster's own listener next) sets `fd` on the queries for inherited
+// address:ports, and the primary serves the very socket it inherited: no bind, no window.
+// Node 20, 22 and 24 share this code path.
+//
+// A handle closes its fd once no worker uses it (an app stopped): the socket's inode is
+// checked before each use, so a closed or reused descriptor number is forgotten, never
+// handed out.
+import fs from 'node:fs';
+import cluster from 'node:cluster';
+import { listeningSockets, normalizeAddress } from './listening-sockets.js';
+
+/** @type {{fd: number, ino: number, address: string, port: number, name: string|null}[]} */
+const inherited = [];
+let hooked = false;
+
+/**
+ * Takes the sockets named by the environment (and removes those variables, so workers and
+ * their children do not see them). Returns what was adopted, for the log.
+ * @param {NodeJS.ProcessEnv} [env]
+ */
+export function adoptInheritedSockets(env = process.env) {
+  const { fds, names } = inheritedFds(env);
+  for (const key of ['SUPERD_LISTEN_FDS', 'LISTEN_FDS', 'LISTEN_PID', 'LISTEN_FDNAMES']) delete env[key];
+  const found = listeningSockets(fds).map((s) => ({ ...s, name: names[fds.indexOf(s.fd)] ?? null }));
+  inherited.push(...found);
+  if (found.length && !hooked) {
+    hooked = true;
+    cluster.on('fork', (worker) => worker.process.prependListener('internalMessage', useInheritedSocket));
+  }
+  return found.map(({ fd, address, port, name }) => ({ fd, address, port, name }));
+}
+
+function inheritedFds(env) {
+  if (env.SUPERD_LISTEN_FDS) {
+    const fds = env.SUPERD_LISTEN_FDS.split(',').map(Number).filter((fd) => Number.isInteger(fd) && fd > 2);
+    return { fds, names: [] };
+  }
+  const n = Number(env.LISTEN_FDS);
+  // LISTEN_PID guards against variables inherited by a process they were not meant for.
+  if (!Number.isInteger(n) || n < 1 || n > 1024 || Number(env.LISTEN_PID) !== process.pid) return { fds: [], names: [] };
+  return { fds: Array.from({ length: n }, (_, i) => 3 + i), names: (env.LISTEN_FDNAMES ?? '').split(':') };
+}
+
+/**
+ * The inherited socket listening on address:port, if it is still open.
+ * @param {string|null|undefined} address  as given to listen(); null/undefined: any address
+ * @param {number} port
+ * @returns {number|null} its file descriptor
+ */
+export function inheritedSocket(address, port) {
+  const wanted = normalizeAddress(address);
+  const i = inherited.findIndex((s) => s.port === port && (isWildcard(wanted) ? isWildcard(s.address) : s.address === wanted));
+  if (i < 0) return null;
+  const s = inherited[i];
+  let ino = null;
+  try {
+    ino = fs.fstatSync(s.fd).ino;
+  } catch {}
+  if (ino === s.ino) return s.fd;
+  inherited.splice(i, 1); // its handle closed it
+  return null;
+}
+
+/** No host, '::' or '0.0.0.0': every address (a socket systemd binds for a bare port is '::'). */
+const isWildcard = (a) => a === null || a === '::' || a === '0.0.0.0';
+
+/** Sets `fd` on a worker's TCP listen query for an inherited address:port (see above). */
+function useInheritedSocket(msg) {
+  if (msg?.cmd !== 'NODE_CLUSTER' || msg.act !== 'queryServer' || msg.fd !== undefined) return;
+  if (msg.addressType !== 4 && msg.addressType !== 6) return; // UDP, unix paths
+  const fd = inheritedSocket(msg.address, msg.port);
+  if (fd === null) return;
+  // SharedHandle (`os`) builds its handle with net._createServerHandle, which asserts that
+  // a handle made from an fd has no address and port: the fd says both.
+  msg.fd = fd;
+  msg.address = null;
+  msg.port = 0;
+}

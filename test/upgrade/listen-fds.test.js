@@ -1,0 +1,65 @@
+// Issue 17: systemd socket activation. A daemon started as systemd starts it (LISTEN_FDS,
+// LISTEN_PID = its own pid, LISTEN_FDNAMES, the sockets from fd 3 on) adopts those sockets:
+// an app listening on such a port gets the inherited socket instead of binding anew.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { spawn, spawnSync } from 'node:child_process';
+import { sandbox, freePort, lsJson, httpGet, SUPER } from '../helpers/harness.js';
+
+test('LISTEN_FDS: the daemon adopts the sockets systemd passes, and apps listening on those ports serve them', async (t) => {
+  const box = await sandbox(t);
+  const port = await freePort();
+  const socket = net.createServer();
+  await new Promise((resolve) => socket.listen(port, '127.0.0.1', resolve));
+  // LISTEN_PID cannot be known before the spawn: a shell sets it to its own pid, then
+  // becomes the daemon (exec keeps the pid and fd 3).
+  const daemon = spawn('sh', ['-c', `LISTEN_PID=$$ LISTEN_FDS=1 LISTEN_FDNAMES=web exec "${process.execPath}" "${SUPER}" daemon --foreground`], {
+    env: { ...process.env, SUPER_HOME: box.home },
+    stdio: ['ignore', 'ignore', 'pipe', socket._handle.fd],
+  });
+  let stderr = '';
+  daemon.stderr.on('data', (d) => (stderr += d));
+  t.after(() => daemon.kill('SIGKILL'));
+  // The socket now lives in the daemon alone: were it bound anew, the app's listen would
+  // fail with EADDRINUSE, since the inherited socket keeps the port.
+  await new Promise((resolve) => socket.close(resolve));
+  for (let i = 0; i < 400 && !fs.existsSync(path.join(box.home, 'super.sock')); i++) await new Promise((r) => setTimeout(r, 25));
+
+  box.write('app.cjs', `require('node:http').createServer((q, s) => s.end('pid=' + process.pid)).listen(${port}, '127.0.0.1');\n`);
+  const file = box.write('eco.yml', 'apps:\n  - name: web\n    script: app.cjs\n    instances: 2\n');
+  const r = await box.cli(['start', file]);
+  assert.equal(r.code, 0, r.stdout + r.stderr + stderr);
+  assert.equal((await lsJson(box)).apps[0].status, 'online');
+  assert.match((await httpGet(port)).body, /^pid=\d+/);
+  const log = fs.readFileSync(path.join(box.home, 'daemon.log'), 'utf8');
+  assert.match(log, new RegExp(`"sockets":\\[\\{"fd":3,"address":"127\\.0\\.0\\.1","port":${port},"name":"web"\\}\\].*adopted inherited listening sockets`));
+  // The variables are systemd's message to the daemon alone, not to its workers.
+  const worker = (await lsJson(box)).apps[0].workers[0].pid;
+  assert.doesNotMatch(fs.readFileSync(`/proc/${worker}/environ`, 'utf8'), /LISTEN_FDS|LISTEN_PID|SUPERD_LISTEN_FDS/);
+});
+
+const hasVerify = spawnSync('systemd-analyze', ['--version']).status === 0;
+// CI installs systemd; elsewhere a missing systemd-analyze skips, never passes.
+const needVerify = hasVerify || process.env.CI ? {} : { skip: 'systemd-analyze is not installed (apt-get install systemd)' };
+
+test('super startup systemd --socket writes a .socket unit beside the service that passes systemd-analyze verify', needVerify, async (t) => {
+  const box = await sandbox(t);
+  const dir = path.join(box.dir, 'units');
+  const r = await box.cli(['startup', 'systemd', '--unit-dir', dir, '--socket', '127.0.0.1:3000', '8080', '[::1]:3001']);
+  assert.equal(r.code, 0, r.stderr);
+  const [service, socket] = ['service', 'socket'].map((ext) => fs.readdirSync(dir).find((f) => f.endsWith(`.${ext}`)));
+  assert.equal(socket, service.replace(/\.service$/, '.socket'), 'the socket unit has the service\'s name');
+  const text = fs.readFileSync(path.join(dir, socket), 'utf8');
+  assert.deepEqual(text.match(/^ListenStream=.*$/gm), ['ListenStream=127.0.0.1:3000', 'ListenStream=8080', 'ListenStream=[::1]:3001']);
+  assert.match(text, new RegExp(`^Service=${service.replace('.', '\\.')}$`, 'm'));
+  const v = spawnSync('systemd-analyze', ['verify', path.join(dir, socket)], { encoding: 'utf8', env: { ...process.env, SYSTEMD_LOG_COLOR: '0' } });
+  assert.equal(v.status, 0, v.stderr);
+  assert.equal(v.stderr.trim(), '', 'no warning from systemd-analyze');
+
+  const bad = await box.cli(['startup', 'systemd', '--print', '--socket', '127.0.0.1']);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /^super: E_USAGE: --socket 127\.0\.0\.1: give a port/);
+});

@@ -143,6 +143,10 @@ test('ExecStart for real: READY=1 once the saved apps are up; SIGTERM stops them
   assert.ok((await workerPids(d.child.pid)).includes(workers[0]), 'the daemon\'s own workers');
   assert.deepEqual(workers.filter((p) => before.includes(p)), [], 'every worker replaced');
   assert.equal(d.child.exitCode, null);
+  // systemd's notify socket is the daemon's: a worker that pinged it would speak for the daemon.
+  const workerEnv = fs.readFileSync(`/proc/${workers[0]}/environ`, 'utf8').split('\0');
+  assert.ok(workerEnv.some((kv) => kv.startsWith('SUPER_APP_NAME=')), 'read a worker\'s environment');
+  assert.equal(workerEnv.find((kv) => kv.startsWith('NOTIFY_SOCKET=')), undefined);
   // Around it, RELOADING=1 (with MONOTONIC_USEC, CLOCK_MONOTONIC µs) then READY=1 again.
   const reloading = await notify.waitFor(hasField('RELOADING=1'));
   const usec = reloading.fields.find((f) => f.startsWith('MONOTONIC_USEC='));

@@ -51,6 +51,7 @@ export class App {
       ...(c.increment_var && { [c.increment_var]: String((parseInt(base[c.increment_var], 10) || 0) + i) }),
       [c.instance_var]: String(i),
       ...this.ctx.workerEnvExtra?.(c),
+      ...initVarsUnset(c.env),
       SUPER_APP_NAME: c.name,
       SUPER_SLOT: String(i),
       ...this.logs.agentEnv(i, c.logs),
@@ -235,4 +236,13 @@ export class App {
   get running() {
     return this.slots.some((s) => isRunning(s.state) || s.state === S.EXITED);
   }
+}
+
+// What systemd hands the daemon (its notify socket, watchdog, socket activation) is the
+// daemon's, and node:cluster copies the daemon's own environment into every worker: an
+// undefined value keeps a variable out of the child's environment (child_process skips
+// it). An app that pinged the watchdog from there would hide a stuck daemon.
+const INIT_VARS = ['NOTIFY_SOCKET', 'WATCHDOG_USEC', 'WATCHDOG_PID', 'LISTEN_FDS', 'LISTEN_PID', 'LISTEN_FDNAMES'];
+function initVarsUnset(appEnv = {}) {
+  return Object.fromEntries(INIT_VARS.filter((k) => !Object.hasOwn(appEnv, k)).map((k) => [k, undefined]));
 }

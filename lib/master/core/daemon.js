@@ -223,6 +223,8 @@ export async function startDaemon({ resurrect = false, afterStop, control, loadD
     try {
       await handover.run({ registry, log, socketPath: socketPath(home), pidPath: pidPath(home) });
       controlPath = socketPath(home);
+      // The daemon this one replaced told systemd MAINPID=<this pid>: the watchdog is ours now.
+      if (process.env.WATCHDOG_PID) process.env.WATCHDOG_PID = String(process.pid);
     } catch (err) {
       log.error({ err: err.message }, 'upgrade: this successor did not take over; stopping');
       process.stderr.write(`superd: ${err.code ?? 'E_UPGRADE_FAILED'}: ${err.message}\n`);

@@ -69,6 +69,10 @@
 //               since = epoch ms (needs dated lines); follow: "log" events follow on this connection
 //   reload-logs {}                                   -> {apps, files}       reopen every log file (after logrotate)
 //   flush       {target?}                            -> {apps, files}       empty the logs, remove rotated files
+//   capacity-copy {app, port}                        -> {app, copy, port, port_var, exec_mode, failed, warnings}
+//               starts `<app>~capacity` (super capacity): the app's config, one instance, its
+//               PORT (or increment_var) = port; deleted when this connection closes.
+//               E_CAPACITY_NO_PORT when the app has no port variable to replace
 //
 // Events (topic "worker"): {app, slot, pid, state, prev, code?, signal?, restarts, reason?}
 // with state one of lib/master/core/states.js WORKER_STATES.
@@ -92,7 +96,8 @@ export const MAX_INSTANCES = 1024;
 export const TOPICS = Object.freeze(['worker', 'reload', 'metrics', 'watch', 'log']);
 // `start` names a file on the client's machine and carries the client's environment into
 // the apps: meaningful only from the daemon's own host.
-export const LOCAL_ONLY_OPS = Object.freeze(['start', 'start-script']);
+// `capacity-copy` starts a copy that the client loads over the daemon's loopback.
+export const LOCAL_ONLY_OPS = Object.freeze(['start', 'start-script', 'capacity-copy']);
 
 const str = (v) => typeof v === 'string' && v.length > 0 && v.length <= 4096;
 const optStr = (v) => v === undefined || str(v);
@@ -157,6 +162,10 @@ export const OPS = Object.freeze({
   },
   'reload-logs': {},
   flush: { target: [optStr, false, 'an app name or "all"'] },
+  'capacity-copy': {
+    app: [str, true, 'an app name or id'],
+    port: [(v) => Number.isSafeInteger(v) && v >= 1024 && v <= 65535, true, 'a TCP port from 1024 to 65535'],
+  },
 });
 
 /**

@@ -11,6 +11,7 @@ import { tailFile } from './tail-file.js';
 import { fileLessApp } from './file-less-app.js';
 import { reloadUpdatingEnv, applyEnvToRunning } from './env-refresh.js';
 import { signalWorkers, resetCounters, workerEnvironment } from './worker-ops.js';
+import { startCapacityCopy } from './capacity-copy.js';
 
 /**
  * @param {object} o
@@ -99,6 +100,8 @@ export function makeHandlers({ registry, monitor, watcher, cron, log, version, s
       return resurrectApps(registry);
     },
     stats: (a) => daemonStats(a),
+    // super capacity: a copy of an app on another port, removed when `conn` closes
+    'capacity-copy': (a, conn) => startCapacityCopy(registry, a, conn),
     ...logs,
   };
 }

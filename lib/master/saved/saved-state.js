@@ -11,7 +11,8 @@ export async function saveApps(registry, { version, force }) {
   const saved = [];
   const skipped = [];
   for (const app of registry.apps.values()) {
-    if (app.status === S.STOPPED) {
+    // "~" names are superd's own temporary copies (`super capacity`), never saved
+    if (app.status === S.STOPPED || app.name.includes('~')) {
       skipped.push(app.name);
       continue;
     }

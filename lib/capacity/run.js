@@ -13,8 +13,6 @@ import { pct } from './render.js';
 
 // One more instance must add at least this much to the max rate to count as growth.
 const GROWTH = 1.1;
-// How long the copy has to accept connections on its port once superd says it is up.
-const LISTEN_WAIT_MS = 10_000;
 
 /**
  * @param {object} o
@@ -22,7 +20,8 @@ const LISTEN_WAIT_MS = 10_000;
  * @param {string} o.app
  * @param {object} o.plan  lib/capacity/options.js parseOptions()
  * @param {(line: string) => void} o.progress
- * @param {{stopped: boolean, current: {stop: () => void}|null}} o.abort  set by Ctrl-C
+ * @param {{stopped: boolean, current: {stop: () => void}|null}} o.abort  set by Ctrl-C; current: the running probe
+ * @param {(name: string) => void} o.onCopy  gets the copy's name as soon as the daemon has made it
  * @returns {Promise<{copy: object, rows: object[], stopped: {reason: string, detail: string}}>}
  */
 export async function measureCapacity({ client, app, plan, progress, abort, onCopy }) {
@@ -31,7 +30,8 @@ export async function measureCapacity({ client, app, plan, progress, abort, onCo
   const copy = await client.request('capacity-copy', { app, port }, { timeout: 0 });
   onCopy(copy.copy);
   if (copy.failed.length) throw startFailure(copy.failed[0], ' (the copy of the app super capacity measures)');
-  await waitListening(port, LISTEN_WAIT_MS, copy);
+  // superd waited for `listening` (or ready); a fork-mode app ready at spawn gets its listen_timeout
+  await waitListening(port, copy.listen_timeout, copy);
   progress(`${copy.copy} listens on 127.0.0.1:${port} (${copy.port_var}); steps of ${plan.stepMs / 1000} s, at most ${plan.maxInstances} instance(s)`);
   const url = `http://127.0.0.1:${port}${plan.path}`;
   const maxInstances = copy.exec_mode === 'fork' ? 1 : plan.maxInstances;
@@ -41,9 +41,9 @@ export async function measureCapacity({ client, app, plan, progress, abort, onCo
   for (let n = 1; n <= maxInstances && !stopped; n++) {
     if (n > 1) await scaleCopy(client, copy.copy, n);
     const probe = async (rate) => {
-      if (abort.stopped) throw new SuperError('E_USAGE', 'interrupted');
       const p = await runProbe({ url, rate, stepMs: plan.stepMs, connections: plan.connections, slo: plan.slo, running: (i) => (abort.current = i) });
       abort.current = null;
+      if (abort.stopped) throw new Error('interrupted'); // the command drops the run
       p.workers = await workerMetrics(client, copy.copy);
       progress(`${n} instance(s) at ${rate} r/s: ${p.ok ? 'within' : `outside (${p.why})`}; p99 ${p.latency_ms.p99} ms, generator CPU ${pct(p.generator_cpu)}`);
       return p;

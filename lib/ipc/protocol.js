@@ -69,7 +69,7 @@
 //               since = epoch ms (needs dated lines); follow: "log" events follow on this connection
 //   reload-logs {}                                   -> {apps, files}       reopen every log file (after logrotate)
 //   flush       {target?}                            -> {apps, files}       empty the logs, remove rotated files
-//   capacity-copy {app, port}                        -> {app, copy, port, port_var, exec_mode, failed, warnings}
+//   capacity-copy {app, port}                        -> {app, copy, port, port_var, exec_mode, listen_timeout, failed, warnings}
 //               starts `<app>~capacity` (super capacity): the app's config, one instance, its
 //               PORT (or increment_var) = port; deleted when this connection closes.
 //               E_CAPACITY_NO_PORT when the app has no port variable to replace

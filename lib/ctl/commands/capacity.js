@@ -19,30 +19,36 @@ export default async function capacity(app, opts) {
   const { measureCapacity } = await import('../../capacity/run.js');
   const client = await connectDaemon();
   const progress = (line) => process.stderr.write(`super capacity: ${line}\n`);
-  const abort = { stopped: false, current: null };
+  // exiting: the signal handler's removal of the copy, which ends in process.exit
+  const abort = { stopped: false, current: null, exiting: null };
   let copy = null;
   const removeCopy = () => (copy ? client.request('delete', { target: copy }, { timeout: 0 }).catch(() => {}) : Promise.resolve());
-  const onSignal = async (signal) => {
+  const onSignal = (signal) => {
     if (abort.stopped) return;
     abort.stopped = true;
     abort.current?.stop();
     progress(`${signal}: removing ${copy ?? 'the copy'}`);
     // A copy still being started or scaled is removed by the daemon when the connection closes.
-    await removeCopy();
-    client.close();
-    process.exit(SIGNAL_EXIT[signal]);
+    abort.exiting = removeCopy().then(() => {
+      client.close();
+      process.exit(SIGNAL_EXIT[signal]);
+    });
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   let result;
   try {
     result = await measureCapacity({ client, app, plan, progress, abort, onCopy: (name) => (copy = name) });
+  } catch (err) {
+    if (!abort.stopped) throw err;
   } finally {
     if (!abort.stopped) {
       await removeCopy();
       client.close();
     }
   }
+  // Interrupted: the measurement is dropped; the handler exits once the copy is removed.
+  if (abort.stopped) return abort.exiting;
   const { recommend, renderReport } = await import('../../capacity/render.js');
   const { svgChart } = await import('../../capacity/svg.js');
   const name = result.copy.app;

@@ -29,7 +29,8 @@ export const portVariable = (config) => config.increment_var ?? 'PORT';
  * @param {import('./registry.js').AppRegistry} registry
  * @param {{app: string, port: number}} args
  * @param {import('../../ipc/connection.js').Connection} conn
- * @returns {Promise<{app: string, copy: string, port: number, port_var: string, exec_mode: string, failed: object[], warnings: string[]}>}
+ * @returns {Promise<{app: string, copy: string, port: number, port_var: string, exec_mode: string, listen_timeout: number,
+ *   failed: object[], warnings: string[]}>}
  */
 export async function startCapacityCopy(registry, { app: target, port }, conn) {
   const app = registry.app(target, 'capacity');
@@ -48,7 +49,7 @@ export async function startCapacityCopy(registry, { app: target, port }, conn) {
   starting.add(name);
   try {
     const result = await registry.startConfigs([{ config, clientEnv: app.clientEnv }], daemon, 'super capacity');
-    return { app: app.name, copy: name, port, port_var: portVariable(config), exec_mode: config.exec_mode, failed: result.failed, warnings: result.warnings };
+    return { app: app.name, copy: name, port, port_var: portVariable(config), exec_mode: config.exec_mode, listen_timeout: config.listen_timeout, failed: result.failed, warnings: result.warnings };
   } finally {
     starting.delete(name);
     copy = registry.apps.get(name) ?? null;

@@ -154,6 +154,7 @@ async function parseWithCommander() {
     .option('--start-rate <n>', 'the first rate tried (default 10)')
     .option('--probes <n>', 'the most rates tried per instance count (default 12)')
     .option('--max-time <duration>', 'the most the whole run may take (default 10m)')
+    .option('--warmup <duration>', 'unmeasured load on new workers before each instance count is measured (default 2s; 0: none)')
     .option('--svg <file>', 'write the chart here (default: $SUPER_HOME/capacity-<app>.svg)')
     .option('--json', 'print one JSON object ({rows: [{instances, max_rps, p99_ms, ...}], ...}) on stdout')
     .action(run('capacity'));

@@ -15,6 +15,7 @@ const LIMITS = Object.freeze({
   probes: [2, 50],
   stepMs: [500, 5 * 60_000],
   maxTimeMs: [1000, 24 * 3600_000],
+  warmupMs: [0, 60_000],
 });
 
 const usage = (message) => new SuperError('E_USAGE', message);
@@ -74,7 +75,7 @@ function duration(flag, value, [min, max], fallback) {
 
 /**
  * commander's options -> the run's plan.
- * @param {object} o  {slo, path, maxInstances, stepDuration, connections, maxRate, startRate, probes, maxTime, target, svg, json}
+ * @param {object} o  {slo, path, maxInstances, stepDuration, connections, maxRate, startRate, probes, maxTime, warmup, target, svg, json}
  * @param {number} [cpus]  the CPUs this process may use
  */
 export function parseOptions(o, cpus = os.availableParallelism()) {
@@ -89,6 +90,7 @@ export function parseOptions(o, cpus = os.availableParallelism()) {
     startRate: integer('--start-rate', o.startRate, LIMITS.startRate, 10),
     probes: integer('--probes', o.probes, LIMITS.probes, 12),
     maxTimeMs: duration('--max-time', o.maxTime, LIMITS.maxTimeMs, 10 * 60_000),
+    warmupMs: duration('--warmup', o.warmup, LIMITS.warmupMs, 2000),
     target: parseTarget(o.target),
     svg: o.svg ?? null,
     json: o.json === true,

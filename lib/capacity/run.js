@@ -36,19 +36,33 @@ export async function measureCapacity({ client, app, plan, progress, abort, onCo
   const url = `http://127.0.0.1:${port}${plan.path}`;
   const maxInstances = copy.exec_mode === 'fork' ? 1 : plan.maxInstances;
   const deadline = started + plan.maxTimeMs;
+  /** `rate` r/s for `ms`; Ctrl-C stops the load and drops the run. */
+  const load = async (rate, ms) => {
+    const p = await runProbe({ url, rate, stepMs: ms, connections: plan.connections, slo: plan.slo, running: (i) => (abort.current = i) });
+    abort.current = null;
+    if (abort.stopped) throw new Error('interrupted'); // the command drops the run
+    return p;
+  };
   const rows = [];
   let stopped = null;
   for (let n = 1; n <= maxInstances && !stopped; n++) {
+    if (n > 1 && Date.now() + plan.warmupMs + plan.stepMs > deadline) {
+      stopped = timeBound(plan);
+      break;
+    }
     if (n > 1) await scaleCopy(client, copy.copy, n);
+    const start = rows.length ? Math.max(1, rows.at(-1).max_rps) : plan.startRate;
+    // New workers are cold (JIT, caches, lazy requires): load them, unmeasured, first.
+    if (plan.warmupMs > 0) {
+      progress(`${n} instance(s): warming up at ${start} r/s for ${plan.warmupMs / 1000} s`);
+      await load(start, plan.warmupMs);
+    }
     const probe = async (rate) => {
-      const p = await runProbe({ url, rate, stepMs: plan.stepMs, connections: plan.connections, slo: plan.slo, running: (i) => (abort.current = i) });
-      abort.current = null;
-      if (abort.stopped) throw new Error('interrupted'); // the command drops the run
+      const p = await load(rate, plan.stepMs);
       p.workers = await workerMetrics(client, copy.copy);
       progress(`${n} instance(s) at ${rate} r/s: ${p.ok ? 'within' : `outside (${p.why})`}; p99 ${p.latency_ms.p99} ms, generator CPU ${pct(p.generator_cpu)}`);
       return p;
     };
-    const start = rows.length ? Math.max(1, rows.at(-1).max_rps) : plan.startRate;
     const s = await searchMaxRate({ probe, start, maxRate: plan.maxRate, probes: plan.probes, canProbe: () => Date.now() + plan.stepMs <= deadline });
     const row = toRow(n, s);
     rows.push(row);
@@ -82,7 +96,7 @@ function toRow(instances, s) {
 /** Why no more instances are tried after the last row, or null to go on. */
 export function stopReason(rows, { plan, bound, maxInstances, forkMode }) {
   const last = rows.at(-1);
-  if (bound === 'time') return { reason: 'time', detail: `the total time bound (--max-time ${plan.maxTimeMs / 1000} s) was reached` };
+  if (bound === 'time') return timeBound(plan);
   if (bound === 'rate') return { reason: 'rate', detail: `${last.instances} instance(s) served the rate bound (--max-rate ${plan.maxRate} r/s) within the objective` };
   if (last.generator_saturated) {
     return { reason: 'generator', detail: `the load generator used ${pct(last.generator_cpu)} of a CPU at ${last.instances} instance(s): the result is limited by it, not by the app; run super capacity with the app on a larger machine or fewer connections` };
@@ -100,6 +114,8 @@ export function stopReason(rows, { plan, bound, maxInstances, forkMode }) {
   }
   return null;
 }
+
+const timeBound = (plan) => ({ reason: 'time', detail: `the total time bound (--max-time ${plan.maxTimeMs / 1000} s) was reached` });
 
 async function scaleCopy(client, copy, n) {
   const r = await client.request('scale', { app: copy, count: String(n) }, { timeout: 0 });

@@ -10,7 +10,7 @@ import { sandbox, freePort, lsJson, waitGone, SUPER, ROOT, FIXTURES } from '../h
 
 const HERE = path.join(ROOT, 'test', 'capacity');
 // Short steps, few probes: each case costs a few seconds.
-const QUICK = ['--step-duration', '1s', '--connections', '4'];
+const QUICK = ['--step-duration', '1s', '--connections', '4', '--warmup', '0'];
 
 test('super capacity', async (t) => {
   const box = await sandbox(t);

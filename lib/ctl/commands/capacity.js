@@ -16,6 +16,7 @@ const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 };
 
 export default async function capacity(app, opts) {
   const plan = parseOptions(opts); // bad input is refused before anything starts
+  if (plan.svg) checkWritable(path.dirname(path.resolve(plan.svg)), '--svg');
   const { measureCapacity } = await import('../../capacity/run.js');
   const client = await connectDaemon();
   const progress = (line) => process.stderr.write(`super capacity: ${line}\n`);
@@ -62,12 +63,21 @@ export default async function capacity(app, opts) {
   }
 }
 
+/** Refuses a chart file that could not be written before minutes of measurement, not after. */
+function checkWritable(dir, flag) {
+  try {
+    fs.accessSync(dir, fs.constants.W_OK);
+  } catch (err) {
+    throw new SuperError('E_USAGE', `${flag}: cannot write into ${dir} (${err.code}); give a file in a writable directory`);
+  }
+}
+
 function writeSvg(file, text) {
   const abs = path.resolve(file);
   try {
     fs.writeFileSync(abs, text);
   } catch (err) {
-    throw new SuperError(fileErrorCode(err, 'E_USAGE'), `--svg ${file}: cannot write the chart (${err.code ?? err.message}); the measurement is lost, give a writable file`);
+    throw new SuperError(fileErrorCode(err, 'E_USAGE'), `cannot write the chart to ${abs} (${err.code ?? err.message}); give a writable file with --svg`);
   }
   return abs;
 }

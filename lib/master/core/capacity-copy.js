@@ -73,6 +73,7 @@ function copyConfig(c, name, port, home) {
     out_file: null,
     error_file: null,
     instances: 1,
+    instances_spec: 1,
     env: { ...c.env, [portVar]: String(port) },
     // every instance shares the one port (cluster mode); increment_var would move them off it
     increment_var: null,

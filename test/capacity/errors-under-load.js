@@ -1,5 +1,6 @@
-// A service that fails under load: a request that arrives with more than 15 others in the
-// last 300 ms gets a 500. A burst of 10 requests (10 r/s) passes, one of 20 does not.
+// A service that fails under load: a request that arrives when more than 15 came in the
+// last 300 ms gets a 500. On one connection, which sends each second's requests back to
+// back, 10 or 15 r/s pass and 20 r/s does not.
 import http from 'node:http';
 
 const recent = [];

@@ -30,11 +30,12 @@ export async function measureCapacity({ client, app, plan, progress, abort, onCo
   const copy = await client.request('capacity-copy', { app, port }, { timeout: 0 });
   onCopy(copy.copy);
   if (copy.failed.length) throw startFailure(copy.failed[0], ' (the copy of the app super capacity measures)');
+  for (const w of copy.warnings) progress(w);
   // superd waited for `listening` (or ready); a fork-mode app ready at spawn gets its listen_timeout
   await waitListening(port, copy.listen_timeout, copy);
-  progress(`${copy.copy} listens on 127.0.0.1:${port} (${copy.port_var}); steps of ${plan.stepMs / 1000} s, at most ${plan.maxInstances} instance(s)`);
-  const url = `http://127.0.0.1:${port}${plan.path}`;
   const maxInstances = copy.exec_mode === 'fork' ? 1 : plan.maxInstances;
+  progress(`${copy.copy} listens on 127.0.0.1:${port} (${copy.port_var}); steps of ${plan.stepMs / 1000} s, at most ${maxInstances} instance(s)`);
+  const url = `http://127.0.0.1:${port}${plan.path}`;
   const deadline = started + plan.maxTimeMs;
   /** `rate` r/s for `ms`; Ctrl-C stops the load and drops the run. */
   const load = async (rate, ms) => {

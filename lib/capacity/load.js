@@ -9,6 +9,7 @@
 // second (each ends with the step). A connection sends one request at a time, so at most
 // `connections` requests are in flight. The latencies are collected from every run
 // (autocannon's own percentiles are per run) and ranked here.
+import os from 'node:os';
 import autocannon from 'autocannon';
 import { PERCENTILES } from './options.js';
 
@@ -29,10 +30,12 @@ const MAX_SAMPLES = 2_000_000;
  * @param {number} o.connections
  * @param {Record<string, number>} o.slo  percentile -> ms
  * @param {(load: {stop: () => void}) => void} [o.running]  gets a handle to stop the load (Ctrl-C)
- * @returns {Promise<object>} {rate, ok, why, served_rps, latency_ms: {p50, ..., 'p99.9'}, errors, timeouts, non2xx, generator_cpu}
+ * @returns {Promise<object>} {rate, ok, why, served_rps, latency_ms: {p50, ..., 'p99.9'}, errors, timeouts, non2xx,
+ *   generator_cpu (share of one CPU), machine_cpu (busy share of all CPUs)}
  */
 export async function runProbe({ url, rate, stepMs, connections, slo, running }) {
   const cpu0 = process.cpuUsage();
+  const machine0 = machineTimes();
   const t0 = performance.now();
   const latencies = [];
   const runs = [];
@@ -63,6 +66,7 @@ export async function runProbe({ url, rate, stepMs, connections, slo, running })
   })));
   const wall = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
+  const machine1 = machineTimes();
   const sum = (key) => results.reduce((n, r) => n + (r?.[key] ?? 0), 0);
   const probe = {
     rate,
@@ -72,10 +76,23 @@ export async function runProbe({ url, rate, stepMs, connections, slo, running })
     timeouts: sum('timeouts'),
     non2xx: sum('non2xx'),
     generator_cpu: round((cpu.user + cpu.system) / 1000 / wall, 2),
+    // the whole machine: the copy, this generator, the daemon and anything else running
+    machine_cpu: round(1 - (machine1.idle - machine0.idle) / Math.max(1, machine1.total - machine0.total), 2),
   };
   probe.why = failure(probe, slo);
   probe.ok = probe.why === null;
   return probe;
+}
+
+/** Idle and total CPU time of every CPU of the machine so far (ms). */
+function machineTimes() {
+  let idle = 0;
+  let total = 0;
+  for (const { times } of os.cpus()) {
+    idle += times.idle;
+    total += times.user + times.nice + times.sys + times.idle + times.irq;
+  }
+  return { idle, total };
 }
 
 /** `total` as `parts` whole numbers that differ by at most one. */

@@ -39,7 +39,7 @@ function recommendationText(r, slo) {
 const num = (x, unit = '') => (x === null || x === undefined ? '-' : `${x}${unit}`);
 
 function table(rows) {
-  const head = ['instances', 'max r/s', 'p99 ms', 'CPU/worker', 'loop p99/worker', 'generator CPU', 'above it'];
+  const head = ['instances', 'max r/s', 'p99 ms', 'CPU/worker', 'loop p99/worker', 'generator CPU', 'machine CPU', 'above it'];
   const body = rows.map((r) => [
     String(r.instances),
     String(r.max_rps),
@@ -47,6 +47,7 @@ function table(rows) {
     r.cpu_per_worker.map((c) => num(c, '%')).join(' ') || '-',
     r.loop_p99_ms_per_worker.map((l) => num(l, 'ms')).join(' ') || '-',
     `${pct(r.generator_cpu)}${r.generator_saturated ? ' (saturated)' : ''}`,
+    pct(r.machine_cpu),
     r.limit ?? '-',
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));

@@ -13,6 +13,8 @@ import { pct } from './render.js';
 
 // One more instance must add at least this much to the max rate to count as growth.
 const GROWTH = 1.1;
+// The machine's CPUs count as all in use above this busy share.
+const MACHINE_BUSY = 0.9;
 
 /**
  * @param {object} o
@@ -61,7 +63,7 @@ export async function measureCapacity({ client, app, plan, progress, abort, onCo
     const probe = async (rate) => {
       const p = await load(rate, plan.stepMs);
       p.workers = await workerMetrics(client, copy.copy);
-      progress(`${n} instance(s) at ${rate} r/s: ${p.ok ? 'within' : `outside (${p.why})`}; p99 ${p.latency_ms.p99} ms, generator CPU ${pct(p.generator_cpu)}`);
+      progress(`${n} instance(s) at ${rate} r/s: ${p.ok ? 'within' : `outside (${p.why})`}; p99 ${p.latency_ms.p99} ms, generator CPU ${pct(p.generator_cpu)}, machine CPU ${pct(p.machine_cpu)}`);
       return p;
     };
     const s = await searchMaxRate({ probe, start, maxRate: plan.maxRate, probes: plan.probes, canProbe: () => Date.now() + plan.stepMs <= deadline });
@@ -77,6 +79,7 @@ export async function measureCapacity({ client, app, plan, progress, abort, onCo
 function toRow(instances, s) {
   const best = s.best;
   const generatorCpu = Math.max(0, ...s.probes.map((p) => p.generator_cpu));
+  const machineCpu = Math.max(0, ...s.probes.map((p) => p.machine_cpu));
   return {
     instances,
     max_rps: s.max_rps,
@@ -87,6 +90,7 @@ function toRow(instances, s) {
     loop_p99_ms_per_worker: best?.workers.map((w) => w.loop_p99_ms) ?? [],
     generator_cpu: generatorCpu,
     generator_saturated: generatorCpu >= GENERATOR_SATURATED,
+    machine_cpu: machineCpu,
     limit: s.failed ? `${s.failed.rate} r/s: ${s.failed.why}` : null,
     errors_seen: s.probes.reduce((sum, p) => sum + p.errors + p.timeouts + p.non2xx, 0),
     probes: s.probes.length,
@@ -106,6 +110,9 @@ export function stopReason(rows, { plan, bound, maxInstances, forkMode }) {
   if (prev && last.max_rps < prev.max_rps * GROWTH) {
     const detail = `max r/s stopped growing at ${last.instances} instances (${prev.max_rps} -> ${last.max_rps} r/s)`;
     if (last.instances > plan.cpus) return { reason: 'cpus', detail: `${detail}: this machine has ${plan.cpus} CPU(s), shared with the load generator` };
+    if (last.machine_cpu >= MACHINE_BUSY) {
+      return { reason: 'cpus', detail: `${detail}: the machine's CPUs were ${pct(last.machine_cpu)} busy (the copy, the load generator and every other process)` };
+    }
     return { reason: 'elsewhere', detail: `${detail} with CPUs to spare: the bottleneck is elsewhere (the load generator shares the machine, a shared resource of the app, the daemon's round-robin)` };
   }
   if (last.instances >= maxInstances) {

@@ -59,10 +59,11 @@ test('the recommendation for a target, and why no more instances are tried', () 
   assert.deepEqual(recommend(rows, 25), { target_rps: 25, instances: 3, max_rps: 32, headroom_pct: 28 });
   assert.equal(recommend(rows, 40).instances, null);
   const plan = { cpus: 2, maxTimeMs: 60000, maxRate: 1000 };
-  const row = (instances, max_rps, generator_cpu = 0.1) => ({ instances, max_rps, generator_cpu, generator_saturated: generator_cpu >= 0.9 });
+  const row = (instances, max_rps, generator_cpu = 0.1, machine_cpu = 0.5) => ({ instances, max_rps, generator_cpu, generator_saturated: generator_cpu >= 0.9, machine_cpu });
   assert.equal(stopReason([row(1, 10), row(2, 19)], { plan, maxInstances: 5 }), null);
   assert.equal(stopReason([row(1, 10), row(2, 19), row(3, 19)], { plan, maxInstances: 5 }).reason, 'cpus');
   assert.equal(stopReason([row(1, 10), row(2, 10)], { plan, maxInstances: 5 }).reason, 'elsewhere');
+  assert.equal(stopReason([row(1, 10), row(2, 10, 0.1, 0.95)], { plan, maxInstances: 5 }).reason, 'cpus');
   assert.equal(stopReason([row(1, 10, 0.95)], { plan, maxInstances: 5 }).reason, 'generator');
   assert.equal(stopReason([row(1, 10)], { plan, maxInstances: 1 }).reason, 'max-instances');
   assert.equal(stopReason([row(1, 10)], { plan, maxInstances: 1, forkMode: true }).reason, 'fork-mode');

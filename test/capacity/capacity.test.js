@@ -110,6 +110,13 @@ test('super capacity', async (t) => {
       const copy = (await lsJson(box)).apps.find((a) => a.name === 'svc~capacity');
       const copyPids = copy.workers.map((w) => w.pid);
       assert.equal(copyPids.length, 1);
+      if (signal === 'SIGINT') {
+        // a copy is never saved: resurrect must not bring back a measurement
+        const saved = await box.cli(['save']);
+        assert.equal(saved.code, 0, saved.stderr);
+        const dump = JSON.parse(fs.readFileSync(path.join(box.home, 'dump.json'), 'utf8'));
+        assert.deepEqual(dump.apps.map((a) => a.config.name).sort(), ['deaf', 'flaky', 'quiet', 'svc']);
+      }
       cli.kill(signal);
       const end = await exited;
       // SIGINT: the CLI removes the copy and exits 130; SIGKILL: the daemon removes it when the connection closes

@@ -104,7 +104,7 @@ export function stopReason(rows, { plan, bound, maxInstances, forkMode }) {
   if (bound === 'time') return timeBound(plan);
   if (bound === 'rate') return { reason: 'rate', detail: `${last.instances} instance(s) served the rate bound (--max-rate ${plan.maxRate} r/s) within the objective` };
   if (last.generator_saturated) {
-    return { reason: 'generator', detail: `the load generator used ${pct(last.generator_cpu)} of a CPU at ${last.instances} instance(s): the result is limited by it, not by the app; run super capacity with the app on a larger machine or fewer connections` };
+    return { reason: 'generator', detail: `the load generator used ${pct(last.generator_cpu)} of a CPU at ${last.instances} instance(s): the result is limited by it, not by the app; measure on a machine with more CPUs` };
   }
   const prev = rows.at(-2);
   if (prev && last.max_rps < prev.max_rps * GROWTH) {

@@ -14,7 +14,7 @@ import { SuperError } from '../../errors.js';
 import { deepFreeze } from '../../config/deep-freeze.js';
 import { resolveLogSettings } from '../../logs/settings.js';
 
-export const COPY_SUFFIX = '~capacity';
+const COPY_SUFFIX = '~capacity';
 // A delete refused with E_BUSY (the copy is being scaled) is tried again, this long at most.
 const REMOVE_RETRY_MS = 250;
 const REMOVE_GIVE_UP_MS = 120_000;
@@ -22,7 +22,7 @@ const REMOVE_GIVE_UP_MS = 120_000;
 const starting = new Set();
 
 /** The variable the app reads its port from: its increment_var, else PORT. */
-export const portVariable = (config) => config.increment_var ?? 'PORT';
+const portVariable = (config) => config.increment_var ?? 'PORT';
 
 /**
  * Builds `<app>~capacity` and starts it with one instance, bound to `conn`.

@@ -86,10 +86,11 @@ function copyConfig(c, name, port, home) {
 
 /** Deletes the copy of a closed connection (unless its CLI did), retrying while it is busy. */
 function removeCopy(registry, name, copy) {
+  if (registry.apps.get(name) !== copy) return; // removed by its CLI already
   registry.log.info({ app: name }, 'capacity copy: its control connection closed; removing it');
   const giveUp = Date.now() + REMOVE_GIVE_UP_MS;
   const remove = () => {
-    if (registry.apps.get(name) !== copy) return; // removed by its CLI already
+    if (registry.apps.get(name) !== copy) return;
     registry.delete(name).catch((err) => {
       if (err.code === 'E_BUSY' && Date.now() < giveUp) setTimeout(remove, REMOVE_RETRY_MS).unref();
       else registry.log.error({ err: err.message, app: name }, 'could not remove the capacity copy of a closed connection');

@@ -159,6 +159,22 @@ async function parseWithCommander() {
     .option('--out <file>', 'the ecosystem file to write, - for stdout (default: ecosystem.yml)')
     .option('--force', 'replace --out if it exists')
     .action(run('import'));
+  program.command('capacity').argument('<app>', 'app name or id')
+    .description('measure the highest request rate a separate copy of the app serves within a latency objective, for 1, 2, ... instances')
+    .option('--slo <objective>', 'the latency objective: p99=20ms (several: p99=20ms,p99.9=50ms)')
+    .option('--path <path>', 'the request path on the copy (default /)')
+    .option('--max-instances <n>', 'the most instances to try (default: the CPUs + 1)')
+    .option('--step-duration <duration>', 'how long each rate is held (default 10s)')
+    .option('--connections <n>', 'connections of the load generator (default 10)')
+    .option('--target <rate>', 'a peak rate to size for, such as 25/s: the instances it needs and the headroom')
+    .option('--max-rate <n>', 'never ask for more requests per second than this (default 100000)')
+    .option('--start-rate <n>', 'the first rate tried (default 10)')
+    .option('--probes <n>', 'the most rates tried per instance count (default 12)')
+    .option('--max-time <duration>', 'the most the whole run may take (default 10m)')
+    .option('--warmup <duration>', 'unmeasured load on new workers before each instance count is measured (default 2s; 0: none)')
+    .option('--svg <file>', 'write the chart here (default: $SUPER_HOME/capacity-<app>.svg)')
+    .option('--json', 'print one JSON object ({rows: [{instances, max_rps, p99_ms, ...}], ...}) on stdout')
+    .action(run('capacity'));
   program.command('ping').description('check that the daemon answers (exit 0) or not (exit 3)').action(run('ping'));
   program.command('version').description('print the CLI and daemon versions').action(run('version'));
   program.addOption(new Option('-v, --version', 'print the CLI version').hideHelp());

@@ -40,6 +40,7 @@ export const CODES = Object.freeze({
   E_WORKER_EXITED: [EXIT.FAILED, 'The worker exited before its CPU profile or heap snapshot was written; no file was left. Its error log says why it exited.'],
   E_LOW_MEMORY: [EXIT.FAILED, 'A heap snapshot needs about the heap\'s size again in free memory and the host has less available (MemAvailable); free memory first.'],
   E_DIAGNOSTICS: [EXIT.FAILED, 'The worker could not take the CPU profile or heap snapshot (inspector or file error); the message says why.'],
+  E_CAPACITY_NO_PORT: [EXIT.BAD_INPUT, '`super capacity` needs an app that listens on the port its env gives it (PORT, or its increment_var); this app has none, or its copy did not listen there. The running app was not touched.'],
   E_TLS: [EXIT.NO_DAEMON, 'The TLS connection to --host failed (certificate not trusted, wrong name, not a TLS listener); trust the daemon\'s certificate with --tls-ca.'],
   E_UPGRADE_FAILED: [EXIT.FAILED, '`super upgrade`: the new daemon failed to boot or its workers failed readiness; it was stopped and the running daemon kept serving. Its stderr tail says why.'],
   E_NOT_SUPERD: [EXIT.BAD_INPUT, '`super upgrade --daemon-path DIR`: DIR is not a superd package (no package.json named superd with lib/master/core/daemon.js); nothing changed.'],

@@ -4,7 +4,8 @@ import { SuperError, EXIT } from '../errors.js';
 import { printError } from './coded-error.js';
 
 // Commands that act on this machine (files, the local daemon's process): never over --host.
-const LOCAL_ONLY = new Set(['start', 'resurrect', 'run', 'daemon', 'startup', 'unstartup', 'token', 'upgrade']);
+// capacity: its load generator runs here and must reach the copy's loopback port.
+const LOCAL_ONLY = new Set(['start', 'resurrect', 'run', 'daemon', 'startup', 'unstartup', 'token', 'upgrade', 'capacity']);
 
 export async function runCommand(name, args) {
   // `super logs | head -1`: the reader went away; whatever was left to print is nobody's.

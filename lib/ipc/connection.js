@@ -76,6 +76,12 @@ export class Connection {
     return { send: (data) => this.send({ event: 'log', data }), backlog: () => this.backlog, open: () => this.open };
   }
 
+  /** Calls `fn` once the connection has closed (at once if it already has). */
+  onClose(fn) {
+    if (this.#ws.readyState === this.#ws.CLOSED) queueMicrotask(fn);
+    else this.#ws.once('close', fn);
+  }
+
   /** Closes at once (the daemon is exiting). */
   terminate() {
     this.#ws.terminate();

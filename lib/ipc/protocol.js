@@ -76,6 +76,10 @@
 //               the file $SUPER_HOME/profiles/<name> (how a client over TCP gets its profile)
 //   reload-logs {}                                   -> {apps, files}       reopen every log file (after logrotate)
 //   flush       {target?}                            -> {apps, files}       empty the logs, remove rotated files
+//   capacity-copy {app, port}                        -> {app, copy, port, port_var, exec_mode, listen_timeout, failed, warnings}
+//               starts `<app>~capacity` (super capacity): the app's config, one instance, its
+//               PORT (or increment_var) = port; deleted when this connection closes.
+//               E_CAPACITY_NO_PORT when the app has no port variable to replace
 //
 // Events (topic "worker"): {app, slot, pid, state, prev, code?, signal?, restarts, reason?}
 // with state one of lib/master/core/states.js WORKER_STATES.
@@ -101,8 +105,9 @@ export const MAX_INSTANCES = 1024;
 export const TOPICS = Object.freeze(['worker', 'reload', 'metrics', 'watch', 'log']);
 // `start` names a file on the client's machine and carries the client's environment into
 // the apps: meaningful only from the daemon's own host.
-// `upgrade` names files on the daemon's host (--daemon-path, --config).
-export const LOCAL_ONLY_OPS = Object.freeze(['start', 'start-script', 'upgrade']);
+// `upgrade` names files on the daemon's host (--daemon-path, --config); `capacity-copy`
+// starts a copy that the client loads over the daemon's loopback.
+export const LOCAL_ONLY_OPS = Object.freeze(['start', 'start-script', 'upgrade', 'capacity-copy']);
 
 const str = (v) => typeof v === 'string' && v.length > 0 && v.length <= 4096;
 const optStr = (v) => v === undefined || str(v);
@@ -179,6 +184,10 @@ export const OPS = Object.freeze({
   upgrade: {
     daemonPath: [(v) => str(v) && v.startsWith('/'), false, 'an absolute directory'],
     config: [(v) => str(v) && v.startsWith('/'), false, 'an absolute path to an ecosystem file'],
+  },
+  'capacity-copy': {
+    app: [str, true, 'an app name or id'],
+    port: [(v) => Number.isSafeInteger(v) && v >= 1024 && v <= 65535, true, 'a TCP port from 1024 to 65535'],
   },
 });
 

@@ -12,6 +12,7 @@ import { fileLessApp } from './file-less-app.js';
 import { reloadUpdatingEnv, applyEnvToRunning } from './env-refresh.js';
 import { signalWorkers, resetCounters, workerEnvironment } from './worker-ops.js';
 import { diagnosticsTargets } from './diagnostics-targets.js';
+import { startCapacityCopy } from './capacity-copy.js';
 
 /**
  * @param {object} o
@@ -110,6 +111,8 @@ export function makeHandlers({ registry, monitor, watcher, cron, diagnostics, lo
     profile: (a, conn) => diagnostics.profile(diagnosticsTargets(registry, a, 'profile'), { duration: a.duration, out: a.out, remote: conn.remote !== null }),
     heap: (a, conn) => diagnostics.heap(diagnosticsTargets(registry, a, 'heap'), { out: a.out, remote: conn.remote !== null }),
     'diagnostic-file': (a, conn, progress) => diagnostics.file(a.name, conn, progress),
+    // super capacity: a copy of an app on another port, removed when `conn` closes
+    'capacity-copy': (a, conn) => startCapacityCopy(registry, a, conn),
     ...logs,
   };
 }

@@ -21,7 +21,8 @@ export async function saveApps(registry, { version, force }) {
  * (instances as scaled now), the environment it was started with, and whether it is stopped.
  */
 export function daemonState(registry) {
-  const apps = [...registry.apps.values()].map((app) => ({
+  // "~" names are superd's own temporary copies (`super capacity`): never saved nor handed over
+  const apps = [...registry.apps.values()].filter((app) => !app.name.includes('~')).map((app) => ({
     config: { ...app.config, instances: app.slots.length || app.config.instances },
     clientEnv: app.clientEnv,
     source: app.source ?? undefined,

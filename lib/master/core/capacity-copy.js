@@ -1,0 +1,100 @@
+// `super capacity <app>` measures a separate copy of an app, never the app itself. The
+// copy is made here, in the daemon, from the running app's normalized config, so the
+// app's secrets never leave the daemon: `<app>~capacity`, one instance, its port variable
+// (PORT, or the app's increment_var) set to the free loopback port the CLI chose, its own
+// log files, no watch, no cron restart. User app names cannot contain "~" (the schema's
+// name pattern), so a copy never collides with an app of a file, and `save` leaves copies
+// out (lib/master/saved/saved-state.js).
+//
+// The copy lives as long as the control connection that asked for it: the CLI deletes it
+// when it is done or interrupted, and if the CLI dies (SIGKILL, lost terminal) the closing
+// connection deletes it here, so a copy never runs on forever.
+import path from 'node:path';
+import { SuperError } from '../../errors.js';
+import { deepFreeze } from '../../config/deep-freeze.js';
+import { resolveLogSettings } from '../../logs/settings.js';
+
+const COPY_SUFFIX = '~capacity';
+// A delete refused with E_BUSY (the copy is being scaled) is tried again, this long at most.
+const REMOVE_RETRY_MS = 250;
+const REMOVE_GIVE_UP_MS = 120_000;
+// Copies being started (not yet in the registry), so two runs never make the same one.
+const starting = new Set();
+
+/** The variable the app reads its port from: its increment_var, else PORT. */
+const portVariable = (config) => config.increment_var ?? 'PORT';
+
+/**
+ * Builds `<app>~capacity` and starts it with one instance, bound to `conn`.
+ * @param {import('./registry.js').AppRegistry} registry
+ * @param {{app: string, port: number}} args
+ * @param {import('../../ipc/connection.js').Connection} conn
+ * @returns {Promise<{app: string, copy: string, port: number, port_var: string, exec_mode: string, listen_timeout: number,
+ *   failed: object[], warnings: string[]}>}
+ */
+export async function startCapacityCopy(registry, { app: target, port }, conn) {
+  const app = registry.app(target, 'capacity');
+  if (app.name.includes('~')) throw new SuperError('E_USAGE', `${app.name} is itself a copy made by super capacity; name the app it copies`);
+  const name = `${app.name}${COPY_SUFFIX}`;
+  if (starting.has(name) || registry.apps.has(name)) throw new SuperError('E_BUSY', `${name} exists: another super capacity run measures ${app.name}; wait for it to end`);
+  const config = copyConfig(app.pendingConfig ?? app.config, name, port, registry.home);
+  const daemon = { scheduling: registry.schedulingName, scheduling_set: false, cpu_affinity: null };
+  // The connection may close while the copy starts: it is removed once it is registered.
+  let closed = false;
+  let copy = null;
+  conn.onClose(() => {
+    closed = true;
+    if (copy) removeCopy(registry, name, copy);
+  });
+  starting.add(name);
+  try {
+    const result = await registry.startConfigs([{ config, clientEnv: app.clientEnv }], daemon, 'super capacity');
+    return { app: app.name, copy: name, port, port_var: portVariable(config), exec_mode: config.exec_mode, listen_timeout: config.listen_timeout, failed: result.failed, warnings: result.warnings };
+  } finally {
+    starting.delete(name);
+    copy = registry.apps.get(name) ?? null;
+    if (closed && copy) removeCopy(registry, name, copy);
+  }
+}
+
+function copyConfig(c, name, port, home) {
+  const portVar = portVariable(c);
+  if (c.env[portVar] === undefined) {
+    const why = c.increment_var ? `its increment_var ${portVar} is not set in its env` : 'it has no PORT in its env (nor an increment_var)';
+    throw new SuperError('E_CAPACITY_NO_PORT', `${c.name} has no port to replace: ${why}; super capacity measures an app that listens on the port its env gives it`);
+  }
+  // its own log files, beside the app's, with the app's log settings
+  const logs = c.logs
+    ? { ...c.logs, out: path.join(c.logs.dir, `${name}-out.log`), err: path.join(c.logs.dir, `${name}-err.log`) }
+    : resolveLogSettings({ ...c, name, out_file: null, error_file: null }, null, home);
+  return deepFreeze({
+    ...c,
+    name,
+    out_file: null,
+    error_file: null,
+    instances: 1,
+    instances_spec: 1,
+    env: { ...c.env, [portVar]: String(port) },
+    // every instance shares the one port (cluster mode); increment_var would move them off it
+    increment_var: null,
+    watch: [],
+    cron_restart: null,
+    autostart: true,
+    logs,
+  });
+}
+
+/** Deletes the copy of a closed connection (unless its CLI did), retrying while it is busy. */
+function removeCopy(registry, name, copy) {
+  if (registry.apps.get(name) !== copy) return; // removed by its CLI already
+  registry.log.info({ app: name }, 'capacity copy: its control connection closed; removing it');
+  const giveUp = Date.now() + REMOVE_GIVE_UP_MS;
+  const remove = () => {
+    if (registry.apps.get(name) !== copy) return;
+    registry.delete(name).catch((err) => {
+      if (err.code === 'E_BUSY' && Date.now() < giveUp) setTimeout(remove, REMOVE_RETRY_MS).unref();
+      else registry.log.error({ err: err.message, app: name }, 'could not remove the capacity copy of a closed connection');
+    });
+  };
+  remove();
+}

@@ -64,6 +64,7 @@ export async function startDaemon({ resurrect = false, afterStop, control, loadD
   let controlPath = handover ? handover.controlPath(socketPath(home)) : socketPath(home);
   let log;
   try {
+    requireLinux();
     prepareHome(home);
     if (!handover) acquirePidFile(pidPath(home));
   } catch (err) {
@@ -267,3 +268,14 @@ async function resurrectAtBoot(registry, log) {
 
 // Run as a script (`node lib/master/core/daemon.js`, how `super start` launches it detached).
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) startDaemon();
+
+/**
+ * Worker metrics read /proc, pinning runs taskset, workers lead process groups through
+ * setsid and die with the daemon through setpriv: the daemon runs on Linux only (the CLI
+ * also talks to a remote daemon from elsewhere, with --host).
+ */
+function requireLinux() {
+  if (process.platform !== 'linux') {
+    throw new SuperError('E_PLATFORM', `the superd daemon runs on Linux only (this is ${process.platform}); from here, \`super --host\` talks to a daemon on a Linux host`);
+  }
+}

@@ -23,9 +23,11 @@ import { resolveLogSettings } from './log-settings.js';
 import { deepFreeze } from './deep-freeze.js';
 import { superHome } from '../home.js';
 import { savedAppDocument } from './saved-app.js';
+import { holdsMoreValues, MAX_VALUES } from './value-count.js';
 
 export { parseDuration, parseSize } from './units.js';
 export { resolveInstances } from './instances.js';
+export { loadEcosystemOffThread } from './load-off-thread.js';
 
 // YAML 1.2 core types plus merge keys (`<<: *defaults`). Not js-yaml's default
 // schema: its timestamps would turn `DEPLOYED: 2024-01-01` into a Date.
@@ -166,6 +168,10 @@ function loadEcosystemData(data, positions, file, { env, only, allowedCpus, cpus
   const abs = path.resolve(file);
   baseDir = path.resolve(baseDir ?? path.dirname(abs));
   const problems = new Problems(file, positions);
+  if (holdsMoreValues(data)) {
+    problems.addGeneral(`holds more than ${MAX_VALUES} values once its YAML aliases (*name) are expanded; an ecosystem file holds at most ${MAX_VALUES}: write the values out, or anchor less`);
+    throw refused(file, problems);
+  }
   for (const p of schemaProblems(data)) problems.add(p.segments, p.message, p.which);
 
   let daemon = null;

@@ -70,11 +70,11 @@ export class AppRegistry extends EventEmitter {
 
   /** `super start <file>`: add new apps and start them, start stopped ones, report running ones. */
   async startFromFile({ file, env, only, clientEnv: rawClientEnv, beforeStart }) {
-    const { loadEcosystem } = await import('../../config/index.js');
+    const { loadEcosystemOffThread } = await import('../../config/index.js');
     const clientEnv = rawClientEnv && inheritable(rawClientEnv);
     // The daemon's CPUs as at boot: daemon.cpu_affinity narrows the daemon, never the apps.
     // A JS/TS file runs with the caller's environment (lib/config/js-config.js).
-    const eco = await loadEcosystem(file, { env, only, allowedCpus: this.daemonPolicy.allowed, callerEnv: clientEnv, home: this.home, ...this.loadDefaults });
+    const eco = await loadEcosystemOffThread(file, { env, only, allowedCpus: this.daemonPolicy.allowed, callerEnv: clientEnv, home: this.home, ...this.loadDefaults });
     const result = await this.startConfigs(eco.apps.map((config) => ({ config, clientEnv, source: { file, env }, autostart: config.autostart })), eco.daemon, file, beforeStart);
     result.warnings.unshift(...eco.warnings);
     return result;
@@ -244,13 +244,13 @@ export class AppRegistry extends EventEmitter {
 
   /** app -> its config as its file says now; throws E_CONFIG, E_LOG_PATH or E_SCHEDULING_FIXED before anything changes. */
   async #rereadConfigs(apps) {
-    const { loadEcosystem } = await import('../../config/index.js');
+    const { loadEcosystemOffThread } = await import('../../config/index.js');
     const files = new Map();
     const configs = new Map();
     for (const app of apps) {
       if (!app.source?.file) continue; // not started from a file: reloads with its running config
       const key = `${app.source.file}\0${app.source.env ?? ''}`;
-      if (!files.has(key)) files.set(key, await loadEcosystem(app.source.file, { env: app.source.env, allowedCpus: this.daemonPolicy.allowed, callerEnv: app.clientEnv, home: this.home, ...this.loadDefaults }));
+      if (!files.has(key)) files.set(key, await loadEcosystemOffThread(app.source.file, { env: app.source.env, allowedCpus: this.daemonPolicy.allowed, callerEnv: app.clientEnv, home: this.home, ...this.loadDefaults }));
       const config = files.get(key).apps.find((c) => c.name === app.name);
       if (!config) {
         throw new SuperError('E_CONFIG', `${app.name} is no longer in ${app.source.file}; nothing was reloaded. Remove it with \`super delete ${app.name}\`, or reload the running config with --keep-config`);

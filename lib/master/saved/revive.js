@@ -13,7 +13,7 @@ import { deepFreeze } from '../../config/deep-freeze.js';
  *   entries for the registry's startConfigs; warnings: each app started from its snapshot, or not at all
  */
 export async function reviveApps(dump, options) {
-  const { loadEcosystem, loadSavedApp } = await import('../../config/index.js');
+  const { loadEcosystemOffThread, loadSavedApp } = await import('../../config/index.js');
   const files = new Map(); // file + env -> the loaded ecosystem, or why it cannot be used
   const entries = [];
   const warnings = [];
@@ -22,7 +22,7 @@ export async function reviveApps(dump, options) {
     let why = 'it was not started from an ecosystem file';
     if (source?.file) {
       const key = `${source.file}\0${source.env ?? ''}`;
-      if (!files.has(key)) files.set(key, await loadEcosystem(source.file, { ...options, env: source.env }).catch((err) => err));
+      if (!files.has(key)) files.set(key, await loadEcosystemOffThread(source.file, { ...options, env: source.env }).catch((err) => err));
       const eco = files.get(key);
       const fresh = eco instanceof Error ? null : eco.apps.find((a) => a.name === saved.name);
       if (fresh) config = deepFreeze({ ...fresh, instances: saved.instances, watch: saved.watch ?? fresh.watch });

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { checkAffinity } from './check-affinity.js';
 import { didYouMean } from './did-you-mean.js';
 import { resolveInstances } from './instances.js';
+import { instancesProblem } from './work-limits.js';
 import { writtenKeys } from './pm2-keys.js';
 import { checkCron } from './cron-check.js';
 import { resolveUser } from './run-as.js';
@@ -160,6 +161,8 @@ export function normalizeApp(raw, index, ctx) {
       const range = ctx.cpus > 2 ? `-1 to -${ctx.cpus - 1}, ` : ctx.cpus === 2 ? '-1, ' : '';
       report('instances', `${err.message}; use ${range}a positive number, or max`);
     }
+    const tooMany = instancesProblem(instances, ctx.limits);
+    if (tooMany) report('instances', tooMany);
   }
 
   const killSignal = get('kill_signal') ?? 'SIGINT';

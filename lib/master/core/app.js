@@ -35,6 +35,7 @@ export class App {
     this.busy = null; // name of the operation in progress, if any
     this.source = null; // {file, env}: where the config came from, re-read by reload
     this.lastReload = null; // outcome of the last reload, shown by ls/describe
+    this.stops = 0; // how many stops were asked: a start still waiting at the start gate is cancelled by one
     this.watchOff = null; // the watch paths `super watch <app> off` put aside, for `on` (registry.setWatch)
   }
 
@@ -114,17 +115,25 @@ export class App {
     return Promise.all(idle.map((s) => this.#startSlot(s, reason)));
   }
 
+  // Each start waits its turn at the daemon's start gate (start-gate.js): a large count
+  // boots a few workers at a time. A stop or scale-down while it waits cancels it.
   async #startSlot(slot, reason) {
     slot.resetHistory();
+    const stops = this.stops;
+    const leave = await this.ctx.startGate.enter(this.slots.map((s) => s.pid).filter(Boolean));
     try {
+      if (stops !== this.stops || !this.slots.includes(slot)) return { slot: slot.index, ready: false, failed: 'stopped before it started' };
       const r = await slot.start(reason);
       return { slot: slot.index, ready: r.ready };
     } catch (err) {
       return { slot: slot.index, ready: false, failed: err.message };
+    } finally {
+      leave();
     }
   }
 
   async stop() {
+    this.stops++;
     await Promise.all(this.slots.map((s) => s.stop()));
   }
 

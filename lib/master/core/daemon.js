@@ -21,7 +21,7 @@ import { CronRestarts } from './cron-restart.js';
 import { Monitor, MetricsSettings } from '../health/index.js';
 import { RemoteControl } from '../settings/index.js';
 import { makeHandlers } from './handlers.js';
-import { reapAllNow } from '../process/index.js';
+import { reapAllNow, recordGroupsIn, endLeftoverGroups } from '../process/index.js';
 import { SuperError } from '../../errors.js';
 import { sdNotify } from './systemd-notify.js';
 import { WatchManager } from '../watch/index.js';
@@ -60,6 +60,9 @@ export async function startDaemon({ resurrect = false, afterStop, control, loadD
   }
   const daemonLog = createDaemonLog(daemonLogPath(home));
   log = daemonLog.log;
+  // What a previous daemon of this home left running when it died goes before anything starts.
+  for (const { pgid, pids } of await endLeftoverGroups(home)) log.warn({ pgid, pids }, 'ended a process group a previous daemon left running');
+  recordGroupsIn(home);
 
   // The composition root: each part gets its collaborators here, at construction. The
   // registry calls none of the others; they hear its events and read it through its

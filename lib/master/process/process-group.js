@@ -1,5 +1,7 @@
 // Signals to a worker's whole process group (the worker leads it: see exec-prefix.js),
-// so the processes a worker started go with it.
+// so the processes a worker started go with it. A group is recorded on disk until it is
+// empty or sent SIGKILL (group-record.js).
+import { forgetGroup } from './group-record.js';
 
 /** Sends `signal` to every process of group `pgid`. False when the group is empty. */
 export function signalGroup(pgid, signal) {
@@ -25,12 +27,13 @@ const pendingReaps = new Map(); // pgid -> timer
  * `timeout` ms. No orphan outlives its worker.
  */
 export function reapGroup(pgid, signal, timeout) {
-  if (!signalGroup(pgid, 0)) return;
+  if (!signalGroup(pgid, 0)) return forgetGroup(pgid);
   signalGroup(pgid, signal);
   clearTimeout(pendingReaps.get(pgid));
   const timer = setTimeout(() => {
     pendingReaps.delete(pgid);
     signalGroup(pgid, 'SIGKILL');
+    forgetGroup(pgid);
   }, timeout);
   timer.unref();
   pendingReaps.set(pgid, timer);
@@ -41,6 +44,7 @@ export function reapAllNow() {
   for (const [pgid, timer] of pendingReaps) {
     clearTimeout(timer);
     signalGroup(pgid, 'SIGKILL');
+    forgetGroup(pgid);
   }
   pendingReaps.clear();
 }

@@ -11,6 +11,7 @@ import protocol from '../../ipc/agent-protocol.cjs';
 import { forkClusterWorker } from './launch-cluster.js';
 import { spawnForkWorker } from './launch-fork.js';
 import { signalGroup, reapGroup } from './process-group.js';
+import { trackGroup } from './group-record.js';
 import { listenToAgent, tellAgent } from './agent-channel.js';
 
 const { FROM_AGENT, TO_AGENT, PM2 } = protocol;
@@ -51,6 +52,7 @@ export class WorkerProcess extends EventEmitter {
       c.on('exit', (code, signal) => this.#onExit(code, signal));
     }
     this.pid = this.child.pid ?? null;
+    if (this.pid) trackGroup(this.pid); // it leads its process group (exec-prefix.js)
     this.createdAt = Date.now();
     this.appName = opts.app.name;
     this.slotIndex = Number(opts.env.SUPER_SLOT);

@@ -204,6 +204,7 @@ export class App {
       };
       const outcome = await runReload(plan, { host: this.#reloadHost(), config: slot.config ?? this.config, reason, emit: reporter({ event }) });
       if (!outcome.ok) throw Object.assign(new Error(outcome.failed.reason), outcome.failed);
+      slot.restarts++; // a replacement for memory or health is a restart, as PM2 counts it
       return { pid: ready.pid, ready_ms: ready.ready_ms };
     } finally {
       this.busy = null;

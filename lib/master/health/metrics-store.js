@@ -65,6 +65,7 @@ export class WorkerRecord {
 
   /** @param {number} staleMs  a report older than this is not a current loop value */
   onSample(cost, now = Date.now(), staleMs = 3000) {
+    this.staleMs = staleMs;
     this.cost = cost;
     this.costAt = now;
     this.lastWindow = this.window;
@@ -92,6 +93,8 @@ export class WorkerRecord {
       http_rps: a?.http?.rps ?? null,
       http_p99_ms: a?.http?.p99 ?? null,
       report_age_ms: this.agentAt === null ? null : now - this.agentAt,
+      // The agent stopped reporting (a blocked loop): loop_delay_ms is its last word, not now's.
+      loop_stale: this.agentAt !== null && now - this.agentAt >= (this.staleMs ?? 3000),
     };
     if (history) out.history = { cpu: this.history.cpu.toArray(), memory: this.history.memory.toArray(), loop_p99_ms: this.history.loop.toArray() };
     return out;

@@ -29,7 +29,7 @@ import { workLimits } from './work-limits.js';
 export { parseDuration, parseSize } from './units.js';
 export { resolveInstances } from './instances.js';
 export { loadEcosystemOffThread } from './load-off-thread.js';
-export { workLimits, instancesProblem } from './work-limits.js';
+export { workLimits } from './work-limits.js';
 
 // YAML 1.2 core types plus merge keys (`<<: *defaults`). Not js-yaml's default
 // schema: its timestamps would turn `DEPLOYED: 2024-01-01` into a Date.

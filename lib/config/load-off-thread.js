@@ -9,9 +9,9 @@ import { deepFreeze } from './deep-freeze.js';
 
 const THREAD = new URL('./load-thread.js', import.meta.url);
 /** A load that takes longer than this is ended (a JS/TS file has its own 10 s bound inside). */
-export const LOAD_TIMEOUT_MS = 20_000;
+const LOAD_TIMEOUT_MS = 20_000;
 /** The heap a load may use. */
-export const LOAD_HEAP_MB = 256;
+const LOAD_HEAP_MB = 256;
 
 /**
  * loadEcosystem(file, options) in a worker thread.

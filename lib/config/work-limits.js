@@ -4,8 +4,8 @@
 //   SUPER_MAX_INSTANCES (default 1024), SUPER_MAX_APPS (default 1000).
 // A file cannot raise its own bound.
 
-export const DEFAULT_MAX_INSTANCES = 1024;
-export const DEFAULT_MAX_APPS = 1000;
+const DEFAULT_MAX_INSTANCES = 1024;
+const DEFAULT_MAX_APPS = 1000;
 
 /** @returns {{instances: number, apps: number}} the bounds `env` sets (a value that is not a positive integer is ignored) */
 export function workLimits(env = process.env) {

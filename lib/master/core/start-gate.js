@@ -10,9 +10,9 @@ import { memAvailable } from './host-memory.js';
 import { MEMORY_RESERVE, MEMORY_GROWTH } from './reload-plan.js';
 
 /** Workers booting at once, unless SUPER_START_CONCURRENCY (the daemon's environment) says otherwise. */
-export const DEFAULT_START_CONCURRENCY = 8;
+const DEFAULT_START_CONCURRENCY = 8;
 /** What a worker is assumed to need before one of its app's workers was measured. */
-export const DEFAULT_WORKER_RSS = 64 * 1024 * 1024;
+const DEFAULT_WORKER_RSS = 64 * 1024 * 1024;
 const RSS_SAMPLE = 4; // running workers measured per start: the cost stays flat as an app grows
 
 /** The daemon's start concurrency: a positive integer from `env`, else the default. */

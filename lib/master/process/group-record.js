@@ -18,7 +18,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 const FILE = 'worker-groups';
-const MAX_FILE_BYTES = 4 * 1024 * 1024; // a daemon's groups: 1000 apps x 1024 workers fit easily
+const MAX_FILE_BYTES = 32 * 1024 * 1024; // ~16 bytes a group: 1000 apps x 1024 workers fit
 
 let file = null;
 const groups = new Map(); // pgid -> start time
@@ -26,7 +26,7 @@ let dirty = false;
 let writing = null;
 
 /** The pid's start time (field 22 of /proc/<pid>/stat) and its process group, or null when it is gone. */
-export function procStat(pid) {
+function procStat(pid) {
   let text;
   try {
     text = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -114,8 +114,8 @@ async function readRecord(at) {
   try {
     const fh = await fs.promises.open(at, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
     try {
-      const { buffer, bytesRead } = await fh.read({ buffer: Buffer.alloc(MAX_FILE_BYTES), position: 0 });
-      text = buffer.toString('utf8', 0, bytesRead);
+      if ((await fh.stat()).size > MAX_FILE_BYTES) return out; // not ours: no daemon writes that much
+      text = await fh.readFile('utf8');
     } finally {
       await fh.close();
     }
@@ -132,7 +132,8 @@ async function readRecord(at) {
 /** pgid -> [{pid, start}] of the running processes in one of `pgids`. */
 async function groupMembers(pgids) {
   const out = new Map();
-  for (const name of await fs.promises.readdir('/proc')) {
+  const names = await fs.promises.readdir('/proc').catch(() => []); // not Linux: nothing was recorded
+  for (const name of names) {
     if (!/^\d+$/.test(name)) continue;
     const stat = procStat(Number(name));
     if (stat === null || !pgids.has(stat.pgid)) continue;

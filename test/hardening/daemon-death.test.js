@@ -1,5 +1,6 @@
 // Issue 14 item 4: SIGKILL of the daemon leaves nothing behind. A cluster worker whose
-// event loop is blocked (while (true)) and a fork-mode one, each with a `sleep` child in its
+// event loop is blocked (while (true)), pinned (so exec'd through setsid, setpriv and
+// taskset before node), and a fork-mode one, each with a `sleep` child in its
 // process group, under scheduling: os (the worker itself holds its port). The workers die
 // with the daemon (parent-death signal); their children are ended by the next daemon of the
 // same SUPER_HOME (recorded process groups), whose workers then serve on the same ports.
@@ -9,6 +10,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { sandbox, freePort, httpGet, alive, waitGone, lsJson } from '../helpers/harness.js';
+import { ALLOWED } from '../helpers/cpus.js';
 
 /** The {worker, sleep} pids each worker wrote. */
 const treesOf = (pidsDir) => fs.readdirSync(pidsDir).map((f) => JSON.parse(fs.readFileSync(path.join(pidsDir, f), 'utf8')));
@@ -20,7 +22,7 @@ test('SIGKILL of the daemon: blocked workers die with it, their children go at t
   fs.mkdirSync(pidsDir);
   box.fixture('blocked-tree.cjs');
   const eco = box.write('eco.yml', `scheduling: os\nmetrics: { interval: 200ms }\napps:\n`
-    + `  - name: tree\n    script: blocked-tree.cjs\n    ready_on: ready\n    env: { PORT: ${ports[0]}, PIDS_DIR: ${pidsDir} }\n`
+    + `  - name: tree\n    script: blocked-tree.cjs\n    ready_on: ready\n    cpu_affinity: ${ALLOWED[0]}\n    env: { PORT: ${ports[0]}, PIDS_DIR: ${pidsDir} }\n`
     + `  - name: forked\n    script: blocked-tree.cjs\n    exec_mode: fork\n    ready_on: ready\n    env: { PORT: ${ports[1]}, PIDS_DIR: ${pidsDir} }\n`);
   assert.equal((await box.cli(['start', eco])).code, 0);
   const trees = treesOf(pidsDir);

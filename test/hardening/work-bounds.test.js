@@ -34,7 +34,7 @@ test('worker starts are bounded: concurrency, instances in files, scale and dump
   // The host's memory as the daemon reads it (SUPER_MEMINFO): plenty, for now.
   const memFile = box.write('meminfo', meminfo(64 * 1024));
   const env = { ...LIMITS, SUPER_MEMINFO: memFile };
-  const app = (instances) => `apps:\n  - name: boot\n    script: boot-stamps.cjs\n    instances: ${instances}\n    ready_on: ready\n    env: { STAMPS: ${stamps}, BOOT_MS: "400" }\n`;
+  const app = (instances) => `apps:\n  - name: boot\n    script: boot-stamps.cjs\n    instances: ${instances}\n    ready_on: ready\n    env: { STAMPS: ${stamps}, BOOT_MS: "200" }\n`;
   const eco = box.write('eco.yml', app(4));
   const r = await box.cli(['start', eco], { env });
   assert.equal(r.code, 0, r.stderr);
@@ -75,6 +75,7 @@ test('worker starts are bounded: concurrency, instances in files, scale and dump
   });
 
   await t.test('a dump asking 100000 instances starts the limit, with a warning', async () => {
+    assert.equal((await box.cli(['delete', 'lean'])).code, 0);
     assert.equal((await box.cli(['save'])).code, 0);
     const file = path.join(box.home, 'dump.json');
     const dump = JSON.parse(fs.readFileSync(file, 'utf8'));

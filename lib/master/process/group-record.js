@@ -16,6 +16,7 @@
 // file and a rename) and never block the daemon; a failed write is retried at the next change.
 import fs from 'node:fs';
 import path from 'node:path';
+import { procStat } from './proc-stat.js';
 
 const FILE = 'worker-groups';
 const MAX_FILE_BYTES = 32 * 1024 * 1024; // ~16 bytes a group: 1000 apps x 1024 workers fit
@@ -24,19 +25,6 @@ let file = null;
 const groups = new Map(); // pgid -> start time
 let dirty = false;
 let writing = null;
-
-/** The pid's start time (field 22 of /proc/<pid>/stat) and its process group, or null when it is gone. */
-function procStat(pid) {
-  let text;
-  try {
-    text = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return null;
-  }
-  // The command (field 2) is in parentheses and may hold spaces or parentheses itself.
-  const fields = text.slice(text.lastIndexOf(')') + 2).split(' '); // fields[0] is field 3
-  return { pgid: Number(fields[2]), start: Number(fields[19]) };
-}
 
 /** Records groups in `home` from now on (the daemon, once at boot). */
 export function recordGroupsIn(home) {

@@ -2,6 +2,7 @@
 // so the processes a worker started go with it. A group is recorded on disk until it is
 // empty or sent SIGKILL (group-record.js).
 import { forgetGroup } from './group-record.js';
+import { reapStraysNow } from './stray-processes.js';
 
 /** Sends `signal` to every process of group `pgid`. False when the group is empty. */
 export function signalGroup(pgid, signal) {
@@ -39,8 +40,9 @@ export function reapGroup(pgid, signal, timeout) {
   pendingReaps.set(pgid, timer);
 }
 
-/** At daemon exit: groups still waiting for their SIGKILL get it now. */
+/** At daemon exit: groups (and strays: stray-processes.js) still waiting for their SIGKILL get it now. */
 export function reapAllNow() {
+  reapStraysNow();
   for (const [pgid, timer] of pendingReaps) {
     clearTimeout(timer);
     signalGroup(pgid, 'SIGKILL');

@@ -56,9 +56,25 @@ function signalStrays(strays, signal) {
   }
 }
 
+const pending = new Map(); // strays -> their SIGKILL timer
+
 /** After the worker exited: `signal` to its strays now, SIGKILL to those left after `timeout` ms. */
 export function reapStrays(strays, signal, timeout) {
   if (strays.length === 0) return;
   signalStrays(strays, signal);
-  setTimeout(() => signalStrays(strays, 'SIGKILL'), timeout).unref();
+  const timer = setTimeout(() => {
+    pending.delete(strays);
+    signalStrays(strays, 'SIGKILL');
+  }, timeout);
+  timer.unref();
+  pending.set(strays, timer);
+}
+
+/** At daemon exit: strays still waiting for their SIGKILL get it now. */
+export function reapStraysNow() {
+  for (const [strays, timer] of pending) {
+    clearTimeout(timer);
+    signalStrays(strays, 'SIGKILL');
+  }
+  pending.clear();
 }

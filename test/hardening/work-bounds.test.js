@@ -29,7 +29,6 @@ function mostBootingAtOnce(text) {
 test('worker starts are bounded: concurrency, instances in files, scale and dumps', { timeout: 90000 }, async (t) => {
   const box = await sandbox(t);
   box.fixture('boot-stamps.cjs');
-  box.fixture('idle.js');
   const stamps = path.join(box.dir, 'stamps.txt');
   // The host's memory as the daemon reads it (SUPER_MEMINFO): plenty, for now.
   const memFile = box.write('meminfo', meminfo(64 * 1024));

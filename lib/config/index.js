@@ -23,9 +23,13 @@ import { resolveLogSettings } from './log-settings.js';
 import { deepFreeze } from './deep-freeze.js';
 import { superHome } from '../home.js';
 import { savedAppDocument } from './saved-app.js';
+import { holdsMoreValues, MAX_VALUES } from './value-count.js';
+import { workLimits } from './work-limits.js';
 
 export { parseDuration, parseSize } from './units.js';
 export { resolveInstances } from './instances.js';
+export { loadEcosystemOffThread } from './load-off-thread.js';
+export { workLimits } from './work-limits.js';
 
 // YAML 1.2 core types plus merge keys (`<<: *defaults`). Not js-yaml's default
 // schema: its timestamps would turn `DEPLOYED: 2024-01-01` into a Date.
@@ -166,13 +170,22 @@ function loadEcosystemData(data, positions, file, { env, only, allowedCpus, cpus
   const abs = path.resolve(file);
   baseDir = path.resolve(baseDir ?? path.dirname(abs));
   const problems = new Problems(file, positions);
+  if (holdsMoreValues(data)) {
+    problems.addGeneral(`holds more than ${MAX_VALUES} values once its YAML aliases (*name) are expanded; an ecosystem file holds at most ${MAX_VALUES}: write the values out, or anchor less`);
+    throw refused(file, problems);
+  }
+  const limits = workLimits();
+  if (Array.isArray(data?.apps) && data.apps.length > limits.apps) {
+    problems.add(['apps'], `${data.apps.length} apps is more than the limit of ${limits.apps}; split the file across daemons, or raise SUPER_MAX_APPS in the daemon's environment`);
+    throw refused(file, problems);
+  }
   for (const p of schemaProblems(data)) problems.add(p.segments, p.message, p.which);
 
   let daemon = null;
   let apps = [];
   const warnings = pm2OnlyWarnings(data, problems);
   if (data && typeof data === 'object' && !Array.isArray(data)) {
-    const ctx = { problems, warnings, file: abs, baseDir, cpus, allowedCpus, noPinning, envName: env, mergeLogsDefault, isRoot };
+    const ctx = { problems, warnings, file: abs, baseDir, cpus, allowedCpus, noPinning, envName: env, mergeLogsDefault, isRoot, limits };
     daemon = normalizeDaemon(data, ctx);
     if (Array.isArray(data.apps) && !problems.isBad(['apps'])) {
       apps = data.apps.map((raw, i) => normalizeApp(raw, i, ctx));

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { checkAffinity } from './check-affinity.js';
 import { didYouMean } from './did-you-mean.js';
 import { resolveInstances } from './instances.js';
+import { instancesProblem } from './work-limits.js';
 import { writtenKeys } from './pm2-keys.js';
 import { checkCron } from './cron-check.js';
 import { checkLogKeys } from './log-settings.js';
@@ -21,6 +22,7 @@ import { parseDuration, parseSize } from './units.js';
 import { MIN_PROFILE_MS, MAX_PROFILE_MS } from '../diagnostics/limits.js';
 
 const SIGNALS = Object.keys(os.constants.signals);
+const MAX_TIMER_MS = 2 ** 31 - 1; // setTimeout's bound: Node sets a longer delay to 1 ms
 
 /**
  * @typedef {object} App
@@ -121,11 +123,14 @@ export function normalizeApp(raw, index, ctx) {
     if (v === undefined || v === null) return fallback;
     const out = parse(v);
     if (out === undefined) report(key, `must be ${expected} (got ${v}); use a finite value`);
+    // Every duration ends up in a timer, and Node turns a longer one into 1 ms.
+    else if (parse === parseDuration && out > MAX_TIMER_MS) report(key, `${v} is longer than ${MAX_TIMER_MS} ms (about 24.8 days), the longest timer Node can set; use a shorter duration`);
     return out ?? fallback;
   }
 
   const cwd = resolveCwd(get('cwd'), ctx.baseDir, (m) => report('cwd', m));
   const env = mergeEnv(get('env'), ctx.envName && get(`env_${ctx.envName}`));
+  checkEnvBytes(raw, here, problems);
   if (typeof get('port') === 'number' && env.PORT === undefined) env.PORT = String(get('port'));
   const script = typeof get('script') === 'string' ? get('script') : undefined;
   const searchPath = env.PATH ?? process.env.PATH;
@@ -166,6 +171,8 @@ export function normalizeApp(raw, index, ctx) {
       const range = ctx.cpus > 2 ? `-1 to -${ctx.cpus - 1}, ` : ctx.cpus === 2 ? '-1, ' : '';
       report('instances', `${err.message}; use ${range}a positive number, or max`);
     }
+    const tooMany = instancesProblem(instances, ctx.limits);
+    if (tooMany) report('instances', tooMany);
   }
 
   const killSignal = get('kill_signal') ?? 'SIGINT';
@@ -325,6 +332,18 @@ function mergeEnv(env, overrides) {
   const entries = [...Object.entries(asMap(env)), ...Object.entries(asMap(overrides))];
   // fromEntries defines own properties, so a `__proto__` variable stays a plain variable.
   return Object.fromEntries(entries.map(([k, v]) => [k, v === null ? '' : String(v)]));
+}
+
+/** A NUL byte cannot be passed in an environment (spawn refuses it, and the worker crash-loops). */
+function checkEnvBytes(raw, here, problems) {
+  for (const key of Object.keys(raw)) {
+    if (key !== 'env' && !key.startsWith('env_')) continue;
+    for (const [name, value] of Object.entries(asMap(raw[key]))) {
+      if (name.includes('\0') || (typeof value === 'string' && value.includes('\0'))) {
+        problems.add([...here, key, name], 'holds a NUL byte, which an environment variable cannot; remove it');
+      }
+    }
+  }
 }
 
 function asMap(v) {

@@ -108,9 +108,13 @@ function badValue(segments, error, value) {
     if (guess) hint = `did you mean "${guess}"?`;
   }
   hint ??= (typeof key === 'string' && example(key, schemas)) || 'fix the value';
-  const got = segments.length === 0 && value == null ? 'an empty file' : describeValue(value);
+  const got = segments.length === 0 && value == null ? 'an empty file'
+    : inEnv(segments) && typeof value === 'string' ? 'a string' : describeValue(value);
   return { segments, which: 'value', message: `must be ${expected} (got ${got}); ${hint}` };
 }
+
+/** An app's env (env, env_<name>) holds secrets: a problem there never echoes a value. */
+const inEnv = (segments) => segments.some((s) => typeof s === 'string' && (s === 'env' || s.startsWith('env_')));
 
 /** Words for a failed keyword, when the schema has no x-expected. */
 function expectedFrom(e) {

@@ -1,6 +1,6 @@
 // The `super ls` table: one row per worker. id is the app's number, as PM2 numbers its list
 // (`super stop 0`); cpu and memory count the worker's child processes too; loop p99 is the
-// event-loop delay its agent last reported.
+// event-loop delay its agent last reported, or "stale" when it stopped reporting (a blocked loop).
 import { formatDuration, formatBytes, formatCpu, formatMs, renderTable } from './format.js';
 
 export function renderLs({ apps }) {
@@ -10,7 +10,7 @@ export function renderLs({ apps }) {
     const id = app.id ?? '-';
     if (app.workers.length === 0) rows.push([id, app.name, '-', '-', app.status, '-', '-', '-', '-', '-']);
     for (const w of app.workers) {
-      rows.push([id, app.name, w.slot, w.pid ?? '-', w.status, formatDuration(w.uptime_ms), w.restarts, formatCpu(w.cpu), formatBytes(w.memory), formatMs(w.metrics?.loop_delay_ms?.p99)]);
+      rows.push([id, app.name, w.slot, w.pid ?? '-', w.status, formatDuration(w.uptime_ms), w.restarts, formatCpu(w.cpu), formatBytes(w.memory), w.metrics?.loop_stale ? 'stale' : formatMs(w.metrics?.loop_delay_ms?.p99)]);
     }
   }
   const table = renderTable(['id', 'app', 'slot', 'pid', 'status', 'uptime', 'restarts', 'cpu', 'memory', 'loop p99'], rows);

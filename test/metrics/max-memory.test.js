@@ -78,6 +78,7 @@ test('max_memory_restart: the worker that grows past the limit is replaced, no r
 
   const after = (await lsJson(box)).apps[0].workers;
   assert.deepEqual(after.map((w) => [w.slot, w.status, w.pid]), [[0, 'online', fresh.pid]]);
+  assert.equal(after[0].restarts, 1, 'a replacement for memory counts as a restart (as PM2 counts it)');
   assert.ok(after[0].memory < 150 * 1048576, 'the replacement is under the limit');
   const log = await waitForLog(box, /fat#0 replaced/);
   assert.match(log, /fat#0 memory \d+\.\d MiB is above max_memory_restart \(150\.0 MiB\); replacing it \(ready-first\)/);

@@ -35,6 +35,7 @@ export class App {
     this.busy = null; // name of the operation in progress, if any
     this.source = null; // {file, env}: where the config came from, re-read by reload
     this.lastReload = null; // outcome of the last reload, shown by ls/describe
+    this.stops = 0; // how many stops were asked: a start still waiting at the start gate is cancelled by one
     this.watchOff = null; // the watch paths `super watch <app> off` put aside, for `on` (registry.setWatch)
   }
 
@@ -115,17 +116,25 @@ export class App {
     return Promise.all(idle.map((s) => this.#startSlot(s, reason)));
   }
 
+  // Each start waits its turn at the daemon's start gate (start-gate.js): a large count
+  // boots a few workers at a time. A stop or scale-down while it waits cancels it.
   async #startSlot(slot, reason) {
     slot.resetHistory();
+    const stops = this.stops;
+    const leave = await this.ctx.startGate.enter(this.slots.map((s) => s.pid).filter(Boolean));
     try {
+      if (stops !== this.stops || !this.slots.includes(slot)) return { slot: slot.index, ready: false, failed: 'stopped before it started' };
       const r = await slot.start(reason);
       return { slot: slot.index, ready: r.ready };
     } catch (err) {
       return { slot: slot.index, ready: false, failed: err.message };
+    } finally {
+      leave();
     }
   }
 
   async stop() {
+    this.stops++;
     await Promise.all(this.slots.map((s) => s.stop()));
   }
 
@@ -196,6 +205,7 @@ export class App {
       };
       const outcome = await runReload(plan, { host: this.#reloadHost(), config: slot.config ?? this.config, reason, emit: reporter({ event }) });
       if (!outcome.ok) throw Object.assign(new Error(outcome.failed.reason), outcome.failed);
+      slot.restarts++; // a replacement for memory or health is a restart, as PM2 counts it
       return { pid: ready.pid, ready_ms: ready.ready_ms };
     } finally {
       this.busy = null;

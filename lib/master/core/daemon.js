@@ -26,7 +26,7 @@ import { CronRestarts } from './cron-restart.js';
 import { Monitor, MetricsSettings } from '../health/index.js';
 import { RemoteControl } from '../settings/index.js';
 import { makeHandlers } from './handlers.js';
-import { reapAllNow } from '../process/index.js';
+import { reapAllNow, recordGroupsIn, endLeftoverGroups } from '../process/index.js';
 import { SuperError } from '../../errors.js';
 import { sdNotify, startWatchdog, reloadNotices } from './systemd-notify.js';
 import { WatchManager } from '../watch/index.js';
@@ -76,6 +76,10 @@ export async function startDaemon({ resurrect = false, afterStop, control, loadD
   trackClusterListeners(); // so that `super upgrade` can stop this daemon accepting
   const adopted = adoptInheritedSockets();
   if (adopted.length) log.info({ sockets: adopted }, 'adopted inherited listening sockets');
+  // What a previous daemon of this home left running when it died goes before anything starts
+  // (not in a successor of `super upgrade`: the daemon it replaces still serves with its workers).
+  if (!handover) for (const { pgid, pids } of await endLeftoverGroups(home)) log.warn({ pgid, pids }, 'ended a process group a previous daemon left running');
+  recordGroupsIn(home);
 
   // The composition root: each part gets its collaborators here, at construction. The
   // registry calls none of the others; they hear its events and read it through its

@@ -1,7 +1,8 @@
 // Secrets never leave the daemon in what it shows (describe, its replies, its log): the
 // value of an environment variable whose name looks secret is replaced by MASK, and so
 // is the password of any URL with credentials (postgres://user:pass@host: PM2 users leak
-// these in `pm2 env` and `pm2 describe`). The saved dump keeps real values: resurrect
+// these in `pm2 env` and `pm2 describe`), of a connection string (Password=...) and of a
+// DSN (user:pass@tcp(host)/db). The saved dump keeps real values: resurrect
 // needs them (dump.json is 0600).
 export const MASK = '********';
 
@@ -25,10 +26,18 @@ const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/[^:/?#@\s]*:)[^/?#\s]*@/gi;
 /** The text with the password of every URL in it masked. */
 export const maskUrlCredentials = (text) => text.replace(URL_CREDENTIALS, `$1${MASK}@`);
 
+// Connection strings without a URL: `Server=db;Password=x;` (ADO, ODBC, libpq's
+// `password=x`), and a DSN that starts with user:password@ (Go's MySQL `app:x@tcp(db)/app`).
+const KEYWORD_PASSWORD = /\b((?:password|passwd|pwd)\s*=\s*)[^;&\s]+/gi;
+const DSN_CREDENTIALS = /^([^:/@\s]+:)(?!\/\/)[^@\s]+@/;
+
+/** The text with every password it shows masked: in URLs, connection strings and DSNs. */
+export const maskSecretText = (text) => maskUrlCredentials(text).replace(KEYWORD_PASSWORD, `$1${MASK}`).replace(DSN_CREDENTIALS, `$1${MASK}@`);
+
 /** A copy of an environment map safe to show. */
 export function maskEnv(env) {
   const out = {};
-  for (const [k, v] of Object.entries(env ?? {})) out[k] = looksSecret(k) ? MASK : typeof v === 'string' ? maskUrlCredentials(v) : v;
+  for (const [k, v] of Object.entries(env ?? {})) out[k] = looksSecret(k) ? MASK : typeof v === 'string' ? maskSecretText(v) : v;
   return out;
 }
 
@@ -40,7 +49,7 @@ export function maskConfig(config) {
 }
 
 function maskStrings(v) {
-  if (typeof v === 'string') return maskUrlCredentials(v);
+  if (typeof v === 'string') return maskSecretText(v);
   if (Array.isArray(v)) return v.map(maskStrings);
   if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, maskStrings(x)]));
   return v;

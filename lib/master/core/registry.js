@@ -13,10 +13,12 @@ import { App } from './app.js';
 import { RegistryReader } from './registry-reader.js';
 import { DaemonPolicy, spreadWarning, checkSettings, applySettings } from '../settings/index.js';
 import { unmappedWarning } from '../../config/check-affinity.js';
+import { instancesProblem, workLimits } from '../../config/work-limits.js';
 import { SuperError } from '../../errors.js';
 import { changedKeys } from './config-diff.js';
 import { resolveTargets } from './targets.js';
 import { stderrTail } from './tail-file.js';
+import { StartGate, startConcurrency } from './start-gate.js';
 
 // Node's own IPC plumbing: a `super start` run from inside a worker must not pass these on,
 // or a fork-mode child would take itself for a cluster worker. Filtered once, on receipt.
@@ -51,6 +53,8 @@ export class AppRegistry extends EventEmitter {
       log,
       agentPath,
       affinity: this.daemonPolicy.affinity,
+      // Every start of a worker (start, restart, scale) waits its turn here.
+      startGate: new StartGate({ limit: startConcurrency(), workerMemory }),
       policy: () => this.schedulingName,
       onReload: (info) => {
         log.info(info, `${info.app}${info.slot === undefined ? '' : `#${info.slot}`} reload ${info.step}`);
@@ -70,11 +74,11 @@ export class AppRegistry extends EventEmitter {
 
   /** `super start <file>`: add new apps and start them, start stopped ones, report running ones. */
   async startFromFile({ file, env, only, clientEnv: rawClientEnv, beforeStart }) {
-    const { loadEcosystem } = await import('../../config/index.js');
+    const { loadEcosystemOffThread } = await import('../../config/index.js');
     const clientEnv = rawClientEnv && inheritable(rawClientEnv);
     // The daemon's CPUs as at boot: daemon.cpu_affinity narrows the daemon, never the apps.
     // A JS/TS file runs with the caller's environment (lib/config/js-config.js).
-    const eco = await loadEcosystem(file, { env, only, allowedCpus: this.daemonPolicy.allowed, callerEnv: clientEnv, home: this.home, ...this.loadDefaults });
+    const eco = await loadEcosystemOffThread(file, { env, only, allowedCpus: this.daemonPolicy.allowed, callerEnv: clientEnv, home: this.home, ...this.loadDefaults });
     const result = await this.startConfigs(eco.apps.map((config) => ({ config, clientEnv, source: { file, env }, autostart: config.autostart })), eco.daemon, file, beforeStart);
     result.warnings.unshift(...eco.warnings);
     return result;
@@ -98,6 +102,11 @@ export class AppRegistry extends EventEmitter {
     // for any reason leaves the daemon and its apps as they were.
     const owners = { policy: this.daemonPolicy, control: this.control, monitor: this.metrics, log: this.log };
     const settings = await checkSettings(daemon, entries.map((e) => e.config), owners, { source, strict: !daemon.from_dump });
+    const added = new Set(entries.map((e) => e.config.name).filter((name) => !this.apps.has(name))).size;
+    const { apps: maxApps } = workLimits();
+    if (this.apps.size + added > maxApps) {
+      throw new SuperError('E_CONFIG', `${source}: ${added} new apps beside the ${this.apps.size} the daemon has is more than the limit of ${maxApps} apps; delete some, or raise SUPER_MAX_APPS in the daemon's environment`);
+    }
     const busy = entries.map((e) => this.apps.get(e.config.name)).find((app) => app?.busy);
     if (busy) throw new SuperError('E_BUSY', `${busy.name} is busy (${busy.busy}); try again when it is done`);
     const result = { started: [], running: [], changed: [], warnings: await applySettings(settings, owners), failed: [] };
@@ -244,13 +253,13 @@ export class AppRegistry extends EventEmitter {
 
   /** app -> its config as its file says now; throws E_CONFIG, E_LOG_PATH or E_SCHEDULING_FIXED before anything changes. */
   async #rereadConfigs(apps) {
-    const { loadEcosystem } = await import('../../config/index.js');
+    const { loadEcosystemOffThread } = await import('../../config/index.js');
     const files = new Map();
     const configs = new Map();
     for (const app of apps) {
       if (!app.source?.file) continue; // not started from a file: reloads with its running config
       const key = `${app.source.file}\0${app.source.env ?? ''}`;
-      if (!files.has(key)) files.set(key, await loadEcosystem(app.source.file, { env: app.source.env, allowedCpus: this.daemonPolicy.allowed, callerEnv: app.clientEnv, home: this.home, ...this.loadDefaults }));
+      if (!files.has(key)) files.set(key, await loadEcosystemOffThread(app.source.file, { env: app.source.env, allowedCpus: this.daemonPolicy.allowed, callerEnv: app.clientEnv, home: this.home, ...this.loadDefaults }));
       const config = files.get(key).apps.find((c) => c.name === app.name);
       if (!config) {
         throw new SuperError('E_CONFIG', `${app.name} is no longer in ${app.source.file}; nothing was reloaded. Remove it with \`super delete ${app.name}\`, or reload the running config with --keep-config`);
@@ -284,7 +293,8 @@ export class AppRegistry extends EventEmitter {
     if (!Number.isInteger(to) || to < 1) {
       throw new SuperError('E_USAGE', `${name} cannot have ${to} instances; it needs at least 1 (use \`super stop ${name}\` to stop it)`);
     }
-    if (to > 1024) throw new SuperError('E_USAGE', `${to} instances is more than the limit of 1024`);
+    const tooMany = instancesProblem(to);
+    if (tooMany) throw new SuperError('E_USAGE', `${name}: ${tooMany}`);
     const result = { app: name, from, to, warnings: [], failed: [] };
     const crowded = spreadWarning(app.config, this.daemonPolicy.allowed, to);
     if (crowded) result.warnings.push(crowded);

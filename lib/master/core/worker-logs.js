@@ -6,7 +6,13 @@
 //   'log-resumed'   writing works again
 //   'logs-reopened' the answer to reopenLogs() (cluster workers; a fork-mode agent notices
 //                   the new file within a second by itself)
+//
+// An app can send these reports itself, as fast as its channel drains: each worker gets at
+// most REPORT_LINES lines per REPORT_WINDOW_MS, and one "suppressed N" line for the rest
+// when the window closes (or the worker exits).
 const REOPEN_TIMEOUT_MS = 5000;
+const REPORT_LINES = 10;
+const REPORT_WINDOW_MS = 60_000;
 const FOLLOWED = Symbol('superd.logs.followed');
 
 export class WorkerLogReports {
@@ -21,16 +27,61 @@ export class WorkerLogReports {
   follow(proc) {
     if (!proc?.child || proc[FOLLOWED]) return;
     proc[FOLLOWED] = true;
+    const lines = new ReportBudget(() => this.log.warn({ app: this.app, pid: proc.pid, suppressed: lines.takeSuppressed() }, `log write reports of pid ${proc.pid} suppressed (more than ${REPORT_LINES} in ${REPORT_WINDOW_MS / 1000} s)`));
+    proc.once('exit', () => lines.close());
     proc.on('log-error', (m) => {
       const key = `write:${m.stream}:${m.code}`;
       if (this.reported.has(key)) return;
       this.reported.add(key);
-      this.log.warn({ app: this.app, slot: m.slot, pid: proc.pid, stream: m.stream, code: m.code }, 'log write failed; lines are dropped until writing works again (logged once)');
+      if (lines.take()) this.log.warn({ app: this.app, slot: m.slot, pid: proc.pid, stream: m.stream, code: m.code }, 'log write failed; lines are dropped until writing works again (logged once)');
     });
     proc.on('log-resumed', (m) => {
       this.reported.delete(`write:${m.stream}:${m.code}`);
-      this.log.info({ app: this.app, slot: m.slot, pid: proc.pid, stream: m.stream, dropped: m.dropped }, 'log writing resumed');
+      if (lines.take()) this.log.info({ app: this.app, slot: m.slot, pid: proc.pid, stream: m.stream, dropped: m.dropped }, 'log writing resumed');
     });
+  }
+}
+
+/** At most REPORT_LINES lines per window; what is held back is counted and said once, by `sayDropped`, when the window closes. */
+class ReportBudget {
+  constructor(sayDropped) {
+    this.sayDropped = sayDropped;
+    this.windowStart = 0;
+    this.used = 0;
+    this.suppressed = 0;
+    this.timer = null;
+  }
+
+  /** @returns {boolean} whether one more line may be logged now */
+  take() {
+    const now = Date.now();
+    if (now - this.windowStart >= REPORT_WINDOW_MS) {
+      this.windowStart = now;
+      this.used = 0;
+    }
+    if (this.used < REPORT_LINES) {
+      this.used++;
+      return true;
+    }
+    if (this.suppressed++ === 0) {
+      this.timer = setTimeout(() => this.sayDropped(), this.windowStart + REPORT_WINDOW_MS - now);
+      this.timer.unref();
+    }
+    return false;
+  }
+
+  takeSuppressed() {
+    const n = this.suppressed;
+    this.suppressed = 0;
+    this.timer = null;
+    return n;
+  }
+
+  /** The worker exited: the count held back is said now. */
+  close() {
+    if (this.timer === null) return;
+    clearTimeout(this.timer);
+    this.sayDropped();
   }
 }
 

@@ -87,6 +87,7 @@ export class WorkerRecord {
     // than the daemon samples, and a spike must not be overwritten before anyone sees it.
     this.window = null; // {p99, max} of reports since the last sample
     this.lastWindow = null; // the same, for the interval that ended at the last sample
+    this.staleMs = 3000; // a report older than this is stale (onSample says, from the report interval)
   }
 
   onReport(data, now = Date.now()) {
@@ -108,6 +109,7 @@ export class WorkerRecord {
 
   /** @param {number} staleMs  a report older than this is not a current loop value */
   onSample(cost, now = Date.now(), staleMs = 3000) {
+    this.staleMs = staleMs;
     this.cost = cost;
     this.costAt = now;
     this.counters.cpuTicks += count(cost.cpuTicks);
@@ -136,6 +138,8 @@ export class WorkerRecord {
       http_rps: a?.http?.rps ?? null,
       http_p99_ms: a?.http?.p99 ?? null,
       report_age_ms: this.agentAt === null ? null : now - this.agentAt,
+      // The agent stopped reporting (a blocked loop): loop_delay_ms is its last word, not now's.
+      loop_stale: this.agentAt !== null && now - this.agentAt >= this.staleMs,
     };
     if (history) out.history = { cpu: this.history.cpu.toArray(), memory: this.history.memory.toArray(), loop_p99_ms: this.history.loop.toArray() };
     return out;

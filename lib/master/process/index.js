@@ -4,3 +4,4 @@ export { WorkerProcess, workerProcesses } from './worker-process.js';
 export { reapAllNow, signalGroup } from './process-group.js';
 export { describeExit } from './exit-text.js';
 export { execTools } from './exec-prefix.js';
+export { recordGroupsIn, endLeftoverGroups } from './group-record.js';

@@ -9,7 +9,7 @@ import { installHandoffGuard } from './handoff-guard.js';
  * fork() happen in this one synchronous function: no await in between, where another
  * slot's fork could set its own. setupPrimary silently ignores `execPath` in Node 20
  * (docs/measurements.md, CPU pinning), so process.execPath is swapped around the fork to
- * exec the worker through setsid (and taskset -c when pinned), or another Node
+ * exec the worker through setsid and setpriv --pdeathsig (and taskset -c when pinned), or another Node
  * (app.node_path), and restored before anything else can run.
  * @param {{app: object, env: object, stdio: object, agentPath: string, cpus?: string|null}} o
  * @returns {import('node:cluster').Worker}
@@ -18,7 +18,7 @@ export function forkClusterWorker({ app, env, stdio, agentPath, cpus = null }) {
   installHandoffGuard(); // before the first fork; a no-op after
   const daemonNode = process.execPath;
   const node = app.node_path ?? daemonNode; // `interpreter: /path/to/node`: another Node
-  const prefix = execPrefix({ session: true, cpus });
+  const prefix = execPrefix({ session: true, pdeathsig: true, cpus });
   const execArgv = ['--require', agentPath, ...app.node_args];
   cluster.setupPrimary({
     exec: app.script,

@@ -12,6 +12,8 @@ import protocol from '../../ipc/agent-protocol.cjs';
 import { forkClusterWorker } from './launch-cluster.js';
 import { spawnForkWorker } from './launch-fork.js';
 import { signalGroup, reapGroup } from './process-group.js';
+import { trackGroup } from './group-record.js';
+import { strayDescendants, reapStrays } from './stray-processes.js';
 import { listenToAgent, tellAgent } from './agent-channel.js';
 
 const { FROM_AGENT, TO_AGENT, PM2 } = protocol;
@@ -52,6 +54,8 @@ export class WorkerProcess extends EventEmitter {
       c.on('exit', (code, signal) => this.#onExit(code, signal));
     }
     this.pid = this.child.pid ?? null;
+    this.strays = []; // processes it started outside its group, read when it is asked to stop
+    if (this.pid) trackGroup(this.pid); // it leads its process group (exec-prefix.js)
     this.createdAt = Date.now();
     this.appName = opts.app.name;
     this.slotIndex = Number(opts.env.SUPER_SLOT);
@@ -88,8 +92,10 @@ export class WorkerProcess extends EventEmitter {
     this.exited = { code, signal, error: error?.message };
     clearTimeout(this.killTimer);
     clearTimeout(this.drainTimer);
-    // Whatever the worker started and left behind goes with it.
+    // Whatever the worker started and left behind goes with it: its group, and what left
+    // the group, as found when it was asked to stop.
     if (this.pid) reapGroup(this.pid, this.killSignal, this.killTimeout);
+    reapStrays(this.strays, this.killSignal, this.killTimeout);
     this.emit('exit', this.exited);
   }
 
@@ -108,6 +114,7 @@ export class WorkerProcess extends EventEmitter {
   stop() {
     if (this.exited) return Promise.resolve(this.exited);
     if (!this.stopping) {
+      this.#findStrays();
       this.stopping = new Promise((resolve) => this.once('exit', resolve));
       if (this.#canDrain()) this.#drainThenKill();
       else this.#kill();
@@ -182,8 +189,13 @@ export class WorkerProcess extends EventEmitter {
   /** Stops at once: SIGKILL to the process group (a failed replacement, a hung worker). */
   kill() {
     const exited = this.exited ? Promise.resolve(this.exited) : new Promise((resolve) => this.once('exit', resolve));
+    if (!this.exited) this.#findStrays();
     this.signal('SIGKILL');
     return exited;
+  }
+
+  #findStrays() {
+    if (this.pid && this.strays.length === 0) this.strays = strayDescendants(this.pid, this.pid);
   }
 
   /** Sends a signal to the worker's whole process group. */

@@ -13,16 +13,22 @@ import { deepFreeze } from '../../config/deep-freeze.js';
  *   entries for the registry's startConfigs; warnings: each app started from its snapshot, or not at all
  */
 export async function reviveApps(dump, options) {
-  const { loadEcosystem, loadSavedApp } = await import('../../config/index.js');
+  const { loadEcosystemOffThread, loadSavedApp, workLimits } = await import('../../config/index.js');
+  // A dump is a file like any other: it asks for no more apps or workers than a file may.
+  const limits = workLimits();
+  if (dump.apps.length > limits.apps) {
+    throw new SuperError('E_DUMP', `${dump.file} lists ${dump.apps.length} apps, more than the limit of ${limits.apps}; nothing was started: raise SUPER_MAX_APPS in the daemon's environment, or save fewer apps`);
+  }
   const files = new Map(); // file + env -> the loaded ecosystem, or why it cannot be used
   const entries = [];
   const warnings = [];
-  for (const { config: saved, clientEnv = {}, source } of dump.apps) {
+  for (const { config: asSaved, clientEnv = {}, source } of dump.apps) {
+    const saved = withinLimit(asSaved, limits, dump.file, warnings);
     let config = null;
     let why = 'it was not started from an ecosystem file';
     if (source?.file) {
       const key = `${source.file}\0${source.env ?? ''}`;
-      if (!files.has(key)) files.set(key, await loadEcosystem(source.file, { ...options, env: source.env }).catch((err) => err));
+      if (!files.has(key)) files.set(key, await loadEcosystemOffThread(source.file, { ...options, env: source.env }).catch((err) => err));
       const eco = files.get(key);
       const fresh = eco instanceof Error ? null : eco.apps.find((a) => a.name === saved.name);
       if (fresh) config = deepFreeze({ ...fresh, instances: saved.instances, watch: saved.watch ?? fresh.watch });
@@ -40,6 +46,13 @@ export async function reviveApps(dump, options) {
     entries.push({ config, clientEnv, source });
   }
   return { entries, warnings };
+}
+
+/** The saved config with its instances lowered to the limit (and a warning) when it asks for more. */
+function withinLimit(saved, limits, file, warnings) {
+  if (!(saved.instances > limits.instances)) return saved;
+  warnings.push(`${saved.name} starts ${limits.instances} instances, not the ${saved.instances} ${file} saved: that is more than the limit of ${limits.instances} (SUPER_MAX_INSTANCES in the daemon's environment)`);
+  return { ...saved, instances: limits.instances };
 }
 
 /** A load error in one line: the first problem of an E_CONFIG. */

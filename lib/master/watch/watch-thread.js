@@ -8,11 +8,20 @@
 //   thread -> daemon  {app, ready: true, count}                         initial scan done
 //                     {app, changed: [path, ...], count}                 a burst ended (watch_delay quiet)
 //                     {app, error}
-import { parentPort } from 'node:worker_threads';
+//
+// Bounds: symbolic links inside a watched tree are watched as links, never followed (a
+// link to /usr took the daemon to 1.5 GB); a watched root that is itself a link (a
+// `current` release link) is resolved first. An app watches at most maxPaths paths
+// (SUPER_WATCH_MAX_PATHS, default 20000): past that, new paths are left out and the daemon
+// is told once. The thread's heap is bounded too (watcher.js).
+import fs from 'node:fs';
+import path from 'node:path';
+import { parentPort, workerData } from 'node:worker_threads';
 import { watch } from 'chokidar';
 import { makeIgnore } from './watch-ignore.js';
 
 const MAX_NAMED = 10; // changed files named per burst (count says how many in all)
+const { maxPaths } = workerData;
 const watchers = new Map(); // app -> {watcher, timer, changed: Set, count}
 
 // One message at a time: a 'watch' right after an 'unwatch' of the same app must not race.
@@ -25,8 +34,25 @@ parentPort.on('message', (m) => {
 
 async function start({ app, paths, ignore, files, delay }) {
   await stop(app);
-  const isIgnored = makeIgnore({ roots: paths, patterns: ignore, files });
-  const watcher = watch(paths, { ignoreInitial: true, ignored: (p) => isIgnored(p), persistent: true });
+  // Links resolved where they are named, as chokidar will name what is under them.
+  const roots = await Promise.all(paths.map(realpath));
+  const always = await Promise.all(files.map(async (f) => path.join(await realpath(path.dirname(f)), path.basename(f))));
+  const isIgnored = makeIgnore({ roots, patterns: ignore, files: [...files, ...always] });
+  const seen = new Set();
+  const ignored = (p) => {
+    if (isIgnored(p)) return true;
+    if (seen.has(p)) return false;
+    if (seen.size < maxPaths) {
+      seen.add(p);
+      return false;
+    }
+    if (seen.size === maxPaths) {
+      seen.add(null); // said once
+      parentPort.postMessage({ app, error: `more than ${maxPaths} paths to watch; the rest is not watched: narrow watch, add ignore_watch patterns, or raise SUPER_WATCH_MAX_PATHS` });
+    }
+    return true;
+  };
+  const watcher = watch(roots, { ignoreInitial: true, ignored, persistent: true, followSymlinks: false });
   const w = { watcher, timer: null, changed: new Set(), count: 0 };
   watchers.set(app, w);
   const onChange = (file) => {
@@ -48,6 +74,8 @@ async function start({ app, paths, ignore, files, delay }) {
     parentPort.postMessage({ app, ready: true, count });
   });
 }
+
+const realpath = (p) => fs.promises.realpath(p).catch(() => p);
 
 async function stop(app) {
   const w = watchers.get(app);

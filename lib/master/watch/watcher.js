@@ -14,6 +14,15 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { WORKER_STATES as S } from '../core/states.js';
 
+const THREAD_HEAP_MB = 256;
+const DEFAULT_MAX_PATHS = 20_000;
+
+/** Paths one app may watch: SUPER_WATCH_MAX_PATHS in the daemon's environment, else 20000. */
+function watchMaxPaths(env = process.env) {
+  const n = Number(env.SUPER_WATCH_MAX_PATHS);
+  return Number.isInteger(n) && n > 0 ? n : DEFAULT_MAX_PATHS;
+}
+
 export class WatchManager {
   /**
    * @param {object} o
@@ -46,7 +55,10 @@ export class WatchManager {
 
   #ensureThread() {
     if (this.thread) return this.thread;
-    this.thread = new Worker(new URL('./watch-thread.js', import.meta.url));
+    this.thread = new Worker(new URL('./watch-thread.js', import.meta.url), {
+      workerData: { maxPaths: watchMaxPaths() },
+      resourceLimits: { maxOldGenerationSizeMb: THREAD_HEAP_MB }, // a tree too big ends the thread, not the daemon
+    });
     this.thread.unref();
     this.thread.on('message', (m) => this.#onMessage(m));
     this.thread.on('error', (err) => this.log.error({ err }, 'watch thread failed; watching stops'));

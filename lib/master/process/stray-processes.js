@@ -1,0 +1,80 @@
+// The processes a worker started that left its process group (spawn with detached: true,
+// setsid): kill(-pgid) does not reach them. When the worker is asked to stop, they are
+// read from /proc (each process's children, through every thread, at most MAX_TREE), and
+// once the worker has exited they get its kill_signal, then SIGKILL after kill_timeout;
+// one that leads a group of its own gets it for the whole group. Each is checked against
+// its start time first, so a pid reused meanwhile is never signalled.
+// Not found: a process whose parent exited before the stop (a double-forking daemon is
+// reparented to PID 1 at once), and what a worker that crashes by itself leaves.
+import fs from 'node:fs';
+import { procStat } from './proc-stat.js';
+
+const MAX_TREE = 256; // descendants read per worker: a bound against fork bombs
+
+function childrenOf(pid) {
+  const out = [];
+  let tids;
+  try {
+    tids = fs.readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return out;
+  }
+  for (const tid of tids) {
+    try {
+      const list = fs.readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim();
+      if (list) out.push(...list.split(' ').map(Number));
+    } catch {
+      // the thread or the process ended meanwhile
+    }
+  }
+  return out;
+}
+
+/** The descendants of `pid` outside process group `pgid`: [{pid, start, leads}]. */
+export function strayDescendants(pid, pgid) {
+  const out = [];
+  const queue = [pid];
+  for (let read = 0; queue.length > 0 && read < MAX_TREE;) {
+    for (const child of childrenOf(queue.shift())) {
+      if (read++ === MAX_TREE) break;
+      queue.push(child);
+      const st = procStat(child);
+      if (st && st.pgid !== pgid) out.push({ pid: child, start: st.start, leads: st.pgid === child });
+    }
+  }
+  return out;
+}
+
+function signalStrays(strays, signal) {
+  for (const s of strays) {
+    if (procStat(s.pid)?.start !== s.start) continue; // gone, or another process now
+    try {
+      process.kill(s.leads ? -s.pid : s.pid, signal);
+    } catch {
+      // ended meanwhile, or not ours to signal
+    }
+  }
+}
+
+const pending = new Map(); // strays -> their SIGKILL timer
+
+/** After the worker exited: `signal` to its strays now, SIGKILL to those left after `timeout` ms. */
+export function reapStrays(strays, signal, timeout) {
+  if (strays.length === 0) return;
+  signalStrays(strays, signal);
+  const timer = setTimeout(() => {
+    pending.delete(strays);
+    signalStrays(strays, 'SIGKILL');
+  }, timeout);
+  timer.unref();
+  pending.set(strays, timer);
+}
+
+/** At daemon exit: strays still waiting for their SIGKILL get it now. */
+export function reapStraysNow() {
+  for (const [strays, timer] of pending) {
+    clearTimeout(timer);
+    signalStrays(strays, 'SIGKILL');
+  }
+  pending.clear();
+}

@@ -175,8 +175,6 @@ export async function startDaemon({ resurrect = false, afterStop, control, loadD
       await server.close().catch(() => {});
       fs.rmSync(socketPath(home), { force: true });
       releasePidFile(pidPath(home));
-      // Exiting while pino still opens its file throws in pino's exit hook: wait for it.
-      if (daemonLog.dest.fd < 0) await new Promise((r) => daemonLog.dest.once('ready', r));
       process.exit(err.exitStatus ?? 1);
     }
   }

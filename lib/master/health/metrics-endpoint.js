@@ -4,6 +4,7 @@
 // renders what the monitor already holds (no /proc reads on the scrape path).
 import http from 'node:http';
 import { parseListen } from '../../config/listen-address.js';
+import { boundServer, serverOptions } from '../../ipc/connection-limits.js';
 
 /**
  * @param {string} listen
@@ -11,7 +12,7 @@ import { parseListen } from '../../config/listen-address.js';
  * @returns {Promise<http.Server>}  rejects with the listen error (EADDRINUSE, EACCES, ...)
  */
 export function startMetricsEndpoint(listen, render) {
-  const server = http.createServer(async (req, res) => {
+  const server = http.createServer(serverOptions, async (req, res) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain' }).end('method not allowed\n');
       return;
@@ -27,9 +28,8 @@ export function startMetricsEndpoint(listen, render) {
       res.writeHead(500, { 'content-type': 'text/plain' }).end(`metrics failed: ${err.message}\n`);
     }
   });
-  // A scraper that stalls must not hold daemon sockets for long.
-  server.requestTimeout = 10000;
-  server.headersTimeout = 5000;
+  // A scraper that stalls, or idle sockets, must not hold the daemon's descriptors.
+  boundServer(server, 'metrics');
   const { host, port } = parseListen(listen);
   return new Promise((resolve, reject) => {
     server.once('error', reject);

@@ -41,6 +41,7 @@ function lossyFile(file, onRecovered) {
   let lastError = null;
   let cutLine = false; // a failed write left half a line: start the next one on a new line
   let nextFd = null; // a reopened file, taken when the write in flight is done
+  let opening = 0; // reopens in flight: lines wait for the new file
   const idle = new Set(); // flush callbacks
   const swapped = new Set(); // reopen callbacks
 
@@ -57,11 +58,13 @@ function lossyFile(file, onRecovered) {
     }
     queue.push(line);
     queued += line.length;
-    if (!writing) writeQueue();
+    writeQueue();
     return true;
   }
 
+  /** Starts the next write, if none is in flight and no reopen is. */
   function writeQueue() {
+    if (writing || opening) return;
     if (nextFd !== null) {
       fs.close(fd, () => {});
       fd = nextFd;
@@ -85,7 +88,7 @@ function lossyFile(file, onRecovered) {
         lastError = err.code ?? err.message;
         cutLine = written > 0;
         // No retry: the next line written tries again. Whoever waits is not held by a full disk.
-        if (nextFd !== null) writeQueue();
+        if (nextFd !== null) writeQueue(); // a reopened file may take them
         wake(idle);
         return;
       }
@@ -115,24 +118,27 @@ function lossyFile(file, onRecovered) {
     flush(cb) {
       if (!writing && !queue.length) return cb();
       idle.add(cb);
-      if (!writing) writeQueue();
+      writeQueue();
     },
     /**
-     * Opens the path again (after a rotation renamed it); resolves once lines go there (the
-     * write in flight, if any, finishes in the old file).
+     * Opens the path again (after a rotation renamed it); resolves once lines go there. Lines
+     * logged from now on go to the new file; the write in flight finishes in the old one.
      */
     reopen() {
+      opening++;
       return new Promise((resolve) => {
         fs.open(file, OPEN_FLAGS, 0o600, (err, newFd) => {
+          opening--;
           if (err) {
             dropped++; // the line that would say so could not be written either: count it
             lastError = `reopen ${err.code}`;
-            return resolve();
+            resolve();
+          } else {
+            if (nextFd !== null) fs.close(nextFd, () => {});
+            nextFd = newFd;
+            swapped.add(resolve);
           }
-          if (nextFd !== null) fs.close(nextFd, () => {});
-          nextFd = newFd;
-          swapped.add(resolve);
-          if (!writing) writeQueue();
+          writeQueue();
         });
       });
     },

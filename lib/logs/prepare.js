@@ -10,6 +10,7 @@ import path from 'node:path';
 import { SuperError } from '../errors.js';
 import { slotFiles } from './settings.js';
 import { setDaemonLogRotation } from './daemon-log.js';
+import { unsafeDirReason } from './safe-dir.js';
 
 /**
  * @typedef {object} LogPlan
@@ -68,10 +69,11 @@ export async function applyLogs({ rotation, dirs }) {
  */
 async function cannotAppend(file, ownDir) {
   const dir = path.dirname(file);
-  const st = await fs.stat(file).catch((err) => err);
+  const st = await fs.lstat(file).catch((err) => err);
   if (!(st instanceof Error)) {
     if (st.isDirectory()) return 'it is a directory; give a file path';
-    return notWritable(file, dir, C.W_OK);
+    if (st.isSymbolicLink()) return 'it is a symbolic link; log files are never opened through a link';
+    return (await notWritable(file, dir, C.W_OK)) ?? unsafeDirReason(dir);
   }
   if (st.code === 'ENOTDIR') return `${dir} is not a directory`;
   if (st.code !== 'ENOENT') return notWritableReason(st, dir);
@@ -79,11 +81,14 @@ async function cannotAppend(file, ownDir) {
   if (dirSt instanceof Error) {
     if (dirSt.code === 'ENOTDIR') return `${dir} is not a directory`;
     if (dirSt.code !== 'ENOENT') return notWritableReason(dirSt, dir);
-    if (ownDir && (dir === ownDir || dir.startsWith(ownDir + path.sep))) return notWritable(await existingAncestor(dir), dir, C.W_OK | C.X_OK);
+    if (ownDir && (dir === ownDir || dir.startsWith(ownDir + path.sep))) {
+      const ancestor = await existingAncestor(dir);
+      return (await notWritable(ancestor, dir, C.W_OK | C.X_OK)) ?? unsafeDirReason(ancestor);
+    }
     return `directory ${dir} does not exist; create it or fix the path`;
   }
   if (!dirSt.isDirectory()) return `${dir} is not a directory`;
-  return notWritable(dir, dir, C.W_OK | C.X_OK);
+  return (await notWritable(dir, dir, C.W_OK | C.X_OK)) ?? unsafeDirReason(dir);
 }
 
 async function notWritable(target, dir, mode) {

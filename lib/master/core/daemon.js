@@ -13,7 +13,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { superHome, socketPath, pidPath, daemonLogPath } from '../../home.js';
+import { superHome, socketPath, pidPath, daemonLogPath, describeIo } from '../../home.js';
 import { prepareHome, acquirePidFile, releasePidFile } from '../saved/index.js';
 import { startControlServer } from '../../ipc/server.js';
 import { AppRegistry } from './registry.js';
@@ -54,12 +54,12 @@ export async function startDaemon({ resurrect = false, afterStop, control, loadD
   try {
     prepareHome(home);
     acquirePidFile(pidPath(home));
+    log = createDaemonLog(daemonLogPath(home)).log;
   } catch (err) {
-    process.stderr.write(`superd: ${err.code ?? 'E_INTERNAL'}: ${err.message}\n`);
-    process.exit(err.code === 'E_DAEMON_RUNNING' ? EXIT_ALREADY_RUNNING : 1);
+    releasePidFile(pidPath(home));
+    const failure = err instanceof SuperError ? err : new SuperError('E_HOME', `cannot open ${daemonLogPath(home)}: ${describeIo(err)}`);
+    await bootFailed(failure, err.code === 'E_DAEMON_RUNNING' ? EXIT_ALREADY_RUNNING : 1);
   }
-  const daemonLog = createDaemonLog(daemonLogPath(home));
-  log = daemonLog.log;
 
   // The composition root: each part gets its collaborators here, at construction. The
   // registry calls none of the others; they hear its events and read it through its
@@ -186,6 +186,19 @@ export async function startDaemon({ resurrect = false, afterStop, control, loadD
   }
   sdNotify(['READY=1', `STATUS=${registry.apps.size} app(s)`, `MAINPID=${process.pid}`], log);
   return { home, log, registry, shutdown, version };
+}
+
+/**
+ * Says why the daemon cannot boot, on stderr (daemon.err, the journal) and to the CLI that
+ * launched it, if any (over IPC: a full disk leaves daemon.err empty), then exits.
+ */
+async function bootFailed(err, status) {
+  const code = err instanceof SuperError ? err.code : 'E_INTERNAL';
+  try {
+    process.stderr.write(`superd: ${code}: ${err.message}\n`);
+  } catch {} // stderr on a full disk
+  if (process.send) await new Promise((resolve) => process.send({ cmd: 'super:daemon-failed', error: { code, message: err.message } }, resolve));
+  process.exit(status);
 }
 
 /**

@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { SuperError } from '../../errors.js';
 import { processAlive } from '../../process-alive.js';
+import { describeIo } from '../../home.js';
 
 const PID_TEXT = /^(\d{1,7})\n?$/;
 const MAX_PID = 4194304; // Linux's PID_MAX_LIMIT
@@ -83,7 +84,7 @@ function linkOwnPid(file) {
     return true;
   } catch (err) {
     if (err.code === 'EEXIST') return false;
-    throw new SuperError('E_HOME', `cannot write ${file}: ${err.code}`);
+    throw new SuperError('E_HOME', `cannot write ${file}: ${describeIo(err)}`);
   } finally {
     fs.rmSync(tmp, { force: true });
   }

@@ -160,5 +160,6 @@ async function report(client, data, opts) {
 function firstErrorLine(f) {
   if (!f.stderr) return f;
   const lines = f.stderr.split('\n').filter((l) => l.trim());
-  return { ...f, stderr: (lines.find((l) => /\b\w*Error\b|\bE[A-Z]{3,}\b/.test(l)) ?? lines[0] ?? '').trim() };
+  const line = lines.find((l) => /^\s*(Uncaught )?\w*Error\b.*:/.test(l)) ?? lines.find((l) => /\bE[A-Z]{3,}\b/.test(l)) ?? lines[0] ?? '';
+  return { ...f, stderr: line.trim() };
 }

@@ -23,7 +23,8 @@ export async function unsafeDirReason(dir) {
     return `cannot resolve ${dir}: ${err.code ?? err.message}`;
   }
   for (let d = real, top = true; ; d = path.dirname(d), top = false) {
-    const st = await fs.stat(d);
+    const st = await fs.stat(d).catch((err) => err);
+    if (st instanceof Error) return `cannot check ${d}: ${st.code ?? st.message}`;
     const mode = (st.mode & 0o7777).toString(8);
     if (st.uid !== uid && st.uid !== 0) {
       return `${d} belongs to uid ${st.uid}, not to the daemon's user (uid ${uid}) or root; a log directory and the directories above it must`;

@@ -44,10 +44,10 @@ export function connectionBound(kind) {
 export const serverOptions = { connectionsCheckingInterval: CHECK_INTERVAL_MS };
 
 /** Applies the bounds of listener `kind` to an http(s) server; returns it. */
-export function boundServer(server, kind, { requestTimeout = HEADERS_TIMEOUT_MS } = {}) {
+export function boundServer(server, kind) {
   server.maxConnections = connectionBound(kind);
   server.headersTimeout = HEADERS_TIMEOUT_MS;
-  server.requestTimeout = requestTimeout;
+  server.requestTimeout = HEADERS_TIMEOUT_MS; // a request is its headers: none has a body to wait for
   server.keepAliveTimeout = 5_000;
   server.timeout = IDLE_TIMEOUT_MS;
   return server;

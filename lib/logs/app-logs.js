@@ -17,6 +17,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import { slotFiles, appFiles } from './settings.js';
 import { shiftChain, finishRotation, rotatedFiles } from './rotate.js';
+import { SuperError } from '../errors.js';
 
 // Log paths are opened without following a link at the last component (a link planted
 // where a log file goes must not make the daemon write, or empty, another file).
@@ -218,6 +219,7 @@ export class AppLogs {
     const done = [];
     for (const f of files) {
       await emptyFile(f.path).then(() => done.push(f.path), (err) => {
+        if (err.code === 'ELOOP') throw new SuperError('E_LOG_PATH', `${f.path} is a symbolic link, not emptied: log files are never opened through a link`);
         if (err.code !== 'ENOENT') throw err;
       });
       for (const r of await rotatedFiles(f.path)) await fsp.unlink(r).then(() => done.push(r), () => {});

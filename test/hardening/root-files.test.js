@@ -69,7 +69,9 @@ test('a root daemon and another user\'s paths', { skip: notRoot, timeout: 60000 
     assert.equal((await httpGet(port)).status, 200);
     fs.rmSync(path.join(logs, 'web-out.log'));
     fs.symlinkSync(secret, path.join(logs, 'web-out.log'));
-    await box.cli(['flush', 'web']);
+    const r = await box.cli(['flush', 'web']);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /E_LOG_PATH: .*web-out\.log is a symbolic link, not emptied/);
     assert.equal(fs.readFileSync(secret, 'utf8'), SECRET);
   });
 

@@ -11,8 +11,9 @@ export default async function kill() {
   } catch (err) {
     if (err.code !== 'E_NO_DAEMON') throw err;
     // A socket we may not open is another user's daemon, not no daemon.
-    if (/\((EACCES|EPERM)\)/.test(err.message)) {
-      throw new SuperError('E_HOME', `cannot reach the daemon of ${superHome()}: permission denied (EACCES); it belongs to another user: run super kill as that user`);
+    const denied = /\((EACCES|EPERM)\)/.exec(err.message);
+    if (denied) {
+      throw new SuperError('E_HOME', `cannot reach the daemon of ${superHome()}: permission denied (${denied[1]}); it belongs to another user: run super kill as that user`);
     }
     process.stdout.write('no daemon is running\n');
     return 0;

@@ -68,7 +68,7 @@ test('a full SUPER_HOME: ls answers within 1 s, apps serve, daemon-log lines are
   - name: crasher
     script: crash.js
     max_restarts: 1000
-    restart_delay: 100ms
+    restart_delay: 0
 `);
   await box.cli(['start', eco]); // exits 1: the crasher never becomes ready
   const ev = await watchEvents(box, t);

@@ -7,6 +7,9 @@
 // bounded queue written by one asynchronous write at a time; a failed write drops its
 // lines and counts them, with no retry of its own (the next line tries again), and the
 // first write that works again is followed by one line saying how many were dropped.
+// (pino.destination, sonic-boom, emitted an unhandled 'error' on ENOSPC; the daemon's
+// fatal log of it then called flushSync, which retries a failing write in a synchronous
+// loop: the daemon froze until space was freed. This destination has no flushSync.)
 import fs from 'node:fs';
 import pino from 'pino';
 import { shiftChain, finishRotation } from './rotate.js';
@@ -175,7 +178,7 @@ export function createDaemonLog(file) {
   async function rotate() {
     try {
       await shiftChain(file, rotation.retain);
-      // Lines already queued land in the renamed file; the next ones in the new file.
+      // The write in flight lands in the renamed file, every line after it in the new one.
       await dest.reopen();
       await finishRotation(file, rotation);
       log.info({ file }, 'daemon log rotated');

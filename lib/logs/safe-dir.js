@@ -2,9 +2,10 @@
 // in. Anyone who can create entries in it can plant a link or a fifo where a log file goes,
 // and make the daemon (root, often) write, truncate (`super flush`) or read (`super logs`)
 // another file. So the directory and every directory above it must belong to the daemon's
-// user or to root, and none may be writable by others, nor by a group other than the
-// daemon's own (primary) group. Above the log directory, a sticky directory (/tmp) is fine:
-// others cannot rename or remove what they do not own in it.
+// user or to root and none may be writable by others; the log directory itself may be
+// group-writable only by the daemon's own (primary) group. Above it, a sticky directory
+// (/tmp) is fine (others cannot rename or remove what they do not own in it), and so is a
+// system directory writable by a group (/var/log is root:syslog 0775 on Debian and Ubuntu).
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
@@ -31,7 +32,7 @@ export async function unsafeDirReason(dir) {
     }
     const sticky = !top && (st.mode & 0o1000) !== 0;
     if ((st.mode & 0o002) && !sticky) return `${d} is writable by others (mode ${mode}); run: chmod o-w ${d}`;
-    if ((st.mode & 0o020) && st.gid !== gid && !sticky) {
+    if ((st.mode & 0o020) && st.gid !== gid && top) {
       return `${d} is writable by group ${st.gid}, not the daemon's group (gid ${gid}) (mode ${mode}); run: chmod g-w ${d}`;
     }
     if (d === path.dirname(d)) return null;

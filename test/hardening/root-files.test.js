@@ -28,11 +28,11 @@ test('a root daemon and another user\'s paths', { skip: notRoot, timeout: 60000 
   const port = await freePort();
   box.fixture('http-server.js');
   const eco = (dir) => box.write(`eco-${path.basename(dir)}.yml`, `apps:\n  - name: web\n    script: http-server.js\n    out_file: ${path.join(dir, 'web-out.log')}\n    error_file: ${path.join(dir, 'web-err.log')}\n    env: { PORT: ${port} }\n`);
-  const mkdir = (name, mode, owner = 0) => {
+  const mkdir = (name, mode, owner = 0, group = owner === 0 ? 0 : gid) => {
     const dir = path.join(box.dir, name);
     fs.mkdirSync(dir);
     fs.chmodSync(dir, mode);
-    fs.chownSync(dir, owner, owner === 0 ? 0 : gid);
+    fs.chownSync(dir, owner, group);
     return dir;
   };
 
@@ -46,7 +46,12 @@ test('a root daemon and another user\'s paths', { skip: notRoot, timeout: 60000 
   });
 
   await t.test('log directories the user can write in are refused', async () => {
-    for (const [dir, why] of [[mkdir('user-logs', 0o755, uid), /belongs to uid/], [mkdir('open-logs', 0o777), /writable by others/]]) {
+    const refused = [
+      [mkdir('user-logs', 0o755, uid), /belongs to uid/],
+      [mkdir('open-logs', 0o777), /writable by others/],
+      [mkdir('group-logs', 0o775, 0, gid), /writable by group/],
+    ];
+    for (const [dir, why] of refused) {
       const r = await box.cli(['start', eco(dir)]);
       assert.equal(r.code, 2, r.stderr);
       assert.match(r.stderr, /E_LOG_PATH: .*/);

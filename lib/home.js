@@ -25,7 +25,7 @@ export function prepareHome(home) {
   try {
     fs.mkdirSync(home, { recursive: true, mode: 0o700 });
   } catch (err) {
-    throw new SuperError('E_HOME', `cannot create SUPER_HOME ${home}: ${err.code ?? err.message}`);
+    throw new SuperError('E_HOME', `cannot create SUPER_HOME ${home}: ${describeIo(err)}`);
   }
   const st = fs.statSync(home);
   if (!st.isDirectory()) throw new SuperError('E_HOME', `SUPER_HOME ${home} is not a directory`);
@@ -35,4 +35,10 @@ export function prepareHome(home) {
   if (st.mode & 0o022) {
     throw new SuperError('E_HOME', `SUPER_HOME ${home} is writable by group or others (mode ${(st.mode & 0o777).toString(8)}); run: chmod 700 ${home}`);
   }
+}
+
+/** An I/O error's code, said plainly when it is a full disk. */
+export function describeIo(err) {
+  if (err.code === 'ENOSPC' || err.code === 'EDQUOT') return `${err.code}: no space left on the device (disk or quota full); free some space`;
+  return err.code ?? err.message;
 }

@@ -1,4 +1,4 @@
-// Starts the daemon detached when none answers, and waits until it does.
+// Starts the daemon detached when none answers, and waits until it is ready.
 // Two `super start` at once may both launch one: the daemon's pid file lets exactly one
 // win; the other exits with EXIT_ALREADY_RUNNING and its CLI connects to the winner.
 import fs from 'node:fs';
@@ -7,20 +7,35 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { connect } from '../ipc/client.js';
 import { SuperError } from '../errors.js';
-import { daemonErrPath } from '../home.js';
+import { daemonErrPath, prepareHome, describeIo } from '../home.js';
 
 const daemonPath = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'master', 'core', 'daemon.js');
 const EXIT_ALREADY_RUNNING = 10; // lib/master/core/daemon.js (not imported: that would boot it)
+const ERR_FLAGS = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_TRUNC | fs.constants.O_NOFOLLOW;
 
-export async function ensureDaemon(home, { timeout = 15000 } = {}) {
+/**
+ * Connects to the daemon of `home`, starting one detached when none answers. Waits for the
+ * daemon's own word: "ready", or the error it failed with (sent over IPC too, since a full
+ * disk can leave daemon.err empty), or its exit. `timeout` only bounds a daemon that says
+ * nothing at all.
+ */
+export async function ensureDaemon(home, { timeout = 120000 } = {}) {
   try {
     return await connect(home);
   } catch (err) {
     if (err.code !== 'E_NO_DAEMON') throw err;
   }
-  fs.mkdirSync(home, { recursive: true, mode: 0o700 });
+  // The home is checked (ours, closed to others) before a file is opened in it, and the
+  // daemon's stderr file is never opened through a link planted at its name.
   const errFile = daemonErrPath(home);
-  const errFd = fs.openSync(errFile, 'w', 0o600);
+  let errFd;
+  try {
+    prepareHome(home);
+    errFd = fs.openSync(errFile, ERR_FLAGS, 0o600);
+  } catch (err) {
+    const why = err instanceof SuperError ? err.message : `cannot open ${errFile}: ${err.code === 'ELOOP' ? 'it is a symbolic link; remove it' : describeIo(err)}`;
+    throw new SuperError('E_DAEMON_START', `the daemon could not be started: ${why}`);
+  }
   const child = spawn(process.execPath, [daemonPath], {
     detached: true,
     stdio: ['ignore', errFd, errFd, 'ipc'],
@@ -29,22 +44,25 @@ export async function ensureDaemon(home, { timeout = 15000 } = {}) {
   fs.closeSync(errFd);
   const outcome = await new Promise((resolve) => {
     const timer = setTimeout(() => resolve({ timeout: true }), timeout);
+    let failed = null;
     child.on('message', (m) => {
+      if (m?.cmd === 'super:daemon-failed') failed = m.error;
       if (m?.cmd === 'super:daemon-ready') {
         clearTimeout(timer);
         resolve({ ready: true });
       }
     });
-    child.on('exit', (code) => {
+    // 'close', not 'exit': it comes after the last IPC message (the failure) was read.
+    child.on('close', (code) => {
       clearTimeout(timer);
-      resolve({ code });
+      resolve({ code, failed });
     });
   });
   if (child.connected) child.disconnect();
   child.unref();
   if (outcome.ready) return connect(home);
   if (outcome.code === EXIT_ALREADY_RUNNING) return connectWithRetry(home, timeout);
-  const why = tail(errFile) || (outcome.timeout ? `no answer within ${timeout} ms` : `it exited with code ${outcome.code}`);
+  const why = (outcome.failed && `${outcome.failed.code}: ${outcome.failed.message}`) || tail(errFile) || (outcome.timeout ? `it said neither ready nor failed within ${timeout} ms (pid ${child.pid}, still running: see \`super ls\` and ${errFile})` : `it exited with code ${outcome.code}`);
   throw new SuperError('E_DAEMON_START', `the daemon could not be started: ${why}`);
 }
 

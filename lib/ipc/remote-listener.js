@@ -17,10 +17,7 @@ import { ensureToken, readToken, tokenMatches } from './token.js';
 import { AuthLimiter } from './auth-limiter.js';
 import { refuseHttp } from './refuse-http.js';
 import { SuperError } from '../errors.js';
-
-// Bounds on what unauthenticated peers may hold: sockets, and time to send their headers.
-const MAX_CONNECTIONS = 256;
-const HEADERS_TIMEOUT_MS = 10_000;
+import { boundServer, serverOptions } from './connection-limits.js';
 
 /**
  * @typedef {object} RemoteOptions
@@ -40,10 +37,8 @@ const HEADERS_TIMEOUT_MS = 10_000;
  */
 export async function startRemoteListener({ listen, tls, origins, tokenFile, accept, log, limiter = new AuthLimiter(), fd = null }) {
   await ensureToken(tokenFile);
-  const server = tls ? https.createServer({ cert: tls.cert, key: tls.key }, refuseHttp) : http.createServer(refuseHttp);
-  server.maxConnections = MAX_CONNECTIONS;
-  server.headersTimeout = HEADERS_TIMEOUT_MS;
-  server.requestTimeout = HEADERS_TIMEOUT_MS;
+  // Bounds on what unauthenticated peers may hold: sockets, and time to send their headers.
+  const server = boundServer(tls ? https.createServer({ ...serverOptions, cert: tls.cert, key: tls.key }, refuseHttp) : http.createServer(serverOptions, refuseHttp), 'remote');
   const allowed = new Set(origins);
 
   server.on('upgrade', (req, socket, head) => {

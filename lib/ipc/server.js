@@ -12,6 +12,7 @@ import { MAX_FRAME, PROTOCOL, parseRequest, LOCAL_ONLY_OPS } from './protocol.js
 import { SuperError } from '../errors.js';
 import { Connection } from './connection.js';
 import { refuseHttp } from './refuse-http.js';
+import { boundServer, serverOptions } from './connection-limits.js';
 
 /**
  * @param {object} o
@@ -72,7 +73,8 @@ export async function startControlServer({ socketPath, handlers, hello, log }) {
     }
   }
 
-  const httpServer = http.createServer(refuseHttp);
+  // Bounded like every listener of the daemon (lib/ipc/connection-limits.js).
+  const httpServer = boundServer(http.createServer(serverOptions, refuseHttp), 'local');
   httpServer.on('upgrade', (req, socket, head) => accept(req, socket, head));
   await new Promise((resolve, reject) => {
     // EADDRINUSE: another daemon bound the socket between our stale check and listen.

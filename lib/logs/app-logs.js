@@ -23,11 +23,15 @@ import { createRequire } from 'node:module';
 import { slotFiles, appFiles } from './settings.js';
 import { shiftChain, moveDated, periodStamp, finishRotation, pruneRotated, rotatedFiles } from './rotate.js';
 import { logClock } from './clock.js';
+import { SuperError } from '../errors.js';
 
 const require = createRequire(import.meta.url);
 // A far schedule (a yearly cron) is re-armed at least this often: setTimeout's limit is ~24.8 days.
 const MAX_WAIT_MS = 3600 * 1000;
 
+// Log paths are opened without following a link at the last component (a link planted
+// where a log file goes must not make the daemon write, or empty, another file).
+const APPEND = fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW;
 const CHECK_MS = 250;
 const MIN_CHECK_MS = 10;
 const AGENT_VAR = 'SUPER_LOG';
@@ -82,7 +86,7 @@ export class AppLogs {
       }
     }
     await Promise.all([...wanted].filter(([file]) => !this.files.has(file)).map(async ([file, slot]) => {
-      const fh = await fsp.open(file, 'a', 0o640);
+      const fh = await fsp.open(file, APPEND, 0o640);
       if (this.files.has(file)) fh.close();
       else this.files.set(file, { fd: fh.fd, fh, slot });
     }));
@@ -113,7 +117,7 @@ export class AppLogs {
   #fd(file, slot) {
     let entry = this.files.get(file);
     if (!entry) {
-      const fd = fs.openSync(file, 'a', 0o640);
+      const fd = fs.openSync(file, APPEND, 0o640);
       entry = { fd, fh: { close: () => new Promise((resolve) => fs.close(fd, () => resolve())) }, slot };
       this.files.set(file, entry);
       this.#schedule();
@@ -226,7 +230,7 @@ export class AppLogs {
       let rotated = `${file}.1`;
       if (s.rotate) rotated = await moveDated(file, stamp ?? periodStamp(this.periodStart ?? logClock(), s.dateBy));
       else await shiftChain(file, s.retain);
-      const fh = await fsp.open(file, 'a', 0o640);
+      const fh = await fsp.open(file, APPEND, 0o640);
       this.files.set(file, { fd: fh.fd, fh, slot: entry.slot });
       entry.fh.close().catch(() => {});
       const { acked, reason } = await this.reopenWriters(entry.slot);
@@ -246,7 +250,7 @@ export class AppLogs {
     const reopened = [];
     for (const [file, entry] of [...this.files]) {
       try {
-        const fh = await fsp.open(file, 'a', 0o640);
+        const fh = await fsp.open(file, APPEND, 0o640);
         this.files.set(file, { fd: fh.fd, fh, slot: entry.slot });
         entry.fh.close().catch(() => {});
         reopened.push(file);
@@ -264,11 +268,22 @@ export class AppLogs {
     const files = appFiles(this.settings, slots);
     const done = [];
     for (const f of files) {
-      await fsp.truncate(f.path, 0).then(() => done.push(f.path), (err) => {
+      await emptyFile(f.path).then(() => done.push(f.path), (err) => {
+        if (err.code === 'ELOOP') throw new SuperError('E_LOG_PATH', `${f.path} is a symbolic link, not emptied: log files are never opened through a link`);
         if (err.code !== 'ENOENT') throw err;
       });
       for (const r of await rotatedFiles(f.path)) await fsp.unlink(r).then(() => done.push(r), () => {});
     }
     return done;
+  }
+}
+
+/** Truncates `file` through a descriptor opened without following a link (ELOOP if it is one). */
+async function emptyFile(file) {
+  const fh = await fsp.open(file, fs.constants.O_WRONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+  try {
+    await fh.truncate(0);
+  } finally {
+    await fh.close();
   }
 }

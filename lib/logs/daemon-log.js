@@ -1,7 +1,16 @@
 // The daemon's own log: pino, JSON lines, $SUPER_HOME/daemon.log, rotated like app logs
-// (rename chain, then pino's destination reopens the path; never copy + truncate).
+// (rename chain, then the file is reopened at its path; never copy + truncate).
 // Size limit and retention come from the `logs:` block of the last ecosystem file started
 // (max_size, retain, compress), with defaults that keep a long-running daemon bounded.
+//
+// A full disk (or any write error) must not reach the daemon's event loop: lines go to a
+// bounded queue written by one asynchronous write at a time; a failed write drops its
+// lines and counts them, with no retry of its own (the next line tries again), and the
+// first write that works again is followed by one line saying how many were dropped.
+// (pino.destination, sonic-boom, emitted an unhandled 'error' on ENOSPC; the daemon's
+// fatal log of it then called flushSync, which retries a failing write in a synchronous
+// loop: the daemon froze until space was freed. This destination has no flushSync.)
+//
 // `super daemon --log-to stderr` (the systemd unit) writes the same lines to stderr instead:
 // journald keeps and rotates them (`journalctl -u superd`); with JOURNAL_STREAM set (stderr
 // is the journal) each line starts with its syslog priority, `<6>` for info, which
@@ -11,6 +20,10 @@ import pino from 'pino';
 import { shiftChain, finishRotation } from './rotate.js';
 
 const CHECK_MS = 5000;
+/** Bytes of lines waiting for the disk; beyond it lines are dropped (and counted). */
+export const DAEMON_LOG_QUEUE_BYTES = 1024 * 1024;
+// The daemon's own file: never follow a link planted at its path.
+const OPEN_FLAGS = fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW;
 const rotation = { maxSize: 10 * 1024 * 1024, retain: 5, compress: false };
 let current = null;
 
@@ -22,10 +35,134 @@ export function setDaemonLogRotation(logs) {
   rotation.compress = Boolean(logs.compress);
 }
 
+/**
+ * A pino destination that never blocks and never retries in a loop.
+ * @param {string} file
+ * @param {(dropped: number, code: string) => void} onRecovered  told once writing works again
+ */
+function lossyFile(file, onRecovered) {
+  let fd = fs.openSync(file, OPEN_FLAGS, 0o600);
+  let queue = [];
+  let queued = 0;
+  let writing = false;
+  let dropped = 0;
+  let lastError = null;
+  let cutLine = false; // a failed write left half a line: start the next one on a new line
+  let nextFd = null; // a reopened file, taken when the write in flight is done
+  let opening = 0; // reopens in flight: lines wait for the new file
+  const idle = new Set(); // flush callbacks
+  const swapped = new Set(); // reopen callbacks
+
+  const wake = (waiters) => {
+    for (const cb of waiters) cb();
+    waiters.clear();
+  };
+
+  function write(line) {
+    if (queued + line.length > DAEMON_LOG_QUEUE_BYTES) {
+      dropped++;
+      lastError ??= 'EQUEUEFULL';
+      return true;
+    }
+    queue.push(line);
+    queued += line.length;
+    writeQueue();
+    return true;
+  }
+
+  /** Starts the next write, if none is in flight and no reopen is. */
+  function writeQueue() {
+    if (writing || opening) return;
+    if (nextFd !== null) {
+      fs.close(fd, () => {});
+      fd = nextFd;
+      nextFd = null;
+      wake(swapped);
+    }
+    if (!queue.length) {
+      wake(idle);
+      return;
+    }
+    writing = true;
+    const lines = queue.length;
+    const buf = Buffer.from((cutLine ? '\n' : '') + queue.join(''));
+    queue = [];
+    queued = 0;
+    writeAll(buf, 0, (err, written) => {
+      writing = false;
+      if (err) {
+        // Whole lines not written are lost; a cut one is counted too.
+        dropped += written === 0 ? lines : countLines(buf.subarray(written)) + 1;
+        lastError = err.code ?? err.message;
+        cutLine = written > 0;
+        // No retry: the next line written tries again. Whoever waits is not held by a full disk.
+        if (nextFd !== null) writeQueue(); // a reopened file may take them
+        wake(idle);
+        return;
+      }
+      cutLine = false;
+      if (dropped) {
+        const n = dropped;
+        const code = lastError;
+        dropped = 0;
+        lastError = null;
+        onRecovered(n, code);
+      }
+      writeQueue();
+    });
+  }
+
+  function writeAll(buf, offset, done) {
+    fs.write(fd, buf, offset, buf.length - offset, null, (err, n) => {
+      if (err) return done(err, offset);
+      if (offset + n < buf.length) return writeAll(buf, offset + n, done);
+      done(null, buf.length);
+    });
+  }
+
+  return {
+    write,
+    /** Calls cb once every queued line has been written (or dropped). */
+    flush(cb) {
+      if (!writing && !queue.length) return cb();
+      idle.add(cb);
+      writeQueue();
+    },
+    /**
+     * Opens the path again (after a rotation renamed it); resolves once lines go there. Lines
+     * logged from now on go to the new file; the write in flight finishes in the old one.
+     */
+    reopen() {
+      opening++;
+      return new Promise((resolve) => {
+        fs.open(file, OPEN_FLAGS, 0o600, (err, newFd) => {
+          opening--;
+          if (err) {
+            dropped++; // the line that would say so could not be written either: count it
+            lastError = `reopen ${err.code}`;
+            resolve();
+          } else {
+            if (nextFd !== null) fs.close(nextFd, () => {});
+            nextFd = newFd;
+            swapped.add(resolve);
+          }
+          writeQueue();
+        });
+      });
+    },
+  };
+}
+
 // pino level -> syslog priority (debug 7, info 6, warning 4, err 3, crit 2)
 const PRIORITY = { 10: 7, 20: 7, 30: 6, 40: 4, 50: 3, 60: 2 };
 // daemon_pid, not pid: worker events carry the worker's pid.
 const OPTIONS = { base: { daemon_pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime };
+
+function countLines(buf) {
+  let n = 0;
+  for (let i = buf.indexOf(10); i >= 0; i = buf.indexOf(10, i + 1)) n++;
+  return n;
+}
 
 /**
  * Creates the daemon's logger on `file`, with size checks every CHECK_MS, or on stderr.
@@ -34,8 +171,11 @@ const OPTIONS = { base: { daemon_pid: process.pid }, timestamp: pino.stdTimeFunc
  */
 export function createDaemonLog(file, { to = 'file' } = {}) {
   if (to === 'stderr') return createStderrLog();
-  const dest = pino.destination({ dest: file, sync: false, mkdir: true });
-  const log = pino(OPTIONS, dest);
+  let log = null;
+  const dest = lossyFile(file, (dropped, code) => {
+    log.warn({ dropped_lines: dropped, error: code }, `${dropped} daemon log lines could not be written (${code}) and were dropped`);
+  });
+  log = pino(OPTIONS, dest);
   let rotating = false;
   const timer = setInterval(() => {
     if (rotating) return;
@@ -52,9 +192,8 @@ export function createDaemonLog(file, { to = 'file' } = {}) {
   async function rotate() {
     try {
       await shiftChain(file, rotation.retain);
-      dest.reopen();
-      // pino writes asynchronously: let what was queued for the old file land first.
-      await new Promise((r) => setTimeout(r, 200));
+      // The write in flight lands in the renamed file, every line after it in the new one.
+      await dest.reopen();
       await finishRotation(`${file}.1`, rotation);
       log.info({ file }, 'daemon log rotated');
     } catch (err) {

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { SuperError } from '../errors.js';
 import { slotFiles } from './settings.js';
 import { setDaemonLogRotation } from './daemon-log.js';
+import { unsafeDirReason } from './safe-dir.js';
 
 /**
  * @typedef {object} LogPlan
@@ -28,6 +29,11 @@ import { setDaemonLogRotation } from './daemon-log.js';
 export async function checkLogs(apps, defaults) {
   const problems = [];
   const dirs = new Set();
+  const checked = new Map(); // dir -> its safety check (a promise), once per directory
+  const unsafeDir = (dir) => {
+    if (!checked.has(dir)) checked.set(dir, unsafeDirReason(dir));
+    return checked.get(dir);
+  };
   await Promise.all(apps.map(async (app) => {
     const { logs } = app;
     if (logs.disabled) return;
@@ -39,7 +45,7 @@ export async function checkLogs(apps, defaults) {
       if (!logs.perSlot) break;
     }
     for (const file of files) {
-      const why = await cannotAppend(file, logs.createDir ? logs.dir : null);
+      const why = await cannotAppend(file, logs.createDir ? logs.dir : null, unsafeDir);
       if (why) problems.push(`${app.name}: cannot write log file ${file}: ${why}`);
     }
   }));
@@ -65,13 +71,15 @@ export async function applyLogs({ rotation, dirs }) {
  * Why `file` could not be opened for appending (a reason naming the directory), or null.
  * @param {string|null} ownDir  a directory we create when missing (its nearest existing
  *   ancestor must then be writable)
+ * @param {(dir: string) => Promise<string|null>} unsafeDir  why a directory is unsafe (safe-dir.js), or null
  */
-async function cannotAppend(file, ownDir) {
+async function cannotAppend(file, ownDir, unsafeDir) {
   const dir = path.dirname(file);
-  const st = await fs.stat(file).catch((err) => err);
+  const st = await fs.lstat(file).catch((err) => err);
   if (!(st instanceof Error)) {
     if (st.isDirectory()) return 'it is a directory; give a file path';
-    return notWritable(file, dir, C.W_OK);
+    if (st.isSymbolicLink()) return 'it is a symbolic link; log files are never opened through a link';
+    return (await notWritable(file, dir, C.W_OK)) ?? unsafeDir(dir);
   }
   if (st.code === 'ENOTDIR') return `${dir} is not a directory`;
   if (st.code !== 'ENOENT') return notWritableReason(st, dir);
@@ -79,11 +87,14 @@ async function cannotAppend(file, ownDir) {
   if (dirSt instanceof Error) {
     if (dirSt.code === 'ENOTDIR') return `${dir} is not a directory`;
     if (dirSt.code !== 'ENOENT') return notWritableReason(dirSt, dir);
-    if (ownDir && (dir === ownDir || dir.startsWith(ownDir + path.sep))) return notWritable(await existingAncestor(dir), dir, C.W_OK | C.X_OK);
+    if (ownDir && (dir === ownDir || dir.startsWith(ownDir + path.sep))) {
+      const ancestor = await existingAncestor(dir);
+      return (await notWritable(ancestor, dir, C.W_OK | C.X_OK)) ?? unsafeDir(ancestor);
+    }
     return `directory ${dir} does not exist; create it or fix the path`;
   }
   if (!dirSt.isDirectory()) return `${dir} is not a directory`;
-  return notWritable(dir, dir, C.W_OK | C.X_OK);
+  return (await notWritable(dir, dir, C.W_OK | C.X_OK)) ?? unsafeDir(dir);
 }
 
 async function notWritable(target, dir, mode) {

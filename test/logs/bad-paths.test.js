@@ -89,7 +89,7 @@ test('disk full, then space again: writing resumes and the daemon log says so', 
   // A real full file system: a 64 KiB tmpfs (needs root; skipped otherwise).
   // Its own directory (not in the sandbox, whose cleanup would find it busy).
   const small = fs.mkdtempSync(path.join(os.tmpdir(), 'sd-full-'));
-  const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', small]).status === 0;
+  const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64k,mode=0755', 'tmpfs', small]).status === 0;
   t.after(() => {
     if (mounted) spawnSync('umount', ['-l', small]);
     fs.rmSync(small, { recursive: true, force: true });

@@ -1,6 +1,8 @@
 // super kill: stop every app gracefully, then the daemon; returns once it has exited.
 import { connectDaemon } from '../session.js';
 import { processAlive } from '../../process-alive.js';
+import { SuperError } from '../../errors.js';
+import { superHome } from '../../home.js';
 
 export default async function kill() {
   let client;
@@ -8,6 +10,11 @@ export default async function kill() {
     client = await connectDaemon();
   } catch (err) {
     if (err.code !== 'E_NO_DAEMON') throw err;
+    // A socket we may not open is another user's daemon, not no daemon.
+    const denied = /\((EACCES|EPERM)\)/.exec(err.message);
+    if (denied) {
+      throw new SuperError('E_HOME', `cannot reach the daemon of ${superHome()}: permission denied (${denied[1]}); it belongs to another user: run super kill as that user`);
+    }
     process.stdout.write('no daemon is running\n');
     return 0;
   }

@@ -1,11 +1,23 @@
 // super resurrect: start the apps saved by `super save` (starts the daemon if none runs).
+// With no daemon running, the dump is read first: a missing or corrupt one is said
+// (E_DUMP) without starting a daemon that would have nothing to run.
 import { superHome } from '../../home.js';
+import { connect } from '../../ipc/client.js';
+import { readDump } from '../../dump-file.js';
 import { ensureDaemon } from '../launch-daemon.js';
 import { printOutcome } from '../report.js';
 import { renderLs } from '../render-ls.js';
 
 export default async function resurrect() {
-  const client = await ensureDaemon(superHome());
+  const home = superHome();
+  let client = await connect(home).catch((err) => {
+    if (err.code !== 'E_NO_DAEMON') throw err;
+    return null;
+  });
+  if (!client) {
+    await readDump(home);
+    client = await ensureDaemon(home);
+  }
   try {
     const data = await client.request('resurrect', {}, { timeout: 0 });
     process.stdout.write(`resurrecting from ${data.file}\n`);

@@ -60,7 +60,7 @@ async function startFile(file, opts) {
   return withDaemon(async (client) => {
     const { onProgress, report: reportReload } = reloadPrinter();
     const args = { file: abs, env: opts.env, only, clientEnv: callerEnv(), watch: opts.watch || undefined };
-    const data = await client.request('start', args, { timeout: 0, onProgress: opts.json ? undefined : onProgress });
+    const data = await whenNotBusy(() => client.request('start', args, { timeout: 0, onProgress: opts.json ? undefined : onProgress }));
     if (!opts.json) for (const r of data.reloaded ?? []) reportReload(r);
     const status = await report(client, data, opts);
     return (data.reloaded ?? []).some((r) => !r.ok) ? EXIT.FAILED : status;
@@ -102,6 +102,22 @@ function scriptRequest(what, scriptArgs, opts) {
 
 const callerEnv = () => Object.fromEntries(Object.entries(process.env).filter(([, v]) => typeof v === 'string'));
 
+// A `start` that finds its apps busy (a concurrent `super start` of the same file is
+// starting them) waits for that one, then reports what it finds ("already running").
+const BUSY_WAIT_MS = 120000;
+
+async function whenNotBusy(send) {
+  const deadline = Date.now() + BUSY_WAIT_MS;
+  for (let wait = 100; ; wait = Math.min(wait * 2, 1000)) {
+    try {
+      return await send();
+    } catch (err) {
+      if (err.code !== 'E_BUSY' || Date.now() + wait > deadline) throw err;
+      await new Promise((r) => setTimeout(r, wait));
+    }
+  }
+}
+
 async function withDaemon(fn) {
   const client = await ensureDaemon(superHome());
   try {
@@ -117,16 +133,33 @@ async function report(client, data, opts) {
     process.stdout.write(`${JSON.stringify(data)}\n`);
     return printOutcome({ ...data, warnings: [] });
   }
-  for (const name of data.started) process.stdout.write(`started ${name}\n`);
+  const failed = new Set((data.failed ?? []).map((f) => f.app));
+  for (const name of data.started) if (!failed.has(name)) process.stdout.write(`started ${name}\n`);
+  const ls = await client.request('ls');
   const reloaded = new Set((data.reloaded ?? []).map((r) => r.app));
   for (const name of data.running) {
     if (reloaded.has(name)) continue;
+    const app = ls.apps.find((a) => a.name === name);
     const changed = data.changed?.find((c) => c.name === name);
-    process.stdout.write(changed
-      ? `${name} is already running; its config changed (${changed.keys.join(', ')}): apply it with \`super reload ${name}\`\n`
-      : `${name} is already running; use \`super reload ${name}\` to reload it\n`);
+    if (app && app.status !== 'online') {
+      const restarts = app.workers.reduce((n, w) => n + (w.restarts ?? 0), 0);
+      process.stdout.write(`${name} is already started but ${app.status}, not online (${restarts} restarts); see \`super logs ${name}\`\n`);
+    } else {
+      process.stdout.write(changed
+        ? `${name} is already running; its config changed (${changed.keys.join(', ')}): apply it with \`super reload ${name}\`\n`
+        : `${name} is already running; use \`super reload ${name}\` to reload it\n`);
+    }
   }
-  const status = printOutcome(data);
-  process.stdout.write(`${renderLs(await client.request('ls'))}\n`);
+  const status = printOutcome({ ...data, failed: data.failed?.map(firstErrorLine) });
+  for (const name of failed) process.stderr.write(`  ${name}: the workers' whole stderr: super logs ${name} --err --lines 100\n`);
+  process.stdout.write(`${renderLs(ls)}\n`);
   return status;
+}
+
+/** A failed worker's stderr tail cut to its first error line (a stack per worker is noise here). */
+function firstErrorLine(f) {
+  if (!f.stderr) return f;
+  const lines = f.stderr.split('\n').filter((l) => l.trim());
+  const line = lines.find((l) => /^\s*(Uncaught )?\w*Error\b.*:/.test(l)) ?? lines.find((l) => /\bE[A-Z]{3,}\b/.test(l)) ?? lines[0] ?? '';
+  return { ...f, stderr: line.trim() };
 }

@@ -18,7 +18,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { superHome, socketPath, pidPath, daemonLogPath } from '../../home.js';
+import { superHome, socketPath, pidPath, daemonLogPath, describeIo } from '../../home.js';
 import { prepareHome, acquirePidFile, releasePidFile } from '../saved/index.js';
 import { startControlServer } from '../../ipc/server.js';
 import { AppRegistry } from './registry.js';
@@ -67,12 +67,12 @@ export async function startDaemon({ resurrect = false, afterStop, control, loadD
     requireLinux();
     prepareHome(home);
     if (!handover) acquirePidFile(pidPath(home));
+    log = createDaemonLog(daemonLogPath(home), { to: logTo }).log;
   } catch (err) {
-    process.stderr.write(`superd: ${err.code ?? 'E_INTERNAL'}: ${err.message}\n`);
-    process.exit(err.code === 'E_DAEMON_RUNNING' ? EXIT_ALREADY_RUNNING : 1);
+    releasePidFile(pidPath(home));
+    const failure = err instanceof SuperError ? err : new SuperError('E_HOME', `cannot open ${daemonLogPath(home)}: ${describeIo(err)}`);
+    await bootFailed(failure, err.code === 'E_DAEMON_RUNNING' ? EXIT_ALREADY_RUNNING : 1);
   }
-  const daemonLog = createDaemonLog(daemonLogPath(home), { to: logTo });
-  log = daemonLog.log;
   trackClusterListeners(); // so that `super upgrade` can stop this daemon accepting
   const adopted = adoptInheritedSockets();
   if (adopted.length) log.info({ sockets: adopted }, 'adopted inherited listening sockets');
@@ -219,8 +219,6 @@ export async function startDaemon({ resurrect = false, afterStop, control, loadD
       await server.close().catch(() => {});
       fs.rmSync(controlPath, { force: true });
       releasePidFile(pidPath(home));
-      // Exiting while pino still opens its file throws in pino's exit hook: wait for it.
-      if (daemonLog.dest.fd < 0) await new Promise((r) => daemonLog.dest.once('ready', r));
       process.exit(err.exitStatus ?? 1);
     }
   }
@@ -247,6 +245,19 @@ export async function startDaemon({ resurrect = false, afterStop, control, loadD
   // A successor is not systemd's main process: the daemon it replaced said MAINPID for it.
   if (!handover) sdNotify(['READY=1', `STATUS=${registry.apps.size} app(s)`, `MAINPID=${process.pid}`], log);
   return { home, log, registry, shutdown, version };
+}
+
+/**
+ * Says why the daemon cannot boot, on stderr (daemon.err, the journal) and to the CLI that
+ * launched it, if any (over IPC: a full disk leaves daemon.err empty), then exits.
+ */
+async function bootFailed(err, status) {
+  const code = err instanceof SuperError ? err.code : 'E_INTERNAL';
+  try {
+    process.stderr.write(`superd: ${code}: ${err.message}\n`);
+  } catch {} // stderr on a full disk
+  if (process.send) await new Promise((resolve) => process.send({ cmd: 'super:daemon-failed', error: { code, message: err.message } }, resolve));
+  process.exit(status);
 }
 
 /**

@@ -9,6 +9,7 @@
 import http from 'node:http';
 import { parseListen } from '../../config/listen-address.js';
 import { inheritedSocket } from '../upgrade/index.js';
+import { boundServer, serverOptions } from '../../ipc/connection-limits.js';
 
 /** The heartbeat of /healthz: a timer that ticks late means the daemon's loop was stuck. */
 const BEAT_MS = 500;
@@ -57,7 +58,7 @@ export function startMetricsEndpoint(listen, { render, readiness }) {
     },
   };
 
-  const server = http.createServer(async (req, res) => {
+  const server = http.createServer(serverOptions, async (req, res) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { ...TEXT, allow: 'GET, HEAD' }).end('method not allowed\n');
       return;
@@ -81,9 +82,8 @@ export function startMetricsEndpoint(listen, { render, readiness }) {
     }
   });
   server.on('close', () => clearInterval(beat));
-  // A scraper that stalls must not hold daemon sockets for long.
-  server.requestTimeout = 10000;
-  server.headersTimeout = 5000;
+  // A scraper that stalls, or idle sockets, must not hold the daemon's descriptors.
+  boundServer(server, 'metrics');
   const { host, port } = parseListen(listen);
   return new Promise((resolve, reject) => {
     server.once('error', (err) => {

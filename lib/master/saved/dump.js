@@ -17,6 +17,7 @@
 // is what `super resurrect`'s message tells them to restore.
 // Saves run one at a time (the daemon is the only writer): each sees the one before.
 import fs from 'node:fs/promises';
+import { constants } from 'node:fs';
 import { SuperError } from '../../errors.js';
 import { DUMP_VERSION, bakPath, dumpPath, parseDump } from '../../dump-file.js';
 
@@ -62,7 +63,7 @@ async function write(home, { apps, scheduling, daemon_cpu_affinity = null, metri
   // Unique within this daemon (saves are queued); one left by a dead daemon that had our pid is overwritten.
   const tmp = `${file}.${process.pid}-${++seq}.tmp`;
   try {
-    const fh = await fs.open(tmp, 'w', 0o600);
+    const fh = await fs.open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o600); // never through a link
     try {
       await fh.writeFile(body);
       await fh.sync();

@@ -1,0 +1,78 @@
+// Issue 14, the CLI side of a start: a second concurrent `super start` of the same file on a
+// fresh home reports "already running" (not E_BUSY); a worker that cannot listen (port in
+// use) is shown by its first error line and where its whole stderr is, and its app is not
+// "started"; a crash-looping app is not "already running"; `super resurrect` with nothing
+// saved starts no daemon; a start on a full SUPER_HOME says the disk is full.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { sandbox, freePort, httpGet } from '../helpers/harness.js';
+
+test('super start on one daemon: concurrent starts, a port in use, a crash loop', { timeout: 90000 }, async (t) => {
+  const box = await sandbox(t);
+  const port = await freePort();
+  box.fixture('http-server.js');
+  box.write('crash.js', 'console.error("crashing"); process.exit(1);\n');
+
+  await t.test('two concurrent starts of one file on a fresh home: started, and already running', async () => {
+    const eco = box.write('web.yml', `apps:\n  - name: web\n    script: http-server.js\n    instances: 2\n    env: { PORT: ${port} }\n`);
+    const runs = await Promise.all([box.cli(['start', eco]), box.cli(['start', eco])]);
+    for (const r of runs) assert.equal(r.code, 0, r.stderr);
+    const said = runs.map((r) => r.stdout.split('\n')[0]).sort();
+    assert.deepEqual(said, ['started web', 'web is already running; use `super reload web` to reload it']);
+    assert.equal((await httpGet(port)).status, 200);
+  });
+
+  await t.test('a port in use: the first error line per worker, where the rest is, not "started"', async (t2) => {
+    const taken = await freePort();
+    const holder = net.createServer().listen(taken, '127.0.0.1');
+    t2.after(() => holder.close());
+    await new Promise((r) => holder.once('listening', r));
+    const eco = box.write('taken.yml', `apps:\n  - name: taken\n    script: http-server.js\n    instances: 2\n    env: { PORT: ${taken} }\n`);
+    const r = await box.cli(['start', eco]);
+    assert.equal(r.code, 1);
+    assert.doesNotMatch(r.stdout, /started taken/);
+    const errLines = r.stderr.trimEnd().split('\n');
+    assert.ok(errLines.length <= 6, `a few lines, not every stack:\n${r.stderr}`);
+    assert.match(r.stderr, /E_START_FAILED: taken#\d .*\n {2}taken(#\d)? \| .*EADDRINUSE/);
+    assert.match(r.stderr, /super logs taken --err/);
+  });
+
+  await t.test('a crash-looping app is not "already running"', async () => {
+    const eco = box.write('loop.yml', 'apps:\n  - name: loop\n    script: crash.js\n    max_restarts: 1000\n    restart_delay: 100ms\n');
+    assert.equal((await box.cli(['start', eco])).code, 1);
+    const r = await box.cli(['start', eco]);
+    assert.doesNotMatch(r.stdout, /loop is already running/);
+    assert.match(r.stdout, /loop is already started but \w+, not online \(\d+ restarts\); see `super logs loop`/);
+  });
+});
+
+test('super resurrect with nothing saved starts no daemon', async (t) => {
+  const box = await sandbox(t);
+  const r = await box.cli(['resurrect']);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /E_DUMP: no saved process list/);
+  assert.equal(fs.existsSync(path.join(box.home, 'super.sock')), false, 'no daemon was started');
+});
+
+test('super start on a full SUPER_HOME says the disk is full', { skip: process.getuid?.() !== 0 && 'mounting a tmpfs needs root' }, async (t) => {
+  const mounted = [];
+  t.after(() => mounted.forEach((dir) => execFileSync('umount', ['-l', dir])));
+  const box = await sandbox(t);
+  fs.mkdirSync(box.home);
+  execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k,mode=0700', 'tmpfs', box.home]);
+  mounted.push(box.home);
+  fs.writeFileSync(path.join(box.home, 'daemon.err'), ''); // the CLI truncates it: no space needed
+  try {
+    fs.writeFileSync(path.join(box.home, 'filler'), Buffer.alloc(128 * 1024));
+  } catch (err) {
+    if (err.code !== 'ENOSPC') throw err;
+  }
+  box.fixture('idle.js');
+  const r = await box.cli(['start', path.join(box.dir, 'idle.js')]);
+  assert.equal(r.code, 3, r.stderr);
+  assert.match(r.stderr, /E_DAEMON_START: .*ENOSPC: no space left on the device/);
+});

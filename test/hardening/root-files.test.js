@@ -1,0 +1,93 @@
+// Issue 14, item 6: a root daemon and a second, real user who controls some paths. Root must
+// not write through a link the user planted ($SUPER_HOME/daemon.err in a SUPER_HOME the
+// user owns), must refuse log directories the user can write in, and must not follow a link
+// at an app's log path (at start, nor at `super flush`). The user's own `super kill`
+// against root's daemon says EACCES instead of "no daemon is running".
+// Needs root (useradd, chown); skipped with the reason otherwise.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { execFile, execFileSync } from 'node:child_process';
+import { sandbox, freePort, superCli, httpGet, SUPER } from '../helpers/harness.js';
+
+const notRoot = process.getuid?.() !== 0 && 'needs root: creates a user and files owned by it';
+const SECRET = 'root-only secret\n';
+
+test('a root daemon and another user\'s paths', { skip: notRoot, timeout: 60000 }, async (t) => {
+  const user = `sdt${process.pid}`;
+  execFileSync('useradd', ['-m', '-s', '/bin/sh', user]);
+  t.after(() => execFileSync('userdel', ['-r', user], { stdio: 'ignore' }));
+  const uid = Number(execFileSync('id', ['-u', user], { encoding: 'utf8' }));
+  const gid = Number(execFileSync('id', ['-g', user], { encoding: 'utf8' }));
+
+  const box = await sandbox(t);
+  fs.chmodSync(box.dir, 0o755); // the user may enter, not write
+  const secret = box.write('secret', SECRET);
+  fs.chmodSync(secret, 0o600);
+  const port = await freePort();
+  box.fixture('http-server.js');
+  const eco = (dir) => box.write(`eco-${path.basename(dir)}.yml`, `apps:\n  - name: web\n    script: http-server.js\n    out_file: ${path.join(dir, 'web-out.log')}\n    error_file: ${path.join(dir, 'web-err.log')}\n    env: { PORT: ${port} }\n`);
+  const mkdir = (name, mode, owner = 0, group = owner === 0 ? 0 : gid) => {
+    const dir = path.join(box.dir, name);
+    fs.mkdirSync(dir);
+    fs.chmodSync(dir, mode);
+    fs.chownSync(dir, owner, group);
+    return dir;
+  };
+
+  await t.test('root with a SUPER_HOME the user owns: refused before daemon.err is opened', async () => {
+    const home = mkdir('user-home', 0o700, uid);
+    fs.symlinkSync(secret, path.join(home, 'daemon.err'));
+    const r = await superCli(home, ['start', eco(box.dir)]);
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr, /E_DAEMON_START: .*belongs to uid/);
+    assert.equal(fs.readFileSync(secret, 'utf8'), SECRET, 'the file behind the link is untouched');
+  });
+
+  await t.test('log directories the user can write in are refused', async () => {
+    const refused = [
+      [mkdir('user-logs', 0o755, uid), /belongs to uid/],
+      [mkdir('open-logs', 0o777), /writable by others/],
+      [mkdir('group-logs', 0o775, 0, gid), /writable by group/],
+    ];
+    for (const [dir, why] of refused) {
+      const r = await box.cli(['start', eco(dir)]);
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, /E_LOG_PATH: .*/);
+      assert.match(r.stderr, why);
+    }
+  });
+
+  const logs = mkdir('logs', 0o755);
+  await t.test('a link at an app log path is not followed', async () => {
+    fs.symlinkSync(secret, path.join(logs, 'web-out.log'));
+    const r = await box.cli(['start', eco(logs)]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /E_LOG_PATH: .*symbolic link/);
+    assert.equal(fs.readFileSync(secret, 'utf8'), SECRET);
+    fs.rmSync(path.join(logs, 'web-out.log'));
+  });
+
+  await t.test('super flush does not truncate through a link that replaced a log file', async () => {
+    assert.equal((await box.cli(['start', eco(logs)])).code, 0);
+    assert.equal((await httpGet(port)).status, 200);
+    fs.rmSync(path.join(logs, 'web-out.log'));
+    fs.symlinkSync(secret, path.join(logs, 'web-out.log'));
+    const r = await box.cli(['flush', 'web']);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /E_LOG_PATH: .*web-out\.log is a symbolic link, not emptied/);
+    assert.equal(fs.readFileSync(secret, 'utf8'), SECRET);
+  });
+
+  await t.test('the user\'s super kill against root\'s daemon says EACCES', async () => {
+    const r = await new Promise((resolve, reject) => {
+      execFile(process.execPath, [SUPER, 'kill'], { uid, gid, env: { PATH: process.env.PATH, HOME: `/home/${user}`, SUPER_HOME: box.home }, timeout: 20000 },
+        (err, stdout, stderr) => (err && err.code === undefined ? reject(err) : resolve({ code: err?.code ?? 0, stdout, stderr })));
+    });
+    assert.notEqual(r.code, 0, r.stdout);
+    assert.match(r.stderr, /EACCES/);
+    assert.doesNotMatch(r.stdout, /no daemon is running/);
+    assert.equal((await httpGet(port)).status, 200, 'root\'s daemon still serves');
+  });
+});

@@ -1,7 +1,10 @@
 // Issue 16: the README's install commands work today. `npm pack` builds the tarball, npm
-// installs it into a temporary prefix (offline: the dependencies come from npm's cache,
-// which `npm ci` filled), and the installed `super` runs: --version, start, the README's
-// programmatic-API example (against the installed package), ls, kill.
+// installs it into a temporary prefix, and the installed `super` runs: --version, start,
+// the README's programmatic-API example (against the installed package), ls, kill.
+// Offline: the tests talk to loopback only. npm resolves an install from the registry's
+// metadata, which `npm ci` never fetches, so the prefix gets a lockfile instead: the
+// tarball plus this checkout's locked runtime dependencies, whose tarballs `npm ci` put in
+// npm's cache; `npm ci --offline` installs exactly that.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -41,13 +44,30 @@ function readmeExample() {
   return /```js\n([\s\S]*?)```/.exec(section)[1];
 }
 
+/** A prefix whose lockfile installs `tgz` (in `prefix`) with the locked runtime dependencies. */
+function lockedPrefix(prefix, tgz) {
+  const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+  const lock = JSON.parse(fs.readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8'));
+  const spec = `file:${tgz}`;
+  const packages = {
+    '': { name: 'superd-prefix', dependencies: { superd: spec } },
+    'node_modules/superd': { version: pkg.version, resolved: spec, license: pkg.license, dependencies: pkg.dependencies, bin: pkg.bin, engines: pkg.engines, os: pkg.os },
+  };
+  for (const [at, entry] of Object.entries(lock.packages)) if (at && !entry.dev && !entry.link) packages[at] = entry;
+  fs.mkdirSync(prefix, { recursive: true });
+  fs.writeFileSync(path.join(prefix, 'package.json'), JSON.stringify({ name: 'superd-prefix', private: true, dependencies: { superd: spec } }));
+  fs.writeFileSync(path.join(prefix, 'package-lock.json'), JSON.stringify({ name: 'superd-prefix', lockfileVersion: 3, requires: true, packages }));
+}
+
 test('the packed tarball installs into a prefix and runs: super --version, start, the API example, kill', async (t) => {
   const box = await sandbox(t);
-  const tgz = npm(['pack', '--pack-destination', box.dir, '--silent'], ROOT).trim().split('\n').pop();
   const prefix = path.join(box.dir, 'prefix');
-  npm(['install', '-g', '--offline', '--prefix', prefix, path.join(box.dir, tgz)], box.dir);
-  const installed = path.join(prefix, 'lib', 'node_modules', 'superd');
-  const superBin = path.join(prefix, 'bin', 'super');
+  fs.mkdirSync(prefix);
+  const tgz = npm(['pack', '--pack-destination', prefix, '--silent'], ROOT).trim().split('\n').pop();
+  lockedPrefix(prefix, tgz);
+  npm(['ci', '--offline', '--omit=dev'], prefix);
+  const installed = path.join(prefix, 'node_modules', 'superd');
+  const superBin = path.join(prefix, 'node_modules', '.bin', 'super');
   assert.ok(!fs.existsSync(path.join(installed, 'test')), 'the tests are not packed');
   assert.ok(fs.existsSync(path.join(installed, 'types', 'index.d.ts')), 'the type declarations are');
 

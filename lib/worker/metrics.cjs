@@ -73,6 +73,7 @@ function startMetrics() {
 
   let elu = performance.eventLoopUtilization();
   let last = performance.now();
+  let reported = false;
 
   // HTTP: requests finished and their response times (µs) since the last report.
   const responseTimes = createHistogram();
@@ -100,7 +101,9 @@ function startMetrics() {
     const missed = { max: gap, p99: loop.count < 99 ? gap : 0 };
     const eluNow = performance.eventLoopUtilization(elu);
     elu = performance.eventLoopUtilization();
-    if (eluNow.utilization > BUSY_ELU) measure();
+    // The first report's ELU is the app's boot: not a sign of work to come.
+    if (reported && eluNow.utilization > BUSY_ELU) measure();
+    reported = true;
     const mem = process.memoryUsage();
     const resources = {};
     for (const type of process.getActiveResourcesInfo()) resources[type] = (resources[type] ?? 0) + 1;

@@ -133,15 +133,16 @@ export class Monitor {
   }
 
   /**
-   * Asks the agents of `pids` whose last report is older than the interval for one, and
-   * waits for their answers, at most REFRESH_WAIT_MS (a blocked worker keeps its old one).
+   * Asks the agents of `pids` whose last report is older than their report interval
+   * (metrics_interval) for one, and waits for the answers, at most REFRESH_WAIT_MS (a
+   * blocked worker keeps its old one).
    */
   async #freshReports(pids) {
-    const stale = Date.now() - this.settings.interval;
+    const now = Date.now();
     const waits = [];
     for (const pid of pids) {
       const rec = this.records.get(pid);
-      if (rec && (rec.agentAt ?? 0) < stale && rec.proc.requestReport()) waits.push(rec.nextReport());
+      if (rec && now - (rec.agentAt ?? 0) >= rec.proc.reportInterval && rec.proc.requestReport()) waits.push(rec.nextReport());
     }
     if (!waits.length) return;
     let timer;

@@ -142,7 +142,9 @@ export class Monitor {
     const waits = [];
     for (const pid of pids) {
       const rec = this.records.get(pid);
-      if (rec && now - (rec.agentAt ?? 0) >= rec.proc.reportInterval && rec.proc.requestReport()) waits.push(rec.nextReport());
+      // A watched agent reports by itself each interval: asked only when it is late.
+      const maxAge = rec && rec.proc.reportInterval * (rec.watched ? 2 : 1);
+      if (rec && now - (rec.agentAt ?? 0) >= maxAge && rec.proc.requestReport()) waits.push(rec.nextReport());
     }
     if (!waits.length) return;
     let timer;

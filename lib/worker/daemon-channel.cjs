@@ -17,9 +17,7 @@ function send(name, fields) {
 
 /**
  * Routes each daemon message to table[name] (one function per TO_AGENT name). Seen through
- * process.emit, so the app's own 'message' listeners never get them, and without a
- * 'message' listener of our own, which would keep a fork-mode script that is done from
- * exiting.
+ * process.emit, so the app's own 'message' listeners never get them.
  * @param {Record<string, () => void>} table
  */
 function listen(table) {
@@ -37,6 +35,23 @@ function listen(table) {
     }
     return emit.apply(this, arguments);
   };
+  if (!require('node:cluster').isWorker) receiveInForkedChild();
+}
+
+/**
+ * A forked child (fork mode) is handed no message while 'message' has no listener. Ours
+ * must not keep a script that is done from exiting: the channel is unref'd, and ref'd
+ * again while the app has 'message' listeners of its own, as Node does for them.
+ */
+function receiveInForkedChild() {
+  process.on('message', ignore);
+  process.channel.unref();
+  process.on('newListener', (name) => {
+    if (name === 'message') process.channel.ref();
+  });
+  process.on('removeListener', (name) => {
+    if (name === 'message' && process.listenerCount('message') === 1) process.channel.unref();
+  });
 }
 
 module.exports = { send, listen };

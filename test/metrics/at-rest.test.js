@@ -13,14 +13,18 @@ const wakes = (pid) => Number(/voluntary_ctxt_switches:\s+(\d+)/.exec(fs.readFil
 
 test('at rest: an unwatched idle worker wakes nothing, ls asks it, unresponsive_timeout pings', async (t) => {
   const box = await sandbox(t);
-  const [quietPort, stuckPort] = [await freePort(), await freePort()];
+  const [quietPort, stuckPort, forkPort] = [await freePort(), await freePort(), await freePort()];
   box.fixture('loop-lab.js');
   const pidFile = path.join(box.dir, 'quiet.pid');
-  box.write('quiet.js', `import http from 'node:http';\nimport fs from 'node:fs';\nhttp.createServer((q, r) => r.end('ok')).listen(${quietPort}, '127.0.0.1', () => fs.writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)));\n`);
+  box.write('quiet.js', `import http from 'node:http';\nimport fs from 'node:fs';\nconst port = Number(process.env.PORT ?? ${quietPort});\nhttp.createServer((q, r) => r.end('ok')).listen(port, '127.0.0.1', () => process.env.PORT || fs.writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)));\n`);
   const eco = box.write('eco.yml', [
     'apps:',
     '  - name: quiet',
     '    script: quiet.js',
+    '  - name: forked',
+    '    script: quiet.js',
+    '    exec_mode: fork',
+    `    env: { PORT: ${forkPort} }`,
     '  - name: stuck',
     '    script: loop-lab.js',
     '    metrics_interval: 200ms',
@@ -46,6 +50,11 @@ test('at rest: an unwatched idle worker wakes nothing, ls asks it, unresponsive_
     assert.ok(w.metrics.report_age_ms !== null && w.metrics.report_age_ms < 1000, `a report asked for now: ${w.metrics.report_age_ms} ms old`);
     assert.deepEqual(Object.keys(w.metrics.loop_delay_ms).sort(), ['max', 'mean', 'p50', 'p99']);
     assert.ok(w.metrics.heap_used > 1e5);
+  });
+
+  await t.test('a fork-mode worker answers too (its channel is read without an app listener)', async () => {
+    const [w] = (await lsJson(box)).apps.find((a) => a.name === 'forked').workers;
+    assert.ok(w.metrics.report_age_ms !== null && w.metrics.report_age_ms < 1000, `a report asked for now: ${w.metrics.report_age_ms}`);
   });
 
   await t.test('unresponsive_timeout kills a blocked worker with nobody watching', async (s) => {

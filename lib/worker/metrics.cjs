@@ -33,11 +33,12 @@ function startMetrics() {
   let settleElu = null;
   let watchTimer = null;
 
-  // loop.reset() also forgets when the histogram last ticked, so it records nothing for
-  // the delay that ends at its next tick. Two gaps would then go unseen: a block that
-  // ends just before a report (a watched report's timer runs before the histogram's), and
-  // a block that starts just after one. The report's own lateness covers the first; a
-  // short chain of timers, from each reset until the histogram records again, the second.
+  // loop.reset() (and enable()) also forgets when the histogram last ticked, so it records
+  // nothing for the delay that ends at its next tick. Two gaps would then go unseen: a
+  // block that ends just before a report (a watched report's timer runs before the
+  // histogram's), and a block that starts just after one (or just after enable()). The
+  // report's own lateness covers the first; a short chain of timers, from each reset
+  // until the histogram records again, the second.
   let bridged = 0; // longest delay seen by that chain since the last report (ms)
   let bridging = false;
   const bridge = () => {
@@ -58,7 +59,11 @@ function startMetrics() {
   const measure = () => {
     if (measuring) return;
     measuring = true;
+    // What it holds is from before an idle stretch; its first tick records nothing (like
+    // after a reset), so the bridge covers a block that starts right now (a request).
+    loop.reset();
     loop.enable();
+    bridge();
     settleElu = performance.eventLoopUtilization();
     settleTimer = setInterval(() => {
       const busy = performance.eventLoopUtilization(settleElu).utilization;

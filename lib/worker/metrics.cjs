@@ -154,10 +154,10 @@ function startMetrics() {
   return { [TO_AGENT.REPORT]: () => report(), [TO_AGENT.WATCH]: watch, [TO_AGENT.UNWATCH]: unwatch };
 }
 
-const off = () => {};
+// The agent's handlers of the daemon's metrics messages (agent.cjs's dispatch table).
 // SUPER_METRICS_INTERVAL=0 turns worker metrics off; without an IPC channel there is
 // nobody to tell (a Node script started outside superd with the agent preloaded).
-/** The agent's handlers of the daemon's metrics messages (agent.cjs's dispatch table). */
+const off = () => {};
 const handlers = interval > 0 && typeof process.send === 'function'
   ? startMetrics()
   : { [TO_AGENT.REPORT]: off, [TO_AGENT.WATCH]: off, [TO_AGENT.UNWATCH]: off };

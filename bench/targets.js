@@ -77,7 +77,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
  * hands new connections to every listening worker in turn, so this proves all n listen
  * (pm2's `start` returns when workers are forked, not when they listen).
  */
-async function waitForWorkers(port, n, timeout = 20000) {
+export async function waitForWorkers(port, n, timeout = Math.max(20000, n * 500)) {
   const pids = new Set();
   const deadline = Date.now() + timeout;
   while (pids.size < n) {

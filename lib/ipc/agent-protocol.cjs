@@ -18,7 +18,7 @@
 const FROM_AGENT = Object.freeze({
   READY: 'super:ready', // the app called ready() (wait_ready / ready_on: ready)
   DRAINED: 'super:drained', // the drain asked by SHUTDOWN is done: {hookErrors}
-  METRICS: 'super:metrics', // once per interval: {data} (lib/worker/metrics.cjs)
+  METRICS: 'super:metrics', // {data} (lib/worker/metrics.cjs): asked by REPORT, or once per interval while WATCHed
   LOG_ERROR: 'super:log-error', // a log write failed, lines are dropped: {stream, code}
   LOG_RESUMED: 'super:log-resumed', // writing works again: {stream, code, dropped}
   LOGS_REOPENED: 'super:logs-reopened', // the answer to REOPEN_LOGS
@@ -28,7 +28,8 @@ const FROM_AGENT = Object.freeze({
 
 /**
  * Daemon -> agent (cluster workers only: a fork-mode child gets no message, see agent.cjs;
- * PROFILE and HEAP excepted: a Node fork-mode child has the agent and its channel too).
+ * PROFILE, HEAP and the metrics messages excepted: a Node fork-mode child has the agent and
+ * its channel too).
  */
 const TO_AGENT = Object.freeze({
   SHUTDOWN: 'super:shutdown', // drain, run the onShutdown hooks, answer DRAINED
@@ -36,6 +37,9 @@ const TO_AGENT = Object.freeze({
   REOPEN_LOGS: 'super:reopen-logs', // open the log paths again (rotation, reload-logs)
   PROFILE: 'super:profile', // {id, duration, path}: write a CPU profile of `duration` ms to path
   HEAP: 'super:heap', // {id, path}: write a heap snapshot to path
+  REPORT: 'super:report', // send METRICS now: the liveness ping, `ls`, a scrape (any Node worker)
+  WATCH: 'super:watch', // someone watches: send METRICS once per interval (any Node worker)
+  UNWATCH: 'super:unwatch', // nobody watches: report only when asked
 });
 
 /** PM2's own messages, understood as PM2 apps send and expect them. */

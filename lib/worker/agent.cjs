@@ -9,6 +9,7 @@ if (!globalThis[AGENT]) {
   const channel = require('./daemon-channel.cjs');
   const logs = require('./log-format.cjs');
   const drain = require('./drain.cjs');
+  const metrics = require('./metrics.cjs');
 
   // Set by the daemon for a reload replacement with wait_ready under round-robin.
   if (process.env.SUPER_DEFER_TRAFFIC === '1') drain.deferTraffic();
@@ -42,15 +43,15 @@ if (!globalThis[AGENT]) {
     };
     // The agent's one dispatch table. The daemon sends these to cluster workers only: a
     // fork-mode child is stopped with kill_signal (or PM2's 'shutdown', which is the app's)
-    // and notices a log rotation by itself (log-format.cjs). PROFILE and HEAP go to both;
-    // their module loads on first use.
+    // and notices a log rotation by itself (log-format.cjs). PROFILE, HEAP and the metrics
+    // messages go to every Node worker (diagnostics.cjs loads on first use; metrics.cjs).
     channel.listen({
       [TO_AGENT.SHUTDOWN]: () => drain.drain().then((hookErrors) => channel.send(FROM_AGENT.DRAINED, { hookErrors })),
       [TO_AGENT.ADMIT]: drain.admit,
       [TO_AGENT.REOPEN_LOGS]: logs.reopen,
       [TO_AGENT.PROFILE]: (m) => require('./diagnostics.cjs').profile(m),
       [TO_AGENT.HEAP]: (m) => require('./diagnostics.cjs').heap(m),
+      ...metrics.handlers,
     });
   }
-  require('./metrics.cjs');
 }

@@ -24,19 +24,6 @@ function listen(table) {
   for (const name of Object.values(TO_AGENT)) {
     if (typeof table[name] !== 'function') throw new TypeError(`superd agent: no handler for ${name}`);
   }
-  // A fork-mode child gets its messages only once it has a 'message' listener (Node queues
-  // them until then; a cluster worker has cluster's): a listener that does nothing opens
-  // the queue, and the channel is unref'd again, so it keeps no finished script alive;
-  // once the app listens itself, the channel holds the process open, as Node makes it.
-  if (!process.env.NODE_UNIQUE_ID && process.listenerCount('message') === 0) {
-    process.on('message', ignore);
-    process.channel?.unref();
-    process.on('newListener', function appListens(event) {
-      if (event !== 'message') return;
-      process.off('newListener', appListens);
-      process.channel?.ref();
-    });
-  }
   const emit = process.emit;
   process.emit = function superdEmit(event, message) {
     if (event === 'message') {
@@ -48,6 +35,23 @@ function listen(table) {
     }
     return emit.apply(this, arguments);
   };
+  if (!require('node:cluster').isWorker) receiveInForkedChild();
+}
+
+/**
+ * A forked child (fork mode) is handed no message while 'message' has no listener. Ours
+ * must not keep a script that is done from exiting: the channel is unref'd, and ref'd
+ * again while the app has 'message' listeners of its own, as Node does for them.
+ */
+function receiveInForkedChild() {
+  process.on('message', ignore);
+  process.channel.unref();
+  process.on('newListener', (name) => {
+    if (name === 'message') process.channel.ref();
+  });
+  process.on('removeListener', (name) => {
+    if (name === 'message' && process.listenerCount('message') === 1) process.channel.unref();
+  });
 }
 
 module.exports = { send, listen };

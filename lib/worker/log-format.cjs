@@ -129,10 +129,10 @@ function install(cfg) {
   }
 
   if (!require('node:cluster').isWorker && typeof process.send === 'function') {
-    // A fork-mode child gets no message: without a 'message' listener Node would queue them
-    // (for ever), and a listener would keep a script that is done from exiting. Instead it
-    // notices itself, once a second, that its path now names another file (rotation,
-    // `super reload-logs`), reopens and acks; lines meanwhile go to the rotated file.
+    // A fork-mode child is not told to reopen (the daemon sends REOPEN_LOGS to cluster
+    // workers only). It notices itself, once a second, that its path now names another
+    // file (rotation, `super reload-logs`), reopens and acks; lines meanwhile go to the
+    // rotated file.
     const moved = (target) => new Promise((resolve) => {
       fs.fstat(target.fd, (e1, open) => fs.stat(target.path, (e2, now) => resolve(!e1 && !e2 && (open.ino !== now.ino || open.dev !== now.dev))));
     });

@@ -1,20 +1,26 @@
 'use strict';
-// Worker health, measured from inside and sent to the daemon once per interval as one
-// small IPC message (METRICS, {data}). Loaded by agent.cjs in every worker.
+// Worker health, measured from inside and sent to the daemon as one small IPC message
+// (METRICS, {data}): when the daemon asks (REPORT: its liveness ping, `ls`, a scrape), and
+// once per interval while someone watches (WATCH .. UNWATCH: `monit`, a "metrics"
+// subscriber). Loaded by agent.cjs in every worker.
 //
-// Cost (docs/measurements.md): one process.send per second is ~0.35 ms CPU/s;
-// monitorEventLoopDelay at 20 ms resolution adds ~3 ms/s (its own timer), half the cost of
-// 10 ms for the same use (p99 of delays worth seeing is far above 20 ms). HTTP timing uses
-// diagnostics_channel only: no function of the app or of node:http is wrapped.
-// Every timer is unref'd: metrics never keep a worker alive.
+// Cost (docs/measurements.md): an idle, unwatched worker runs no timer of ours at all.
+// The event-loop delay histogram (monitorEventLoopDelay) ticks its own 20 ms timer, 50
+// wakes a second: it runs only while someone watches or the loop is busy. An HTTP request,
+// or a report that finds the loop busy (ELU), turns it on; a check every SETTLE_MS that
+// finds the loop idle and nobody watching turns it off (an idle loop's delay is 0).
+// HTTP timing uses diagnostics_channel only: no function of the app or of node:http is
+// wrapped. Every timer is unref'd: metrics never keep a worker alive.
 const { monitorEventLoopDelay, performance, createHistogram } = require('node:perf_hooks');
 const dc = require('node:diagnostics_channel');
-const { FROM_AGENT } = require('../ipc/agent-protocol.cjs');
+const { FROM_AGENT, TO_AGENT } = require('../ipc/agent-protocol.cjs');
 const { send } = require('./daemon-channel.cjs');
 
 const interval = Number(process.env.SUPER_METRICS_INTERVAL ?? 1000);
 const started = Symbol('superd.requestStart');
 const RESOLUTION = 20; // ms
+const SETTLE_MS = 5000; // how long the loop must idle, unwatched, before the histogram stops
+const BUSY_ELU = 0.01; // a loop busier than this (fraction of the time) is measured
 const round2 = (x) => Math.round(x * 100) / 100;
 // The histogram holds the time between two ticks of its own timer, resolution included:
 // the delay is what exceeds the resolution.
@@ -22,12 +28,17 @@ const delay = (ns) => (Number.isFinite(ns) ? Math.max(0, round2(ns / 1e6 - RESOL
 
 function startMetrics() {
   const loop = monitorEventLoopDelay({ resolution: RESOLUTION });
-  loop.enable();
-  // loop.reset() also forgets when the histogram last ticked, so it records nothing for
-  // the delay that ends at its next tick. Two gaps would then go unseen: a block that
-  // ends just before a report (the report's timer runs before the histogram's), and a
-  // block that starts just after one. The report's own lateness covers the first; a short
-  // chain of timers, from each reset until the histogram records again, the second.
+  let measuring = false;
+  let settleTimer = null;
+  let settleElu = null;
+  let watchTimer = null;
+
+  // loop.reset() (and enable()) also forgets when the histogram last ticked, so it records
+  // nothing for the delay that ends at its next tick. Two gaps would then go unseen: a
+  // block that ends just before a report (a watched report's timer runs before the
+  // histogram's), and a block that starts just after one (or just after enable()). The
+  // report's own lateness covers the first; a short chain of timers, from each reset
+  // until the histogram records again, the second.
   let bridged = 0; // longest delay seen by that chain since the last report (ms)
   let bridging = false;
   const bridge = () => {
@@ -38,19 +49,43 @@ function startMetrics() {
       const now = performance.now();
       bridged = Math.max(bridged, now - from - RESOLUTION);
       from = now;
-      if (loop.count > 0) bridging = false;
+      if (loop.count > 0 || !measuring) bridging = false;
       else setTimeout(step, RESOLUTION).unref();
     };
     setTimeout(step, RESOLUTION).unref();
   };
+
+  /** Starts the histogram (the loop has work, or someone watches) until the loop settles. */
+  const measure = () => {
+    if (measuring) return;
+    measuring = true;
+    // What it holds is from before an idle stretch; its first tick records nothing (like
+    // after a reset), so the bridge covers a block that starts right now (a request).
+    loop.reset();
+    loop.enable();
+    bridge();
+    settleElu = performance.eventLoopUtilization();
+    settleTimer = setInterval(() => {
+      const busy = performance.eventLoopUtilization(settleElu).utilization;
+      settleElu = performance.eventLoopUtilization();
+      if (watchTimer || busy > BUSY_ELU) return;
+      measuring = false;
+      loop.disable();
+      clearInterval(settleTimer);
+    }, SETTLE_MS);
+    settleTimer.unref();
+  };
+
   let elu = performance.eventLoopUtilization();
   let last = performance.now();
+  let reported = false;
 
-  // HTTP: requests finished and their response times (µs) during the current interval.
+  // HTTP: requests finished and their response times (µs) since the last report.
   const responseTimes = createHistogram();
   let requests = 0;
   dc.subscribe('http.server.request.start', ({ response }) => {
     response[started] = performance.now();
+    measure();
   });
   dc.subscribe('http.server.response.finish', ({ response }) => {
     const t0 = response[started];
@@ -59,11 +94,11 @@ function startMetrics() {
     responseTimes.record(Math.max(1, Math.round((performance.now() - t0) * 1000)));
   });
 
-  const timer = setInterval(() => {
+  /** Sends what happened since the last report; `late`: how late a watched report's timer ran (ms). */
+  const report = (late = 0) => {
     if (typeof process.send !== 'function' || !process.connected) return;
     const now = performance.now();
     const seconds = (now - last) / 1000;
-    const late = now - last - interval;
     last = now;
     // The delay the histogram missed is one sample: its max, and its p99 too while the
     // interval holds fewer than 100 samples (the p99 of fewer is their largest).
@@ -71,6 +106,9 @@ function startMetrics() {
     const missed = { max: gap, p99: loop.count < 99 ? gap : 0 };
     const eluNow = performance.eventLoopUtilization(elu);
     elu = performance.eventLoopUtilization();
+    // The first report's ELU is the app's boot: not a sign of work to come.
+    if (reported && eluNow.utilization > BUSY_ELU) measure();
+    reported = true;
     const mem = process.memoryUsage();
     const resources = {};
     for (const type of process.getActiveResourcesInfo()) resources[type] = (resources[type] ?? 0) + 1;
@@ -81,23 +119,47 @@ function startMetrics() {
       rss: mem.rss,
       resources,
       http: {
-        rps: Math.round((requests / seconds) * 10) / 10,
+        rps: seconds > 0 ? Math.round((requests / seconds) * 10) / 10 : 0,
         p99: requests ? Math.round(responseTimes.percentile(99)) / 1000 : null,
-        requests,
+        requests, // since the last report: the daemon sums them
       },
     };
     loop.reset();
     bridged = 0;
-    bridge();
+    if (measuring) bridge();
     responseTimes.reset();
     requests = 0;
     // A full channel means the daemon is behind: drop this sample rather than queue it.
     if (process.channel && process.channel.writeQueueSize > 65536) return;
     send(FROM_AGENT.METRICS, { data });
-  }, interval);
-  timer.unref();
+  };
+
+  let due = 0;
+  const watch = () => {
+    if (watchTimer) return;
+    measure();
+    due = performance.now() + interval;
+    watchTimer = setInterval(() => {
+      const now = performance.now();
+      const late = now - due;
+      due = now + interval;
+      report(late);
+    }, interval);
+    watchTimer.unref();
+  };
+  const unwatch = () => {
+    clearInterval(watchTimer);
+    watchTimer = null;
+  };
+  return { [TO_AGENT.REPORT]: () => report(), [TO_AGENT.WATCH]: watch, [TO_AGENT.UNWATCH]: unwatch };
 }
 
+// The agent's handlers of the daemon's metrics messages (agent.cjs's dispatch table).
 // SUPER_METRICS_INTERVAL=0 turns worker metrics off; without an IPC channel there is
 // nobody to tell (a Node script started outside superd with the agent preloaded).
-if (interval > 0 && typeof process.send === 'function') startMetrics();
+const off = () => {};
+const handlers = interval > 0 && typeof process.send === 'function'
+  ? startMetrics()
+  : { [TO_AGENT.REPORT]: off, [TO_AGENT.WATCH]: off, [TO_AGENT.UNWATCH]: off };
+
+module.exports = { handlers };

@@ -10,7 +10,7 @@ import { MonitModel } from '../../lib/ctl/monit/model.js';
 import { renderFrame } from '../../lib/ctl/monit/render.js';
 
 const M = 1048576;
-const base = { cost: { memory: 100 * M }, agentAt: 10000, createdAt: 0, hasAgent: true, interval: 1000, now: 10500, config: { max_memory_restart: null, unresponsive_timeout: null } };
+const base = { cost: { memory: 100 * M }, unansweredSince: 10000, hasAgent: true, interval: 1000, now: 10500, config: { max_memory_restart: null, unresponsive_timeout: null } };
 
 test('health rules: memory over the limit -> replace; at or under -> nothing', () => {
   assert.equal(decideHealthAction({ ...base, config: { ...base.config, max_memory_restart: 100 * M } }), null);
@@ -20,13 +20,13 @@ test('health rules: memory over the limit -> replace; at or under -> nothing', (
   assert.equal(decideHealthAction({ ...base, cost: null, config: { ...base.config, max_memory_restart: 1 } }), null, 'no sample yet');
 });
 
-test('health rules: silence longer than unresponsive_timeout (and 3 intervals) -> kill', () => {
+test('health rules: a ping unanswered longer than unresponsive_timeout (and 3 intervals) -> kill', () => {
   const cfg = { ...base.config, unresponsive_timeout: 5000 };
   assert.equal(decideHealthAction({ ...base, config: cfg, now: 15000 }), null, 'exactly the timeout is not over it');
   assert.equal(decideHealthAction({ ...base, config: cfg, now: 15001 }).action, 'kill');
+  assert.equal(decideHealthAction({ ...base, config: cfg, now: 60000, unansweredSince: null }), null, 'every ping answered: however long since the last report');
   assert.equal(decideHealthAction({ ...base, config: cfg, now: 60000, hasAgent: false }), null, 'no agent, no judgement');
   assert.equal(decideHealthAction({ ...base, config: { ...cfg, unresponsive_timeout: 100 }, now: 12900 }), null, 'at least 3 intervals');
-  assert.equal(decideHealthAction({ ...base, config: cfg, agentAt: null, createdAt: 1000, now: 6500 }).action, 'kill', 'never reported: counted from the fork');
   assert.equal(decideHealthAction({ ...base, config: cfg, interval: 0, now: 60000 }), null, 'metrics off');
 });
 

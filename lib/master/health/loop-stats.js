@@ -4,8 +4,9 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 
 const RESOLUTION_MS = 10;
-const histogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
-histogram.enable();
+// Its timer wakes the daemon 100 times a second: it starts with the first `stats` request
+// (whoever asks is measuring), so a daemon nobody measures idles. The first window is empty.
+let histogram = null;
 let since = Date.now();
 
 // The histogram records the time between timer ticks, resolution included: the delay is
@@ -19,6 +20,11 @@ const ms = (ns) => Math.max(0, Math.round((ns / 1e6 - RESOLUTION_MS) * 100) / 10
  */
 export function daemonStats({ reset = false, gc = false } = {}) {
   if (gc) globalThis.gc?.();
+  if (!histogram) {
+    histogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
+    histogram.enable();
+    since = Date.now();
+  }
   const cpu = process.cpuUsage();
   const mem = process.memoryUsage();
   const out = {

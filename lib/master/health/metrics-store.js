@@ -88,15 +88,41 @@ export class WorkerRecord {
     this.window = null; // {p99, max} of reports since the last sample
     this.lastWindow = null; // the same, for the interval that ended at the last sample
     this.staleMs = 3000; // a report older than this is stale (onSample says, from the report interval)
+    this.pingedAt = null; // when the daemon last asked the agent for a report (liveness)
+    this.watched = false; // the agent was told to report once per interval
+    this.answered = null; // resolves the waiters of the next report
   }
 
   onReport(data, now = Date.now()) {
     this.agent = data;
     this.agentAt = now;
     this.counters.httpRequests += count(data.http?.requests);
+    this.answered?.resolve();
+    this.answered = null;
     const l = data.loop;
     if (!l) return;
     this.window = this.window ? { p99: Math.max(this.window.p99, l.p99), max: Math.max(this.window.max, l.max) } : { p99: l.p99, max: l.max };
+  }
+
+  /** Asks the agent for a report unless an ask is still unanswered (the liveness ping). */
+  ping(now = Date.now()) {
+    if (this.unansweredSince !== null) return;
+    if (this.proc.requestReport()) this.pingedAt = now;
+  }
+
+  /** When the oldest ask the agent has not answered (by any report) was sent; null: none. */
+  get unansweredSince() {
+    return this.pingedAt !== null && (this.agentAt ?? -Infinity) < this.pingedAt ? this.pingedAt : null;
+  }
+
+  /** Resolves at the agent's next report (never, if it sends none: race it with a bound). */
+  nextReport() {
+    if (!this.answered) {
+      let resolve;
+      const promise = new Promise((r) => { resolve = r; });
+      this.answered = { promise, resolve };
+    }
+    return this.answered.promise;
   }
 
   /** The agent's last loop delay, with p99/max the worst of the last sample interval. */

@@ -8,6 +8,13 @@
 //                    --> decideHealthAction --> replaceSlot (given) | SIGKILL group
 //                    --> broadcast('metrics', status view)   only when someone listens
 //
+// At rest it costs (nearly) nothing per idle worker: while nobody is subscribed to
+// "metrics" it samples /proc only for apps with max_memory_restart, pings (asks for a
+// report) only the agents of apps with unresponsive_timeout, and agents report only when
+// asked. `ls`, describe and a scrape ask every agent for a fresh report (bounded wait).
+// While someone is subscribed, every worker is sampled and every agent reports once per
+// interval (told by WATCH), as fresh as the interval says.
+//
 // It reads the apps through the registry's read-only face (core/registry-reader.js) and
 // acts on them only through the replaceSlot function it was given.
 import { workerProcesses } from '../process/index.js';
@@ -18,6 +25,9 @@ import { renderPrometheus } from './prometheus-text.js';
 import { appReadiness } from './app-readiness.js';
 import { WORKER_STATES as S } from '../core/states.js';
 import { lsView } from '../core/status-view.js';
+
+/** How long `ls`, describe and a scrape wait for the agents' fresh reports. */
+const REFRESH_WAIT_MS = 250;
 
 export class Monitor {
   /**
@@ -73,12 +83,18 @@ export class Monitor {
   async tick() {
     if (this.sampling) return this.sampling; // a slow sample is not stacked on
     this.sampling = (async () => {
+      const watched = this.subscribed('metrics');
       const recs = [...this.records.values()];
-      await this.#sample(recs);
+      for (const rec of recs) {
+        // profile_on_stall decides from the loop p99 of each report: its agents always report.
+        const watch = watched || Boolean(this.reader.app(rec.app)?.config.profile_on_stall);
+        if (rec.watched !== watch && rec.proc.watchReports(watch)) rec.watched = watch;
+      }
+      await this.#sample(watched ? recs : recs.filter((r) => this.reader.app(r.app)?.config.max_memory_restart));
       const now = Date.now();
       for (const rec of recs) if (this.records.get(rec.pid) === rec) this.#judge(rec, now);
       this.counters.prune((app, slot) => this.reader.worker(app, slot) !== null);
-      if (this.subscribed('metrics')) this.broadcast('metrics', await this.status());
+      if (watched) this.broadcast('metrics', await this.status());
     })();
     try {
       await this.sampling;
@@ -104,7 +120,8 @@ export class Monitor {
    * @returns {Promise<(pid: number) => object|null>}  (`history`: with the sparkline points)
    */
   async sampledMetrics({ history = false } = {}) {
-    await this.#ensureSampled(this.reader.pids());
+    const pids = this.reader.pids();
+    await Promise.all([this.#ensureSampled(pids), this.#freshReports(pids)]);
     const now = Date.now();
     return (pid) => this.records.get(pid)?.toJSON(now, { history }) ?? null;
   }
@@ -115,10 +132,31 @@ export class Monitor {
     return pids.map((pid) => this.records.get(pid)?.toJSON(Date.now()).memory ?? null);
   }
 
-  /** Samples the workers of `pids` never sampled yet (just started). */
+  /** Samples the workers of `pids` not sampled within the interval (just started, or not watched). */
   async #ensureSampled(pids) {
-    const missing = pids.map((p) => this.records.get(p)).filter((r) => r && r.cost === null);
+    const stale = Date.now() - this.settings.interval;
+    const missing = pids.map((p) => this.records.get(p)).filter((r) => r && (r.cost === null || r.costAt < stale));
     if (missing.length) await this.#sample(missing);
+  }
+
+  /**
+   * Asks the agents of `pids` whose last report is older than their report interval
+   * (metrics_interval) for one, and waits for the answers, at most REFRESH_WAIT_MS (a
+   * blocked worker keeps its old one).
+   */
+  async #freshReports(pids) {
+    const now = Date.now();
+    const waits = [];
+    for (const pid of pids) {
+      const rec = this.records.get(pid);
+      // A watched agent reports by itself each interval: asked only when it is late.
+      const maxAge = rec && rec.proc.reportInterval * (rec.watched ? 2 : 1);
+      if (rec && now - (rec.agentAt ?? 0) >= maxAge && rec.proc.requestReport()) waits.push(rec.nextReport());
+    }
+    if (!waits.length) return;
+    let timer;
+    await Promise.race([Promise.all(waits), new Promise((resolve) => { timer = setTimeout(resolve, REFRESH_WAIT_MS); })]);
+    clearTimeout(timer);
   }
 
   /** The status view of every app and worker with its metrics (`ls`, the "metrics" broadcast). */
@@ -154,10 +192,10 @@ export class Monitor {
     const app = this.reader.app(rec.app);
     const worker = this.reader.worker(rec.app, rec.slot);
     if (!app || !worker || worker.proc !== rec.proc || worker.state !== S.ONLINE) return;
+    if (app.config.unresponsive_timeout) rec.ping(now);
     const decision = decideHealthAction({
       cost: rec.cost,
-      agentAt: rec.agentAt,
-      createdAt: rec.proc.createdAt,
+      unansweredSince: rec.unansweredSince,
       hasAgent: rec.proc.reportInterval > 0,
       config: app.config,
       interval: rec.proc.reportInterval,

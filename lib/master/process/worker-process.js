@@ -186,6 +186,22 @@ export class WorkerProcess extends EventEmitter {
     tellAgent(this.child, name, fields);
   }
 
+  /** Asks the agent for a metrics report now (the liveness ping, `ls`, a scrape); false when it has none or is gone. */
+  requestReport() {
+    return this.#tellMetricsAgent(TO_AGENT.REPORT);
+  }
+
+  /** Tells the agent to report once per interval (someone watches) or only when asked. */
+  watchReports(on) {
+    return this.#tellMetricsAgent(on ? TO_AGENT.WATCH : TO_AGENT.UNWATCH);
+  }
+
+  #tellMetricsAgent(name) {
+    if (!this.reportInterval || this.exited || !this.child.connected) return false;
+    tellAgent(this.child, name);
+    return true;
+  }
+
   /** Stops at once: SIGKILL to the process group (a failed replacement, a hung worker). */
   kill() {
     const exited = this.exited ? Promise.resolve(this.exited) : new Promise((resolve) => this.once('exit', resolve));

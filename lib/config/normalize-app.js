@@ -233,7 +233,7 @@ export function normalizeApp(raw, index, ctx) {
     log_retain: get('log_retain') ?? null,
     cpu_affinity: get('cpu_affinity') ?? null,
     reload_parallel: get('reload_parallel') ?? 1,
-    probation: ms('probation', 1000),
+    probation: ms('probation', 250),
     ...surge,
     retire_interval: ms('retire_interval', null),
     drain_timeout: ms('drain_timeout', 10000),

@@ -11,7 +11,7 @@ import { startLoad } from '../../bench/lib/strict-client.js';
 
 const MiB = 1024 ** 2;
 
-const eco = (name, port, { version = 'v1', instances = 2, script = 'versioned.cjs', extra = '', probation = '400ms' } = {}) => `
+const eco = (name, port, { version = 'v1', instances = 2, script = 'versioned.cjs', extra = '', probation = '400ms', env = '' } = {}) => `
 apps:
   - name: ${name}
     script: ${script}
@@ -19,7 +19,7 @@ apps:
 ${probation ? `    probation: ${probation}\n` : ''}    listen_timeout: 10s
     reload_strategy: surge
     instance_var: SLOT_FOR_TEST
-    env: { PORT: ${port}, VERSION: ${version} }
+    env: { PORT: ${port}, VERSION: ${version}${env} }
 ${extra}`;
 
 test('surge reload', async (t) => {
@@ -171,5 +171,28 @@ test('surge reload', async (t) => {
     for (let i = 0; i < 8; i++) seen.add((await httpGet(port)).body.split(' ')[0]);
     assert.deepEqual([...seen].sort(), ['v2', 'v3'], 'slot 1 serves v2 again');
     assert.equal((await box.cli(['delete', 'down'])).code, 0);
+  });
+
+  await t.test('the default probation catches a version that crashes right after it listens', async () => {
+    box.write('crash-after-listen.cjs', `// Listens, then fails within a few turns, as a broken version does (CRASH: throw | reject | refused).
+const http = require('node:http');
+const net = require('node:net');
+http.createServer((req, res) => res.end(process.env.VERSION + ' ' + process.pid + '\\n')).listen(Number(process.env.PORT), '127.0.0.1', () => {
+  const how = process.env.CRASH;
+  if (how === 'throw') setImmediate(() => { throw new Error('broken after listen'); });
+  if (how === 'reject') Promise.resolve().then(() => { throw new Error('init rejected'); });
+  if (how === 'refused') net.connect(1, '127.0.0.1').on('error', (err) => { throw err; });
+});
+`);
+    const opts = { instances: 1, probation: null, script: 'crash-after-listen.cjs' };
+    const { port, setVersion } = await app('brittle', opts);
+    for (const crash of ['throw', 'reject', 'refused']) {
+      setVersion('v2', { env: `, CRASH: ${crash}` });
+      const r = await box.cli(['reload', 'brittle']);
+      assert.equal(r.code, 1, `${crash}: ${r.stdout}${r.stderr}`);
+      assert.match(r.stderr, /^super: E_RELOAD_FAILED: brittle#0 exited with code 1 during probation \(\d+ ms after ready\)/m, crash);
+      assert.match((await httpGet(port)).body, /^v1 /, `${crash}: the old worker still serves`);
+    }
+    assert.equal((await box.cli(['delete', 'brittle'])).code, 0);
   });
 });

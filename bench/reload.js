@@ -12,21 +12,26 @@
 //
 //   node bench/reload.js [--sizes 2,4,8,16,32] [--runs 1] [--reloads 3] [--connections 50]
 //                        [--only superd-rolling,superd-surge,pm2,raw] [--modes keep-alive,close]
+//                        [--app 'max_surge: 25%;probation: 500ms']
+// --app adds keys (';'-separated YAML lines) to the superd targets' app, to compare settings.
+// After each superd row, stderr shows where the last reload's time went (bench/lib/reload-timeline.js).
 import { execFile } from 'node:child_process';
 import { startSuperd, startPm2, startRaw, stopAll, killEverythingSync, leaks, targetRss, SUPER_BIN, PM2_BIN } from './targets.js';
 import { startLoad } from './lib/strict-client.js';
 import { median, fmt, table } from './stats.js';
 import { benchArgs } from './lib/args.js';
+import { lastReloadTimeline, formatTimeline } from './lib/reload-timeline.js';
 
 const TARGET_NAMES = ['superd-rolling', 'superd-surge', 'pm2', 'raw'];
-const USAGE = 'node bench/reload.js [--sizes 2,4,8,16,32] [--runs 1] [--reloads 3] [--connections 50] [--only superd-rolling,superd-surge,pm2,raw] [--modes keep-alive,close]';
+const USAGE = "node bench/reload.js [--sizes 2,4,8,16,32] [--runs 1] [--reloads 3] [--connections 50] [--only superd-rolling,superd-surge,pm2,raw] [--modes keep-alive,close] [--app 'key: value;...']";
 const opts = benchArgs(process.argv.slice(2), {
-  defaults: { sizes: ['2', '4', '8', '16', '32'], runs: 1, reloads: 3, connections: 50, only: ['superd-rolling', 'superd-surge', 'pm2'], modes: ['keep-alive', 'close'] },
+  defaults: { sizes: ['2', '4', '8', '16', '32'], runs: 1, reloads: 3, connections: 50, only: ['superd-rolling', 'superd-surge', 'pm2'], modes: ['keep-alive', 'close'], app: '' },
   choices: { only: TARGET_NAMES, modes: ['keep-alive', 'close'] },
   lists: ['sizes', 'only', 'modes'],
   usage: USAGE,
 });
 const sizes = opts.sizes.map(Number);
+const appKeys = opts.app.split(';').map((l) => l.trim()).filter(Boolean);
 if (!sizes.every((n) => Number.isInteger(n) && n > 0 && n <= 128)) {
   process.stderr.write(`bench: --sizes takes worker counts from 1 to 128\nusage: ${USAGE}\n`);
   process.exit(2);
@@ -47,12 +52,12 @@ const superReload = (t) => cmd(process.execPath, [SUPER_BIN, 'reload', 'bench-he
 const TARGETS = {
   'superd-rolling': {
     label: 'superd rolling',
-    start: (instances) => startSuperd({ instances, app: ['reload_strategy: rolling'] }),
+    start: (instances) => startSuperd({ instances, app: ['reload_strategy: rolling', ...appKeys] }),
     reload: superReload,
   },
   'superd-surge': {
     label: 'superd surge',
-    start: (instances) => startSuperd({ instances, app: ['reload_strategy: surge'] }),
+    start: (instances) => startSuperd({ instances, app: ['reload_strategy: surge', ...appKeys] }),
     reload: superReload,
   },
   pm2: {
@@ -90,6 +95,7 @@ async function runOnce(kind, instances, keepAlive) {
     } finally {
       clearInterval(sampler);
     }
+    const timeline = target.env?.SUPER_HOME ? lastReloadTimeline(target.env.SUPER_HOME, 'bench-hello') : undefined;
     await sleep(1500); // let old workers finish, and show the recovery
     const r = await load.stop();
     const bucket = 100;
@@ -110,6 +116,7 @@ async function runOnce(kind, instances, keepAlive) {
       meanPct: (100 * during.reduce((x, y) => x + y, 0)) / during.length / base,
       baseMem,
       peakMem,
+      timeline,
     };
   } finally {
     await target.stop();
@@ -125,6 +132,7 @@ for (let run = 1; run <= opts.runs; run++) {
         const key = `${size} ${mode} ${kind}`;
         results.set(key, [...(results.get(key) ?? []), r]);
         process.stderr.write(`run ${run} ${size} workers ${mode} ${kind}: ${r.sent} sent, ${r.failed} failed ${JSON.stringify(r.errors)}, ${r.non2xx} non-2xx, reload ${fmt(r.reloadMs)} ms\n`);
+        if (r.timeline !== undefined) process.stderr.write(`  last reload, ms after it began in the daemon: ${formatTimeline(r.timeline)}\n`);
       }
     }
   }

@@ -246,7 +246,7 @@ export function normalizeApp(raw, index, ctx) {
     log_retain_days: get('log_retain_days') ?? null,
     cpu_affinity: get('cpu_affinity') ?? null,
     reload_parallel: get('reload_parallel') ?? 1,
-    probation: ms('probation', 1000),
+    probation: ms('probation', 250),
     ...surge,
     retire_interval: ms('retire_interval', null),
     drain_timeout: ms('drain_timeout', 10000),

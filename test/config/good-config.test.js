@@ -74,7 +74,7 @@ test('minimal.yml: every default', async () => {
       log_retain_days: null,
       cpu_affinity: null,
       reload_parallel: 1,
-      probation: 1000,
+      probation: 250,
       reload_strategy: 'rolling',
       max_surge: '100%',
       max_unavailable: 0,

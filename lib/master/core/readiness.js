@@ -37,11 +37,12 @@ export function waitReady(proc, config) {
 
 /** Resolves after `ms` if `proc` is still running; rejects (err.exit set) if it exits first. */
 export function survive(proc, ms) {
+  const t0 = Date.now();
   return new Promise((resolve, reject) => {
     if (proc.exited) return reject(Object.assign(new Error(`${describeExit(proc.exited)} during probation`), { exit: proc.exited }));
     const onExit = (exit) => {
       clearTimeout(timer);
-      reject(Object.assign(new Error(`${describeExit(exit)} during probation (${ms} ms after ready)`), { exit }));
+      reject(Object.assign(new Error(`${describeExit(exit)} during probation (${Date.now() - t0} ms after ready)`), { exit }));
     };
     const timer = setTimeout(() => {
       proc.off('exit', onExit);

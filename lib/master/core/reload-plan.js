@@ -26,10 +26,11 @@
 //   rolling  one replace batch, `reload_parallel` booting at once; each old worker retires
 //            as soon as its replacement passed probation.
 //   surge    replace batches of max_surge (+ max_unavailable when memory is short) slots,
-//            each booting and serving probation together; once a batch is through, its old
-//            workers retire one every `retire` ms (default 100 ms, a batch within 1 s),
-//            and the next batch waits for them. The memory guard shrinks max_surge to
-//            the replacements the host's available memory holds (surgeSize).
+//            each booting and serving probation together; each old worker retires once
+//            its replacement is through, at least `retire` ms after the batch's previous
+//            retirement (default 100 ms, a batch within 0.5 s), and the next batch waits
+//            for them. The memory guard shrinks max_surge to the replacements the host's
+//            available memory holds (surgeSize).
 //
 // Rollback points: a failed replace step kills its new worker, and its slot keeps its old
 // one; a slot whose step never started keeps its old worker too. So no slot that served
@@ -40,8 +41,9 @@
  * @typedef {{index: number, serving: boolean}} SlotView  serving: a worker runs in the slot (starting or online)
  * @typedef {{id: number, action: 'replace'|'add'|'retire', slot: number, serving?: boolean, down?: boolean}} Step
  * @typedef {{kind: 'replace'|'scale-up'|'scale-down', window: number, steps: Step[], retire?: number}} Batch
- *   retire: (surge) ms between the retirements of the batch's old workers, once every step
- *   of the batch is through; absent: each old worker retires as soon as its step is through
+ *   retire: (surge) the least ms between two retirements of the batch's old workers, each
+ *   once its step is through, and the step ends when it has exited; absent: each old worker
+ *   retires as soon as its step is through, beside the next steps
  * @typedef {{size: number, wanted: number, unavailable: number, room: number|null, memory: {available: number, per_worker: number}|null, batches: number}} Surge
  *   size: replacements beside the old workers per batch; wanted: max_surge resolved (size is
  *   less when memory is short); unavailable: slots per batch that go down first; room: the
@@ -125,8 +127,15 @@ function amountOf(v, of, round) {
   return typeof v === 'string' ? round((Number.parseFloat(v) * of) / 100) : v;
 }
 
-/** The default retire_interval: 100 ms apart, a batch's retirements within one second. */
-const staggerOver = (n) => (n > 1 ? Math.min(100, Math.round(1000 / (n - 1))) : 0);
+/**
+ * The default retire_interval: 100 ms apart, a batch's retirements within half a second.
+ * Each retiring worker's keep-alive clients reconnect as their next answer comes (it says
+ * Connection: close), so the clients' own pace spreads them; the stagger spreads the
+ * drains of workers whose replacements got through together, without adding seconds to
+ * a large batch.
+ */
+const RETIRE_SPREAD = 500;
+const staggerOver = (n) => (n > 1 ? Math.min(100, Math.round(RETIRE_SPREAD / (n - 1))) : 0);
 
 /**
  * Where a run stands and what starts now.

@@ -32,10 +32,12 @@ export const slotView = (slot) => ({ index: slot.index, serving: slot.state === 
 
 /**
  * Runs `plan` on the host's slots; resolves once every step has ended and every old
- * worker has retired. A surge batch's steps end together: each waits, once its
- * replacement is through probation, until every step of the batch is through (or failed),
- * then retires its old worker at its turn (one every batch.retire ms) and ends when it
- * has exited, so the next batch starts on the memory the retired workers freed.
+ * worker has retired. In a surge batch, each old worker retires as soon as its replacement
+ * is through probation, but never sooner than batch.retire ms after the batch's previous
+ * retirement: the replacements' probations end spread over their boots, so retirement
+ * overlaps the batch's last boots and probations instead of following them, and the
+ * stagger only adds time where replacements get through together. A surge step ends when
+ * its old worker has exited, so the next batch starts on the memory the retired ones freed.
  * @param {import('./reload-plan.js').Plan} plan
  * @param {object} o
  * @param {object} o.host  the app: {name, slot(i): Slot, addSlot(): Slot, dropSlot(i): Slot, adopt(config)}
@@ -53,25 +55,20 @@ export function runReload(plan, { host, config, reason, emit }) {
   let readyMs = null;
   let batch = 0;
   let done = 0;
-  const through = new Set(); // ids of surge steps through probation, waiting for their batch
-  const barriers = new Map(); // batch -> {promise, resolve, t0}: the batch is through
+  const through = new Set(); // ids of surge steps through probation (a batch is through once all are, or failed)
+  const surgeBatches = new Map(); // surge batch -> {t0, done, lastRetire}: when it began, whether it is through, its last retirement's turn
   const batchOf = (step) => plan.batches.findIndex((b) => b.steps.includes(step));
-  const barrier = (b) => {
-    if (!barriers.has(b)) {
-      let resolve;
-      const promise = new Promise((r) => (resolve = r));
-      barriers.set(b, { promise, resolve, t0: Date.now() });
-    }
-    return barriers.get(b);
+  const surgeBatch = (b) => {
+    if (!surgeBatches.has(b)) surgeBatches.set(b, { t0: Date.now(), done: false, lastRetire: null });
+    return surgeBatches.get(b);
   };
-  const checkBarriers = () => {
-    for (const [b, w] of barriers) {
+  const reportBatchesThrough = () => {
+    for (const [b, w] of surgeBatches) {
       const { steps: bs } = plan.batches[b];
       if (w.done || !bs.every((s) => through.has(s.id) || states.get(s.id) === 'failed')) continue;
       w.done = true;
       const ready = bs.filter((s) => through.has(s.id)).length;
       emit({ app, step: 'batch', batch: b + 1, of: plan.surge.batches, ready, ms: Date.now() - w.t0 });
-      w.resolve();
     }
   };
   const retire = (step, r) => {
@@ -85,7 +82,7 @@ export function runReload(plan, { host, config, reason, emit }) {
     async replace(step) {
       const b = batchOf(step);
       const { retire: interval } = plan.batches[b];
-      if (interval !== undefined) barrier(b);
+      if (interval !== undefined) surgeBatch(b);
       const onForked = (pid, oldPid) => emit({ app, slot: step.slot, step: 'forked', pid, oldPid, reason });
       // Ready: the step no longer holds the window (its probation overlaps the next boot).
       const onReady = (pid) => {
@@ -103,11 +100,13 @@ export function runReload(plan, { host, config, reason, emit }) {
         return;
       }
       through.add(step.id);
-      checkBarriers();
-      await barriers.get(b).promise;
+      reportBatchesThrough();
       if (!r.retire) return; // nothing serves beside it (a plain start, a slot that went down first)
-      const turn = (barriers.get(b).turns = (barriers.get(b).turns ?? -1) + 1);
-      if (turn && interval) await new Promise((resolve) => setTimeout(resolve, turn * interval));
+      // Its turn: now, or `interval` after the batch's previous retirement (ms since epoch).
+      const w = surgeBatches.get(b);
+      const at = Math.max(Date.now(), (w.lastRetire ?? -Infinity) + interval);
+      w.lastRetire = at;
+      if (at > Date.now()) await new Promise((resolve) => setTimeout(resolve, at - Date.now()));
       await retire(step, r);
     },
     async add() {
@@ -150,7 +149,7 @@ export function runReload(plan, { host, config, reason, emit }) {
         (err) => {
           states.set(step.id, 'failed');
           failure ??= { slot: step.slot, reason: err.message, exit: err.exit };
-          checkBarriers();
+          reportBatchesThrough();
         },
       ).then(pump);
     };

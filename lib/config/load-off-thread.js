@@ -3,6 +3,10 @@
 // untrusted text (YAML parsing, schema checks and normalization of a hostile file can
 // cost seconds). The thread has a time and a heap bound; past either it is ended and the
 // file refused.
+//
+// Starting a thread costs ~55 ms (a new isolate that loads the config modules), more than
+// reading a usual file: one thread serves the loads one after another, and ends after
+// IDLE_MS without one (or at once when a load broke it).
 import { Worker } from 'node:worker_threads';
 import { SuperError, CODES } from '../errors.js';
 import { deepFreeze } from './deep-freeze.js';
@@ -12,6 +16,10 @@ const THREAD = new URL('./load-thread.js', import.meta.url);
 const LOAD_TIMEOUT_MS = 20_000;
 /** The heap a load may use. */
 const LOAD_HEAP_MB = 256;
+const IDLE_MS = 10_000;
+
+let reader = null; // {thread, pending, idle}: the thread, the load it runs, its idle timer
+let queue = Promise.resolve();
 
 /**
  * loadEcosystem(file, options) in a worker thread.
@@ -21,27 +29,64 @@ const LOAD_HEAP_MB = 256;
  * @throws {SuperError} what loadEcosystem throws; E_CONFIG when the thread ran out of time or memory
  */
 export function loadEcosystemOffThread(file, options = {}) {
+  const load = queue.then(() => loadOnce(file, options));
+  queue = load.catch(() => {});
+  return load;
+}
+
+function loadOnce(file, options) {
   return new Promise((resolve, reject) => {
-    const thread = new Worker(THREAD, { workerData: { file, options }, resourceLimits: { maxOldGenerationSizeMb: LOAD_HEAP_MB } });
-    let settled = false;
-    const settle = (fn, value) => {
-      if (settled) return;
-      settled = true;
+    const r = threadReader();
+    const settle = (fn, value, broken = false) => {
+      if (r.pending === null) return;
+      r.pending = null;
       clearTimeout(timer);
-      thread.terminate();
+      if (broken) retire(r);
+      else {
+        r.idle = setTimeout(() => retire(r), IDLE_MS);
+        r.idle.unref();
+      }
       fn(value);
     };
-    const refuse = (why) => settle(reject, new SuperError('E_CONFIG', `1 problem in ${file}`, { problems: [`${file}: ${why}`] }));
+    const refuse = (why) => settle(reject, new SuperError('E_CONFIG', `1 problem in ${file}`, { problems: [`${file}: ${why}`] }), true);
     const timer = setTimeout(() => refuse(`reading it took more than ${LOAD_TIMEOUT_MS / 1000} s; it was abandoned: make the file smaller`), LOAD_TIMEOUT_MS);
-    thread.on('message', ({ eco, error }) => {
-      if (eco) return settle(resolve, deepFreeze(eco));
-      const err = error.code in CODES ? new SuperError(error.code, error.message, error.details) : Object.assign(new Error(error.message), { stack: error.stack });
-      settle(reject, err);
-    });
-    thread.on('error', (err) => {
-      if (err.code === 'ERR_WORKER_OUT_OF_MEMORY') refuse(`reading it needed more than ${LOAD_HEAP_MB} MB; it was abandoned: make the file smaller`);
-      else settle(reject, err);
-    });
-    thread.on('exit', (code) => settle(reject, new Error(`the thread reading ${file} exited with code ${code} before answering`)));
+    r.pending = {
+      message({ eco, error }) {
+        if (eco) return settle(resolve, deepFreeze(eco));
+        const err = error.code in CODES ? new SuperError(error.code, error.message, error.details) : Object.assign(new Error(error.message), { stack: error.stack });
+        settle(reject, err);
+      },
+      error(err) {
+        if (err.code === 'ERR_WORKER_OUT_OF_MEMORY') refuse(`reading it needed more than ${LOAD_HEAP_MB} MB; it was abandoned: make the file smaller`);
+        else settle(reject, err, true);
+      },
+      exit: (code) => settle(reject, new Error(`the thread reading ${file} exited with code ${code} before answering`), true),
+    };
+    r.thread.postMessage({ file, options });
   });
+}
+
+/** The running thread, or a new one. */
+function threadReader() {
+  if (reader) {
+    clearTimeout(reader.idle);
+    return reader;
+  }
+  const thread = new Worker(THREAD, { resourceLimits: { maxOldGenerationSizeMb: LOAD_HEAP_MB } });
+  thread.unref(); // an idle reader never keeps a process alive
+  const r = { thread, pending: null, idle: null };
+  thread.on('message', (m) => r.pending?.message(m));
+  thread.on('error', (err) => r.pending?.error(err));
+  thread.on('exit', (code) => {
+    if (reader === r) reader = null;
+    r.pending?.exit(code);
+  });
+  reader = r;
+  return r;
+}
+
+function retire(r) {
+  if (reader === r) reader = null;
+  clearTimeout(r.idle);
+  r.thread.terminate();
 }

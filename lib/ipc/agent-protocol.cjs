@@ -106,7 +106,7 @@ function agentReport(data) {
     heap: heap && { used: num(heap.used), total: num(heap.total) },
     rss: num(data.rss),
     resources: resourceCounts(obj(data.resources)),
-    http: http && { rps: num(http.rps), p99: num(http.p99), requests: num(http.requests) },
+    http: http && { rps: num(http.rps), p99: num(http.p99), requests: num(http.requests), sum_us: num(http.sum_us) },
   };
 }
 

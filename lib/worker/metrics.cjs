@@ -83,6 +83,7 @@ function startMetrics() {
   // HTTP: requests finished and their response times (µs) since the last report.
   const responseTimes = createHistogram();
   let requests = 0;
+  let responseMicros = 0; // their sum (µs): the daemon keeps the summary's _sum
   dc.subscribe('http.server.request.start', ({ response }) => {
     response[started] = performance.now();
     measure();
@@ -91,7 +92,9 @@ function startMetrics() {
     const t0 = response[started];
     if (t0 === undefined) return;
     requests++;
-    responseTimes.record(Math.max(1, Math.round((performance.now() - t0) * 1000)));
+    const us = Math.max(1, Math.round((performance.now() - t0) * 1000));
+    responseTimes.record(us);
+    responseMicros += us;
   });
 
   /** Sends what happened since the last report; `late`: how late a watched report's timer ran (ms). */
@@ -122,6 +125,7 @@ function startMetrics() {
         rps: seconds > 0 ? Math.round((requests / seconds) * 10) / 10 : 0,
         p99: requests ? Math.round(responseTimes.percentile(99)) / 1000 : null,
         requests, // since the last report: the daemon sums them
+        sum_us: responseMicros, // their response times, summed the same way
       },
     };
     loop.reset();
@@ -129,6 +133,7 @@ function startMetrics() {
     if (measuring) bridge();
     responseTimes.reset();
     requests = 0;
+    responseMicros = 0;
     // A full channel means the daemon is behind: drop this sample rather than queue it.
     if (process.channel && process.channel.writeQueueSize > 65536) return;
     send(FROM_AGENT.METRICS, { data });

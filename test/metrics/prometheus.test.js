@@ -115,6 +115,10 @@ test('the metrics listener: Prometheus conventions, counters, /healthz and /read
     assert.ok(total(fam, 'superd_worker_cpu_seconds_total') > total(before, 'superd_worker_cpu_seconds_total'), 'CPU seconds grew');
     const count = fam.get('superd_worker_http_response_time_seconds').samples.filter((s) => s.name.endsWith('_count'));
     assert.equal(count.reduce((sum, s) => sum + s.value, 0), total(fam, 'superd_worker_http_requests_total'), '_count = requests');
+    // _sum: the response times of those requests, each > 0 and well under a second here
+    const sum = fam.get('superd_worker_http_response_time_seconds').samples.filter((s) => s.name.endsWith('_sum')).reduce((a, s) => a + s.value, 0);
+    const n = count.reduce((a, s) => a + s.value, 0);
+    assert.ok(sum > 0 && sum < n, `_sum ${sum} s for ${n} requests`);
   });
 
   await t.test('a restart creates no new series and resets no counter', async () => {

@@ -13,12 +13,12 @@ const real = {
   heap: { used: 5_000_000, total: 8_000_000 },
   rss: 45_000_000,
   resources: { PipeWrap: 1, Timeout: 1, TCPServerWrap: 1 },
-  http: { rps: 12.5, p99: 3.2, requests: 25 },
+  http: { rps: 12.5, p99: 3.2, requests: 25, sum_us: 61250 },
 };
 
 test('the agent\'s report passes unchanged', () => {
   assert.deepEqual(agentReport(real), real);
-  assert.deepEqual(agentReport({ ...real, http: { rps: 0, p99: null, requests: 0 } }).http, { rps: 0, p99: null, requests: 0 });
+  assert.deepEqual(agentReport({ ...real, http: { rps: 0, p99: null, requests: 0, sum_us: 0 } }).http, { rps: 0, p99: null, requests: 0, sum_us: 0 });
 });
 
 test('wrong types become null; a loop value needs p99 and max', () => {

@@ -36,6 +36,7 @@ export class Ring {
 export class SlotCounters {
   cpuTicks = 0;
   httpRequests = 0;
+  httpMicros = 0; // response times summed, µs (integers: exact)
 }
 
 /** The SlotCounters of every slot, dropped when their slot is gone (app deleted, scaled down). */
@@ -97,6 +98,7 @@ export class WorkerRecord {
     this.agent = data;
     this.agentAt = now;
     this.counters.httpRequests += count(data.http?.requests);
+    this.counters.httpMicros += count(data.http?.sum_us);
     this.answered?.resolve();
     this.answered = null;
     const l = data.loop;

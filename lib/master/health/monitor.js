@@ -171,7 +171,7 @@ export class Monitor {
     const now = Date.now();
     const countersOf = (app, slot) => {
       const c = this.counters.peek(app, slot);
-      return c && { cpuSeconds: c.cpuTicks / TICKS_PER_SEC, httpRequests: c.httpRequests };
+      return c && { cpuSeconds: c.cpuTicks / TICKS_PER_SEC, httpRequests: c.httpRequests, httpSeconds: c.httpMicros / 1e6 };
     };
     return renderPrometheus(lsView(this.reader.snapshot(now), metricsOf), { ...daemonProcess(), version: this.version }, { countersOf, now });
   }

@@ -63,7 +63,7 @@ const HELP = {
  * @param {{cpuSeconds: number, rss: number, startTime: number, version: string, node: string}} daemon
  *   the daemon's own process
  * @param {object} o
- * @param {(app: string, slot: number) => ({cpuSeconds: number, httpRequests: number}|null)} o.countersOf
+ * @param {(app: string, slot: number) => ({cpuSeconds: number, httpRequests: number, httpSeconds: number}|null)} o.countersOf
  *   the slot's counters (health/metrics-store.js SlotCounters)
  * @param {number} o.now  the time of the snapshot `ls` was built from (ms epoch)
  */
@@ -95,6 +95,7 @@ export function renderPrometheus(ls, daemon, { countersOf = () => null, now = Da
       f.add('superd_worker_event_loop_utilization_ratio', 'gauge', HELP.elu, l, m.elu);
       if (m.report_age_ms != null) {
         f.add('superd_worker_http_response_time_seconds', 'summary', HELP.response, { ...l, quantile: '0.99' }, seconds(m.http_p99_ms) ?? Number.NaN);
+        f.add('superd_worker_http_response_time_seconds', 'summary', HELP.response, l, counters?.httpSeconds ?? 0, '_sum');
         f.add('superd_worker_http_response_time_seconds', 'summary', HELP.response, l, counters?.httpRequests ?? 0, '_count');
       }
       for (const [type, n] of Object.entries(m.resources ?? {})) {

@@ -15,8 +15,7 @@
 //                        [--app 'max_surge: 25%;probation: 500ms']
 // --app adds keys (';'-separated YAML lines) to the superd targets' app, to compare settings.
 // After each superd row, stderr shows where the last reload's time went (bench/lib/reload-timeline.js).
-import { execFile } from 'node:child_process';
-import { startSuperd, startPm2, startRaw, stopAll, killEverythingSync, leaks, targetRss, SUPER_BIN, PM2_BIN } from './targets.js';
+import { startSuperd, startPm2, startRaw, stopAll, killEverythingSync, leaks, run, targetRss, SUPER_BIN, PM2_BIN } from './targets.js';
 import { startLoad } from './lib/strict-client.js';
 import { median, fmt, table } from './stats.js';
 import { benchArgs } from './lib/args.js';
@@ -44,9 +43,7 @@ process.on('SIGINT', async () => {
 });
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const cmd = (file, args, env) => new Promise((resolve, reject) => {
-  execFile(file, args, { env, timeout: 600000 }, (err, stdout, stderr) => (err ? reject(new Error(`${args.join(' ')}: ${err.message}\n${stdout}${stderr}`)) : resolve(stdout)));
-});
+const cmd = (file, args, env) => run(file, args, { env, timeout: 600000 });
 const superReload = (t) => cmd(process.execPath, [SUPER_BIN, 'reload', 'bench-hello'], t.env);
 
 const TARGETS = {

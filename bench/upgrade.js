@@ -10,8 +10,7 @@
 // client) during the replacements, and the wall time of each replacement.
 //
 //   node bench/upgrade.js [--upgrades 5] [--instances 4] [--connections 10] [--only superd,pm2]
-import { execFile } from 'node:child_process';
-import { startSuperd, startPm2, stopAll, killEverythingSync, leaks, SUPER_BIN, PM2_BIN } from './targets.js';
+import { startSuperd, startPm2, stopAll, killEverythingSync, leaks, run, SUPER_BIN, PM2_BIN } from './targets.js';
 import { startLoad } from './lib/strict-client.js';
 import { median, fmt, table } from './stats.js';
 import { benchArgs } from './lib/args.js';
@@ -31,9 +30,7 @@ process.on('SIGINT', async () => {
 });
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const cmd = (file, args, env) => new Promise((resolve, reject) => {
-  execFile(file, args, { env, timeout: 600000 }, (err, stdout, stderr) => (err ? reject(new Error(`${args.join(' ')}: ${err.message}\n${stdout}${stderr}`)) : resolve(stdout)));
-});
+const cmd = (file, args, env) => run(file, args, { env, timeout: 600000 });
 
 const TARGETS = {
   superd: {

@@ -160,6 +160,7 @@ test('a PM2 ecosystem JSON file: PM2 keys map to superd\'s, PM2-only keys are li
       listen_timeout: '10s',
       wait_ready: false,
       watch: false,
+      log_type: 'json',
       ignore_watch: ['node_modules'],
       instance_var: 'INSTANCE_ID',
       env: { NODE_ENV: 'development', PORT: 3000 },
@@ -175,6 +176,8 @@ test('a PM2 ecosystem JSON file: PM2 keys map to superd\'s, PM2-only keys are li
   assert.equal(r.code, 0, r.stderr);
   assert.doesNotMatch(r.stderr, /warning/, 'superd loads what it wrote');
   for (const key of ['deploy', 'api: vizion', 'api: pmx', 'api: treekill']) assert.match(r.stderr, new RegExp(`^super: import: ${key}: left out: `, 'm'));
+  // PM2's json log lines are superd's pm2-json (superd's json is pino's line)
+  assert.match(r.stderr, /^super: import: api: log_type: "json" written as "pm2-json"/m);
 
   const { apps } = yaml.load(fs.readFileSync(out, 'utf8'));
   assert.deepEqual(apps[0], {
@@ -196,6 +199,7 @@ test('a PM2 ecosystem JSON file: PM2 keys map to superd\'s, PM2-only keys are li
     kill_timeout: 3000,
     listen_timeout: '10s',
     wait_ready: false,
+    log_type: 'pm2-json',
     ignore_watch: ['node_modules'],
     instance_var: 'INSTANCE_ID',
     env_production: { NODE_ENV: 'production' },

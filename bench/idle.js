@@ -22,10 +22,7 @@ import path from 'node:path';
 import http from 'node:http';
 import { spawn } from 'node:child_process';
 import { median, fmt, table } from './stats.js';
-import {
-  ROOT, SUPER_BIN, PM2_BIN, HELLO, startRaw, startSuperd, startPm2, stopAll, killEverythingSync, leaks,
-  run, markedEnv, reapMarked, waitForWorkers,
-} from './targets.js';
+import { ROOT, SUPER_BIN, PM2_BIN, HELLO, startRaw, startSuperd, startPm2, stopAll, killEverythingSync, leaks, run, markedEnv, reapMarked, waitForWorkers, sleep } from './targets.js';
 import { benchArgs } from './lib/args.js';
 
 const TARGETS = ['raw', 'superd', 'pm2'];
@@ -43,7 +40,6 @@ if (!sizes.every((n) => Number.isInteger(n) && n >= 0 && n <= 200)) {
 }
 
 const log = (s) => process.stderr.write(`${s}\n`);
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const HZ = 100; // USER_HZ of /proc/stat and /proc/<pid>/stat
 const MB = 1024 * 1024;
 

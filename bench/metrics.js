@@ -18,11 +18,10 @@ import path from 'node:path';
 import { spawn, execFileSync } from 'node:child_process';
 import autocannon from 'autocannon';
 import { median, ratio, fmt, table } from './stats.js';
-import { ROOT, SUPER_BIN, PM2_BIN, startRaw, startSuperd, startPm2, stopAll, killEverythingSync, leaks, freePort, run } from './targets.js';
+import { ROOT, SUPER_BIN, PM2_BIN, startRaw, startSuperd, startPm2, leaks, freePort, run, sleep, stopAllOnExit } from './targets.js';
 import { benchArgs } from './lib/args.js';
 
 const HZ = 100;
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const log = (s) => process.stderr.write(`${s}\n`);
 
 /** CPU ticks (utime+stime) and RSS (bytes) of one process, from /proc. */
@@ -199,8 +198,7 @@ async function monit({ window, rounds }) {
 
 // --- main -----------------------------------------------------------------------------
 
-process.on('exit', killEverythingSync);
-for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, async () => { await stopAll(); process.exit(130); });
+stopAllOnExit(['SIGINT', 'SIGTERM']);
 
 const opts = benchArgs(process.argv.slice(2), {
   defaults: { window: 10, rounds: 3, requests: 20000, only: null },

@@ -28,7 +28,7 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { median, ratio, fmt, table } from './stats.js';
-import { ROOT, SUPER_BIN, HELLO, run, startSuperd, stopAll, cpuSnapshot, cpuDelta, killEverythingSync } from './targets.js';
+import { ROOT, SUPER_BIN, HELLO, run, startSuperd, stopAll, cpuSnapshot, cpuDelta, killEverythingSync, sleep } from './targets.js';
 import { benchArgs } from './lib/args.js';
 import { connect } from '../lib/ipc/client.js';
 import { topSelfTime } from '../lib/diagnostics/profile-summary.js';
@@ -50,7 +50,6 @@ const LEAD_MS = 1000; // from spawning `super profile` to the start of the measu
 const PROBE_MS = 10;
 const IDLE_PROBE_MS = 3000;
 const log = (s) => process.stderr.write(`${s}\n`);
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'superd-profile-bench-'));
 
 for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {

@@ -15,7 +15,7 @@
 //                        [--app 'max_surge: 25%;probation: 500ms']
 // --app adds keys (';'-separated YAML lines) to the superd targets' app, to compare settings.
 // After each superd row, stderr shows where the last reload's time went (bench/lib/reload-timeline.js).
-import { startSuperd, startPm2, startRaw, stopAll, killEverythingSync, leaks, run, targetRss, SUPER_BIN, PM2_BIN } from './targets.js';
+import { startSuperd, startPm2, startRaw, leaks, run, targetRss, SUPER_BIN, PM2_BIN, sleep, stopAllOnExit } from './targets.js';
 import { startLoad } from './lib/strict-client.js';
 import { median, fmt, table } from './stats.js';
 import { benchArgs } from './lib/args.js';
@@ -36,13 +36,8 @@ if (!sizes.every((n) => Number.isInteger(n) && n > 0 && n <= 128)) {
   process.exit(2);
 }
 
-process.on('exit', killEverythingSync);
-process.on('SIGINT', async () => {
-  await stopAll();
-  process.exit(130);
-});
+stopAllOnExit();
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const cmd = (file, args, env) => run(file, args, { env, timeout: 600000 });
 const superReload = (t) => cmd(process.execPath, [SUPER_BIN, 'reload', 'bench-hello'], t.env);
 

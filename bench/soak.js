@@ -27,7 +27,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { markedEnv, freePort, run, reapMarked, killEverythingSync, leaks, SUPER_BIN, HELLO, ROOT } from './targets.js';
+import { markedEnv, freePort, run, reapMarked, killEverythingSync, leaks, SUPER_BIN, HELLO, ROOT, sleep } from './targets.js';
 import { startLoad } from './lib/strict-client.js';
 import { benchArgs } from './lib/args.js';
 import { seededRandom } from './lib/seeded-random.js';
@@ -49,7 +49,6 @@ const N = opts.instances;
 const GRACE = 1000; // a window stays open this long after the app settled
 const WARMUP = 3000; // load only, before the first operation
 const TAIL = 5000; // load only, after the last operation
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const rng = seededRandom(opts.seed);
 const t0 = Date.now();
 const say = (msg) => process.stderr.write(`[soak +${((Date.now() - t0) / 1000).toFixed(1)}s] ${msg}\n`);

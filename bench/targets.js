@@ -70,7 +70,7 @@ export function run(cmd, args, { env, timeout = 60000 } = {}) {
   });
 }
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Waits until `n` different worker pids have answered on fresh connections. Round-robin
@@ -321,6 +321,20 @@ export function cpuDelta(a, b) {
 /** For SIGINT: stop every live target gracefully (bounded). */
 export async function stopAll() {
   await Promise.allSettled([...live].map((t) => t.stop()));
+}
+
+/**
+ * A bench's cleanup: on exit, SIGKILL what this run started and still lives; on each of
+ * `signals`, stop every target gracefully first, then exit 130.
+ */
+export function stopAllOnExit(signals = ['SIGINT']) {
+  process.on('exit', killEverythingSync);
+  for (const sig of signals) {
+    process.on(sig, async () => {
+      await stopAll();
+      process.exit(130);
+    });
+  }
 }
 
 /** For process 'exit' (synchronous): SIGKILL anything this run started that still lives. */

@@ -10,7 +10,7 @@
 // client) during the replacements, and the wall time of each replacement.
 //
 //   node bench/upgrade.js [--upgrades 5] [--instances 4] [--connections 10] [--only superd,pm2]
-import { startSuperd, startPm2, stopAll, killEverythingSync, leaks, run, SUPER_BIN, PM2_BIN } from './targets.js';
+import { startSuperd, startPm2, leaks, run, SUPER_BIN, PM2_BIN, sleep, stopAllOnExit } from './targets.js';
 import { startLoad } from './lib/strict-client.js';
 import { median, fmt, table } from './stats.js';
 import { benchArgs } from './lib/args.js';
@@ -23,13 +23,8 @@ const opts = benchArgs(process.argv.slice(2), {
   usage: USAGE,
 });
 
-process.on('exit', killEverythingSync);
-process.on('SIGINT', async () => {
-  await stopAll();
-  process.exit(130);
-});
+stopAllOnExit();
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const cmd = (file, args, env) => run(file, args, { env, timeout: 600000 });
 
 const TARGETS = {

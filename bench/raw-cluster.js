@@ -34,3 +34,29 @@ process.on('SIGHUP', async () => {
   }
   process.send?.('reloaded');
 });
+
+// The raw floor of a reload (bench/reload.js, target raw-floor): on the driver's 'reload-all'
+// message, fork a replacement for every worker at once, wait until all of them listen, then
+// disconnect every old one and wait for their exits (SIGKILL after 5 s). No readiness
+// protocol, probation or stagger: the least a reload of N workers costs on this host.
+// Answers {reloaded: {listening, exited}}: ms after the message when the last replacement
+// listened and when the last old worker exited.
+process.on('message', async (m) => {
+  if (m !== 'reload-all') return;
+  const t0 = Date.now();
+  const olds = Object.values(cluster.workers);
+  const listening = olds.map((old, slot) => {
+    old.removeAllListeners('exit');
+    const fresh = cluster.fork({ NODE_APP_INSTANCE: String(slot) });
+    fresh.on('exit', () => stopping || fork(slot));
+    return new Promise((resolve) => fresh.once('listening', resolve));
+  });
+  await Promise.all(listening);
+  const listened = Date.now() - t0;
+  await Promise.all(olds.map((old) => new Promise((resolve) => {
+    old.once('exit', resolve);
+    old.disconnect();
+    setTimeout(() => old.isDead() || old.kill('SIGKILL'), 5000).unref();
+  })));
+  process.send?.({ reloaded: { listening: listened, exited: Date.now() - t0 } });
+});

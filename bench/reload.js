@@ -11,7 +11,7 @@
 // processes during the reloads (sampled every 250 ms), against its memory before.
 //
 //   node bench/reload.js [--sizes 2,4,8,16,32] [--runs 1] [--reloads 3] [--connections 50]
-//                        [--only superd-rolling,superd-surge,pm2,raw] [--modes keep-alive,close]
+//                        [--only superd-rolling,superd-surge,pm2,raw,raw-floor] [--modes keep-alive,close]
 //                        [--app 'max_surge: 25%;probation: 500ms']
 // --app adds keys (';'-separated YAML lines) to the superd targets' app, to compare settings.
 // After each superd row, stderr shows where the last reload's time went (bench/lib/reload-timeline.js).
@@ -21,10 +21,10 @@ import { median, fmt, table } from './stats.js';
 import { benchArgs } from './lib/args.js';
 import { lastReloadTimeline, formatTimeline } from './lib/reload-timeline.js';
 
-const TARGET_NAMES = ['superd-rolling', 'superd-surge', 'pm2', 'raw'];
-const USAGE = "node bench/reload.js [--sizes 2,4,8,16,32] [--runs 1] [--reloads 3] [--connections 50] [--only superd-rolling,superd-surge,pm2,raw] [--modes keep-alive,close] [--app 'key: value;...']";
+const TARGET_NAMES = ['superd-rolling', 'superd-surge', 'pm2', 'raw', 'raw-floor'];
+const USAGE = "node bench/reload.js [--sizes 2,4,8,16,32] [--runs 1] [--reloads 3] [--connections 50] [--only superd-rolling,superd-surge,pm2,raw,raw-floor] [--modes keep-alive,close] [--app 'key: value;...']";
 const opts = benchArgs(process.argv.slice(2), {
-  defaults: { sizes: ['2', '4', '8', '16', '32'], runs: 1, reloads: 3, connections: 50, only: ['superd-rolling', 'superd-surge', 'pm2'], modes: ['keep-alive', 'close'], app: '' },
+  defaults: { sizes: ['2', '4', '8', '16', '32'], runs: 1, reloads: 3, connections: 50, only: ['superd-rolling', 'superd-surge', 'pm2', 'raw-floor'], modes: ['keep-alive', 'close'], app: '' },
   choices: { only: TARGET_NAMES, modes: ['keep-alive', 'close'] },
   lists: ['sizes', 'only', 'modes'],
   usage: USAGE,
@@ -65,7 +65,30 @@ const TARGETS = {
       process.kill(t.child.pid, 'SIGHUP');
     }),
   },
+  // What the host itself allows: every replacement forked at once, the old workers
+  // disconnected once all listen (bench/raw-cluster.js, 'reload-all').
+  'raw-floor': {
+    label: 'raw floor',
+    start: (instances) => startRaw({ instances, keepIpc: true, name: 'raw floor' }),
+    reload: (t) => new Promise((resolve) => {
+      const onMessage = (m) => {
+        if (!m?.reloaded) return;
+        t.child.off('message', onMessage);
+        t.lastFloor = m.reloaded;
+        resolve();
+      };
+      t.child.on('message', onMessage);
+      t.child.send('reload-all');
+    }),
+  },
 };
+
+// The daemon's steps of the last reload, and what the wall time adds to them: the CLI's
+// start-up and connection, the file's re-read, and the CLI's exit after the answer.
+function superdTimeline(home, [a, b]) {
+  const t = lastReloadTimeline(home, 'bench-hello');
+  return t ? `${formatTimeline(t)} | outside it (CLI, connect, file re-read) ${b - a - Math.round(t.total)}` : formatTimeline(t);
+}
 
 async function runOnce(kind, instances, keepAlive) {
   const spec = TARGETS[kind];
@@ -87,7 +110,8 @@ async function runOnce(kind, instances, keepAlive) {
     } finally {
       clearInterval(sampler);
     }
-    const timeline = target.env?.SUPER_HOME ? lastReloadTimeline(target.env.SUPER_HOME, 'bench-hello') : undefined;
+    const timeline = target.env?.SUPER_HOME ? superdTimeline(target.env.SUPER_HOME, windows.at(-1))
+      : target.lastFloor ? `all replacements listening ${target.lastFloor.listening} | old workers exited ${target.lastFloor.exited}` : undefined;
     await sleep(1500); // let old workers finish, and show the recovery
     const r = await load.stop();
     const bucket = 100;
@@ -124,7 +148,7 @@ for (let run = 1; run <= opts.runs; run++) {
         const key = `${size} ${mode} ${kind}`;
         results.set(key, [...(results.get(key) ?? []), r]);
         process.stderr.write(`run ${run} ${size} workers ${mode} ${kind}: ${r.sent} sent, ${r.failed} failed ${JSON.stringify(r.errors)}, ${r.non2xx} non-2xx, reload ${fmt(r.reloadMs)} ms\n`);
-        if (r.timeline !== undefined) process.stderr.write(`  last reload, ms after it began in the daemon: ${formatTimeline(r.timeline)}\n`);
+        if (r.timeline !== undefined) process.stderr.write(`  last reload, ms after it began in the ${kind === 'raw-floor' ? 'primary' : 'daemon'}: ${r.timeline}\n`);
       }
     }
   }

@@ -125,6 +125,7 @@ export function runReload(plan, { host, config, reason, emit }) {
   const replacementsEnd = plan.adoptBefore ?? plan.batches.length;
   let adopted = false;
   let pump;
+  let nextTurn = Promise.resolve();
   if (plan.surge && plan.of) emit({ app, step: 'surge', ...plan.surge });
   return new Promise((resolve) => {
     pump = () => {
@@ -142,9 +143,16 @@ export function runReload(plan, { host, config, reason, emit }) {
       for (const step of next.start) launch(step);
       if (!next.start.length && !running) finish();
     };
+    // Each step starts in a turn of the event loop of its own: a fork blocks the daemon until
+    // the child has exec'd (tens of ms each once a batch of boots shares the cores), and
+    // between two forks the daemon answers its workers (under round-robin a worker's listen()
+    // is a round trip to it: a replacement forked first gets ready while the others fork)
+    // and its connections.
     const launch = (step) => {
       states.set(step.id, 'running');
-      steps[step.action](step).then(
+      const turn = nextTurn.then(() => new Promise((resolve) => setImmediate(resolve)));
+      nextTurn = turn;
+      turn.then(() => steps[step.action](step)).then(
         () => states.set(step.id, 'ok'),
         (err) => {
           states.set(step.id, 'failed');

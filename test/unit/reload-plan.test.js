@@ -214,11 +214,12 @@ const MiB = 1024 ** 2;
 /** Memory that holds exactly `n` replacements of 100 MiB workers. */
 const holds = (n) => ({ available: MEMORY_RESERVE + n * MEMORY_GROWTH * 100 * MiB, perWorker: 100 * MiB });
 
-test('surge 100%: one batch, every replacement boots at once; retirements 100 ms apart, a batch within half a second', () => {
+test('surge 100%: one batch, every replacement boots at once; retirements 25 ms apart, a batch within half a second', () => {
   const plan = planReload({ slots: serving(4), target: surgeTarget(4) });
   assert.deepEqual(shape(plan), ['replace/4: replace 0, replace 1, replace 2, replace 3']);
-  assert.equal(plan.batches[0].retire, 100);
+  assert.equal(plan.batches[0].retire, 25);
   assert.equal(planReload({ slots: serving(21), target: surgeTarget(21) }).batches[0].retire, 25);
+  assert.equal(planReload({ slots: serving(41), target: surgeTarget(41) }).batches[0].retire, 13);
   assert.equal(planReload({ slots: serving(1), target: surgeTarget(1) }).batches[0].retire, 0);
   assert.equal(nextSteps(plan, new Map()).start.length, 4);
   assert.deepEqual(plan.surge, { size: 4, wanted: 4, unavailable: 0, room: null, memory: null, batches: 1 });

@@ -54,6 +54,7 @@ process.on('message', async (m) => {
   await Promise.all(listening);
   const listened = Date.now() - t0;
   await Promise.all(olds.map((old) => new Promise((resolve) => {
+    if (old.isDead()) return resolve();
     old.once('exit', resolve);
     old.disconnect();
     setTimeout(() => old.isDead() || old.kill('SIGKILL'), 5000).unref();

@@ -70,9 +70,11 @@ const TARGETS = {
   'raw-floor': {
     label: 'raw floor',
     start: (instances) => startRaw({ instances, keepIpc: true, name: 'raw floor' }),
-    reload: (t) => new Promise((resolve) => {
+    reload: (t) => new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('raw floor: no reload answer within 60 s')), 60000);
       const onMessage = (m) => {
         if (!m?.reloaded) return;
+        clearTimeout(timer);
         t.child.off('message', onMessage);
         t.lastFloor = m.reloaded;
         resolve();

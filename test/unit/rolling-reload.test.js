@@ -8,14 +8,12 @@ import { runReload } from '../../lib/master/core/rolling-reload.js';
 
 test('a surge batch forks one replacement per turn of the event loop: between two forks the daemon serves its I/O', async () => {
   const log = [];
-  let turns = 0;
   const slot = (index) => ({
     async replace() {
       // A fork blocks the loop until the child execs; what the loop runs between two is
       // what waits on it (a replacement's listen(), a client's connection).
       log.push(`fork ${index}`);
       setImmediate(() => log.push(`loop after fork ${index}`));
-      turns++;
       return { ready_ms: 1, pid: 1000 + index, oldPid: null, retire: null };
     },
   });
@@ -24,7 +22,5 @@ test('a surge batch forks one replacement per turn of the event loop: between tw
   const plan = planReload({ slots: [0, 1, 2].map((index) => ({ index, serving: true })), target });
   const outcome = await runReload(plan, { host, config: target, reason: 'reload', emit: () => {} });
   assert.equal(outcome.ok, true);
-  assert.equal(turns, 3);
-  assert.deepEqual(log.filter((e) => e.startsWith('fork') || e === 'loop after fork 0' || e === 'loop after fork 1'),
-    ['fork 0', 'loop after fork 0', 'fork 1', 'loop after fork 1', 'fork 2'], log.join(', '));
+  assert.deepEqual(log.slice(0, 5), ['fork 0', 'loop after fork 0', 'fork 1', 'loop after fork 1', 'fork 2']);
 });

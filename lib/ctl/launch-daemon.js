@@ -10,6 +10,7 @@ import { SuperError } from '../errors.js';
 import { daemonErrPath, prepareHome, describeIo } from '../home.js';
 
 const daemonPath = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'master', 'core', 'daemon.js');
+const warmReaderUrl = new URL('../config/warm-reader.js', import.meta.url).href;
 const EXIT_ALREADY_RUNNING = 10; // lib/master/core/daemon.js (not imported: that would boot it)
 const ERR_FLAGS = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_TRUNC | fs.constants.O_NOFOLLOW;
 
@@ -17,9 +18,10 @@ const ERR_FLAGS = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_
  * Connects to the daemon of `home`, starting one detached when none answers. Waits for the
  * daemon's own word: "ready", or the error it failed with (sent over IPC too, since a full
  * disk can leave daemon.err empty), or its exit. `timeout` only bounds a daemon that says
- * nothing at all.
+ * nothing at all. `warmConfigReader`: an ecosystem file is sent next; a new daemon starts the
+ * thread that reads it at once (lib/config/warm-reader.js).
  */
-export async function ensureDaemon(home, { timeout = 120000 } = {}) {
+export async function ensureDaemon(home, { timeout = 120000, warmConfigReader = false } = {}) {
   try {
     return await connect(home);
   } catch (err) {
@@ -36,7 +38,7 @@ export async function ensureDaemon(home, { timeout = 120000 } = {}) {
     const why = err instanceof SuperError ? err.message : `cannot open ${errFile}: ${err.code === 'ELOOP' ? 'it is a symbolic link; remove it' : describeIo(err)}`;
     throw new SuperError('E_DAEMON_START', `the daemon could not be started: ${why}`);
   }
-  const child = spawn(process.execPath, [daemonPath], {
+  const child = spawn(process.execPath, [...(warmConfigReader ? ['--import', warmReaderUrl] : []), daemonPath], {
     detached: true,
     stdio: ['ignore', errFd, errFd, 'ipc'],
     env: { ...process.env, SUPER_HOME: home },

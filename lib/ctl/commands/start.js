@@ -64,7 +64,7 @@ async function startFile(file, opts) {
     if (!opts.json) for (const r of data.reloaded ?? []) reportReload(r);
     const status = await report(client, data, opts);
     return (data.reloaded ?? []).some((r) => !r.ok) ? EXIT.FAILED : status;
-  });
+  }, { warmConfigReader: true });
 }
 
 function startScript(what, scriptArgs, opts) {
@@ -118,8 +118,9 @@ async function whenNotBusy(send) {
   }
 }
 
-async function withDaemon(fn) {
-  const client = await ensureDaemon(superHome());
+/** `launch`: ensureDaemon's options for a daemon started here. */
+async function withDaemon(fn, launch = {}) {
+  const client = await ensureDaemon(superHome(), launch);
   try {
     return await fn(client);
   } finally {

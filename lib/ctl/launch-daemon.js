@@ -82,28 +82,29 @@ export async function ensureDaemon(home, { timeout = 120000, warmConfigReader = 
 }
 
 /** Spawns the daemon; `outcome` resolves with its word (ready, failed) or its exit. */
-function launch(at, { warm, gated, timeout }) {
+function launch(home, { warm, gated, timeout }) {
   // The home is checked (ours, closed to others) before a file is opened in it, and the
   // daemon's stderr file is never opened through a link planted at its name.
-  const errPath = daemonErrPath(at);
+  const errFile = daemonErrPath(home);
   let errFd;
   try {
-    prepareHome(at);
-    errFd = fs.openSync(errPath, ERR_FLAGS, 0o600);
+    prepareHome(home);
+    errFd = fs.openSync(errFile, ERR_FLAGS, 0o600);
   } catch (err) {
-    const why = err instanceof SuperError ? err.message : `cannot open ${errPath}: ${err.code === 'ELOOP' ? 'it is a symbolic link; remove it' : describeIo(err)}`;
+    const why = err instanceof SuperError ? err.message : `cannot open ${errFile}: ${err.code === 'ELOOP' ? 'it is a symbolic link; remove it' : describeIo(err)}`;
     throw new SuperError('E_DAEMON_START', `the daemon could not be started: ${why}`);
   }
-  const proc = spawn(process.execPath, [...(warm ? ['--import', warmReaderUrl] : []), daemonPath], {
+  const child = spawn(process.execPath, [...(warm ? ['--import', warmReaderUrl] : []), daemonPath], {
     detached: true,
     stdio: ['ignore', errFd, errFd, 'ipc'],
-    env: { ...process.env, SUPER_HOME: at, ...(gated ? { [GATE_ENV]: '1' } : {}) },
+    env: { ...process.env, SUPER_HOME: home, ...(gated ? { [GATE_ENV]: '1' } : {}) },
   });
   fs.closeSync(errFd);
-  const said = new Promise((resolve) => {
+  const outcome = new Promise((resolve) => {
     const timer = setTimeout(() => resolve({ timeout: true }), timeout);
+    timer.unref(); // the IPC channel keeps this process waiting; a held daemon sent away leaves no timer behind
     let failed = null;
-    proc.on('message', (m) => {
+    child.on('message', (m) => {
       if (m?.cmd === 'super:daemon-failed') failed = m.error;
       if (m?.cmd === 'super:daemon-ready') {
         clearTimeout(timer);
@@ -111,12 +112,12 @@ function launch(at, { warm, gated, timeout }) {
       }
     });
     // 'close', not 'exit': it comes after the last IPC message (the failure) was read.
-    proc.on('close', (code) => {
+    child.on('close', (code) => {
       clearTimeout(timer);
       resolve({ code, failed });
     });
   });
-  return { child: proc, outcome: said, errFile: errPath };
+  return { child, outcome, errFile };
 }
 
 /** The winner of a launch race may still be binding its socket: retry briefly. */

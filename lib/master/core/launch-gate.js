@@ -3,8 +3,8 @@
 // with SUPER_LAUNCH_GATE=1 and waits here, before it touches SUPER_HOME, for the CLI's word:
 // go on, or (a bad file: the CLI closes the IPC channel) exit without a trace.
 
-export const GATE_ENV = 'SUPER_LAUNCH_GATE';
-export const GO = 'super:daemon-go';
+const GATE_ENV = 'SUPER_LAUNCH_GATE';
+const GO = 'super:daemon-go';
 
 /** Resolves true at once when not gated; else once the launching CLI says go (false: it never will). */
 export function launchGateOpened() {

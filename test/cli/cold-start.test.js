@@ -1,7 +1,8 @@
 // Issue 20, a cold `super start <file>`: when SUPER_HOME exists, the CLI launches the daemon
 // while it still checks the file, held before it touches SUPER_HOME (lib/master/core/launch-gate.js).
 // A refused file leaves no daemon, no pid file, no socket and no process behind; a good one
-// starts its apps, and the hold's variable reaches neither the daemon's apps nor their workers.
+// starts its apps, and the hold's variable does not reach their workers; two held launches
+// at once still make one daemon.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -47,5 +48,19 @@ test('cold start with an existing SUPER_HOME: a refused file leaves nothing, a g
     const environ = (pid) => fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
     assert.ok(environ(box.daemonPid()).includes('SUPER_LAUNCH_GATE=1'), 'the daemon was launched held, while the file was checked');
     for (const pid of pids) assert.ok(!environ(pid).some((v) => v.startsWith('SUPER_LAUNCH_GATE=')), `worker ${pid}`);
+  });
+
+  await t.test('two held launches at once (after super kill): one daemon runs both files', async () => {
+    assert.equal((await box.cli(['kill'])).code, 0);
+    const [p1, p2] = [await freePort(), await freePort()];
+    const a = box.write('a.yml', `apps:\n  - name: a\n    script: http-server.js\n    env: { PORT: ${p1} }\n`);
+    const b = box.write('b.yml', `apps:\n  - name: b\n    script: http-server.js\n    env: { PORT: ${p2} }\n`);
+    const runs = await Promise.all([box.cli(['start', a]), box.cli(['start', b])]);
+    for (const r of runs) assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual((await lsJson(box)).apps.map((x) => x.name).sort(), ['a', 'b']);
+    assert.match((await httpGet(p1)).body, /app=a/);
+    assert.match((await httpGet(p2)).body, /app=b/);
+    const daemons = processesOf(box.home).filter((p) => fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('lib/master/core/daemon.js'));
+    assert.deepEqual(daemons.map(Number), [box.daemonPid()], 'one daemon, the one daemon.pid names');
   });
 });

@@ -6,7 +6,8 @@
 //
 // Starting a thread costs ~55 ms (a new isolate that loads the config modules), more than
 // reading a usual file: one thread serves the loads one after another, and ends after
-// IDLE_MS without one (or at once when a load broke it).
+// IDLE_MS without one (or at once when a load broke it). A daemon that `super start <file>`
+// launches starts it at boot (warm-reader.js), while it loads its own modules.
 import { Worker } from 'node:worker_threads';
 import { SuperError, CODES } from '../errors.js';
 import { deepFreeze } from './deep-freeze.js';
@@ -64,6 +65,13 @@ function loadOnce(file, options) {
     };
     r.thread.postMessage({ file, options });
   });
+}
+
+/** Starts the reader thread now, for a load expected soon; it ends after IDLE_MS without one. */
+export function warmReader() {
+  const r = threadReader();
+  r.idle = setTimeout(() => retire(r), IDLE_MS);
+  r.idle.unref();
 }
 
 /** The running thread, or a new one. */

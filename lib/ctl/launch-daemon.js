@@ -10,7 +10,11 @@ import { SuperError } from '../errors.js';
 import { daemonErrPath, prepareHome, describeIo } from '../home.js';
 
 const daemonPath = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'master', 'core', 'daemon.js');
+const warmReaderUrl = new URL('../config/warm-reader.js', import.meta.url).href;
 const EXIT_ALREADY_RUNNING = 10; // lib/master/core/daemon.js (not imported: that would boot it)
+// lib/master/core/launch-gate.js: the variable that holds a new daemon, and the word that lets it go on.
+const GATE_ENV = 'SUPER_LAUNCH_GATE';
+const GATE_GO = 'super:daemon-go';
 const ERR_FLAGS = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_TRUNC | fs.constants.O_NOFOLLOW;
 
 /**
@@ -18,13 +22,67 @@ const ERR_FLAGS = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_
  * daemon's own word: "ready", or the error it failed with (sent over IPC too, since a full
  * disk can leave daemon.err empty), or its exit. `timeout` only bounds a daemon that says
  * nothing at all.
+ * @param {string} home
+ * @param {object} [opts]
+ * @param {number} [opts.timeout=120000]
+ * @param {boolean} [opts.warmConfigReader]  an ecosystem file is sent next: a new daemon
+ *   starts the thread that reads it at once (lib/config/warm-reader.js)
+ * @param {Promise<unknown>} [opts.checked]  the caller's check of what it sends next (`super
+ *   start` checks the file): no daemon is started when it rejects, and its error is thrown.
+ *   When SUPER_HOME exists already, the daemon is launched meanwhile and loads its modules,
+ *   held before it touches SUPER_HOME until the check passes (lib/master/core/launch-gate.js).
  */
-export async function ensureDaemon(home, { timeout = 120000 } = {}) {
+export async function ensureDaemon(home, { timeout = 120000, warmConfigReader = false, checked } = {}) {
+  checked?.catch(() => {}); // awaited below; never an unhandled rejection meanwhile
+  let running = null;
   try {
-    return await connect(home);
+    running = await connect(home);
   } catch (err) {
-    if (err.code !== 'E_NO_DAEMON') throw err;
+    if (err.code !== 'E_NO_DAEMON') {
+      await checked; // a refused file says so first, as when the check ran before the connect
+      throw err;
+    }
   }
+  if (running) {
+    await Promise.resolve(checked).catch((err) => {
+      running.close();
+      throw err;
+    });
+    return running;
+  }
+  const early = checked !== undefined && fs.existsSync(home);
+  if (!early) await checked;
+  let launched;
+  try {
+    launched = launch(home, { warm: warmConfigReader, gated: early, timeout });
+  } catch (err) {
+    await checked; // a refused file says so first, as when the check ran before the launch
+    throw err;
+  }
+  const { child, outcome, errFile } = launched;
+  if (early) {
+    try {
+      await checked;
+    } catch (err) {
+      // The held daemon exits, having touched nothing; gone before this CLI says why.
+      const exited = new Promise((resolve) => (child.exitCode === null && child.signalCode === null ? child.once('exit', resolve) : resolve()));
+      if (child.connected) child.disconnect();
+      await exited;
+      throw err;
+    }
+    child.send({ cmd: GATE_GO }, () => {}); // a daemon that died meanwhile: its 'close' says so
+  }
+  const result = await outcome;
+  if (child.connected) child.disconnect();
+  child.unref();
+  if (result.ready) return connect(home);
+  if (result.code === EXIT_ALREADY_RUNNING) return connectWithRetry(home, timeout);
+  const why = (result.failed && `${result.failed.code}: ${result.failed.message}`) || tail(errFile) || (result.timeout ? `it said neither ready nor failed within ${timeout} ms (pid ${child.pid}, still running: see \`super ls\` and ${errFile})` : `it exited with code ${result.code}`);
+  throw new SuperError('E_DAEMON_START', `the daemon could not be started: ${why}`);
+}
+
+/** Spawns the daemon; `outcome` resolves with its word (ready, failed) or its exit. */
+function launch(home, { warm, gated, timeout }) {
   // The home is checked (ours, closed to others) before a file is opened in it, and the
   // daemon's stderr file is never opened through a link planted at its name.
   const errFile = daemonErrPath(home);
@@ -36,14 +94,15 @@ export async function ensureDaemon(home, { timeout = 120000 } = {}) {
     const why = err instanceof SuperError ? err.message : `cannot open ${errFile}: ${err.code === 'ELOOP' ? 'it is a symbolic link; remove it' : describeIo(err)}`;
     throw new SuperError('E_DAEMON_START', `the daemon could not be started: ${why}`);
   }
-  const child = spawn(process.execPath, [daemonPath], {
+  const child = spawn(process.execPath, [...(warm ? ['--import', warmReaderUrl] : []), daemonPath], {
     detached: true,
     stdio: ['ignore', errFd, errFd, 'ipc'],
-    env: { ...process.env, SUPER_HOME: home },
+    env: { ...process.env, SUPER_HOME: home, ...(gated ? { [GATE_ENV]: '1' } : {}) },
   });
   fs.closeSync(errFd);
-  const outcome = await new Promise((resolve) => {
+  const outcome = new Promise((resolve) => {
     const timer = setTimeout(() => resolve({ timeout: true }), timeout);
+    timer.unref(); // the IPC channel keeps this process waiting; a held daemon sent away leaves no timer behind
     let failed = null;
     child.on('message', (m) => {
       if (m?.cmd === 'super:daemon-failed') failed = m.error;
@@ -58,12 +117,7 @@ export async function ensureDaemon(home, { timeout = 120000 } = {}) {
       resolve({ code, failed });
     });
   });
-  if (child.connected) child.disconnect();
-  child.unref();
-  if (outcome.ready) return connect(home);
-  if (outcome.code === EXIT_ALREADY_RUNNING) return connectWithRetry(home, timeout);
-  const why = (outcome.failed && `${outcome.failed.code}: ${outcome.failed.message}`) || tail(errFile) || (outcome.timeout ? `it said neither ready nor failed within ${timeout} ms (pid ${child.pid}, still running: see \`super ls\` and ${errFile})` : `it exited with code ${outcome.code}`);
-  throw new SuperError('E_DAEMON_START', `the daemon could not be started: ${why}`);
+  return { child, outcome, errFile };
 }
 
 /** The winner of a launch race may still be binding its socket: retry briefly. */

@@ -55,8 +55,8 @@ async function startFile(file, opts) {
   const only = opts.only ? opts.only.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
   // Refuse a bad file here, before a daemon is even started (the daemon checks again,
   // against the CPUs it may use). CPUs: this process's own mask, which a new daemon inherits.
-  const { loadEcosystem } = await import('../../config/index.js');
-  await loadEcosystem(file, { env: opts.env, only });
+  // A daemon to start loads its modules meanwhile, held until the file passes (ensureDaemon).
+  const checked = import('../../config/index.js').then(({ loadEcosystem }) => loadEcosystem(file, { env: opts.env, only }));
   return withDaemon(async (client) => {
     const { onProgress, report: reportReload } = reloadPrinter();
     const args = { file: abs, env: opts.env, only, clientEnv: callerEnv(), watch: opts.watch || undefined };
@@ -64,7 +64,7 @@ async function startFile(file, opts) {
     if (!opts.json) for (const r of data.reloaded ?? []) reportReload(r);
     const status = await report(client, data, opts);
     return (data.reloaded ?? []).some((r) => !r.ok) ? EXIT.FAILED : status;
-  });
+  }, { warmConfigReader: true, checked });
 }
 
 function startScript(what, scriptArgs, opts) {
@@ -118,8 +118,9 @@ async function whenNotBusy(send) {
   }
 }
 
-async function withDaemon(fn) {
-  const client = await ensureDaemon(superHome());
+/** `launch`: ensureDaemon's options for a daemon started here. */
+async function withDaemon(fn, launch = {}) {
+  const client = await ensureDaemon(superHome(), launch);
   try {
     return await fn(client);
   } finally {

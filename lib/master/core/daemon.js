@@ -35,6 +35,7 @@ import { reloadAllLogs } from './log-handlers.js';
 import { stopDeadline } from './stop-deadline.js';
 import { Diagnostics } from '../diagnostics/index.js';
 import { Upgrade, Handover, adoptInheritedSockets, trackClusterListeners } from '../upgrade/index.js';
+import { launchGateOpened } from './launch-gate.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const agentPath = path.join(here, '..', '..', 'worker', 'agent.cjs');
@@ -58,6 +59,7 @@ export const EXIT_ALREADY_RUNNING = 10;
  *   (`super daemon --log-to stderr`, the systemd unit: journald keeps it)
  */
 export async function startDaemon({ resurrect = false, afterStop, control, loadDefaults, logTo } = {}) {
+  if (!(await launchGateOpened())) process.exit(0); // the file `super start` checked was refused
   const home = superHome();
   const handover = Handover.fromEnv(); // started by `super upgrade`
   // Until a successor commits, its control socket listens beside the real one.

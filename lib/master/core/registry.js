@@ -74,7 +74,7 @@ export class AppRegistry extends EventEmitter {
 
   /** `super start <file>`: add new apps and start them, start stopped ones, report running ones. */
   async startFromFile({ file, env, only, clientEnv: rawClientEnv, beforeStart }) {
-    const { loadEcosystemOffThread } = await import('../../config/index.js');
+    const { loadEcosystemOffThread } = await import('../../config/load-off-thread.js');
     const clientEnv = rawClientEnv && inheritable(rawClientEnv);
     // The daemon's CPUs as at boot: daemon.cpu_affinity narrows the daemon, never the apps.
     // A JS/TS file runs with the caller's environment (lib/config/js-config.js).
@@ -253,7 +253,7 @@ export class AppRegistry extends EventEmitter {
 
   /** app -> its config as its file says now; throws E_CONFIG, E_LOG_PATH or E_SCHEDULING_FIXED before anything changes. */
   async #rereadConfigs(apps) {
-    const { loadEcosystemOffThread } = await import('../../config/index.js');
+    const { loadEcosystemOffThread } = await import('../../config/load-off-thread.js');
     const files = new Map();
     const configs = new Map();
     for (const app of apps) {

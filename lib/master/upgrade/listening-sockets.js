@@ -12,6 +12,9 @@ const LISTEN = '0A';
  *   '::' for wildcards; IPv4 dotted, IPv6 in full lowercase groups otherwise
  */
 export function listeningSockets(fds = ownFds()) {
+  // No descriptor to look at (every boot without inherited sockets): /proc/net/tcp lists every
+  // socket of the host, thousands on a busy one, not worth reading for nothing.
+  if (fds.length === 0) return [];
   const byInode = listeningInodes();
   const out = [];
   for (const fd of fds) {

@@ -12,6 +12,8 @@ const LISTEN = '0A';
  *   '::' for wildcards; IPv4 dotted, IPv6 in full lowercase groups otherwise
  */
 export function listeningSockets(fds = ownFds()) {
+  // Most boots inherit nothing: no read of /proc/net/tcp (as long as the host's sockets).
+  if (!fds.length) return [];
   const byInode = listeningInodes();
   const out = [];
   for (const fd of fds) {

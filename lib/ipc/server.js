@@ -7,12 +7,16 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import http from 'node:http';
-import { WebSocketServer } from 'ws';
+import { createRequire } from 'node:module';
 import { MAX_FRAME, PROTOCOL, parseRequest, LOCAL_ONLY_OPS } from './protocol.js';
 import { SuperError } from '../errors.js';
 import { Connection } from './connection.js';
 import { refuseHttp } from './refuse-http.js';
 import { boundServer, serverOptions } from './connection-limits.js';
+
+// ws is CommonJS: require() it (an ESM import would have Node scan its source for named
+// exports, costing the daemon ~4 MB more for as long as it lives).
+const { WebSocketServer } = createRequire(import.meta.url)('ws');
 
 /**
  * @param {object} o

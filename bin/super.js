@@ -18,6 +18,7 @@ if (first === '-v' || first === '--version') {
   await run(first === 'ping' ? 'ping' : 'ls')({ json: rest.includes('--json') || first === 'jlist', pretty: first === 'prettylist' });
 } else if (first === 'daemon' && daemonFlags(rest)) {
   // The daemon lives for months: commander would stay in its memory (~1-5 MB) for one parse.
+  (await import('../lib/boot-tiering.js')).holdOptimizingTiers();
   await run('daemon')(daemonFlags(rest));
 } else {
   await parseWithCommander();

@@ -14,8 +14,8 @@ import { Connection } from './connection.js';
 import { refuseHttp } from './refuse-http.js';
 import { boundServer, serverOptions } from './connection-limits.js';
 
-// ws is CommonJS: require() it (an ESM import would have Node scan its source for named
-// exports, costing the daemon ~4 MB more for as long as it lives).
+// ws is CommonJS: require()d, as importing it from ESM would load Node's CommonJS export
+// scanner, ~4 MB of the daemon's memory for as long as it runs.
 const { WebSocketServer } = createRequire(import.meta.url)('ws');
 
 /**

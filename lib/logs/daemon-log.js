@@ -1,5 +1,6 @@
-// The daemon's own log: pino's JSON lines (lib/logs/json-logger.js), $SUPER_HOME/daemon.log, rotated like app logs
-// (rename chain, then the file is reopened at its path; never copy + truncate).
+// The daemon's own log: pino's JSON lines (written by lib/logs/json-logger.js), in
+// $SUPER_HOME/daemon.log, rotated like app logs (rename chain, then the file is reopened at
+// its path; never copy + truncate).
 // Size limit and retention come from the `logs:` block of the last ecosystem file started
 // (max_size, retain, compress), with defaults that keep a long-running daemon bounded.
 //
@@ -221,7 +222,7 @@ function createStderrLog() {
   // The line starts with {"level":NN
   const write = process.env.JOURNAL_STREAM ? (line) => dest.write(`<${PRIORITY[line.slice(9, 11)] ?? 6}>${line}`) : dest.write;
   log = createJsonLogger({ write, flush: dest.flush }, BASE);
-  // A process.exit() (a failed boot) leaves no turn for the queued lines: said to the journal now.
+  // A process.exit() (a failed boot) leaves no turn for the queued lines: written now, once.
   process.once('exit', () => dest.flushSync());
   current = { log, dest, reopen: () => {}, rotate: async () => {} };
   return current;

@@ -16,8 +16,38 @@ if (first === '-v' || first === '--version') {
   await printVersion();
 } else if (Object.hasOwn(FAST, first) && rest.every((a) => FAST[first].includes(a))) {
   await run(first === 'ping' ? 'ping' : 'ls')({ json: rest.includes('--json') || first === 'jlist', pretty: first === 'prettylist' });
+} else if (first === 'daemon' && daemonFlags(rest)) {
+  // The daemon lives for months: commander would stay in its memory (~1 MB) for one parse.
+  (await import('../lib/boot-tiering.js')).holdOptimizingTiers();
+  await run('daemon')(daemonFlags(rest));
 } else {
   await parseWithCommander();
+}
+
+/**
+ * `super daemon`'s options as commander would give them, or null for anything else (--help,
+ * an unknown or repeated flag, a missing value, `--flag=value`): commander then parses it.
+ * @param {string[]} args
+ */
+function daemonFlags(args) {
+  const SWITCHES = { '--foreground': 'foreground', '--resurrect': 'resurrect' };
+  const VALUES = { '--log-to': 'logTo', '--listen': 'listen', '--tls-cert': 'tlsCert', '--tls-key': 'tlsKey' };
+  const opts = {};
+  for (let i = 0; i < args.length; i++) {
+    const flag = args[i];
+    const key = SWITCHES[flag] ?? VALUES[flag] ?? (flag === '--origin' ? 'origin' : null);
+    if (!key || Object.hasOwn(opts, key)) return null;
+    if (SWITCHES[flag]) {
+      opts[key] = true;
+      continue;
+    }
+    // --origin takes every value up to the next flag (commander's variadic option).
+    const values = [];
+    while (i + 1 < args.length && !args[i + 1].startsWith('-') && (key === 'origin' || !values.length)) values.push(args[++i]);
+    if (!values.length) return null;
+    opts[key] = key === 'origin' ? values : values[0];
+  }
+  return opts;
 }
 
 /** `super -v`: the CLI's version alone, as `pm2 -v` prints it (no daemon round trip). */

@@ -2,8 +2,13 @@
 // keys over the file's `logs:` defaults, with every path resolved. Pure: nothing is created
 // or opened here (the daemon checks, then creates, at start: lib/logs/prepare.js).
 import path from 'node:path';
-import { refusedToken } from '../logs/date-format.cjs';
+import { createRequire } from 'node:module';
 import { checkCron } from './cron-check.js';
+
+// CommonJS (the agent shares it) is require()d: importing it from ESM would load Node's
+// CommonJS export scanner, ~4 MB of the daemon's memory for as long as it runs.
+const require = createRequire(import.meta.url);
+const { refusedToken } = require('../logs/date-format.cjs');
 
 /** Rotated files kept when neither log_retain nor logs.retain says. */
 export const DEFAULT_RETAIN = 5;

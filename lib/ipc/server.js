@@ -7,12 +7,16 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import http from 'node:http';
-import { WebSocketServer } from 'ws';
+import { createRequire } from 'node:module';
 import { MAX_FRAME, PROTOCOL, parseRequest, LOCAL_ONLY_OPS } from './protocol.js';
 import { SuperError } from '../errors.js';
 import { Connection } from './connection.js';
 import { refuseHttp } from './refuse-http.js';
 import { boundServer, serverOptions } from './connection-limits.js';
+
+// ws is CommonJS: require()d, as importing it from ESM would load Node's CommonJS export
+// scanner, ~4 MB of the daemon's memory for as long as it runs.
+const { WebSocketServer } = createRequire(import.meta.url)('ws');
 
 /**
  * @param {object} o

@@ -1,5 +1,6 @@
-// The daemon's own log: pino, JSON lines, $SUPER_HOME/daemon.log, rotated like app logs
-// (rename chain, then the file is reopened at its path; never copy + truncate).
+// The daemon's own log: pino's JSON lines (written by lib/logs/json-logger.js), in
+// $SUPER_HOME/daemon.log, rotated like app logs (rename chain, then the file is reopened at
+// its path; never copy + truncate).
 // Size limit and retention come from the `logs:` block of the last ecosystem file started
 // (max_size, retain, compress), with defaults that keep a long-running daemon bounded.
 //
@@ -9,14 +10,14 @@
 // first write that works again is followed by one line saying how many were dropped.
 // (pino.destination, sonic-boom, emitted an unhandled 'error' on ENOSPC; the daemon's
 // fatal log of it then called flushSync, which retries a failing write in a synchronous
-// loop: the daemon froze until space was freed. This destination has no flushSync.)
+// loop: the daemon froze until space was freed. This destination has no such loop.)
 //
-// `super daemon --log-to stderr` (the systemd unit) writes the same lines to stderr instead:
-// journald keeps and rotates them (`journalctl -u superd`); with JOURNAL_STREAM set (stderr
-// is the journal) each line starts with its syslog priority, `<6>` for info, which
-// journald reads as the entry's priority (sd-daemon(3)) and strips.
+// `super daemon --log-to stderr` (the systemd unit) writes the same lines to stderr instead,
+// through the same bounded queue: journald keeps and rotates them (`journalctl -u superd`);
+// with JOURNAL_STREAM set (stderr is the journal) each line starts with its syslog priority,
+// `<6>` for info, which journald reads as the entry's priority (sd-daemon(3)) and strips.
 import fs from 'node:fs';
-import pino from 'pino';
+import { createJsonLogger } from './json-logger.js';
 import { shiftChain, finishRotation } from './rotate.js';
 
 const CHECK_MS = 5000;
@@ -36,12 +37,12 @@ export function setDaemonLogRotation(logs) {
 }
 
 /**
- * A pino destination that never blocks and never retries in a loop.
- * @param {string} file
+ * A log destination that never blocks and never retries in a loop.
+ * @param {string|number} file  a path, or an open descriptor (stderr: 2), never reopened
  * @param {(dropped: number, code: string) => void} onRecovered  told once writing works again
  */
 function lossyFile(file, onRecovered) {
-  let fd = fs.openSync(file, OPEN_FLAGS, 0o600);
+  let fd = typeof file === 'number' ? file : fs.openSync(file, OPEN_FLAGS, 0o600);
   let queue = [];
   let queued = 0;
   let writing = false;
@@ -122,6 +123,14 @@ function lossyFile(file, onRecovered) {
 
   return {
     write,
+    /** One last synchronous try with what is queued (at exit: no asynchronous write runs then). */
+    flushSync() {
+      try {
+        fs.writeSync(fd, queue.join(''));
+      } catch {} // the lines are lost, as they would be without this try
+      queue = [];
+      queued = 0;
+    },
     /** Calls cb once every queued line has been written (or dropped). */
     flush(cb) {
       if (!writing && !queue.length) return cb();
@@ -156,7 +165,7 @@ function lossyFile(file, onRecovered) {
 // pino level -> syslog priority (debug 7, info 6, warning 4, err 3, crit 2)
 const PRIORITY = { 10: 7, 20: 7, 30: 6, 40: 4, 50: 3, 60: 2 };
 // daemon_pid, not pid: worker events carry the worker's pid.
-const OPTIONS = { base: { daemon_pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime };
+const BASE = { daemon_pid: process.pid };
 
 function countLines(buf) {
   let n = 0;
@@ -175,7 +184,7 @@ export function createDaemonLog(file, { to = 'file' } = {}) {
   const dest = lossyFile(file, (dropped, code) => {
     log.warn({ dropped_lines: dropped, error: code }, `${dropped} daemon log lines could not be written (${code}) and were dropped`);
   });
-  log = pino(OPTIONS, dest);
+  log = createJsonLogger(dest, BASE);
   let rotating = false;
   const timer = setInterval(() => {
     if (rotating) return;
@@ -206,15 +215,15 @@ export function createDaemonLog(file, { to = 'file' } = {}) {
 }
 
 function createStderrLog() {
-  const dest = pino.destination({ dest: 2, sync: false });
-  let log;
-  if (process.env.JOURNAL_STREAM) {
-    // pino's line starts with {"level":NN
-    log = pino(OPTIONS, { write: (line) => dest.write(`<${PRIORITY[line.slice(9, 11)] ?? 6}>${line}`) });
-    process.once('exit', () => dest.flushSync());
-  } else {
-    log = pino(OPTIONS, dest);
-  }
+  let log = null;
+  const dest = lossyFile(2, (dropped, code) => {
+    log.warn({ dropped_lines: dropped, error: code }, `${dropped} daemon log lines could not be written (${code}) and were dropped`);
+  });
+  // The line starts with {"level":NN
+  const write = process.env.JOURNAL_STREAM ? (line) => dest.write(`<${PRIORITY[line.slice(9, 11)] ?? 6}>${line}`) : dest.write;
+  log = createJsonLogger({ write, flush: dest.flush }, BASE);
+  // A process.exit() (a failed boot) leaves no turn for the queued lines: written now, once.
+  process.once('exit', () => dest.flushSync());
   current = { log, dest, reopen: () => {}, rotate: async () => {} };
   return current;
 }

@@ -2,8 +2,13 @@
 // those since a time: for `super logs`. It knows files and paths only; which files an app
 // has is the daemon's business (lib/master/core/log-handlers.js).
 import fsp from 'node:fs/promises';
-import { compileParser } from './date-format.cjs';
+import { createRequire } from 'node:module';
 import { rotatedFiles } from './rotate.js';
+
+// CommonJS (the agent shares it) is require()d: importing it from ESM would load Node's
+// CommonJS export scanner, ~4 MB of the daemon's memory for as long as it runs.
+const require = createRequire(import.meta.url);
+const { compileParser } = require('./date-format.cjs');
 
 const CHUNK = 64 * 1024;
 const MAX_SCAN = 8 * 1024 * 1024; // never read more than this much of a file for one request

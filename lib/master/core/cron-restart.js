@@ -2,7 +2,10 @@
 // rolling, zero-downtime reload through the function it was given (with the running
 // config; PM2 restarts hard instead). It reads the apps through the registry's read-only
 // face and syncs on its events (every worker state change, delete).
-import { Cron } from 'croner';
+import { createRequire } from 'node:module';
+
+// croner is loaded by the first schedule armed: a daemon without cron_restart never holds it.
+const require = createRequire(import.meta.url);
 
 export class CronRestarts {
   /**
@@ -30,6 +33,7 @@ export class CronRestarts {
     this.jobs.delete(name);
     if (!pattern) return;
     // protect: a run still reloading when the next is due is skipped, not stacked.
+    const { Cron } = require('croner');
     const job = new Cron(pattern, { protect: true }, () => this.#run(name));
     this.jobs.set(name, { pattern, job });
   }

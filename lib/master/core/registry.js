@@ -9,7 +9,6 @@
 //   'app-changed'  {app}                                          its config changed in place (watch on/off)
 //   'app-removed'  {app}                                          deleted
 import { EventEmitter } from 'node:events';
-import { App } from './app.js';
 import { RegistryReader } from './registry-reader.js';
 import { DaemonPolicy, spreadWarning, checkSettings, applySettings } from '../settings/index.js';
 import { unmappedWarning } from '../../config/check-affinity.js';
@@ -101,6 +100,9 @@ export class AppRegistry extends EventEmitter {
     // Every check before any change (lib/master/settings/start-settings.js): a start refused
     // for any reason leaves the daemon and its apps as they were.
     const owners = { policy: this.daemonPolicy, control: this.control, monitor: this.metrics, log: this.log };
+    // The apps' machinery (slots, workers, reloads, log files) loads with the first start: a
+    // daemon with no app never holds it.
+    const { App } = await import('./app.js');
     const settings = await checkSettings(daemon, entries.map((e) => e.config), owners, { source, strict: !daemon.from_dump });
     const added = new Set(entries.map((e) => e.config.name).filter((name) => !this.apps.has(name))).size;
     const { apps: maxApps } = workLimits();
@@ -130,7 +132,7 @@ export class AppRegistry extends EventEmitter {
         app.pendingConfig = null;
         app.clientEnv = clientEnv ?? app.clientEnv;
       } else {
-        app = this.#add(config, clientEnv);
+        app = this.#add(App, config, clientEnv);
       }
       app.source = from ?? app.source;
       if (autostart === false) {
@@ -162,7 +164,7 @@ export class AppRegistry extends EventEmitter {
     }
   }
 
-  #add(config, clientEnv) {
+  #add(App, config, clientEnv) {
     const app = new App(config, this.ctx, clientEnv);
     this.apps.set(config.name, app);
     this.emit('app-added', { app: config.name });

@@ -17,8 +17,7 @@ if (first === '-v' || first === '--version') {
 } else if (Object.hasOwn(FAST, first) && rest.every((a) => FAST[first].includes(a))) {
   await run(first === 'ping' ? 'ping' : 'ls')({ json: rest.includes('--json') || first === 'jlist', pretty: first === 'prettylist' });
 } else if (first === 'daemon' && daemonFlags(rest)) {
-  // The daemon lives for months: commander would stay in its memory (~1 MB) for one parse.
-  (await import('../lib/boot-tiering.js')).holdOptimizingTiers();
+  // The daemon lives for months: commander would stay in its memory (~1-5 MB) for one parse.
   await run('daemon')(daemonFlags(rest));
 } else {
   await parseWithCommander();

@@ -36,7 +36,6 @@ import { stopDeadline } from './stop-deadline.js';
 import { Diagnostics } from '../diagnostics/index.js';
 import { Upgrade, Handover, adoptInheritedSockets, trackClusterListeners } from '../upgrade/index.js';
 import { launchGateOpened } from './launch-gate.js';
-import { releaseOptimizingTiers } from '../../boot-tiering.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const agentPath = path.join(here, '..', '..', 'worker', 'agent.cjs');
@@ -239,7 +238,6 @@ export async function startDaemon({ resurrect = false, afterStop, control, loadD
     }
   }
   log.info({ home, version, node: process.version, upgraded: Boolean(handover) }, 'daemon ready');
-  releaseOptimizingTiers(); // held by `super daemon` for the boot (lib/boot-tiering.js)
   startWatchdog(log); // WATCHDOG=1 from this loop while it turns, when the unit has WatchdogSec=
   if (resurrect) await resurrectAtBoot(registry, log);
   if (process.send && !handover) {

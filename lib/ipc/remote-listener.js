@@ -26,7 +26,7 @@ import { boundServer, serverOptions } from './connection-limits.js';
  * @property {string[]} origins  allowed Origin header values
  * @property {string} tokenFile
  * @property {(req, socket, head, from: {remote: string}) => void} accept  lib/ipc/server.js
- * @property {import('pino').Logger} log
+ * @property {import('../logs/json-logger.js').JsonLogger} log
  * @property {AuthLimiter} [limiter]
  */
 

@@ -23,7 +23,7 @@ const { WebSocketServer } = createRequire(import.meta.url)('ws');
  * @param {string} o.socketPath
  * @param {Record<string, (args: object, conn: Connection, progress: (data: object) => void) => Promise<any>|any>} o.handlers  op -> handler
  * @param {object} o.hello  fields sent in the hello frame
- * @param {import('pino').Logger} o.log
+ * @param {import('../logs/json-logger.js').JsonLogger} o.log
  */
 export async function startControlServer({ socketPath, handlers, hello, log }) {
   await removeStaleSocket(socketPath);

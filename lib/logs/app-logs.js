@@ -44,7 +44,7 @@ export class AppLogs {
    * @param {(slot: number|null) => Promise<{acked: boolean, reason?: string}>} o.reopenWriters  asks
    *   the processes writing to slot's files (null: every slot's) to reopen them at their
    *   paths; resolves when each acked, or with the reason one did not
-   * @param {import('pino').Logger} o.log
+   * @param {import('./json-logger.js').JsonLogger} o.log
    */
   constructor({ name, settings, reopenWriters, log }) {
     this.name = name;

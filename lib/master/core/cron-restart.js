@@ -12,7 +12,7 @@ export class CronRestarts {
    * @param {object} o
    * @param {import('./registry-reader.js').RegistryReader} o.reader
    * @param {(app: string) => Promise<{apps: object[]}>} o.reload  the rolling reload with the running config
-   * @param {import('pino').Logger} o.log
+   * @param {import('../../logs/json-logger.js').JsonLogger} o.log
    */
   constructor({ reader, reload, log }) {
     this.reader = reader;

@@ -21,7 +21,7 @@ import { startCapacityCopy } from './capacity-copy.js';
  * @param {import('../watch/watcher.js').WatchManager} o.watcher
  * @param {import('./cron-restart.js').CronRestarts} o.cron
  * @param {import('../diagnostics/diagnostics.js').Diagnostics} o.diagnostics  profiles and heap snapshots
- * @param {import('pino').Logger} o.log
+ * @param {import('../../logs/json-logger.js').JsonLogger} o.log
  * @param {string} o.version
  * @param {(reason: string) => void} o.shutdown
  * @param {() => boolean} [o.stopping]

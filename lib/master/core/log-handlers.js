@@ -17,7 +17,7 @@ export async function reloadAllLogs(registry, log) {
 
 /**
  * @param {import('./registry.js').AppRegistry} registry
- * @param {import('pino').Logger} log
+ * @param {import('../../logs/json-logger.js').JsonLogger} log
  */
 export function makeLogHandlers(registry, log) {
   /** Every (app, slot, stream, path) the apps `target` names write to. */

@@ -28,7 +28,7 @@ export class AppRegistry extends EventEmitter {
   /**
    * @param {object} o
    * @param {string} o.home
-   * @param {import('pino').Logger} o.log
+   * @param {import('../../logs/json-logger.js').JsonLogger} o.log
    * @param {string} o.agentPath  the agent preloaded into workers
    * @param {{configure: (m: object) => Promise<string[]>, interval: number}} o.metrics  the daemon-wide
    *   metrics settings (lib/master/health/metrics-settings.js)

@@ -19,7 +19,7 @@ import { spawn } from 'node:child_process';
  * Sends `fields` (e.g. ['READY=1', 'STATUS=...']) if NOTIFY_SOCKET is set; a no-op
  * otherwise. Never throws and never blocks: failures are logged.
  * @param {string[]} fields
- * @param {import('pino').Logger} [log]
+ * @param {import('../../logs/json-logger.js').JsonLogger} [log]
  * @param {NodeJS.ProcessEnv} [env]
  * @param {{quiet?: boolean}} [o]  quiet: log failures only (the watchdog's pings)
  * @returns {Promise<boolean>} whether systemd-notify reported success

@@ -16,7 +16,7 @@ const REPORT_WINDOW_MS = 60_000;
 const FOLLOWED = Symbol('superd.logs.followed');
 
 export class WorkerLogReports {
-  /** @param {{app: string, log: import('pino').Logger}} o */
+  /** @param {{app: string, log: import('../../logs/json-logger.js').JsonLogger}} o */
   constructor({ app, log }) {
     this.app = app;
     this.log = log;

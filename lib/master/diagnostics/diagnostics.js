@@ -38,7 +38,7 @@ export class Diagnostics {
    * @param {object} o
    * @param {string} o.home  SUPER_HOME
    * @param {import('../core/registry-reader.js').RegistryReader} o.reader
-   * @param {import('pino').Logger} o.log
+   * @param {import('../../logs/json-logger.js').JsonLogger} o.log
    */
   constructor({ home, reader, log }) {
     this.home = home;

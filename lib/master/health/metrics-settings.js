@@ -7,7 +7,7 @@ import { EventEmitter } from 'node:events';
 export class MetricsSettings extends EventEmitter {
   /**
    * @param {object} o
-   * @param {import('pino').Logger} o.log
+   * @param {import('../../logs/json-logger.js').JsonLogger} o.log
    * @param {() => Promise<string>} o.render  the Prometheus text of the moment, for each scrape
    * @param {(app: string|null) => object[]|null} o.readiness  for GET /readyz (health/monitor.js)
    * @param {number} [o.interval]  sampling period (ms) until a file says otherwise

@@ -36,7 +36,7 @@ export class Monitor {
    * @param {import('./metrics-settings.js').MetricsSettings} o.settings  the sampling interval
    * @param {(app: string, slot: number, reason: string) => Promise<{pid: number}|null>} o.replaceSlot  a
    *   ready-first replacement of one worker; null when the app was busy
-   * @param {import('pino').Logger} o.log
+   * @param {import('../../logs/json-logger.js').JsonLogger} o.log
    * @param {(topic: string, data: object) => void} o.broadcast
    * @param {(topic: string) => boolean} o.subscribed  true when a connection listens to topic
    * @param {string} [o.version]  superd's version, for superd_build_info

@@ -14,7 +14,7 @@ import { pinProcess } from './affinity.js';
 const NAMES = { [cluster.SCHED_RR]: 'round-robin', [cluster.SCHED_NONE]: 'os' };
 
 export class DaemonPolicy {
-  /** @param {{log: import('pino').Logger}} o */
+  /** @param {{log: import('../../logs/json-logger.js').JsonLogger}} o */
   constructor({ log }) {
     this.log = log;
     // Read once at boot, before the daemon pins itself: the CPUs apps may use for good.

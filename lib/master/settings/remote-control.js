@@ -19,7 +19,7 @@ import { parseListen } from '../../config/listen-address.js';
 import { inheritedSocket } from '../upgrade/index.js';
 
 export class RemoteControl {
-  /** @param {{home: string, log: import('pino').Logger, server: () => object|null}} o  server: lib/ipc/server.js */
+  /** @param {{home: string, log: import('../../logs/json-logger.js').JsonLogger, server: () => object|null}} o  server: lib/ipc/server.js */
   constructor({ home, log, server }) {
     this.home = home;
     this.log = log;

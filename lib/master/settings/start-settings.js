@@ -12,7 +12,7 @@ import { checkLogs, applyLogs } from '../../logs/prepare.js';
  * @property {import('./daemon-policy.js').DaemonPolicy} policy
  * @property {import('./remote-control.js').RemoteControl|null} [control]
  * @property {{configure: (m: object) => Promise<string[]>}|null} [monitor]  lib/master/health/monitor.js
- * @property {import('pino').Logger} log
+ * @property {import('../../logs/json-logger.js').JsonLogger} log
  */
 
 /**

@@ -44,7 +44,7 @@ export class Handover {
   /**
    * Runs the handover. Resolves once this daemon is the one of SUPER_HOME; throws when its
    * apps could not take over (the caller stops them and exits 1).
-   * @param {{registry: import('../core/registry.js').AppRegistry, log: import('pino').Logger,
+   * @param {{registry: import('../core/registry.js').AppRegistry, log: import('../../logs/json-logger.js').JsonLogger,
    *   socketPath: string, pidPath: string}} o
    */
   async run({ registry, log, socketPath, pidPath }) {

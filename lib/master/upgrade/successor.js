@@ -24,7 +24,7 @@ const TAIL_BYTES = 4096;
  * @param {{apps: object[], daemon: object}} o.state  what the successor runs
  * @param {number} o.deadline  ms the successor gets to be ready
  * @param {(text: string) => void} o.progress
- * @param {import('pino').Logger} o.log
+ * @param {import('../../logs/json-logger.js').JsonLogger} o.log
  * @returns {Promise<{pid: number}>} once the successor owns the control socket and pid file
  * @throws {SuperError} E_UPGRADE_FAILED, with the successor's stderr tail
  */

@@ -16,7 +16,7 @@ export class Upgrade {
   /**
    * @param {object} o
    * @param {import('../core/registry.js').AppRegistry} o.registry
-   * @param {import('pino').Logger} o.log
+   * @param {import('../../logs/json-logger.js').JsonLogger} o.log
    * @param {(successorPid: number) => void} o.retire  retires this daemon once the successor owns
    *   SUPER_HOME: its workers are stopped gracefully and it exits, leaving the socket and pid file
    * @param {string|null} [o.refuse]  why this daemon cannot be replaced (`super run`: its process is

@@ -30,7 +30,7 @@ export class WatchManager {
    * @param {(app: string) => Promise<{apps: object[]}>} o.reload  the rolling, zero-downtime
    *   reload of `super reload` with the running config (a code change is not a config
    *   change); on failure the old workers keep serving
-   * @param {import('pino').Logger} o.log
+   * @param {import('../../logs/json-logger.js').JsonLogger} o.log
    * @param {(data: object) => void} o.emit  'watch' events for subscribers: {app, state: 'ready'|'reload'|'reloaded'|'error', ...}
    */
   constructor({ reader, reload, log, emit }) {

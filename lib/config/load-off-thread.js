@@ -69,6 +69,7 @@ function loadOnce(file, options) {
 
 /** Starts the reader thread now, for a load expected soon; it ends after IDLE_MS without one. */
 export function warmReader() {
+  if (reader?.pending) return; // busy: its load's end sets the idle timer
   const r = threadReader();
   r.idle = setTimeout(() => retire(r), IDLE_MS);
   r.idle.unref();

@@ -26,7 +26,8 @@ const ERR_FLAGS = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_
  * @param {object} [opts]
  * @param {number} [opts.timeout=120000]
  * @param {boolean} [opts.warmConfigReader]  an ecosystem file is sent next: a new daemon
- *   starts the thread that reads it at once (lib/config/warm-reader.js)
+ *   starts the thread that reads it at once (lib/config/warm-reader.js), a running one is
+ *   asked to (`warm-reader`)
  * @param {Promise<unknown>} [opts.checked]  the caller's check of what it sends next (`super
  *   start` checks the file): no daemon is started when it rejects, and its error is thrown.
  *   When SUPER_HOME exists already, the daemon is launched meanwhile and loads its modules,
@@ -44,6 +45,9 @@ export async function ensureDaemon(home, { timeout = 120000, warmConfigReader = 
     }
   }
   if (running) {
+    // The daemon starts the thread that reads the file now, while this CLI checks it (a new
+    // thread costs ~55 ms before the first worker can fork). A daemon without it says so: ignored.
+    if (warmConfigReader) running.request('warm-reader').catch(() => {});
     await Promise.resolve(checked).catch((err) => {
       running.close();
       throw err;

@@ -33,6 +33,8 @@
 //                                                    -> as start      an app without an ecosystem file
 //               (`super start app.js -i 2`); validated by lib/config like a file's entry (E_CONFIG)
 //   start-apps  {target}                             -> as start      starts the stopped apps named
+//   warm-reader {}                                   -> {}   a file is sent next (`super start <file>`): the
+//               thread that reads ecosystem files starts now, while the CLI checks the file
 //   stop        {target}                             -> {apps: [name]}
 //               target (stop, restart, reload, delete, start-apps, signal, reset) = an app name, an
 //               id (as ls shows it), a namespace, "all", an ecosystem file's absolute path (the apps
@@ -107,7 +109,7 @@ export const TOPICS = Object.freeze(['worker', 'reload', 'metrics', 'watch', 'lo
 // the apps: meaningful only from the daemon's own host.
 // `upgrade` names files on the daemon's host (--daemon-path, --config); `capacity-copy`
 // starts a copy that the client loads over the daemon's loopback.
-export const LOCAL_ONLY_OPS = Object.freeze(['start', 'start-script', 'upgrade', 'capacity-copy']);
+export const LOCAL_ONLY_OPS = Object.freeze(['start', 'start-script', 'upgrade', 'capacity-copy', 'warm-reader']);
 
 const str = (v) => typeof v === 'string' && v.length > 0 && v.length <= 4096;
 const optStr = (v) => v === undefined || str(v);
@@ -140,6 +142,7 @@ export const OPS = Object.freeze({
     watch: [(v) => typeof v === 'boolean', false, 'true or false'],
   },
   'start-apps': { target: targetSpec },
+  'warm-reader': {},
   stop: { target: targetSpec },
   restart: { target: targetSpec },
   reload: {

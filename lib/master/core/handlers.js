@@ -42,6 +42,13 @@ export function makeHandlers({ registry, monitor, watcher, cron, diagnostics, lo
       const reloaded = await applyEnvToRunning(registry, { file: a.file, env: a.env, changed: result.changed, progress });
       return reloaded ? { ...result, reloaded: reloaded.apps } : result;
     },
+    // `super start <file>` asks as soon as it connects: the thread that reads files
+    // (lib/config/load-off-thread.js) starts while the CLI still checks the file.
+    'warm-reader': async () => {
+      const { warmReader } = await import('../../config/load-off-thread.js');
+      warmReader();
+      return {};
+    },
     'start-script': async (a) => {
       const { clientEnv, watch, ...spec } = a;
       const { config, daemon, source } = await fileLessApp(spec, { allowedCpus: registry.daemonPolicy.allowed, loadDefaults: registry.loadDefaults });

@@ -76,7 +76,6 @@ function install(cfg) {
     const { rawLines, HOLD_MS } = require('./raw-lines.cjs');
     const target = targets[stream];
     const decoder = formatting ? new StringDecoder('utf8') : null;
-
     const rawOut = formatting ? null : rawLines((buf) => writeAll(target, stream, buf));
     let partial = '';
     let partialTimer = null;
@@ -175,6 +174,5 @@ function onFirstRead(name, patch) {
     configurable: true,
   });
 }
-
 
 module.exports = { reopen: () => reopenLogs() };

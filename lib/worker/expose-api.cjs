@@ -13,23 +13,39 @@
 //     on a thread of their own (~40 ms at start and ~10 MB per worker): registered only for
 //     an ES-module entry script that names 'superd/worker' and cannot resolve it by itself,
 //     and in the main thread only (that Node applies no hook registered in a worker thread).
+// Everything is done lazily where it can be: index.cjs loads when the app first reads
+// globalThis.superd, and the entry script is read once, its path and package looked at
+// only when it names 'superd/worker'.
 const fs = require('node:fs');
 const path = require('node:path');
-const Module = require('node:module');
-const { pathToFileURL } = require('node:url');
+
+// The CommonJS loader (Module._resolveFilename, Module._nodeModulePaths) is this module's
+// own class. register and registerHooks are set on it by node:module only: that module is
+// required only where it is used, so that a worker on a Node without registerHooks whose
+// app never requires node:module does not pay for it (~0.2 ms per worker).
+const Module = module.constructor;
+const [major, minor] = process.versions.node.split('.').map(Number);
+const HAS_REGISTER_HOOKS = major > 23 || (major === 23 && minor >= 5) || (major === 22 && minor >= 15);
+const fileUrl = (file) => require('node:url').pathToFileURL(file).href;
 
 const SPECIFIER = 'superd/worker';
 const API_FILE = path.join(__dirname, 'index.cjs');
-const API_URL = pathToFileURL(API_FILE).href;
 const NOT_FOUND = new Set(['MODULE_NOT_FOUND', 'ERR_MODULE_NOT_FOUND', 'ERR_PACKAGE_PATH_NOT_EXPORTED']);
 
 function exposeApi() {
   if (!('superd' in globalThis)) {
-    Object.defineProperty(globalThis, 'superd', { value: Object.freeze({ ...require('./index.cjs') }), writable: true, configurable: true, enumerable: false });
+    // A value once read, as it would be if set here; the app may still assign its own.
+    const become = (value) => Object.defineProperty(globalThis, 'superd', { value, writable: true, configurable: true, enumerable: false });
+    Object.defineProperty(globalThis, 'superd', {
+      get: () => become(Object.freeze({ ...require('./index.cjs') })).superd,
+      set: become,
+      configurable: true,
+      enumerable: false,
+    });
   }
   const resolveFilename = Module._resolveFilename;
-  if (typeof Module.registerHooks === 'function') Module.registerHooks({ resolve: resolveSync });
-  else if (esmEntryNeedsHook(resolveFilename) && require('node:worker_threads').isMainThread) Module.register('./resolve-hook.mjs', pathToFileURL(__filename));
+  if (HAS_REGISTER_HOOKS) require('node:module').registerHooks({ resolve: resolveSync });
+  else if (esmEntryNeedsHook(resolveFilename) && require('node:worker_threads').isMainThread) require('node:module').register('./resolve-hook.mjs', fileUrl(__filename));
   Module._resolveFilename = function superdResolveFilename(request, ...rest) {
     if (request !== SPECIFIER) return resolveFilename.call(this, request, ...rest);
     try {
@@ -47,7 +63,7 @@ function resolveSync(specifier, context, next) {
     return next(specifier, context);
   } catch (err) {
     if (!NOT_FOUND.has(err?.code)) throw err;
-    return { url: API_URL, format: 'commonjs', shortCircuit: true };
+    return { url: fileUrl(API_FILE), format: 'commonjs', shortCircuit: true };
   }
 }
 
@@ -58,26 +74,31 @@ function resolveSync(specifier, context, next) {
  * deeper in the app that imports it needs Node >= 22.15, or globalThis.superd.
  */
 function esmEntryNeedsHook(resolveFilename) {
-  const entry = esmEntry();
-  return entry !== null && entry.text.includes(SPECIFIER) && !resolvesFrom(resolveFilename, entry.file);
+  const file = esmEntry();
+  return file !== null && !resolvesFrom(resolveFilename, file);
 }
 
-/** {file, text} of the entry script when Node runs it as an ES module, else null. */
+/**
+ * The path of the entry script when it names SPECIFIER and Node runs it as an ES module,
+ * else null. The text is read first: most entries do not name it, and for them one read
+ * (of a file Node reads next anyway) is the whole cost.
+ */
 function esmEntry() {
   let file;
   let text;
   try {
+    text = fs.readFileSync(process.argv[1], 'utf8');
+    if (!text.includes(SPECIFIER)) return null;
     file = fs.realpathSync(process.argv[1]);
     if (!file.endsWith('.mjs') && !file.endsWith('.js')) return null;
-    text = fs.readFileSync(file, 'utf8');
   } catch {
     return null; // no script (node -e, a REPL) or not a file
   }
-  if (file.endsWith('.mjs')) return { file, text };
+  if (file.endsWith('.mjs')) return file;
   const type = packageType(path.dirname(file));
-  if (type !== undefined) return type === 'module' ? { file, text } : null;
+  if (type !== undefined) return type === 'module' ? file : null;
   // No "type": Node runs a .js file with import/export statements as an ES module.
-  return /^\s*(import\s*[\w{*'"]|export\s)/m.test(text) ? { file, text } : null;
+  return /^\s*(import\s*[\w{*'"]|export\s)/m.test(text) ? file : null;
 }
 
 /** "type" of the nearest package.json above dir (undefined: none says). */

@@ -22,12 +22,15 @@
 // fd 1 directly such as pino's default destination) keeps going to the file open when the
 // worker started, which after a rotation is the rotated file: kept, never lost, until the
 // worker restarts.
+//
+// Node makes process.stdout/stderr on their first read: the writer is put in place then
+// (onFirstRead), so a worker that never writes (the common server) never pays for either
+// stream nor for the writer's modules. Nothing is lost: console, warnings and the app all
+// reach the stream through that read.
 const fs = require('node:fs');
 const { StringDecoder } = require('node:string_decoder');
 const { FROM_AGENT } = require('../ipc/agent-protocol.cjs');
 const { send: tell } = require('./daemon-channel.cjs');
-const { rawLines, HOLD_MS } = require('./raw-lines.cjs');
-const { lineFormatter } = require('./line-formats.cjs');
 
 /** Opens the log paths again (the daemon's REOPEN_LOGS); nothing to do without SUPER_LOG. */
 let reopenLogs = () => {};
@@ -44,9 +47,11 @@ if (raw) {
 }
 
 function install(cfg) {
-  const line = lineFormatter(cfg);
+  // Without a time prefix or a JSON log_type (the default, raw) nothing is formatted, and
+  // line-formats.cjs is not loaded.
+  const line = cfg.date || cfg.type === 'json' || cfg.type === 'pm2-json' ? require('./line-formats.cjs').lineFormatter(cfg) : null;
   const formatting = line !== null;
-  const targets = { out: { fd: 1, path: cfg.out }, err: { fd: 2, path: cfg.err } };
+  const targets = { out: { fd: 1, path: cfg.out, flush() {} }, err: { fd: 2, path: cfg.err, flush() {} } };
 
   function writeAll(target, stream, buf) {
     try {
@@ -67,9 +72,10 @@ function install(cfg) {
     return undefined;
   }
 
-  for (const [stream, proc] of [['out', process.stdout], ['err', process.stderr]]) {
+  function replaceWrite(stream, proc) {
+    const { rawLines, HOLD_MS } = require('./raw-lines.cjs');
     const target = targets[stream];
-    const decoder = new StringDecoder('utf8');
+    const decoder = formatting ? new StringDecoder('utf8') : null;
     const rawOut = formatting ? null : rawLines((buf) => writeAll(target, stream, buf));
     let partial = '';
     let partialTimer = null;
@@ -110,6 +116,8 @@ function install(cfg) {
       return true;
     };
   }
+  onFirstRead('stdout', (proc) => replaceWrite('out', proc));
+  onFirstRead('stderr', (proc) => replaceWrite('err', proc));
   process.on('exit', () => {
     targets.out.flush();
     targets.err.flush();
@@ -146,6 +154,25 @@ function install(cfg) {
     }, 1000).unref();
   }
   return reopen;
+}
+
+/** Calls patch(stream) once, when process[name] (stdout, stderr) is first read. */
+function onFirstRead(name, patch) {
+  const own = Object.getOwnPropertyDescriptor(process, name);
+  if (!own?.get || !own.configurable) {
+    patch(process[name]);
+    return;
+  }
+  Object.defineProperty(process, name, {
+    get() {
+      Object.defineProperty(process, name, own); // Node's getter keeps the stream it made
+      const stream = own.get.call(process);
+      patch(stream);
+      return stream;
+    },
+    enumerable: own.enumerable,
+    configurable: true,
+  });
 }
 
 module.exports = { reopen: () => reopenLogs() };

@@ -11,7 +11,9 @@
 // finds the loop idle and nobody watching turns it off (an idle loop's delay is 0).
 // HTTP timing uses diagnostics_channel only: no function of the app or of node:http is
 // wrapped. Every timer is unref'd: metrics never keep a worker alive.
-const { monitorEventLoopDelay, performance, createHistogram } = require('node:perf_hooks');
+// node:perf_hooks and both histograms are loaded and made on first use (a request, a
+// report, a watch), not while the worker boots: each crash restart and each reload's
+// replacement reaches listening without them.
 const dc = require('node:diagnostics_channel');
 const { FROM_AGENT, TO_AGENT } = require('../ipc/agent-protocol.cjs');
 const { send } = require('./daemon-channel.cjs');
@@ -25,9 +27,15 @@ const round2 = (x) => Math.round(x * 100) / 100;
 // The histogram holds the time between two ticks of its own timer, resolution included:
 // the delay is what exceeds the resolution.
 const delay = (ns) => (Number.isFinite(ns) ? Math.max(0, round2(ns / 1e6 - RESOLUTION)) : 0);
+let perfHooks = null;
+const perf = () => (perfHooks ??= require('node:perf_hooks'));
+const clock = () => perf().performance.now();
+/** The loop's utilization since `since` (an earlier result), or since it started (null). */
+const eluSince = (since) => perf().performance.eventLoopUtilization(since);
 
 function startMetrics() {
-  const loop = monitorEventLoopDelay({ resolution: RESOLUTION });
+  let loop = null; // the delay histogram, made by its first user
+  const loopHistogram = () => (loop ??= perf().monitorEventLoopDelay({ resolution: RESOLUTION }));
   let measuring = false;
   let settleTimer = null;
   let settleElu = null;
@@ -44,9 +52,9 @@ function startMetrics() {
   const bridge = () => {
     if (bridging) return;
     bridging = true;
-    let from = performance.now();
+    let from = clock();
     const step = () => {
-      const now = performance.now();
+      const now = clock();
       bridged = Math.max(bridged, now - from - RESOLUTION);
       from = now;
       if (loop.count > 0 || !measuring) bridging = false;
@@ -61,13 +69,13 @@ function startMetrics() {
     measuring = true;
     // What it holds is from before an idle stretch; its first tick records nothing (like
     // after a reset), so the bridge covers a block that starts right now (a request).
-    loop.reset();
+    loopHistogram().reset();
     loop.enable();
     bridge();
-    settleElu = performance.eventLoopUtilization();
+    settleElu = eluSince(null);
     settleTimer = setInterval(() => {
-      const busy = performance.eventLoopUtilization(settleElu).utilization;
-      settleElu = performance.eventLoopUtilization();
+      const busy = eluSince(settleElu).utilization;
+      settleElu = eluSince(null);
       if (watchTimer || busy > BUSY_ELU) return;
       measuring = false;
       loop.disable();
@@ -76,39 +84,39 @@ function startMetrics() {
     settleTimer.unref();
   };
 
-  let elu = performance.eventLoopUtilization();
-  let last = performance.now();
+  let elu = null; // the first report's is since the loop started
+  let last = 0; // the clock's origin: the process started
   let reported = false;
 
   // HTTP: requests finished and their response times (µs) since the last report.
-  const responseTimes = createHistogram();
+  let responseTimes = null; // made at the first response
   let requests = 0;
   let responseMicros = 0; // their sum (µs): the daemon keeps the summary's _sum
   dc.subscribe('http.server.request.start', ({ response }) => {
-    response[started] = performance.now();
+    response[started] = clock();
     measure();
   });
   dc.subscribe('http.server.response.finish', ({ response }) => {
     const t0 = response[started];
     if (t0 === undefined) return;
     requests++;
-    const us = Math.max(1, Math.round((performance.now() - t0) * 1000));
-    responseTimes.record(us);
+    const us = Math.max(1, Math.round((clock() - t0) * 1000));
+    (responseTimes ??= perf().createHistogram()).record(us);
     responseMicros += us;
   });
 
   /** Sends what happened since the last report; `late`: how late a watched report's timer ran (ms). */
   const report = (late = 0) => {
     if (typeof process.send !== 'function' || !process.connected) return;
-    const now = performance.now();
+    const now = clock();
     const seconds = (now - last) / 1000;
     last = now;
     // The delay the histogram missed is one sample: its max, and its p99 too while the
     // interval holds fewer than 100 samples (the p99 of fewer is their largest).
     const gap = Math.max(0, round2(late), round2(bridged));
-    const missed = { max: gap, p99: loop.count < 99 ? gap : 0 };
-    const eluNow = performance.eventLoopUtilization(elu);
-    elu = performance.eventLoopUtilization();
+    const missed = { max: gap, p99: loopHistogram().count < 99 ? gap : 0 };
+    const eluNow = eluSince(elu);
+    elu = eluSince(null);
     // The first report's ELU is the app's boot: not a sign of work to come.
     if (reported && eluNow.utilization > BUSY_ELU) measure();
     reported = true;
@@ -131,7 +139,7 @@ function startMetrics() {
     loop.reset();
     bridged = 0;
     if (measuring) bridge();
-    responseTimes.reset();
+    responseTimes?.reset();
     requests = 0;
     responseMicros = 0;
     // A full channel means the daemon is behind: drop this sample rather than queue it.
@@ -143,9 +151,10 @@ function startMetrics() {
   const watch = () => {
     if (watchTimer) return;
     measure();
-    due = performance.now() + interval;
+    due = clock() + interval;
     watchTimer = setInterval(() => {
-      const now = performance.now();
+      const now = clock();
+
       const late = now - due;
       due = now + interval;
       report(late);

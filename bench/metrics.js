@@ -12,6 +12,8 @@
 //   --rounds N   rounds; medians are reported (default 3)
 //   --requests N requests per agent-overhead run (default 20000)
 //   --only idle|agent|monit
+//   --app cpu|hello  the app of the agent-overhead part: bench/cpu-app.js (~0.24 ms of JS a
+//                request, default) or examples/hello (~25 µs: where a per-request cost shows most)
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -102,12 +104,14 @@ async function idle({ window, rounds }) {
 
 // --- agent overhead -------------------------------------------------------------------
 
-async function agentPrimary(withAgent) {
+const AGENT_APPS = { cpu: 'bench/cpu-app.js', hello: 'examples/hello/server.js' };
+
+async function agentPrimary(withAgent, app) {
   const port = await freePort();
   const child = spawn(process.execPath, [path.join(ROOT, 'bench/agent-primary.js')], {
     detached: true,
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    env: { ...process.env, PORT: String(port), WORKERS: '1', AGENT: withAgent ? '1' : '0', APP: path.join(ROOT, 'bench/cpu-app.js') },
+    env: { ...process.env, PORT: String(port), WORKERS: '1', AGENT: withAgent ? '1' : '0', APP: path.join(ROOT, AGENT_APPS[app]) },
   });
   await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('agent primary: not listening within 15 s')), 15000);
@@ -119,7 +123,7 @@ async function agentPrimary(withAgent) {
   return { port, worker: Number(/pid (\d+)/.exec(body)[1]), stop: async () => { try { process.kill(-child.pid, 'SIGTERM'); } catch {} await Promise.race([exited, sleep(4000)]); try { process.kill(-child.pid, 'SIGKILL'); } catch {} } };
 }
 
-async function agent({ rounds, requests }) {
+async function agent({ rounds, requests, app }) {
   // Two measures: req/s (what a user sees, but at the mercy of everything else running on
   // this shared machine) and the worker's own CPU time per request over a fixed number of
   // requests (utime+stime from /proc: only time the worker itself ran counts).
@@ -127,7 +131,7 @@ async function agent({ rounds, requests }) {
   for (let r = 1; r <= rounds; r++) {
     // Alternate the order so drift on this shared machine does not favour one side.
     for (const withAgent of r % 2 ? [false, true] : [true, false]) {
-      const t = await agentPrimary(withAgent);
+      const t = await agentPrimary(withAgent, app);
       try {
         await autocannon({ url: `http://127.0.0.1:${t.port}/`, connections: 10, amount: 2000 }); // warm-up
         const before = procStat(t.worker).ticks;
@@ -137,7 +141,7 @@ async function agent({ rounds, requests }) {
         const rps = out.requests.total / (Number(process.hrtime.bigint() - t0) / 1e9);
         const cpuUs = ((procStat(t.worker).ticks - before) * (1e6 / HZ)) / requests;
         runs[withAgent ? 'with' : 'without'].push({ rps, cpuUs });
-        log(`round ${r}: CPU-bound app ${withAgent ? 'with' : 'without'} the agent: ${fmt(rps)} req/s, ${fmt(cpuUs, 1)} µs CPU/request`);
+        log(`round ${r}: ${app === 'cpu' ? 'CPU-bound app' : 'hello'} ${withAgent ? 'with' : 'without'} the agent: ${fmt(rps)} req/s, ${fmt(cpuUs, 1)} µs CPU/request`);
       } finally {
         await t.stop();
       }
@@ -149,7 +153,7 @@ async function agent({ rounds, requests }) {
   const cap = (side) => 1e6 / med(side, 'cpuUs');
   return {
     summary: { cpu_us_with: med('with', 'cpuUs'), cpu_us_without: med('without', 'cpuUs'), cpu_ratio: ratio(med('with', 'cpuUs'), med('without', 'cpuUs')), capacity_with: cap('with'), capacity_without: cap('without'), capacity_ratio: ratio(cap('with'), cap('without')), rps_with: med('with', 'rps'), rps_without: med('without', 'rps'), runs },
-    table: table(['CPU-bound app, 1 worker', 'worker CPU µs / request (median)', 'capacity req/s (1 s / CPU per request)', 'µs per run', 'wall req/s (median; whole seconds, noisy)'], [
+    table: table([`${app === 'cpu' ? 'CPU-bound app' : 'examples/hello'}, 1 worker`, 'worker CPU µs / request (median)', 'capacity req/s (1 s / CPU per request)', 'µs per run', 'wall req/s (median; whole seconds, noisy)'], [
       ['without agent', fmt(med('without', 'cpuUs'), 1), fmt(cap('without')), list('without', 'cpuUs', 1), fmt(med('without', 'rps'))],
       ['with agent (metrics every 1 s)', fmt(med('with', 'cpuUs'), 1), fmt(cap('with')), list('with', 'cpuUs', 1), fmt(med('with', 'rps'))],
       ['ratio with / without', fmt(ratio(med('with', 'cpuUs'), med('without', 'cpuUs')), 3), fmt(ratio(cap('with'), cap('without')), 3), '', fmt(ratio(med('with', 'rps'), med('without', 'rps')), 3)],
@@ -201,10 +205,10 @@ async function monit({ window, rounds }) {
 stopAllOnExit(['SIGINT', 'SIGTERM']);
 
 const opts = benchArgs(process.argv.slice(2), {
-  defaults: { window: 10, rounds: 3, requests: 20000, only: null },
+  defaults: { window: 10, rounds: 3, requests: 20000, only: null, app: 'cpu' },
   fractional: ['window'],
-  choices: { only: ['idle', 'agent', 'monit'] },
-  usage: 'node bench/metrics.js [--window 10] [--rounds 3] [--requests 20000] [--only idle|agent|monit]',
+  choices: { only: ['idle', 'agent', 'monit'], app: Object.keys(AGENT_APPS) },
+  usage: 'node bench/metrics.js [--window 10] [--rounds 3] [--requests 20000] [--only idle|agent|monit] [--app cpu|hello]',
 });
 const results = { date: new Date().toISOString(), node: process.version, cpus: os.availableParallelism(), opts };
 const sections = [];
@@ -216,7 +220,7 @@ if (!opts.only || opts.only === 'idle') {
 if (!opts.only || opts.only === 'agent') {
   const r = await agent(opts);
   results.agent = r.summary;
-  sections.push(`### Worker agent overhead on a CPU-bound app (autocannon -c 10, ${opts.requests} requests per run, median of ${opts.rounds})\n\n${r.table}`);
+  sections.push(`### Worker agent overhead on ${opts.app === 'cpu' ? 'a CPU-bound app' : 'examples/hello'} (autocannon -c 10, ${opts.requests} requests per run, median of ${opts.rounds})\n\n${r.table}`);
 }
 if (!opts.only || opts.only === 'monit') {
   const r = await monit(opts);

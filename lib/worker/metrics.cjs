@@ -154,7 +154,6 @@ function startMetrics() {
     due = clock() + interval;
     watchTimer = setInterval(() => {
       const now = clock();
-
       const late = now - due;
       due = now + interval;
       report(late);

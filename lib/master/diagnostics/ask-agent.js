@@ -1,16 +1,10 @@
 // One diagnostic asked of one worker's agent, and its answer: the agent's DIAGNOSTIC_DONE
 // with the request's id, the worker's exit, or a deadline, whichever comes first.
-import { createRequire } from 'node:module';
+import { TO_AGENT } from '../../ipc/agent-protocol.js';
 import { SuperError } from '../../errors.js';
 import { describeExit } from '../process/index.js';
 import { removePartial } from './profile-files.js';
 
-// CommonJS (the agent shares it) is require()d: importing it from ESM would load Node's
-// CommonJS export scanner, ~4 MB of the daemon's memory for as long as it runs.
-const require = createRequire(import.meta.url);
-const protocol = require('../../ipc/agent-protocol.cjs');
-
-const { TO_AGENT } = protocol;
 const WHAT = { profile: 'CPU profile', heap: 'heap snapshot' };
 let nextId = 1;
 

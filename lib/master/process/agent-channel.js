@@ -8,14 +8,8 @@
 // Any app can flood this channel with anything (its own process.send): each message costs
 // O(1) here (a type check, a Set lookup, a bounded guard) and logs nothing; an app's own
 // messages, unknown names and malformed fields are dropped.
-import { createRequire } from 'node:module';
+import { FROM_AGENT, GUARDS, agentMessageName, envelope } from '../../ipc/agent-protocol.js';
 
-// CommonJS (the agent shares it) is require()d: importing it from ESM would load Node's
-// CommonJS export scanner, ~4 MB of the daemon's memory for as long as it runs.
-const require = createRequire(import.meta.url);
-const protocol = require('../../ipc/agent-protocol.cjs');
-
-const { FROM_AGENT, GUARDS, agentMessageName, envelope } = protocol;
 const NAMES = new Set(Object.values(FROM_AGENT));
 
 /**

@@ -8,20 +8,13 @@
 // (agent-channel.js). stop() -> Promise<{code, signal}>: drain, kill_signal, then SIGKILL;
 // kill() -> the same promise, at once with SIGKILL.
 import { EventEmitter } from 'node:events';
-import { createRequire } from 'node:module';
+import { FROM_AGENT, TO_AGENT, PM2 } from '../../ipc/agent-protocol.js';
 import { forkClusterWorker } from './launch-cluster.js';
 import { spawnForkWorker } from './launch-fork.js';
 import { signalGroup, reapGroup } from './process-group.js';
 import { trackGroup } from './group-record.js';
 import { strayDescendants, reapStrays } from './stray-processes.js';
 import { listenToAgent, tellAgent } from './agent-channel.js';
-
-// CommonJS (the agent shares it) is require()d: importing it from ESM would load Node's
-// CommonJS export scanner, ~4 MB of the daemon's memory for as long as it runs.
-const require = createRequire(import.meta.url);
-const protocol = require('../../ipc/agent-protocol.cjs');
-
-const { FROM_AGENT, TO_AGENT, PM2 } = protocol;
 
 /** Every WorkerProcess created, whoever creates it ('new', proc): the metrics monitor listens. */
 export const workerProcesses = new EventEmitter();

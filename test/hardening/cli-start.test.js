@@ -8,8 +8,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
-import { sandbox, freePort, httpGet } from '../helpers/harness.js';
+import { sandbox, tmpfsSandbox, freePort, httpGet } from '../helpers/harness.js';
 
 test('super start on one daemon: concurrent starts, a port in use, a crash loop', { timeout: 90000 }, async (t) => {
   const box = await sandbox(t);
@@ -59,12 +58,7 @@ test('super resurrect with nothing saved starts no daemon', async (t) => {
 });
 
 test('super start on a full SUPER_HOME says the disk is full', { skip: process.getuid?.() !== 0 && 'mounting a tmpfs needs root' }, async (t) => {
-  const mounted = [];
-  t.after(() => mounted.forEach((dir) => execFileSync('umount', ['-l', dir])));
-  const box = await sandbox(t);
-  fs.mkdirSync(box.home);
-  execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k,mode=0700', 'tmpfs', box.home]);
-  mounted.push(box.home);
+  const box = await tmpfsSandbox(t, '64k');
   fs.writeFileSync(path.join(box.home, 'daemon.err'), ''); // the CLI truncates it: no space needed
   try {
     fs.writeFileSync(path.join(box.home, 'filler'), Buffer.alloc(128 * 1024));

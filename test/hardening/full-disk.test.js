@@ -8,9 +8,8 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
-import { sandbox, freePort, httpGet, watchEvents } from '../helpers/harness.js';
+import { tmpfsSandbox, freePort, httpGet, watchEvents } from '../helpers/harness.js';
 import { eventually } from '../logs/log-files.js';
 
 const LS_BOUND_MS = 1000;
@@ -50,13 +49,7 @@ function parsed(line) {
 }
 
 test('a full SUPER_HOME: ls answers within 1 s, apps serve, daemon-log lines are dropped and counted', { skip: notRoot, timeout: 60000 }, async (t) => {
-  const mounted = [];
-  // Registered before the sandbox's cleanup: a lazy unmount lets it remove the directory.
-  t.after(() => mounted.forEach((dir) => execFileSync('umount', ['-l', dir])));
-  const box = await sandbox(t);
-  fs.mkdirSync(box.home);
-  execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m,mode=0700', 'tmpfs', box.home]);
-  mounted.push(box.home);
+  const box = await tmpfsSandbox(t, '1m');
 
   const port = await freePort();
   box.fixture('http-server.js');

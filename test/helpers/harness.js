@@ -6,7 +6,7 @@ import os from 'node:os';
 import net from 'node:net';
 import path from 'node:path';
 import http from 'node:http';
-import { spawn } from 'node:child_process';
+import { spawn, execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { connect } from '../../lib/ipc/client.js';
 import { processAlive } from '../../lib/process-alive.js';
@@ -132,6 +132,21 @@ export async function sandbox(t) {
     },
   };
   t.after(() => box.cleanup());
+  return box;
+}
+
+/**
+ * A sandbox whose SUPER_HOME is a tmpfs of `size` (e.g. '64k', '1m'; mounting needs root),
+ * unmounted after the test. The unmount is registered before the sandbox's cleanup: a lazy
+ * unmount lets that cleanup remove the directory.
+ */
+export async function tmpfsSandbox(t, size) {
+  let home = null;
+  t.after(() => home && execFileSync('umount', ['-l', home]));
+  const box = await sandbox(t);
+  fs.mkdirSync(box.home);
+  execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size},mode=0700`, 'tmpfs', box.home]);
+  home = box.home;
   return box;
 }
 

@@ -201,6 +201,7 @@ async function parseWithCommander() {
     .option('--probes <n>', 'the most rates tried per instance count (default 12)')
     .option('--max-time <duration>', 'the most the whole run may take (default 10m)')
     .option('--warmup <duration>', 'unmeasured load on new workers before each instance count is measured (default 2s; 0: none)')
+    .option('--port <n>', 'the loopback port the copy listens on (default: a free one superd chooses)')
     .option('--svg <file>', 'write the chart here (default: $SUPER_HOME/capacity-<app>.svg)')
     .option('--json', 'print one JSON object ({rows: [{instances, max_rps, p99_ms, ...}], ...}) on stdout')
     .action(run('capacity'));

@@ -55,13 +55,20 @@ async function printVersion() {
   process.stdout.write(`${JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version}\n`);
 }
 
+/** commander's error line, with what a missing target list looks like (`super restart`). */
+function withHint(line) {
+  if (!/^missing required argument 'targets'/.test(line)) return line;
+  const command = process.argv[2];
+  return `super ${command} needs what to ${command}: app names, ids (as super ls shows them), namespaces, ecosystem files, or "all"; e.g. super ${command} api, super ${command} 0 1, super ${command} all\n`;
+}
+
 async function parseWithCommander() {
   const { Command, Option } = await import('commander');
 
   const program = new Command('super')
     .description('superd: a small, fast process supervisor and cluster manager for Node.js')
     .showSuggestionAfterError(true)
-    .configureOutput({ outputError: (str, write) => write(`super: E_USAGE: ${str.replace(/^error: /, '')}`) })
+    .configureOutput({ outputError: (str, write) => write(`super: E_USAGE: ${withHint(str.replace(/^error: /, ''))}`) })
     .exitOverride((err) => {
       // commander's own errors (unknown command, missing argument) are bad input: exit 2
       process.exit(err.exitCode === 0 ? 0 : 2);

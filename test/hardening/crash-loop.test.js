@@ -32,12 +32,15 @@ test(`${APPS} apps crash-looping: ls answers, a healthy app serves, restarts bac
   const box = await sandbox(t);
   const port = await freePort();
   box.fixture('http-server.js');
-  box.write('exit1.js', 'process.exit(1);\n');
+  // Listens (ready), then exits (after its 'listening' message is out): the start succeeds
+  // and the app loops from there.
+  box.write('exit1.js', "require('node:net').createServer().listen(0, '127.0.0.1', () => setTimeout(() => process.exit(1), 100));\n");
   const web = box.write('web.yml', `apps:\n  - name: web\n    script: http-server.js\n    env: { PORT: ${port} }\n`);
   assert.equal((await box.cli(['start', web])).code, 0);
   const ev = await watchEvents(box, t);
 
   const names = Array.from({ length: APPS }, (_, i) => `loop${i}`);
+  // (A worker that dies before its first readiness would fail the start: the app would be rolled back.)
   const loops = box.write('loops.yml', `apps:\n${names.map((n) => `  - name: ${n}\n    script: exit1.js\n    max_restarts: ${MAX_RESTARTS}\n    min_uptime: ${MIN_UPTIME}\n`).join('')}`);
   const allErrored = Promise.all(names.map((n) => ev.waitFor((e) => e.app === n && e.state === 'errored', 60000, `${n} errored`)));
   let looping = true;
@@ -51,8 +54,7 @@ test(`${APPS} apps crash-looping: ls answers, a healthy app serves, restarts bac
   await allErrored;
   const [{ daemonMs, cliMs }, { served, failures }] = await Promise.all([lsProbe, httpProbe]);
   const started = await start;
-  assert.equal(started.code, 1, 'a start whose workers die before ready fails');
-  assert.match(started.stderr, /E_START_FAILED: loop\d+#0 exited with code 1 before it became ready/);
+  assert.equal(started.code, 0, started.stderr);
 
   t.diagnostic(`ls: ${daemonMs.length} calls, daemon answer max ${Math.max(...daemonMs)} ms, super ls max ${Math.max(...cliMs)} ms; web: ${served} requests served`);
   assert.ok(daemonMs.length >= 2, 'ls was probed while the apps looped');

@@ -27,12 +27,13 @@ test('kill -9 of a worker: replaced in the same slot, serving again', async (t) 
 
 test('a crash loop ends errored with its restart count and exit code', async (t) => {
   const box = await sandbox(t);
-  box.fixture('crash.js');
-  const eco = box.write('eco.yml', `apps:\n  - name: boom\n    script: crash.js\n    max_restarts: 3\n    min_uptime: 2s\n`);
+  // It listens (ready), then dies well before min_uptime: the start succeeds and the loop is
+  // the restart policy's (a worker that dies before its first readiness fails the start,
+  // which is rolled back: test/hardening/cli-start.test.js).
+  box.write('boom.js', "require('node:net').createServer().listen(0, '127.0.0.1', () => setTimeout(() => { console.error('boom.js: failing on purpose'); process.exit(3); }, 100));\n");
+  const eco = box.write('eco.yml', `apps:\n  - name: boom\n    script: boom.js\n    max_restarts: 3\n    min_uptime: 2s\n`);
   const r = await box.cli(['start', eco]);
-  assert.equal(r.code, 1, 'a start whose worker dies before ready fails');
-  assert.match(r.stderr, /E_START_FAILED: boom#0 exited with code 3 before it became ready/);
-  assert.match(r.stderr, /boom#0 \| crash\.js: failing on purpose/, 'the stderr tail is shown');
+  assert.equal(r.code, 0, r.stderr);
   const ev = await watchEvents(box, t);
   const errored = await ev.waitFor((e) => e.state === 'errored', 30000, 'errored');
   assert.match(errored.reason, /4 times in a row.*max_restarts is 3/);

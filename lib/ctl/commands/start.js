@@ -151,10 +151,40 @@ async function report(client, data, opts) {
         : `${name} is already running; use \`super reload ${name}\` to reload it\n`);
     }
   }
+  const rolledBack = new Map((data.rolled_back ?? []).map((r) => [r.app, r]));
   const status = printOutcome({ ...data, failed: data.failed?.map(firstErrorLine) });
-  for (const name of failed) process.stderr.write(`  ${name}: the workers' whole stderr: super logs ${name} --err --lines 100\n`);
+  process.stderr.write(await afterFailure(data.failed ?? [], rolledBack));
   process.stdout.write(`${renderLs(ls)}\n`);
   return status;
+}
+
+/** What became of each app whose start failed, what to run next, and who holds a busy port. */
+async function afterFailure(failures, rolledBack) {
+  const out = [];
+  const { busyPort, portHolder } = await import('../port-holder.js');
+  let daemonPid = null;
+  try {
+    daemonPid = Number(fs.readFileSync(path.join(superHome(), 'daemon.pid'), 'utf8').trim());
+  } catch {
+    // no pid file (a remote daemon): a holder is named by its command line only
+  }
+  const ports = new Set();
+  for (const f of failures) {
+    const port = busyPort(f.stderr);
+    if (port === null || ports.has(port)) continue;
+    ports.add(port);
+    const holder = portHolder(port);
+    if (holder?.pid === daemonPid) out.push(`  port ${port} is held by this superd daemon (pid ${holder.pid}): another of its apps listens there (super ls)`);
+    else if (holder) out.push(`  port ${port} is held by pid ${holder.pid}: ${holder.command}`);
+  }
+  for (const name of new Set(failures.map((f) => f.app))) {
+    const { kept, err_log: errLog } = rolledBack.get(name) ?? {};
+    // A removed app's logs cannot be asked for by name: the file is named instead.
+    if (kept === 'removed') out.push(`  ${name} was not kept: its start failed, so it was removed and nothing of it runs; fix it, then run the same super start again${errLog ? ` (its stderr: ${errLog})` : ''}`);
+    else if (kept === 'stopped') out.push(`  ${name} is stopped: its start failed; fix it, then \`super start ${name}\` (its whole stderr: super logs ${name} --err --lines 100)`);
+    else out.push(`  ${name}: the workers' whole stderr: super logs ${name} --err --lines 100`);
+  }
+  return out.map((l) => `${l}\n`).join('');
 }
 
 /** A failed worker's stderr tail cut to its first error line (a stack per worker is noise here). */

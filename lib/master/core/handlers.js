@@ -35,7 +35,7 @@ export function makeHandlers({ registry, monitor, watcher, cron, diagnostics, lo
     ping: () => ({ pong: true, pid: process.pid, uptime_ms: Date.now() - startedAt }),
     version: () => ({ version, protocol: PROTOCOL, node: process.version }),
     start: async (a, conn, progress) => {
-      const result = await registry.startFromFile(a);
+      const result = await registry.startFromFile({ ...a, rollback: true });
       // --watch: the file's apps reload when their files change (their cwd, if no watch paths)
       if (a.watch) for (const name of [...result.started, ...result.running]) registry.setWatch(name, true);
       // --env <name> on running apps: their new env applies now, through a rolling reload
@@ -53,7 +53,7 @@ export function makeHandlers({ registry, monitor, watcher, cron, diagnostics, lo
       const { clientEnv, watch, ...spec } = a;
       const { config, daemon, source } = await fileLessApp(spec, { allowedCpus: registry.daemonPolicy.allowed, loadDefaults: registry.loadDefaults });
       const entry = { config, clientEnv: clientEnv && inheritable(clientEnv), source };
-      const result = await registry.startConfigs([entry], daemon, `super start ${spec.script}`);
+      const result = await registry.startConfigs([entry], daemon, `super start ${spec.script}`, undefined, { rollback: true });
       if (watch) registry.setWatch(config.name, true);
       return result;
     },
@@ -62,7 +62,7 @@ export function makeHandlers({ registry, monitor, watcher, cron, diagnostics, lo
       const entries = apps.map((app) => ({ config: app.pendingConfig ?? app.config, clientEnv: app.clientEnv, source: app.source }));
       // the daemon-wide settings stay as they are
       const daemon = { scheduling: registry.schedulingName, scheduling_set: false, cpu_affinity: null };
-      return registry.startConfigs(entries, daemon, 'super start');
+      return registry.startConfigs(entries, daemon, 'super start', undefined, { rollback: true });
     },
     watch: (a) => registry.setWatch(a.app, a.on),
     stop: (a) => registry.stop(a.target),

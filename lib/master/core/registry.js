@@ -73,13 +73,13 @@ export class AppRegistry extends EventEmitter {
   }
 
   /** `super start <file>`: add new apps and start them, start stopped ones, report running ones. */
-  async startFromFile({ file, env, only, clientEnv: rawClientEnv, beforeStart }) {
+  async startFromFile({ file, env, only, clientEnv: rawClientEnv, beforeStart, rollback = false }) {
     const { loadEcosystemOffThread } = await import('../../config/load-off-thread.js');
     const clientEnv = rawClientEnv && inheritable(rawClientEnv);
     // The daemon's CPUs as at boot: daemon.cpu_affinity narrows the daemon, never the apps.
     // A JS/TS file runs with the caller's environment (lib/config/js-config.js).
     const eco = await loadEcosystemOffThread(file, { env, only, allowedCpus: this.daemonPolicy.allowed, callerEnv: clientEnv, home: this.home, ...this.loadDefaults });
-    const result = await this.startConfigs(eco.apps.map((config) => ({ config, clientEnv, source: { file, env }, autostart: config.autostart })), eco.daemon, file, beforeStart);
+    const result = await this.startConfigs(eco.apps.map((config) => ({ config, clientEnv, source: { file, env }, autostart: config.autostart })), eco.daemon, file, beforeStart, { rollback });
     result.warnings.unshift(...eco.warnings);
     return result;
   }
@@ -95,8 +95,11 @@ export class AppRegistry extends EventEmitter {
    * @param {string} [source]  where they come from, for messages
    * @param {() => Promise<void>} [beforeStart]  runs once the apps are registered, before
    *   any worker starts (`super run` starts following their logs there)
+   * @param {{rollback?: boolean}} [o]  rollback (a user's `super start`): an app with a worker
+   *   that fails before its first readiness is not left crash-looping: a new one is removed,
+   *   one that was registered is stopped (result.rolled_back says which)
    */
-  async startConfigs(entries, daemon, source = 'the saved dump', beforeStart) {
+  async startConfigs(entries, daemon, source = 'the saved dump', beforeStart, { rollback = false } = {}) {
     if (typeof daemon === 'string') daemon = { scheduling: daemon, scheduling_set: true, cpu_affinity: null }; // a policy name alone
     // Every check before any change (lib/master/settings/start-settings.js): a start refused
     // for any reason leaves the daemon and its apps as they were.
@@ -114,6 +117,7 @@ export class AppRegistry extends EventEmitter {
     if (busy) throw new SuperError('E_BUSY', `${busy.name} is busy (${busy.busy}); try again when it is done`);
     const result = { started: [], running: [], changed: [], warnings: await applySettings(settings, owners), failed: [] };
     const toStart = [];
+    const newApps = new Set();
     for (const { config, clientEnv, source: from, autostart, id } of entries) {
       let app = this.apps.get(config.name);
       // Taken by another operation while the settings were applied.
@@ -135,6 +139,7 @@ export class AppRegistry extends EventEmitter {
       } else {
         app = this.#add(App, config, clientEnv);
         reserveId(this.apps, app, id);
+        newApps.add(app);
       }
       app.source = from ?? app.source;
       if (autostart === false) {
@@ -152,8 +157,20 @@ export class AppRegistry extends EventEmitter {
       const outcomes = await app.start('start');
       result.started.push(app.name);
       await this.#collectOutcomes(app, outcomes, result);
+      if (rollback && outcomes.some((o) => o.failed)) await this.#rollBack(app, newApps.has(app), result);
     })));
     return result;
+  }
+
+  /** A start that failed: nothing of the app keeps running; a new app is forgotten again. */
+  async #rollBack(app, isNew, result) {
+    await app.stop();
+    result.started.splice(result.started.indexOf(app.name), 1);
+    (result.rolled_back ??= []).push({ app: app.name, kept: isNew ? 'removed' : 'stopped', err_log: app.config.disable_logs ? null : app.logPaths(0).err });
+    if (!isNew) return;
+    app.closeLogs();
+    this.apps.delete(app.name);
+    this.emit('app-removed', { app: app.name });
   }
 
   async #collectOutcomes(app, outcomes, result) {

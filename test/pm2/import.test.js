@@ -9,6 +9,7 @@ import { execFile } from 'node:child_process';
 import yaml from 'js-yaml';
 import { loadEcosystem } from '../../lib/config/index.js';
 import { mapApp } from '../../lib/pm2/map-app.js';
+import { dumpApps } from '../../lib/pm2/dump-apps.js';
 import { ROOT, sandbox, superCli, freePort, httpGet, waitGone, alive } from '../helpers/harness.js';
 
 const PM2 = path.join(ROOT, 'node_modules', '.bin', 'pm2');
@@ -70,7 +71,10 @@ before(async () => {
   try {
     const web = await runPm2(['start', 'web.js', '-i', '2', '--name', 'web', '--max-memory-restart', '200M'], { GREETING: 'hello-from-pm2', PORT: String(pm2.port) });
     assert.equal(web.code, 0, web.stderr);
-    const job = await runPm2(['start', 'job.js', '--name', 'job', '--', '--mode', 'fast']);
+    // From an ecosystem file (PM2 then adds a variable named after the app: job: '{}'), and
+    // as if run from inside a PM2-managed process, whose environment holds PM2's fields.
+    fs.writeFileSync(path.join(pm2.apps, 'job.config.js'), `module.exports = { apps: [{ name: 'job', script: 'job.js', args: ['--mode', 'fast'], env: { QUEUE: 'jobs' } }] };\n`);
+    const job = await runPm2(['start', 'job.config.js'], { pm_id: '3', unique_id: 'abc', km_link: 'false', vizion_running: 'false', node_version: '20.0.0', axm_monitor: '{}' });
     assert.equal(job.code, 0, job.stderr);
     const list = JSON.parse((await runPm2(['jlist'])).stdout);
     pm2.pids = list.map((p) => p.pid).filter((pid) => pid > 0);
@@ -119,7 +123,8 @@ test('the dump the real PM2 wrote becomes an ecosystem.yml superd loads, and its
   });
   // The app's own variables, not PM2's, not the login session's, not those equal to this shell's.
   assert.deepEqual(web.env, { GREETING: 'hello-from-pm2', PORT: String(pm2.port) });
-  assert.deepEqual(job, { name: 'job', script: path.join(pm2.apps, 'job.js'), args: ['--mode', 'fast'], cwd: pm2.apps, exec_mode: 'fork', instances: 1 });
+  // Only what the user set: none of PM2's per-process fields, nor its module stash `job: '{}'`.
+  assert.deepEqual(job, { name: 'job', script: path.join(pm2.apps, 'job.js'), args: ['--mode', 'fast'], cwd: pm2.apps, exec_mode: 'fork', instances: 1, env: { QUEUE: 'jobs' } });
 
   const loaded = await loadEcosystem(out);
   assert.deepEqual(loaded.apps.map((a) => [a.name, a.exec_mode, a.instances]), [['web', 'cluster', 2], ['job', 'fork', 1]]);
@@ -279,4 +284,17 @@ test('PM2-named keys are carried over under their PM2 names', () => {
     cron_restart: '0 3 * * *', increment_var: 'PORT', source_map_support: true, autostart: false, log_file: 'all.log',
   });
   assert.deepEqual(notes, []);
+});
+
+test('instances: max and -1 are kept as written; a dump, which keeps only the count, gets a note', () => {
+  for (const spec of ['max', -1, '-1', 0, 3]) {
+    const { app } = mapApp({ name: 'api', script: 'a.js', instances: spec }, { baseDir: '/srv', outDir: '/srv' });
+    assert.equal(app.instances, spec === '-1' ? -1 : spec);
+  }
+  const entry = (i) => ({ name: 'api', pm_exec_path: '/srv/a.js', pm_cwd: '/srv', exec_mode: 'cluster_mode', exec_interpreter: 'node', env: { NODE_APP_INSTANCE: i } });
+  const four = [0, 1, 2, 3].map(entry);
+  const note = (cpus) => dumpApps(four, { pm2Home: null, here: {}, cpus }).notes.find((n) => n.includes('instances'));
+  assert.match(note(4), /^api: instances: 4 is how many processes PM2 ran \(its dump keeps no `instances`\); if PM2 was given max \(one per CPU\), write instances: max$/);
+  assert.match(note(5), /if PM2 was given -1 \(one per CPU but one\), write instances: -1$/);
+  assert.equal(note(8), undefined);
 });

@@ -298,3 +298,37 @@ test('instances: max and -1 are kept as written; a dump, which keeps only the co
   assert.match(note(5), /if PM2 was given -1 \(one per CPU but one\), write instances: -1$/);
   assert.equal(note(8), undefined);
 });
+
+// The bounds `super start` applies hold on every path import reads or writes. Each run is
+// capped (a heap bound and a timeout), so the test ends fast even where a bound is missing.
+test('bounds: a billion-laughs file, more apps than superd loads, an output superd would not read', async (t) => {
+  const box = await sandbox(t);
+  const out = path.join(box.dir, 'ecosystem.yml');
+  const capped = (args, env = {}) => superCli(box.home, ['import', 'pm2', ...args], { cwd: box.dir, timeout: 20000, env: { NODE_OPTIONS: '--max-old-space-size=96', ...env } });
+
+  // 9 aliases of 9 aliases ... of a list: 9^9 values in a few hundred bytes
+  const levels = 'abcdefghi';
+  const bomb = box.write('bomb.yml', [
+    'a: &a [x, x, x, x, x, x, x, x, x]',
+    ...[...levels.slice(1)].map((l, i) => `${l}: &${l} [${Array(9).fill(`*${levels[i]}`).join(', ')}]`),
+    'apps: [{name: x, script: x.js, ignore_watch: *i}]',
+  ].join('\n'));
+  const started = Date.now();
+  const laughs = await capped(['--file', bomb, '--out', out]);
+  assert.equal(laughs.code, 2, `${laughs.signal ?? ''} ${laughs.stderr.slice(0, 500)}`);
+  assert.match(laughs.stderr, /^super: E_IMPORT: .*bomb\.yml holds more than 1000000 values once its YAML aliases \(\*name\) are expanded; [^\n]*\n$/);
+  assert.ok(Date.now() - started < 10000, 'refused at once');
+  assert.ok(!fs.existsSync(out));
+
+  const three = box.write('three.json', JSON.stringify({ apps: ['a', 'b', 'c'].map((name) => ({ name, script: 'x.js' })) }));
+  const many = await capped(['--file', three, '--out', out], { SUPER_MAX_APPS: '2' });
+  assert.equal(many.code, 2, many.stderr);
+  assert.match(many.stderr, /^super: E_IMPORT: .*three\.json has 3 apps, more than the 2 superd loads from one ecosystem file; .*SUPER_MAX_APPS[^\n]*\n$/);
+  assert.ok(!fs.existsSync(out));
+
+  const big = box.write('big.json', JSON.stringify({ apps: [{ name: 'a', script: 'x.js', env: { BLOB: 'x'.repeat(1100 * 1024) } }] }));
+  const large = await capped(['--file', big, '--out', out]);
+  assert.equal(large.code, 2, large.stderr);
+  assert.match(large.stderr, /^super: E_IMPORT: the ecosystem file for .*big\.json would be \d+ bytes, more than the 1048576 superd reads; [^\n]*\n$/);
+  assert.ok(!fs.existsSync(out));
+});

@@ -332,3 +332,33 @@ test('bounds: a billion-laughs file, more apps than superd loads, an output supe
   assert.match(large.stderr, /^super: E_IMPORT: the ecosystem file for .*big\.json would be \d+ bytes, more than the 1048576 superd reads; [^\n]*\n$/);
   assert.ok(!fs.existsSync(out));
 });
+
+test('what import prints is escaped, and --force replaces a symlink at --out, never its target', async (t) => {
+  const box = await sandbox(t);
+  const cli = (args) => superCli(box.home, ['import', 'pm2', ...args], { cwd: box.dir });
+  const ESC = '\u001b]0;owned\u0007\u001b[2J\r';
+  const hostile = box.write('hostile.json', JSON.stringify({ apps: [{ name: `api${ESC}`, script: 'x.js', [`key${ESC}`]: 1, env: { [`V${ESC}`]: { a: 1 } } }] }));
+  const victim = box.write('victim.txt', 'root file\n');
+  const out = path.join(box.dir, 'out.yml');
+  fs.symlinkSync(victim, out);
+
+  const refused = await cli(['--file', hostile, '--out', out]);
+  assert.equal(refused.code, 2);
+  assert.match(refused.stderr, /out\.yml exists; give another --out, or --force/);
+
+  const r = await cli(['--file', hostile, '--out', out, '--force']);
+  assert.equal(r.code, 0, r.stderr);
+  for (const [what, text] of [['stdout', r.stdout], ['stderr', r.stderr], ['the file', fs.readFileSync(out, 'utf8')]]) {
+    assert.doesNotMatch(text, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/, `no control character in ${what}`);
+  }
+  assert.match(r.stderr, /^super: import: api-0-owned-2J: name: "api\\x1b\]0;owned\\x07\\x1b\[2J\\r" is not a superd app name/m);
+  assert.match(r.stderr, /^super: import: api-0-owned-2J: key\\x1b\]0;owned\\x07\\x1b\[2J\\r: left out/m);
+  assert.equal(fs.readFileSync(victim, 'utf8'), 'root file\n', 'the link\'s target is untouched');
+  assert.ok(fs.lstatSync(out).isFile(), 'the link itself was replaced by the file');
+  assert.deepEqual(fs.readdirSync(box.dir).filter((f) => f.endsWith('.tmp')), [], 'no temporary file is left');
+
+  // An error names what the user gave: escaped as well.
+  const missing = await cli(['--file', path.join(box.dir, `gone${ESC}.json`), '--out', '-']);
+  assert.equal(missing.code, 2);
+  assert.match(missing.stderr, /^super: E_IMPORT: no such file: .*gone\\x1b\]0;owned\\x07\\x1b\[2J\\r\.json; check the path\n$/);
+});

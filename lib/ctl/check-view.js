@@ -1,6 +1,8 @@
 // What `super check` shows of a loaded ecosystem: each app as superd will run it, with
-// the env's secret values masked (lib/mask-secrets.js, as `describe` and `env` show them).
+// the env's secret values masked (lib/mask-secrets.js, as `describe` and `env` show them),
+// and the warnings of the file and of a start (those that need no running daemon).
 import { maskEnv } from '../mask-secrets.js';
+import { unmappedWarning } from '../config/check-affinity.js';
 
 /**
  * @param {import('../config/index.js').Ecosystem} eco
@@ -23,6 +25,6 @@ export function checkView(eco) {
       autostart: app.autostart,
       env: maskEnv(app.env),
     })),
-    warnings: [...eco.warnings],
+    warnings: [...eco.warnings, ...eco.apps.map(unmappedWarning).filter(Boolean)],
   };
 }

@@ -3,8 +3,7 @@
 // them (script, interpreter, mode, instances as a number, cwd, env with secrets masked)
 // and every warning, without starting anything and without a daemon: a PM2 user sees the
 // translation before switching. A bad file gets the usual problem lines and exit 2.
-import { SuperError } from '../../errors.js';
-import { printable } from '../../printable.js';
+import { printable, printableError } from '../../printable.js';
 import { checkView } from '../check-view.js';
 
 export default async function check(file, opts = {}) {
@@ -14,9 +13,7 @@ export default async function check(file, opts = {}) {
   try {
     eco = await loadEcosystem(file, { env: opts.env, only });
   } catch (err) {
-    if (!(err instanceof SuperError)) throw err;
-    const problems = err.details?.problems?.map(printable);
-    throw new SuperError(err.code, printable(err.message), problems ? { ...err.details, problems } : err.details);
+    throw printableError(err);
   }
   const view = checkView(eco);
   if (opts.json) process.stdout.write(`${JSON.stringify(view, null, 2)}\n`);

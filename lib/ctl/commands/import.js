@@ -9,15 +9,13 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { SuperError } from '../../errors.js';
-import { printable } from '../../printable.js';
+import { printable, printableError } from '../../printable.js';
 
 export default async function importCommand(from, opts = {}) {
   try {
     return await importFrom(from, opts);
   } catch (err) {
-    if (!(err instanceof SuperError)) throw err;
-    const problems = err.details?.problems?.map(printable);
-    throw new SuperError(err.code, printable(err.message), problems ? { ...err.details, problems } : err.details);
+    throw printableError(err);
   }
 }
 

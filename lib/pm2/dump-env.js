@@ -28,6 +28,7 @@ const PM2_FIELDS = new Set([
   'log_type', 'disable_logs', 'time', 'out_file', 'error_file', 'log_file', 'uid', 'gid',
 ]);
 const PM2_PREFIXES = ['PM2_', 'pm_', 'axm_'];
+
 const SESSION_VARS = new Set([
   'HOME', 'PATH', 'SHELL', 'TERM', 'LANG', 'LANGUAGE', 'USER', 'LOGNAME', 'MAIL', 'HOSTNAME',
   'PWD', 'OLDPWD', 'SHLVL', '_', 'TMPDIR', 'DISPLAY', 'EDITOR', 'VISUAL', 'PAGER', 'LESS',
@@ -38,11 +39,13 @@ const SESSION_VARS = new Set([
 const SESSION_PREFIXES = ['LC_', 'SSH_', 'XDG_', 'SUDO_', 'TERM_PROGRAM', 'NVM_', 'GPG_', 'VSCODE_'];
 
 const isPm2Var = (name, instanceVar) => PM2_FIELDS.has(name) || name === instanceVar || PM2_PREFIXES.some((p) => name.startsWith(p));
+const isSessionVar = (name) => SESSION_VARS.has(name) || SESSION_PREFIXES.some((p) => name.startsWith(p));
 
 /**
  * PM2 adds a variable named after the app holding its module settings as JSON (`api: '{}'`
  * for an app named api: lib/API/Modules/NPM.js getModuleConf, stringified by Common.js
- * mergeEnvironmentVariables); the settings' own keys come with it.
+ * mergeEnvironmentVariables). The settings themselves (`pm2 set <app>:<key> <value>`) come
+ * as variables of their own, and are kept: the user set them.
  */
 function isModuleStash(name, value, appName) {
   if (name !== appName || typeof value !== 'string') return false;
@@ -53,7 +56,6 @@ function isModuleStash(name, value, appName) {
     return false;
   }
 }
-const isSessionVar = (name) => SESSION_VARS.has(name) || SESSION_PREFIXES.some((p) => name.startsWith(p));
 
 /**
  * @param {object} entry  a dump entry (pm2_env)

@@ -1,10 +1,9 @@
 // The face of lib/pm2: turn what PM2 knows about a user's apps (its dump, or a PM2
 // ecosystem file) into a superd ecosystem.yml, and say what could not be carried over.
 import path from 'node:path';
-import { readSource } from './read-source.js';
+import { readSource, importError } from './read-source.js';
 import { mapApp } from './map-app.js';
 import { renderEcosystem } from './render-ecosystem.js';
-import { importError } from './read-source.js';
 import { workLimits } from '../config/work-limits.js';
 import { MAX_FILE_BYTES } from '../config/index.js';
 

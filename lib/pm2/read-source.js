@@ -91,7 +91,6 @@ async function readBounded(file, whenMissing) {
       ({ bytesRead: got } = await fh.read(buf, n, buf.length - n, n));
       n += got;
     }
-    if (n > MAX_SOURCE_BYTES) throw tooLarge(`at least ${n}`);
     if (n === buf.length) throw importError(`${file} grew while it was read; try again when it is written`);
     return buf.toString('utf8', 0, n);
   } catch (err) {

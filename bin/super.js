@@ -55,13 +55,20 @@ async function printVersion() {
   process.stdout.write(`${JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version}\n`);
 }
 
+/** commander's error line, with what a missing target list looks like (`super restart`). */
+function withHint(line) {
+  if (!/^missing required argument 'targets'/.test(line)) return line;
+  const command = process.argv[2];
+  return `super ${command} needs what to ${command}: app names, ids (as super ls shows them), namespaces, ecosystem files, or "all"; e.g. super ${command} api, super ${command} 0 1, super ${command} all\n`;
+}
+
 async function parseWithCommander() {
   const { Command, Option } = await import('commander');
 
   const program = new Command('super')
     .description('superd: a small, fast process supervisor and cluster manager for Node.js')
     .showSuggestionAfterError(true)
-    .configureOutput({ outputError: (str, write) => write(`super: E_USAGE: ${str.replace(/^error: /, '')}`) })
+    .configureOutput({ outputError: (str, write) => write(`super: E_USAGE: ${withHint(str.replace(/^error: /, ''))}`) })
     .exitOverride((err) => {
       // commander's own errors (unknown command, missing argument) are bad input: exit 2
       process.exit(err.exitCode === 0 ? 0 : 2);
@@ -208,6 +215,7 @@ async function parseWithCommander() {
     .option('--probes <n>', 'the most rates tried per instance count (default 12)')
     .option('--max-time <duration>', 'the most the whole run may take (default 10m)')
     .option('--warmup <duration>', 'unmeasured load on new workers before each instance count is measured (default 2s; 0: none)')
+    .option('--port <n>', 'the loopback port the copy listens on (default: a free one superd chooses)')
     .option('--svg <file>', 'write the chart here (default: $SUPER_HOME/capacity-<app>.svg)')
     .option('--json', 'print one JSON object ({rows: [{instances, max_rps, p99_ms, ...}], ...}) on stdout')
     .action(run('capacity'));

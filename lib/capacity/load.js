@@ -50,7 +50,9 @@ export async function runProbe({ url, rate, stepMs, connections, slo, running })
   });
   const shares = split(rate, Math.max(1, Math.min(connections, rate)));
   const results = await Promise.all(shares.map((share, i) => new Promise((resolve, reject) => {
-    const offset = Math.round((1000 * i) / shares.length);
+    // Connections start spread over the first second, or over the first half of a shorter
+    // step (a 500 ms warmup), so every run still lasts a positive duration.
+    const offset = Math.round((Math.min(1000, stepMs / 2) * i) / shares.length);
     timers.push(setTimeout(() => {
       if (stopped) return resolve(null);
       const run = autocannon(

@@ -16,6 +16,7 @@ const LIMITS = Object.freeze({
   stepMs: [500, 5 * 60_000],
   maxTimeMs: [1000, 24 * 3600_000],
   warmupMs: [0, 60_000],
+  port: [1, 65535],
 });
 
 const usage = (message) => new SuperError('E_USAGE', message);
@@ -75,7 +76,7 @@ function duration(flag, value, [min, max], fallback) {
 
 /**
  * commander's options -> the run's plan.
- * @param {object} o  {slo, path, maxInstances, stepDuration, connections, maxRate, startRate, probes, maxTime, warmup, target, svg, json}
+ * @param {object} o  {slo, path, maxInstances, stepDuration, connections, maxRate, startRate, probes, maxTime, warmup, target, port, svg, json}
  * @param {number} [cpus]  the CPUs this process may use
  */
 export function parseOptions(o, cpus = os.availableParallelism()) {
@@ -92,6 +93,7 @@ export function parseOptions(o, cpus = os.availableParallelism()) {
     maxTimeMs: duration('--max-time', o.maxTime, LIMITS.maxTimeMs, 10 * 60_000),
     warmupMs: duration('--warmup', o.warmup, LIMITS.warmupMs, 2000),
     target: parseTarget(o.target),
+    port: integer('--port', o.port, LIMITS.port, null),
     svg: o.svg ?? null,
     json: o.json === true,
     cpus,

@@ -28,7 +28,10 @@ const MACHINE_BUSY = 0.9;
  */
 export async function measureCapacity({ client, app, plan, progress, abort, onCopy }) {
   const started = Date.now();
-  const port = await freeLoopbackPort();
+  const port = plan.port ?? await freeLoopbackPort();
+  if (plan.port !== null && !(await portFree(plan.port))) {
+    throw new SuperError('E_USAGE', `--port ${plan.port}: 127.0.0.1:${plan.port} is in use; give a free port for the copy, or leave --port out to let superd choose one`);
+  }
   const copy = await client.request('capacity-copy', { app, port }, { timeout: 0 });
   onCopy(copy.copy);
   if (copy.failed.length) throw startFailure(copy.failed[0], ' (the copy of the app super capacity measures)');
@@ -135,6 +138,15 @@ async function workerMetrics(client, copy) {
   const { apps } = await client.request('ls');
   const workers = apps.find((a) => a.name === copy)?.workers ?? [];
   return workers.map((w) => ({ slot: w.slot, cpu: w.cpu, loop_p99_ms: w.metrics?.loop_delay_ms?.p99 ?? null }));
+}
+
+/** Whether 127.0.0.1:port can be listened on now. */
+function portFree(port) {
+  return new Promise((resolve) => {
+    const s = net.createServer();
+    s.once('error', () => resolve(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
+  });
 }
 
 /** A port free on 127.0.0.1 now (the kernel's choice). */

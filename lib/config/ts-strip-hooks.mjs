@@ -1,6 +1,8 @@
-// Module hooks for TypeScript ecosystem files: types are stripped by amaro, the
-// stripper Node 22.6+ itself uses (strip-only: type annotations, interfaces and
-// `import type` become blanks, so lines and columns stay those of the file).
+// Module hooks for TypeScript ecosystem files: types are stripped by SWC's strip-only
+// mode (@swc/wasm-typescript: the engine inside amaro, the stripper Node 22.6+ uses;
+// amaro's package claims Node >= 22, this one runs on every Node superd supports).
+// Type annotations, interfaces and `import type` become blanks, so lines and columns
+// stay those of the file.
 // .mts is ESM, .cts CommonJS, .ts follows the nearest package.json's "type", else its syntax.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -14,13 +16,13 @@ const TS = /\.(ts|mts|cts)$/;
 export async function load(url, context, nextLoad) {
   if (!url.startsWith('file:') || !TS.test(url)) return nextLoad(url, context);
   const file = fileURLToPath(url);
-  const { transformSync } = require('amaro');
+  const { transformSync } = require('@swc/wasm-typescript');
   let source;
   try {
     source = transformSync(readFileSync(file, 'utf8'), { mode: 'strip-only', filename: file }).code;
   } catch (err) {
     if (err instanceof Error) throw err;
-    // amaro throws a plain object; its position goes in the message, where the parent finds it.
+    // SWC throws a plain object; its position goes in the message, where the parent finds it.
     throw new SyntaxError(`${err.message} at ${file}:${err.startLine}:${err.startColumn + 1} (only types are stripped, as Node does: no enums or namespaces)`);
   }
   return { format: formatOf(file, source), source, shortCircuit: true };

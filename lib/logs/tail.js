@@ -1,7 +1,9 @@
 // The last lines of log files, read backwards in chunks (async, bounded), optionally only
 // those since a time: for `super logs`. It knows files and paths only; which files an app
 // has is the daemon's business (lib/master/core/log-handlers.js).
+import fs from 'node:fs';
 import fsp from 'node:fs/promises';
+import zlib from 'node:zlib';
 import { createRequire } from 'node:module';
 import { rotatedFiles } from './rotate.js';
 
@@ -12,8 +14,11 @@ const { compileParser } = require('./date-format.cjs');
 
 const CHUNK = 64 * 1024;
 const MAX_SCAN = 8 * 1024 * 1024; // never read more than this much of a file for one request
+const MAX_GUNZIP = 256 * 1024 * 1024; // nor decompress more than this of a rotated .gz
+const MAX_ROTATED = 16; // nor look into more rotated files than this, newest first
 
 /**
+ * The last lines of a file.
  * @param {string} file
  * @param {object} o
  * @param {number} o.lines  how many lines at most (the last ones)
@@ -23,12 +28,22 @@ const MAX_SCAN = 8 * 1024 * 1024; // never read more than this much of a file fo
  * @param {number} [o.end]  read up to this offset (default: the current size)
  * @returns {Promise<string[]>}
  */
-export async function tailLines(file, { lines, maxBytes, since, timeOf, end }) {
+export async function tailLines(file, o) {
+  return (await readTail(file, o)).lines;
+}
+
+/**
+ * tailLines, and whether older lines may still be wanted: the whole file was read and
+ * none of it was cut by `lines` or `since` (then the file rotated before it may hold more).
+ * @returns {Promise<{lines: string[], wantsOlder: boolean}>}
+ */
+async function readTail(file, { lines, maxBytes, since, timeOf, end }) {
+  if (file.endsWith('.gz')) return pick(await gunzipTail(file), false, { lines, maxBytes, since, timeOf });
   let fh;
   try {
     fh = await fsp.open(file, 'r');
   } catch (err) {
-    if (err.code === 'ENOENT') return [];
+    if (err.code === 'ENOENT') return { lines: [], wantsOlder: true };
     throw err;
   }
   try {
@@ -45,19 +60,54 @@ export async function tailLines(file, { lines, maxBytes, since, timeOf, end }) {
       for (let i = buf.indexOf(10); i !== -1; i = buf.indexOf(10, i + 1)) newlines++;
       if (since === undefined ? newlines > lines : olderThan(chunks[0], since, timeOf)) break;
     }
-    let text = Buffer.concat(chunks).toString('utf8');
-    if (pos > 0) text = text.slice(text.indexOf('\n') + 1); // a partial first line
-    const all = text.split('\n');
-    if (all[all.length - 1] === '') all.pop();
-    let picked = since === undefined ? all : sinceFilter(all, since, timeOf);
-    picked = picked.slice(-lines);
-    let bytes = 0;
-    let from = picked.length;
-    while (from > 0 && bytes + picked[from - 1].length + 1 <= maxBytes) bytes += picked[--from].length + 1;
-    return picked.slice(from);
+    return pick(Buffer.concat(chunks), pos > 0, { lines, maxBytes, since, timeOf });
   } finally {
     await fh.close();
   }
+}
+
+/** The wanted lines of `buf` (the end of a file; `partial`: its first line is cut). */
+function pick(buf, partial, { lines, maxBytes, since, timeOf }) {
+  let text = buf.toString('utf8');
+  if (partial) text = text.slice(text.indexOf('\n') + 1);
+  const all = text.split('\n');
+  if (all[all.length - 1] === '') all.pop();
+  let picked = since === undefined ? all : sinceFilter(all, since, timeOf);
+  const cutBySince = picked.length < all.length;
+  picked = picked.slice(-lines);
+  let bytes = 0;
+  let from = picked.length;
+  while (from > 0 && bytes + picked[from - 1].length + 1 <= maxBytes) bytes += picked[--from].length + 1;
+  const result = picked.slice(from);
+  return { lines: result, wantsOlder: !partial && !cutBySince && result.length === all.length };
+}
+
+/**
+ * The last MAX_SCAN bytes of a gzipped file, decompressed as a stream (zlib works in
+ * the thread pool; only the last chunks are kept), at most MAX_GUNZIP bytes of it.
+ */
+async function gunzipTail(file) {
+  const chunks = [];
+  let kept = 0;
+  let total = 0;
+  const gunzip = zlib.createGunzip();
+  const source = fs.createReadStream(file);
+  try {
+    for await (const chunk of source.pipe(gunzip)) {
+      chunks.push(chunk);
+      kept += chunk.length;
+      total += chunk.length;
+      while (kept - chunks[0].length >= MAX_SCAN) kept -= chunks.shift().length;
+      if (total > MAX_GUNZIP) break;
+    }
+  } catch (err) {
+    if (err.code !== 'ENOENT' && err.code !== 'Z_DATA_ERROR' && err.code !== 'Z_BUF_ERROR') throw err;
+  } finally {
+    source.destroy();
+    gunzip.destroy();
+  }
+  const buf = Buffer.concat(chunks);
+  return buf.length > MAX_SCAN ? buf.subarray(buf.length - MAX_SCAN) : buf;
 }
 
 /** True when the first dated line of `buf` (after its first newline) is older than `since`. */
@@ -125,20 +175,28 @@ export async function tailFiles(files, { lines: asked, since, timeOf, ends }) {
   const budget = Math.floor(REPLY_BYTES / Math.max(files.length, 1));
   const tails = await Promise.all(files.map(async (f) => {
     const opts = { lines: since !== undefined && asked === undefined ? 10000 : lines, maxBytes: budget, since, timeOf: timeOf(f) };
-    const current = await tailLines(f.path, { ...opts, end: ends?.get(f.path) });
-    // Just after a rotation the current file is short: the rest comes from the last rotated one.
-    if (current.length >= opts.lines || (since !== undefined && current.length)) return current;
-    const previous = await lastRotated(f.path);
-    if (!previous) return current;
-    const before = await tailLines(previous, { ...opts, lines: opts.lines - current.length });
-    return [...before, ...current];
+    let { lines: got, wantsOlder } = await readTail(f.path, { ...opts, end: ends?.get(f.path) });
+    // What the current file lacks comes from the rotated ones, newest first (gzipped too).
+    for (const older of wantsOlder ? await rotatedNewestFirst(f.path) : []) {
+      const room = { lines: opts.lines - got.length, maxBytes: budget - byteLength(got) };
+      if (room.lines <= 0 || room.maxBytes <= 0) break;
+      const before = await readTail(older, { ...opts, ...room });
+      got = [...before.lines, ...got];
+      if (!before.wantsOlder) break;
+    }
+    return got;
   }));
   return files.map((f, i) => ({ ...f, lines: tails[i] }));
 }
 
-/** The rotated file written last (file.1, or the newest dated one), not gzipped; null if none. */
-async function lastRotated(file) {
-  const plain = (await rotatedFiles(file)).filter((p) => !p.endsWith('.gz'));
-  const stats = await Promise.all(plain.map((p) => fsp.stat(p).then((st) => ({ p, at: st.mtimeMs }), () => null)));
-  return stats.filter(Boolean).sort((a, b) => b.at - a.at)[0]?.p ?? null;
+const byteLength = (lines) => lines.reduce((n, l) => n + l.length + 1, 0);
+
+/** The rotated files of `file` (file.N, dated ones, .gz or not), newest first, at most MAX_ROTATED. */
+async function rotatedNewestFirst(file) {
+  const all = await rotatedFiles(file);
+  const stats = await Promise.all(all.map((p) => fsp.stat(p).then((st) => ({ p, at: st.mtimeMs }), () => null)));
+  return stats.filter(Boolean).sort((a, b) => b.at - a.at || rank(a.p) - rank(b.p)).slice(0, MAX_ROTATED).map((x) => x.p);
 }
+
+/** For files written in the same millisecond: file.1 is newer than file.2. */
+const rank = (p) => Number(/\.(\d+)(\.gz)?$/.exec(p)?.[1] ?? 0);

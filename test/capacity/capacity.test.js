@@ -49,6 +49,7 @@ test('super capacity', async (t) => {
       [['capacity', 'svc', '--slo', 'p99=fast'], 'E_USAGE', /--slo p99=fast/],
       [['capacity', 'svc', '--slo', 'p99=20ms', '--path', `http://127.0.0.1:${svcPort}/`], 'E_USAGE', /own loopback port/],
       [['capacity', 'quiet', '--slo', 'p99=20ms'], 'E_CAPACITY_NO_PORT', /no PORT/],
+      [['capacity', 'svc', '--slo', 'p99=20ms', '--port', String(svcPort)], 'E_USAGE', /--port \d+: 127\.0\.0\.1:\d+ is in use/],
       [['capacity', 'deaf', '--slo', 'p99=20ms'], 'E_CAPACITY_NO_PORT', /did not listen on 127\.0\.0\.1:\d+/],
     ];
     const results = await Promise.all(cases.map(([args]) => box.cli(args)));
@@ -65,10 +66,14 @@ test('super capacity', async (t) => {
 
   await t.test('a service of 10 ms of CPU per request: one instance stays below ~100 r/s', async () => {
     const svg = path.join(box.dir, 'chart.svg');
-    const r = await box.cli(['capacity', 'svc', '--slo', 'p99=2s', '--max-instances', '2', '--start-rate', '30', '--probes', '3', '--connections', '4', '--target', '30/s', '--svg', svg, '--json', ...QUICK]);
+    // A warmup shorter than the second over which the 4 connections start (it crashed once),
+    // on a port the user chose.
+    const copyPort = await freePort();
+    const r = await box.cli(['capacity', 'svc', '--slo', 'p99=2s', '--max-instances', '2', '--start-rate', '30', '--probes', '3', '--connections', '4', '--target', '30/s', '--svg', svg, '--json', '--step-duration', '1s', '--warmup', '500ms', '--port', String(copyPort)]);
     assert.equal(r.code, 0, r.stderr);
     const out = JSON.parse(r.stdout);
     assert.match(r.stderr, /super capacity: 1 instance\(s\) at 30 r\/s/); // progress on stderr
+    assert.match(r.stderr, new RegExp(`listens on 127\\.0\\.0\\.1:${copyPort} `));
     const [one, two] = out.rows;
     assert.equal(one.instances, 1);
     // Doubling from 30 tries 60 and 120: 120 r/s asks for more than 10 ms a request allows.

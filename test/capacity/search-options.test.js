@@ -48,8 +48,9 @@ test('options: objectives, paths, targets and bounds', () => {
   assert.equal(parseTarget('25'), 25);
   assert.throws(() => parseTarget('lots'), { code: 'E_USAGE' });
   const plan = parseOptions({ slo: 'p99=20ms' }, 2);
-  assert.deepEqual([plan.maxInstances, plan.stepMs, plan.connections, plan.maxTimeMs], [3, 10000, 10, 600000]);
-  for (const o of [{ maxInstances: '0' }, { stepDuration: '10ms' }, { connections: 'x' }, { maxRate: '5', startRate: '10' }, { maxTime: '1s', stepDuration: '2s' }]) {
+  assert.deepEqual([plan.maxInstances, plan.stepMs, plan.connections, plan.maxTimeMs, plan.port], [3, 10000, 10, 600000, null]);
+  assert.deepEqual([parseOptions({ slo: 'p99=20ms', warmup: '500ms', port: '8123' }, 2)].map((p) => [p.warmupMs, p.port]), [[500, 8123]]);
+  for (const o of [{ maxInstances: '0' }, { stepDuration: '10ms' }, { connections: 'x' }, { maxRate: '5', startRate: '10' }, { maxTime: '1s', stepDuration: '2s' }, { port: '0' }, { port: '65536' }, { port: '80x' }, { warmup: '-1s' }]) {
     assert.throws(() => parseOptions({ slo: 'p99=20ms', ...o }, 2), { code: 'E_USAGE' }, JSON.stringify(o));
   }
 });

@@ -1,6 +1,6 @@
 // super capacity <app> --slo p99=20ms [--path /x] [--max-instances N] [--step-duration 10s]
 //   [--connections C] [--target 25/s] [--max-rate N] [--start-rate N] [--probes N]
-//   [--max-time 10m] [--svg FILE] [--json]
+//   [--max-time 10m] [--warmup 2s] [--port N] [--svg FILE] [--json]
 // Measures a copy of the app (`<app>~capacity`, made by the daemon on a free loopback
 // port), never the app itself; the load generator runs in this process. The copy is
 // deleted at the end and on Ctrl-C / SIGTERM; if this process dies, the daemon deletes it

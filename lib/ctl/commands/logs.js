@@ -21,7 +21,14 @@ export default async function logs(target = 'all', opts = {}) {
 
   if (opts.json && opts.raw) throw new SuperError('E_USAGE', '--json and --raw: give one of them');
   const render = makeRenderer({ json: Boolean(opts.json), raw: Boolean(opts.raw), color: colorWanted(process.stdout) });
-  const client = await connectDaemon();
+  let client;
+  try {
+    client = await connectDaemon();
+  } catch (err) {
+    // No daemon here: the files are still on disk (a remote daemon's are not ours to read).
+    if (err.code !== 'E_NO_DAEMON' || process.env.SUPER_HOST) throw err;
+    return logsWithoutDaemon(args, render);
+  }
   let data;
   try {
     data = await client.request('logs', args);
@@ -29,9 +36,7 @@ export default async function logs(target = 'all', opts = {}) {
     client.close();
     throw err;
   }
-  for (const f of data.files) {
-    if (f.lines.length) process.stdout.write(f.lines.map((l) => render(f.app, f.slot, f.stream, l)).join(''));
-  }
+  printTails(data.files, render, args);
   if (!args.follow) {
     client.close();
     return undefined;
@@ -66,6 +71,44 @@ export default async function logs(target = 'all', opts = {}) {
       }
     });
   });
+}
+
+/** Each file's lines; for an app that has none, where its files are (so "nothing" is not a mystery). */
+function printTails(files, render, args) {
+  const byApp = new Map();
+  for (const f of files) {
+    if (f.lines.length) process.stdout.write(f.lines.map((l) => render(f.app, f.slot, f.stream, l)).join(''));
+    const seen = byApp.get(f.app) ?? { lines: 0, paths: [] };
+    seen.lines += f.lines.length;
+    seen.paths.push(f.path);
+    byApp.set(f.app, seen);
+  }
+  for (const [app, { lines, paths }] of byApp) {
+    if (lines > 0 || args.lines === 0) continue;
+    const what = args.since !== undefined ? `no line since ${new Date(args.since).toISOString()}` : 'no output yet';
+    process.stderr.write(`super: ${app}: ${what}; its log files: ${paths.map(quoted).join(', ')}\n`);
+  }
+}
+
+const quoted = (p) => (/[\s'"]/.test(p) ? JSON.stringify(p) : p);
+
+/** The tail of the files of the apps `args.target` names, read here; following needs a daemon. */
+async function logsWithoutDaemon(args, render) {
+  const [{ offlineLogFiles }, { tailFiles }, { superHome }] = await Promise.all([
+    import('../offline-logs.js'), import('../../logs/tail.js'), import('../../home.js'),
+  ]);
+  const home = superHome();
+  const { from, files, timeOf } = await offlineLogFiles(home, args.target, args.stream);
+  if (!files.length) {
+    throw new SuperError('E_NO_DAEMON', `no daemon is running on ${home}, and no log files of ${args.target === 'all' ? 'any app' : args.target} are in its saved list (dump.json) nor in ${home}/logs; start the daemon with \`super resurrect\` or \`super start <file>\``);
+  }
+  process.stderr.write(`super: no daemon is running: these are the log files of ${from}\n`);
+  if (args.since !== undefined && files.some((f) => !timeOf(f))) {
+    throw new SuperError('E_USAGE', `--since needs dated log lines, and the files found here are not known to be dated; use --lines, or start the daemon (\`super resurrect\`)`);
+  }
+  printTails(await tailFiles(files, { lines: args.lines, since: args.since, timeOf }), render, args);
+  if (args.follow) throw new SuperError('E_NO_DAEMON', 'following needs the daemon, which writes the files; start it with `super resurrect` or `super start <file>`');
+  return undefined;
 }
 
 /** `10m`, `2h`, `30s` ago, or a date (ISO 8601) -> epoch ms. */

@@ -23,7 +23,7 @@ export default async function check(file, opts = {}) {
 
 function render({ file, apps, warnings }) {
   const s = (n) => (n === 1 ? '' : 's');
-  const lines = [`${file}: ${apps.length} app${s(apps.length)}, as superd will run them (nothing started)`];
+  const lines = [`${file}: ${apps.length} app${s(apps.length)}, as superd will run ${apps.length === 1 ? 'it' : 'them'} (nothing started)`];
   const row = (key, value) => lines.push(`  ${key.padEnd(12)}${value}`);
   for (const app of apps) {
     lines.push('', app.namespace === 'default' ? app.name : `${app.name} (namespace ${app.namespace})`);

@@ -258,7 +258,7 @@ test('bad input: one coded line, exit 2, nothing written', async (t) => {
   assert.equal(notDump.code, 2);
   assert.match(notDump.stderr, /^super: E_IMPORT: .*dump\.pm2 is not a PM2 dump/);
 
-  fs.writeFileSync(out, 'mine\n');
+  fs.writeFileSync(out, 'mine\n', { mode: 0o600 });
   const exists = await cli(['--pm2-home', pm2.home, '--out', out]);
   assert.equal(exists.code, 2);
   assert.match(exists.stderr, /^super: E_IMPORT: .*ecosystem\.yml exists; give another --out, or --force to replace it\n$/);
@@ -266,6 +266,7 @@ test('bad input: one coded line, exit 2, nothing written', async (t) => {
   const forced = await cli(['--pm2-home', pm2.home, '--out', out, '--force']);
   assert.equal(forced.code, 0, forced.stderr);
   assert.match(fs.readFileSync(out, 'utf8'), /^apps:\n {2}- name: web$/m);
+  assert.equal(fs.statSync(out).mode & 0o777, 0o600, 'the file replaced kept its permissions');
 
   const from = await superCli(box.home, ['import', 'forever']);
   assert.equal(from.code, 2);

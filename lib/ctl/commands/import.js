@@ -55,6 +55,9 @@ async function writeOut(out, text, force) {
   const fh = await fs.open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o666);
   try {
     try {
+      // A file replaced keeps its permissions (it may hold secrets: env values).
+      const replaced = force ? await fs.lstat(out).catch(() => null) : null;
+      if (replaced?.isFile()) await fh.chmod(replaced.mode & 0o7777);
       await fh.writeFile(text);
     } finally {
       await fh.close();

@@ -51,7 +51,7 @@ test('secret values appear in no output', async (t) => {
   assert.equal(config.env.DATABASE_URL, 'postgres://app:********@db.local:5432/app');
   assert.equal(config.env.PORT, String(port), 'a plain value is shown');
   assert.deepEqual(config.args, ['--db', 'postgres://app:********@db.local/app']);
-  assert.match((await run(['describe', 'web'])).stdout, /DB_PASSWORD":"\*{8}"/);
+  assert.match((await run(['describe', 'web'])).stdout, /\benv: .*\bDB_PASSWORD=\*{8}( |$)/m);
   await run(['ls']);
   await run(['ls', '--json']);
   await run(['logs', 'web', '--lines', '50']);

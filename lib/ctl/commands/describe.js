@@ -2,6 +2,7 @@
 import { request } from '../session.js';
 import { renderLs } from '../render-ls.js';
 import { metricsLine } from '../render-metrics.js';
+import { settingsLines } from '../describe-config.js';
 
 export default async function describe(name, opts) {
   const { app } = await request('describe', { app: name });
@@ -12,14 +13,13 @@ export default async function describe(name, opts) {
   const out = [];
   out.push(`${app.name}: ${app.status}, ${app.instances} instance(s), ${app.exec_mode} mode, scheduling ${app.scheduling}, daemon on CPUs ${app.daemon_cpus}`);
   out.push(`  id: ${app.id}; ${sourceLine(app.source)}`);
-  out.push(`  out log: ${app.logs.out}`, `  err log: ${app.logs.err}`);
+  out.push(`  out log: ${app.logs.out}${app.config.out_file ? '' : ' (default)'}`, `  err log: ${app.logs.err}${app.config.error_file ? '' : ' (default)'}`);
   if (app.cron_restart) out.push(`  cron_restart: ${app.cron_restart.pattern}, next run ${app.cron_restart.next ?? 'not scheduled (app stopped)'}`);
   if (app.pending_config?.length) out.push(`  config changed, applies at next restart: ${app.pending_config.join(', ')}`);
   out.push('', renderLs({ apps: [app] }));
   const health = app.workers.map(metricsLine).filter(Boolean);
   if (health.length) out.push('', 'health:', ...health);
-  out.push('', 'config:');
-  for (const [k, v] of Object.entries(app.config)) out.push(`  ${k}: ${JSON.stringify(v)}`);
+  out.push('', 'settings:', ...settingsLines(app.config));
   for (const w of app.workers) {
     if (w.cpus) out.push(`  #${w.slot} CPUs: ${w.cpus}${w.pinned ? ' (pinned)' : ' (not pinned)'}`);
     if (w.last_exit) out.push(`  #${w.slot} last exit: ${w.last_exit.signal ? `signal ${w.last_exit.signal}` : `code ${w.last_exit.code}`} after ${w.last_exit.uptime_ms} ms`);

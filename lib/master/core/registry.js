@@ -16,6 +16,7 @@ import { instancesProblem, workLimits } from '../../config/work-limits.js';
 import { SuperError } from '../../errors.js';
 import { changedKeys } from './config-diff.js';
 import { resolveTargets } from './targets.js';
+import { reserveId } from './app-ids.js';
 import { stderrTail } from './tail-file.js';
 import { StartGate, startConcurrency } from './start-gate.js';
 
@@ -113,7 +114,7 @@ export class AppRegistry extends EventEmitter {
     if (busy) throw new SuperError('E_BUSY', `${busy.name} is busy (${busy.busy}); try again when it is done`);
     const result = { started: [], running: [], changed: [], warnings: await applySettings(settings, owners), failed: [] };
     const toStart = [];
-    for (const { config, clientEnv, source: from, autostart } of entries) {
+    for (const { config, clientEnv, source: from, autostart, id } of entries) {
       let app = this.apps.get(config.name);
       // Taken by another operation while the settings were applied.
       if (app?.busy) throw new SuperError('E_BUSY', `${config.name} is busy (${app.busy}); try again when it is done`);
@@ -133,6 +134,7 @@ export class AppRegistry extends EventEmitter {
         app.clientEnv = clientEnv ?? app.clientEnv;
       } else {
         app = this.#add(App, config, clientEnv);
+        reserveId(this.apps, app, id);
       }
       app.source = from ?? app.source;
       if (autostart === false) {

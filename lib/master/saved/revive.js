@@ -9,7 +9,7 @@ import { deepFreeze } from '../../config/deep-freeze.js';
 /**
  * @param {{file: string, apps: import('../../dump-file.js').DumpEntry[]}} dump  as readDump returns it
  * @param {import('../../config/index.js').LoadOptions} options  for lib/config (the daemon's CPUs, home)
- * @returns {Promise<{entries: {config: object, clientEnv: Record<string,string>, source?: object}[], warnings: string[]}>}
+ * @returns {Promise<{entries: {config: object, clientEnv: Record<string,string>, source?: object, id?: number}[], warnings: string[]}>}
  *   entries for the registry's startConfigs; warnings: each app started from its snapshot, or not at all
  */
 export async function reviveApps(dump, options) {
@@ -22,7 +22,7 @@ export async function reviveApps(dump, options) {
   const files = new Map(); // file + env -> the loaded ecosystem, or why it cannot be used
   const entries = [];
   const warnings = [];
-  for (const { config: asSaved, clientEnv = {}, source } of dump.apps) {
+  for (const { config: asSaved, clientEnv = {}, source, id } of dump.apps) {
     const saved = withinLimit(asSaved, limits, dump.file, warnings);
     let config = null;
     let why = 'it was not started from an ecosystem file';
@@ -43,7 +43,7 @@ export async function reviveApps(dump, options) {
       }
       warnings.push(`${saved.name} started from the config saved in ${dump.file}: ${why}`);
     }
-    entries.push({ config, clientEnv, source });
+    entries.push({ config, clientEnv, source, id });
   }
   return { entries, warnings };
 }

@@ -2,6 +2,7 @@
 import { writeDump, readDump } from './dump.js';
 import { reviveApps } from './revive.js';
 import { WORKER_STATES as S } from '../core/states.js';
+import { appIds } from '../core/app-ids.js';
 
 /**
  * Saves every app that is not stopped, with its resolved config (instances as scaled now)
@@ -22,7 +23,9 @@ export async function saveApps(registry, { version, force }) {
  */
 export function daemonState(registry) {
   // "~" names are superd's own temporary copies (`super capacity`): never saved nor handed over
+  const ids = appIds(registry.apps);
   const apps = [...registry.apps.values()].filter((app) => !app.name.includes('~')).map((app) => ({
+    id: ids.get(app.name),
     config: { ...app.config, instances: app.slots.length || app.config.instances },
     clientEnv: app.clientEnv,
     source: app.source ?? undefined,

@@ -109,6 +109,7 @@ async function startState(registry, state, handover) {
     config: loadSavedApp(a.config, 'the state of the daemon being replaced', options),
     clientEnv: a.clientEnv,
     source: a.source,
+    id: a.id,
     autostart: !a.stopped,
   }));
   handover.say(`successor (pid ${process.pid}) starting ${entries.filter((e) => e.autostart).length} app(s)`);

@@ -1,0 +1,84 @@
+// The settings block of `super describe`: what the app's file set, in the units people
+// write (`8s`, `300M`), then the defaults in force on one line, and none of the daemon's
+// bookkeeping (which fields say what was written, where the app came from, log settings
+// already shown above as paths).
+
+/** Keys the daemon keeps for itself: shown elsewhere in describe, or not at all. */
+const INTERNAL = new Set(['name', 'restart_delay_set', 'instances_spec', 'source', 'logs', 'out_file', 'error_file']);
+const DURATIONS = new Set(['min_uptime', 'restart_delay', 'exp_backoff_restart_delay', 'kill_timeout', 'listen_timeout',
+  'watch_delay', 'probation', 'retire_interval', 'drain_timeout', 'metrics_interval', 'unresponsive_timeout']);
+const SIZES = new Set(['max_memory_restart', 'log_max_size']);
+
+/** What an app that sets nothing runs with (test/unit/describe-config.test.js keeps it true to lib/config). */
+export const DEFAULTS = Object.freeze({
+  args: [], instances: 1, exec_mode: 'cluster', interpreter: 'node', node_path: null, node_args: [], source_map_support: false,
+  instance_var: 'NODE_APP_INSTANCE', increment_var: null, autorestart: true, autostart: true, cron_restart: null,
+  namespace: 'default', uid: null, gid: null, stop_exit_codes: [], min_uptime: 1000, max_restarts: 16, restart_delay: 0,
+  exp_backoff_restart_delay: 0, kill_timeout: 1600, kill_signal: 'SIGINT', listen_timeout: 8000, wait_ready: false,
+  ready_on: 'listen', watch: [], ignore_watch: [], watch_delay: 1000, max_memory_restart: null, merge_logs: true,
+  log_date_format: null, log_type: 'raw', disable_logs: false, time: false, log_max_size: null, log_retain: null,
+  log_rotate: null, log_retain_days: null, cpu_affinity: null, reload_parallel: 1, probation: 250,
+  reload_strategy: 'rolling', max_surge: '100%', max_unavailable: 0, retire_interval: null, drain_timeout: 10000,
+  shutdown_with_message: false, metrics_interval: null, unresponsive_timeout: null, profile_on_stall: null,
+});
+
+/** 8000 -> 8s, 1600 -> 1.6s, 250 -> 250ms, 120000 -> 2m, 5400000 -> 1.5h */
+export function humanDuration(ms) {
+  if (ms < 1000) return `${ms}ms`;
+  for (const [unit, per] of [['h', 3_600_000], ['m', 60_000]]) if (ms >= per && ms % (per / 10) === 0) return `${ms / per}${unit}`;
+  return ms % 1000 === 0 ? `${ms / 1000}s` : `${+(ms / 1000).toFixed(3)}s`;
+}
+
+/** 314572800 -> 300M, 1073741824 -> 1G, 1536 -> 1.5K, 1000 -> 1000 */
+export function humanSize(bytes) {
+  for (const [unit, per] of [['T', 1024 ** 4], ['G', 1024 ** 3], ['M', 1024 ** 2], ['K', 1024]]) {
+    if (bytes >= per && (bytes / per) * 10 === Math.round((bytes / per) * 10)) return `${bytes / per}${unit}`;
+  }
+  return String(bytes);
+}
+
+function show(key, v, config) {
+  if (v === null || v === undefined || (key === 'exp_backoff_restart_delay' && v === 0)) return 'off';
+  if (key === 'instances' && config.instances_spec !== undefined && config.instances_spec !== v) return `${v} (${config.instances_spec} as written)`;
+  if (DURATIONS.has(key) && typeof v === 'number') return humanDuration(v);
+  if (SIZES.has(key) && typeof v === 'number') return humanSize(v);
+  if (typeof v === 'string' && /^[\w@%+=:,./~*-]+$/.test(v)) return v;
+  return JSON.stringify(v);
+}
+
+const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+
+/**
+ * @param {Record<string, unknown>} config  the app's config as describe returns it (secrets masked)
+ * @returns {string[]}  lines: `  key: value` for each setting that is not a default, then the defaults
+ */
+export function settingsLines(config) {
+  const set = [];
+  const defaults = [];
+  for (const [key, v] of Object.entries(config)) {
+    if (INTERNAL.has(key)) continue;
+    if (key === 'restart_delay' && config.restart_delay_set === false) {
+      defaults.push('restart_delay: crash-loop backoff (100ms after the 2nd early exit in a row, doubling to 2s)');
+      continue;
+    }
+    if (key === 'env') {
+      // values as the daemon sent them: secrets already masked
+      const vars = Object.entries(v ?? {}).map(([k, x]) => `${k}=${show('', x, config)}`);
+      if (vars.length) set.push(`  env: ${vars.join(' ')}`);
+      continue;
+    }
+    if (Object.hasOwn(DEFAULTS, key) && same(v, DEFAULTS[key])) defaults.push(`${key} ${show(key, v, config)}`);
+    else set.push(`  ${key}: ${show(key, v, config)}`);
+  }
+  return [...set, ...wrap(`defaults: ${defaults.join(', ')}`, 96).map((l, i) => (i ? `    ${l}` : `  ${l}`))];
+}
+
+/** `text` in lines of at most `width` characters, broken after commas. */
+function wrap(text, width) {
+  const lines = [''];
+  for (const part of text.split(/(?<=, )/)) {
+    if (lines.at(-1).length + part.length > width && lines.at(-1)) lines.push('');
+    lines[lines.length - 1] += part;
+  }
+  return lines.map((l) => l.trimEnd());
+}

@@ -1,0 +1,32 @@
+// Numeric ids (`super logs 3`, `super stop 2`) name the same app after `super upgrade` and
+// after `save` + `kill` + `resurrect`, even when deletes left gaps (it was web 4 -> 0).
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { sandbox, lsJson } from '../helpers/harness.js';
+
+test('ids survive upgrade and resurrect, gaps included', async (t) => {
+  const box = await sandbox(t);
+  box.write('idle.js', 'setInterval(() => {}, 1000);\n');
+  const names = ['a', 'b', 'c', 'd'];
+  const file = box.write('eco.yml', `apps:\n${names.map((n) => `  - { name: ${n}, script: idle.js, exec_mode: fork }\n`).join('')}`);
+  assert.equal((await box.cli(['start', file])).code, 0);
+  assert.equal((await box.cli(['delete', 'a', 'c'])).code, 0);
+  const ids = async () => Object.fromEntries((await lsJson(box)).apps.map((a) => [a.name, a.workers[0]?.id ?? a.id]));
+  const before = await ids();
+  assert.deepEqual(before, { b: 1, d: 3 });
+
+  const up = await box.cli(['upgrade']);
+  assert.equal(up.code, 0, up.stderr);
+  assert.deepEqual(await ids(), before, 'after upgrade');
+
+  assert.equal((await box.cli(['save'])).code, 0);
+  assert.equal((await box.cli(['kill'])).code, 0);
+  const back = await box.cli(['resurrect']);
+  assert.equal(back.code, 0, back.stderr);
+  assert.deepEqual(await ids(), before, 'after resurrect');
+  // A new app takes the next id, never one held.
+  box.write('more.yml', 'apps:\n  - { name: e, script: idle.js, exec_mode: fork }\n');
+  assert.equal((await box.cli(['start', 'more.yml'], { cwd: box.dir })).code, 0);
+  assert.equal((await ids()).e, 4);
+  assert.match((await box.cli(['describe', '3'])).stdout, /^d: online/);
+});

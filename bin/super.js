@@ -96,8 +96,15 @@ async function parseWithCommander() {
     .option('-i, --instances <n>', 'a script\'s number of workers: N, max, or -1 (one less than the CPUs)')
     .option('--name <name>', 'a script\'s app name (default: the script\'s name)')
     .option('--env-var <K=V>', 'a variable of a script\'s env (repeat for several)', collect)
+    .option('--dry-run', 'with an ecosystem file: print its apps as superd will run them and start nothing (super check)')
     .option('--json', 'print the outcome as JSON')
     .action(run('start'));
+  program.command('check').argument('<file>', 'an ecosystem file (superd\'s or PM2\'s: .yml, .json, .js, .cjs, .mjs, .ts)')
+    .description('print the apps of an ecosystem file as superd will run them (script, mode, instances, cwd, env with secrets masked) and every warning; starts nothing, needs no daemon')
+    .option('--env <name>', 'use the env_<name> block of each app')
+    .option('--only <apps>', 'comma-separated app names to show')
+    .option('--json', 'print JSON')
+    .action(run('check'));
   program.command('watch').argument('<app>', 'app name').argument('<on|off>', 'turn watch mode on or off')
     .description('turn watch mode (reload on file changes) on or off for a running app').action(run('watch'));
   const TARGETS = 'app names, ids (as ls shows them), namespaces, ecosystem files, or "all"';

@@ -11,7 +11,7 @@ export const CODES = Object.freeze({
   E_CONFIG: [EXIT.BAD_INPUT, 'The ecosystem file is invalid; fix the listed problems and run the command again.'],
   E_LOG_PATH: [EXIT.BAD_INPUT, 'A log file of an app cannot be written (missing or unwritable directory); nothing was started. Fix the path or the permissions.'],
   E_USAGE: [EXIT.BAD_INPUT, 'The command line is wrong; see `super <command> --help`.'],
-  E_IMPORT: [EXIT.BAD_INPUT, '`super import pm2` cannot read the PM2 dump or ecosystem file (missing, corrupt, not PM2\'s), or would overwrite an existing file; the message says what to do.'],
+  E_IMPORT: [EXIT.BAD_INPUT, '`super import pm2` cannot read the PM2 dump or ecosystem file (missing, corrupt, not PM2\'s, over a bound), would overwrite an existing file, or would write what superd does not load; the message says what to do.'],
   E_APP_NOT_FOUND: [EXIT.BAD_INPUT, 'No app by that name is known to the daemon; `super ls` lists them.'],
   E_BAD_REQUEST: [EXIT.BAD_INPUT, 'A control message was malformed (not JSON, missing id/op, wrong argument types).'],
   E_UNKNOWN_OP: [EXIT.BAD_INPUT, 'The control channel does not know that operation; the client and daemon may differ in version.'],

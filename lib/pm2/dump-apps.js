@@ -1,6 +1,7 @@
 // A PM2 dump (dump.pm2: a JSON array of pm2_env objects, one per process) -> the apps PM2
 // was asked to run, in ecosystem-file form. PM2 writes one entry per instance: the entries
 // of one app (same name and script) become one app with `instances` = their count.
+import os from 'node:os';
 import path from 'node:path';
 import { DUMP_CONFIG_KEYS, PM2_DEFAULTS } from './pm2-keys.js';
 import { dumpEnv } from './dump-env.js';
@@ -10,11 +11,12 @@ export const isDump = (data) => Array.isArray(data) && data.length > 0 && data.e
 
 /**
  * @param {object[]} entries  the parsed dump
- * @param {{ pm2Home: string|null, here: object }} ctx  pm2Home: where PM2 kept its default
- *   log files; here: the importing process's environment (see dump-env.js)
+ * @param {{ pm2Home: string|null, here: object, cpus?: number }} ctx  pm2Home: where PM2 kept
+ *   its default log files; here: the importing process's environment (see dump-env.js);
+ *   cpus: this machine's CPUs (default: os.availableParallelism())
  * @returns {{ apps: object[], notes: string[] }}  notes: what was left out, one line each
  */
-export function dumpApps(entries, { pm2Home, here }) {
+export function dumpApps(entries, { pm2Home, here, cpus = os.availableParallelism() }) {
   const groups = new Map();
   for (const entry of entries) {
     const key = `${entry.name}\0${entry.pm_exec_path}`;
@@ -28,6 +30,8 @@ export function dumpApps(entries, { pm2Home, here }) {
     const { app, sameAsHere } = dumpApp(byInstance[0], group.length, pm2Home, here, notes);
     const names = sameAsHere.join(', ');
     if (names) leftOut.set(names, [...(leftOut.get(names) ?? []), app.name]);
+    const asked = cpuRelative(app, cpus);
+    if (asked) notes.push(`${app.name}: instances: ${app.instances} is how many processes PM2 ran (its dump keeps no \`instances\`); if PM2 was given ${asked} (${CPU_RELATIVE[asked]}), write instances: ${asked}`);
     if (group.some((e) => e.status === 'stopped' || e.status === 'errored')) {
       notes.push(`${app.name}: was ${group.map((e) => e.status).join('/')} in PM2; \`super start\` starts it`);
     }
@@ -68,6 +72,16 @@ function dumpApp(entry, instances, pm2Home, here, notes) {
   if (defaults.length) notes.push(`${entry.name}: ${defaults.join(', ')}: PM2's default files in ${path.join(pm2Home, 'logs')} are not reused; superd writes its own (super logs ${entry.name})`);
   if (!merged && instances > 1 && (app.out_file || app.error_file)) app.merge_logs = false; // one file per instance, as PM2 had it
   return { app, sameAsHere };
+}
+
+const CPU_RELATIVE = { max: 'one per CPU', '-1': 'one per CPU but one' };
+
+/** `max` or `-1` (PM2 resolves them against the CPUs) where the count of a cluster app matches one. */
+function cpuRelative(app, cpus) {
+  if (app.exec_mode !== 'cluster_mode' || app.instances < 2) return null;
+  if (app.instances === cpus) return 'max';
+  if (app.instances === cpus - 1) return '-1';
+  return null;
 }
 
 function instanceOf(entry) {

@@ -1,6 +1,7 @@
 // Where `super import pm2` reads from: PM2's dump ($PM2_HOME/dump.pm2, written by
 // `pm2 save`) or a PM2 ecosystem file (JSON, YAML, or JavaScript/TypeScript evaluated in a child
 // process). Either way the result is a list of PM2 apps in ecosystem-file form.
+import { constants } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,8 +9,12 @@ import yaml from 'js-yaml';
 import { SuperError } from '../errors.js';
 import { dumpApps, isDump } from './dump-apps.js';
 import { PM2_ONLY_KEYS } from './pm2-keys.js';
+import { holdsMoreValues, MAX_VALUES } from '../config/value-count.js';
 
-/** Dumps and ecosystem files larger than this are refused unread. */
+/**
+ * Dumps and ecosystem files larger than this are refused unread (a dump records each
+ * process's whole environment: a few KB a process).
+ */
 export const MAX_SOURCE_BYTES = 16 * 1024 * 1024;
 
 const SCRIPT_FILE = /\.[cm]?[jt]s$/;
@@ -26,12 +31,12 @@ export async function readSource({ pm2Home, file, here = process.env }) {
   if (file === undefined) {
     const home = pm2HomeOf(pm2Home);
     const dump = path.join(home, 'dump.pm2');
-    const data = parseJson(await readBounded(dump, missingDump(dump)), dump);
+    const data = bounded(parseJson(await readBounded(dump, missingDump(dump)), dump), dump);
     return { source: dump, baseDir: home, ...fromDump(data, dump, home, here) };
   }
   const abs = path.resolve(file);
   const text = await readBounded(abs, () => `no such file: ${abs}; check the path`);
-  const data = SCRIPT_FILE.test(abs) ? await evaluate(abs) : parseText(text, abs);
+  const data = bounded(SCRIPT_FILE.test(abs) ? await evaluate(abs) : parseText(text, abs), abs);
   if (isDump(data)) return { source: abs, baseDir: path.dirname(abs), ...fromDump(data, abs, pm2Home ? pm2HomeOf(pm2Home) : path.dirname(abs), here) };
   return { source: abs, baseDir: path.dirname(abs), ...fromEcosystem(data, abs) };
 }
@@ -61,16 +66,39 @@ function fromEcosystem(data, file) {
   return { apps, notes };
 }
 
+/**
+ * A YAML alias repeats a node by reference: a few hundred bytes of nested aliases (a
+ * "billion laughs") stand for 10^9 values, which every walk that follows (mapping the
+ * apps, writing them out) would expand. Refused as `super start` refuses it.
+ */
+function bounded(data, file) {
+  if (holdsMoreValues(data)) throw importError(`${file} holds more than ${MAX_VALUES} values once its YAML aliases (*name) are expanded; an ecosystem file holds at most ${MAX_VALUES}: write the values out, or anchor less`);
+  return data;
+}
+
+/** The file's text: a regular file (never a FIFO or device, even one swapped in after a check), at most MAX_SOURCE_BYTES. */
 async function readBounded(file, whenMissing) {
+  let fh;
   try {
-    const st = await fs.stat(file);
+    fh = await fs.open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    const st = await fh.stat();
     if (!st.isFile()) throw importError(`${file} is not a regular file`);
-    if (st.size > MAX_SOURCE_BYTES) throw importError(`${file} is ${st.size} bytes, more than the ${MAX_SOURCE_BYTES} a PM2 dump or ecosystem file may have; give the right file`);
-    return await fs.readFile(file, 'utf8');
+    const tooLarge = (size) => importError(`${file} is ${size} bytes, more than the ${MAX_SOURCE_BYTES} a PM2 dump or ecosystem file may have; give the right file`);
+    if (st.size > MAX_SOURCE_BYTES) throw tooLarge(st.size);
+    const buf = Buffer.alloc(Math.min(st.size + 1, MAX_SOURCE_BYTES + 1));
+    let n = 0;
+    for (let got = -1; got !== 0 && n < buf.length;) {
+      ({ bytesRead: got } = await fh.read(buf, n, buf.length - n, n));
+      n += got;
+    }
+    if (n === buf.length) throw importError(`${file} grew while it was read; try again when it is written`);
+    return buf.toString('utf8', 0, n);
   } catch (err) {
     if (err instanceof SuperError) throw err;
     if (err.code === 'ENOENT') throw importError(typeof whenMissing === 'function' ? whenMissing() : whenMissing);
     throw importError(`cannot read ${file} (${err.code ?? err.message})`);
+  } finally {
+    await fh?.close();
   }
 }
 

@@ -9,6 +9,8 @@ import { execFile } from 'node:child_process';
 import yaml from 'js-yaml';
 import { loadEcosystem } from '../../lib/config/index.js';
 import { mapApp } from '../../lib/pm2/map-app.js';
+import { dumpApps } from '../../lib/pm2/dump-apps.js';
+import { importPm2 } from '../../lib/pm2/index.js';
 import { ROOT, sandbox, superCli, freePort, httpGet, waitGone, alive } from '../helpers/harness.js';
 
 const PM2 = path.join(ROOT, 'node_modules', '.bin', 'pm2');
@@ -70,7 +72,10 @@ before(async () => {
   try {
     const web = await runPm2(['start', 'web.js', '-i', '2', '--name', 'web', '--max-memory-restart', '200M'], { GREETING: 'hello-from-pm2', PORT: String(pm2.port) });
     assert.equal(web.code, 0, web.stderr);
-    const job = await runPm2(['start', 'job.js', '--name', 'job', '--', '--mode', 'fast']);
+    // From an ecosystem file (PM2 then adds a variable named after the app: job: '{}'), and
+    // as if run from inside a PM2-managed process, whose environment holds PM2's fields.
+    fs.writeFileSync(path.join(pm2.apps, 'job.config.js'), `module.exports = { apps: [{ name: 'job', script: 'job.js', args: ['--mode', 'fast'], env: { QUEUE: 'jobs' } }] };\n`);
+    const job = await runPm2(['start', 'job.config.js'], { pm_id: '3', unique_id: 'abc', km_link: 'false', vizion_running: 'false', node_version: '20.0.0', axm_monitor: '{}' });
     assert.equal(job.code, 0, job.stderr);
     const list = JSON.parse((await runPm2(['jlist'])).stdout);
     pm2.pids = list.map((p) => p.pid).filter((pid) => pid > 0);
@@ -119,7 +124,8 @@ test('the dump the real PM2 wrote becomes an ecosystem.yml superd loads, and its
   });
   // The app's own variables, not PM2's, not the login session's, not those equal to this shell's.
   assert.deepEqual(web.env, { GREETING: 'hello-from-pm2', PORT: String(pm2.port) });
-  assert.deepEqual(job, { name: 'job', script: path.join(pm2.apps, 'job.js'), args: ['--mode', 'fast'], cwd: pm2.apps, exec_mode: 'fork', instances: 1 });
+  // Only what the user set: none of PM2's per-process fields, nor its module stash `job: '{}'`.
+  assert.deepEqual(job, { name: 'job', script: path.join(pm2.apps, 'job.js'), args: ['--mode', 'fast'], cwd: pm2.apps, exec_mode: 'fork', instances: 1, env: { QUEUE: 'jobs' } });
 
   const loaded = await loadEcosystem(out);
   assert.deepEqual(loaded.apps.map((a) => [a.name, a.exec_mode, a.instances]), [['web', 'cluster', 2], ['job', 'fork', 1]]);
@@ -252,7 +258,7 @@ test('bad input: one coded line, exit 2, nothing written', async (t) => {
   assert.equal(notDump.code, 2);
   assert.match(notDump.stderr, /^super: E_IMPORT: .*dump\.pm2 is not a PM2 dump/);
 
-  fs.writeFileSync(out, 'mine\n');
+  fs.writeFileSync(out, 'mine\n', { mode: 0o600 });
   const exists = await cli(['--pm2-home', pm2.home, '--out', out]);
   assert.equal(exists.code, 2);
   assert.match(exists.stderr, /^super: E_IMPORT: .*ecosystem\.yml exists; give another --out, or --force to replace it\n$/);
@@ -260,6 +266,7 @@ test('bad input: one coded line, exit 2, nothing written', async (t) => {
   const forced = await cli(['--pm2-home', pm2.home, '--out', out, '--force']);
   assert.equal(forced.code, 0, forced.stderr);
   assert.match(fs.readFileSync(out, 'utf8'), /^apps:\n {2}- name: web$/m);
+  assert.equal(fs.statSync(out).mode & 0o777, 0o600, 'the file replaced kept its permissions');
 
   const from = await superCli(box.home, ['import', 'forever']);
   assert.equal(from.code, 2);
@@ -279,4 +286,79 @@ test('PM2-named keys are carried over under their PM2 names', () => {
     cron_restart: '0 3 * * *', increment_var: 'PORT', source_map_support: true, autostart: false, log_file: 'all.log',
   });
   assert.deepEqual(notes, []);
+});
+
+test('instances: max and -1 are kept as written; a dump, which keeps only the count, gets a note', () => {
+  for (const spec of ['max', -1, '-1', 0, 3]) {
+    const { app } = mapApp({ name: 'api', script: 'a.js', instances: spec }, { baseDir: '/srv', outDir: '/srv' });
+    assert.equal(app.instances, spec === '-1' ? -1 : spec);
+  }
+  const entry = (i) => ({ name: 'api', pm_exec_path: '/srv/a.js', pm_cwd: '/srv', exec_mode: 'cluster_mode', exec_interpreter: 'node', env: { NODE_APP_INSTANCE: i } });
+  const four = [0, 1, 2, 3].map(entry);
+  const note = (cpus) => dumpApps(four, { pm2Home: null, here: {}, cpus }).notes.find((n) => n.includes('instances'));
+  assert.match(note(4), /^api: instances: 4 is how many processes PM2 ran \(its dump keeps no `instances`\); if PM2 was given max \(one per CPU\), write instances: max$/);
+  assert.match(note(5), /if PM2 was given -1 \(one per CPU but one\), write instances: -1$/);
+  assert.equal(note(8), undefined);
+});
+
+// The bounds `super start` applies hold on every path import reads or writes. The bomb runs
+// in a capped CLI (a heap bound and a timeout), so the test ends fast even without the bound.
+test('bounds: a billion-laughs file is refused at once', async (t) => {
+  const box = await sandbox(t);
+  const out = path.join(box.dir, 'ecosystem.yml');
+  // 9 aliases of 9 aliases ... of a list: 9^9 values in a few hundred bytes
+  const levels = 'abcdefghi';
+  const bomb = box.write('bomb.yml', [
+    'a: &a [x, x, x, x, x, x, x, x, x]',
+    ...[...levels.slice(1)].map((l, i) => `${l}: &${l} [${Array(9).fill(`*${levels[i]}`).join(', ')}]`),
+    'apps: [{name: x, script: x.js, ignore_watch: *i}]',
+  ].join('\n'));
+  const started = Date.now();
+  const r = await superCli(box.home, ['import', 'pm2', '--file', bomb, '--out', out], { cwd: box.dir, timeout: 20000, env: { NODE_OPTIONS: '--max-old-space-size=96' } });
+  assert.equal(r.code, 2, `${r.signal ?? ''} ${r.stderr.slice(0, 500)}`);
+  assert.match(r.stderr, /^super: E_IMPORT: .*bomb\.yml holds more than 1000000 values once its YAML aliases \(\*name\) are expanded; [^\n]*\n$/);
+  assert.ok(Date.now() - started < 10000, 'refused at once');
+  assert.ok(!fs.existsSync(out));
+});
+
+test('bounds: more apps than superd loads, an output larger than superd reads', async (t) => {
+  const box = await sandbox(t);
+  const out = path.join(box.dir, 'ecosystem.yml');
+  const saved = process.env.SUPER_MAX_APPS;
+  process.env.SUPER_MAX_APPS = '2';
+  try {
+    const three = box.write('three.json', JSON.stringify({ apps: ['a', 'b', 'c'].map((name) => ({ name, script: 'x.js' })) }));
+    await assert.rejects(importPm2({ file: three, out }), { code: 'E_IMPORT', message: /three\.json has 3 apps, more than the 2 superd loads from one ecosystem file; .*SUPER_MAX_APPS/ });
+  } finally {
+    if (saved === undefined) delete process.env.SUPER_MAX_APPS;
+    else process.env.SUPER_MAX_APPS = saved;
+  }
+  const big = box.write('big.json', JSON.stringify({ apps: [{ name: 'a', script: 'x.js', env: { BLOB: 'x'.repeat(1100 * 1024) } }] }));
+  await assert.rejects(importPm2({ file: big, out }), { code: 'E_IMPORT', message: /^the ecosystem file for .*big\.json would be \d+ bytes, more than the 1048576 superd reads; / });
+});
+
+test('what import prints is escaped, and --force replaces a symlink at --out, never its target', async (t) => {
+  const box = await sandbox(t);
+  const cli = (args) => superCli(box.home, ['import', 'pm2', ...args], { cwd: box.dir });
+  const ESC = '\u001b]0;owned\u0007\u001b[2J\r';
+  const hostile = box.write('hostile.json', JSON.stringify({ apps: [{ name: `api${ESC}`, script: 'x.js', [`key${ESC}`]: 1, env: { [`V${ESC}`]: { a: 1 } } }] }));
+  const victim = box.write('victim.txt', 'root file\n');
+  const out = path.join(box.dir, 'out.yml');
+  fs.symlinkSync(victim, out);
+
+  const r = await cli(['--file', hostile, '--out', out, '--force']);
+  assert.equal(r.code, 0, r.stderr);
+  for (const [what, text] of [['stdout', r.stdout], ['stderr', r.stderr], ['the file', fs.readFileSync(out, 'utf8')]]) {
+    assert.doesNotMatch(text, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/, `no control character in ${what}`);
+  }
+  assert.match(r.stderr, /^super: import: api-0-owned-2J: name: "api\\x1b\]0;owned\\x07\\x1b\[2J\\r" is not a superd app name/m);
+  assert.match(r.stderr, /^super: import: api-0-owned-2J: key\\x1b\]0;owned\\x07\\x1b\[2J\\r: left out/m);
+  assert.equal(fs.readFileSync(victim, 'utf8'), 'root file\n', 'the link\'s target is untouched');
+  assert.ok(fs.lstatSync(out).isFile(), 'the link itself was replaced by the file');
+  assert.deepEqual(fs.readdirSync(box.dir).filter((f) => f.endsWith('.tmp')), [], 'no temporary file is left');
+
+  // An error names what the user gave: escaped as well.
+  const missing = await cli(['--file', path.join(box.dir, `gone${ESC}.json`), '--out', '-']);
+  assert.equal(missing.code, 2);
+  assert.match(missing.stderr, /^super: E_IMPORT: no such file: .*gone\\x1b\]0;owned\\x07\\x1b\[2J\\r\.json; check the path\n$/);
 });

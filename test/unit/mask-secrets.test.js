@@ -1,7 +1,7 @@
 // Which environment variable names count as secret, and URL passwords in any value.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { looksSecret, maskEnv, maskConfig, maskUrlCredentials, MASK } from '../../lib/master/core/mask-secrets.js';
+import { looksSecret, maskEnv, maskConfig, maskUrlCredentials, MASK } from '../../lib/mask-secrets.js';
 
 test('secret-looking names', () => {
   const secret = ['DB_PASSWORD', 'PASSWORD', 'db_passwd', 'MYSQL_PWD', 'PGPASSWORD', 'REDIS_PASS', 'API_TOKEN', 'GITHUB_TOKEN', 'SECRET_KEY',

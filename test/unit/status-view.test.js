@@ -5,7 +5,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { lsView, describeView, workerRow } from '../../lib/master/core/status-view.js';
 import { renderPrometheus } from '../../lib/master/health/prometheus-text.js';
-import { MASK } from '../../lib/master/core/mask-secrets.js';
+import { MASK } from '../../lib/mask-secrets.js';
 
 const worker = (slot, pid, status = 'online') => ({ slot, pid, status, uptime_ms: 1500, restarts: slot, unstable_restarts: 0, cpus: null, pinned: false });
 

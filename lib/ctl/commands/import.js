@@ -2,11 +2,24 @@
 // write a superd ecosystem.yml equivalent to the apps PM2 runs (its dump.pm2) or to a PM2
 // ecosystem file, list on stderr what could not be carried over, and check that superd
 // loads the result. Works on files only: no daemon, neither PM2's nor superd's, is needed.
+// What it prints comes from the files read (names, keys, messages): control characters
+// in it are shown escaped (lib/printable.js).
+import { constants } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { SuperError } from '../../errors.js';
+import { printable, printableError } from '../../printable.js';
 
 export default async function importCommand(from, opts = {}) {
+  try {
+    return await importFrom(from, opts);
+  } catch (err) {
+    throw printableError(err);
+  }
+}
+
+async function importFrom(from, opts) {
   if (from !== 'pm2') throw new SuperError('E_USAGE', `cannot import from "${from}"; superd imports from: pm2`);
   const toStdout = opts.out === '-';
   const out = path.resolve(toStdout ? 'ecosystem.yml' : opts.out ?? 'ecosystem.yml');
@@ -15,20 +28,45 @@ export default async function importCommand(from, opts = {}) {
   if (!toStdout && !opts.force && (await exists(out))) throw refuseOverwrite();
 
   const { text, source, apps, notes } = await importPm2({ pm2Home: opts.pm2Home, file: opts.file, out });
-  for (const n of notes) process.stderr.write(`super: import: ${n}\n`);
+  for (const n of notes) process.stderr.write(`super: import: ${printable(n)}\n`);
   if (toStdout) process.stdout.write(text);
   else {
     try {
-      await fs.writeFile(out, text, { flag: opts.force ? 'w' : 'wx' });
+      await writeOut(out, text, opts.force);
     } catch (err) {
       if (err.code === 'EEXIST') throw refuseOverwrite();
       throw importError(`cannot write ${out} (${err.code ?? err.message})`);
     }
-    process.stdout.write(`wrote ${out} from ${source}: ${apps.length} app(s): ${apps.map((a) => a.name).join(', ')}\n`);
+    process.stdout.write(printable(`wrote ${out} from ${source}: ${apps.length} app(s): ${apps.map((a) => a.name).join(', ')}`) + '\n');
   }
   await checkLoads(text, out);
-  if (!toStdout) process.stdout.write(`next: super start ${path.relative(process.cwd(), out) || out}\n`);
+  if (!toStdout) process.stdout.write(printable(`next: super start ${path.relative(process.cwd(), out) || out}`) + '\n');
   return 0;
+}
+
+/**
+ * The whole file appears at once, and never through a link: written to a new file of its
+ * own (O_EXCL|O_NOFOLLOW, in the target's directory), then moved into place. Without
+ * `force`, link() fails if anything, a dangling symlink included, holds the name; with it,
+ * rename() replaces the name itself (a symlink there is replaced, its target untouched).
+ */
+async function writeOut(out, text, force) {
+  const tmp = path.join(path.dirname(out), `.${path.basename(out)}.${randomBytes(6).toString('hex')}.tmp`);
+  const fh = await fs.open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o666);
+  try {
+    try {
+      // A file replaced keeps its permissions (it may hold secrets: env values).
+      const replaced = force ? await fs.lstat(out).catch(() => null) : null;
+      if (replaced?.isFile()) await fh.chmod(replaced.mode & 0o7777);
+      await fh.writeFile(text);
+    } finally {
+      await fh.close();
+    }
+    if (force) await fs.rename(tmp, out);
+    else await fs.link(tmp, out);
+  } finally {
+    await fs.rm(tmp, { force: true });
+  }
 }
 
 /** superd must accept what it wrote; if not (a script gone, a value it refuses), say what to fix. */
@@ -38,8 +76,8 @@ async function checkLoads(text, out) {
     loadEcosystemText(text, out);
   } catch (err) {
     if (!(err instanceof SuperError)) throw err;
-    process.stderr.write(`super: warning: superd does not load this ecosystem as it is (${err.message.replace(/ in .*$/, '')}); fix them before super start:\n`);
-    for (const p of err.details?.problems ?? []) process.stderr.write(`  ${p}\n`);
+    process.stderr.write(`super: warning: superd does not load this ecosystem as it is (${printable(err.message.replace(/ in .*$/, ''))}); fix them before super start:\n`);
+    for (const p of err.details?.problems ?? []) process.stderr.write(`  ${printable(p)}\n`);
   }
 }
 

@@ -29,8 +29,10 @@ export default async function start(what, more = [], opts = {}) {
   const scriptOptions = opts.instances !== undefined || opts.name !== undefined || opts.envVar !== undefined || scriptArgs.length > 0;
   if (isEcosystemFile(what) && !scriptOptions) {
     if (operands.length) throw new SuperError('E_USAGE', `one ecosystem file at a time (got ${[what, ...operands].join(' ')})`);
+    if (opts.dryRun) return (await import('./check.js')).default(what, opts);
     return startFile(what, opts);
   }
+  if (opts.dryRun) throw new SuperError('E_USAGE', `--dry-run shows the apps of an ecosystem file; "${what}" is not one (super check <file>)`);
   if (opts.env !== undefined || opts.only !== undefined) {
     throw new SuperError('E_USAGE', '--env and --only choose in an ecosystem file; for a script, set variables with --env-var K=V');
   }

@@ -2,7 +2,7 @@
 // workers' metrics, the rows of `ls`, of `describe`, of the "metrics" broadcast (`super
 // monit`) and what lib/master/health/prometheus-text.js renders. Pure: data in, data out,
 // so what every view shows is decided (and tested) in one place.
-import { maskConfig } from './mask-secrets.js';
+import { maskConfig } from '../../mask-secrets.js';
 import { changedKeys } from './config-diff.js';
 
 /**

@@ -3,7 +3,7 @@
 import os from 'node:os';
 import { readFile } from 'node:fs/promises';
 import { SuperError } from '../../errors.js';
-import { maskEnv } from './mask-secrets.js';
+import { maskEnv } from '../../mask-secrets.js';
 
 const MAX_ENVIRON = 4 * 1024 * 1024; // /proc/<pid>/environ is at most ARG_MAX (2 MiB on Linux)
 

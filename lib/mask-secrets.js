@@ -3,7 +3,7 @@
 // is the password of any URL with credentials (postgres://user:pass@host: PM2 users leak
 // these in `pm2 env` and `pm2 describe`), of a connection string (Password=...) and of a
 // DSN (user:pass@tcp(host)/db). The saved dump keeps real values: resurrect
-// needs them (dump.json is 0600).
+// needs them (dump.json is 0600). The CLI's `super check` shows a file's env the same way.
 export const MASK = '********';
 
 // Words that mark a secret anywhere in the name (separators ignored: DBPASSWORD, db-password).

@@ -1,0 +1,83 @@
+// `super check <file>` and `super start <file> --dry-run`: the apps as superd will run them,
+// secrets masked, warnings listed; nothing started, no daemon.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { sandbox } from '../helpers/harness.js';
+import { checkView } from '../../lib/ctl/check-view.js';
+
+const FILE = `apps:
+  - name: api
+    script: server.js
+    instances: max
+    exec_mode: cluster
+    vizion: false
+    env:
+      NODE_ENV: production
+      DB_PASSWORD: hunter2
+      DATABASE_URL: postgres://app:s3cret@db/app
+  - name: job
+    script: server.js
+    exec_mode: fork
+    args: [--queue, "fast lane"]
+`;
+
+test('check prints what superd will run, masks secrets, lists warnings, starts nothing', async (t) => {
+  const box = await sandbox(t);
+  box.write('server.js', 'setInterval(() => {}, 1000);\n');
+  const file = box.write('ecosystem.yml', FILE);
+  const cpus = os.availableParallelism(); // the CPUs of this process, as a new daemon gets them
+  const server = path.join(box.dir, 'server.js');
+
+  const r = await box.cli(['check', file]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout, `${file}: 2 apps, as superd will run them (nothing started)
+
+api
+  script      ${server}
+  interpreter node
+  mode        cluster, ${cpus} instance${cpus === 1 ? '' : 's'} (instances: max)
+  cwd         ${box.dir}
+  env         NODE_ENV=production
+              DB_PASSWORD=********
+              DATABASE_URL=postgres://app:********@db/app
+
+job
+  script      ${server}
+  args        --queue "fast lane"
+  interpreter node
+  mode        fork, 1 instance
+  cwd         ${box.dir}
+  env         (none of its own: workers get the environment of \`super start\`)
+
+warning: ${file}:6:5: apps[0].vizion: PM2-only key (PM2's versioning metadata): ignored
+`);
+  assert.doesNotMatch(r.stdout + r.stderr, /hunter2|s3cret/);
+
+  const json = await box.cli(['start', file, '--dry-run', '--json']);
+  assert.equal(json.code, 0, json.stderr);
+  const view = JSON.parse(json.stdout);
+  assert.deepEqual(view.apps.map((a) => [a.name, a.exec_mode, a.instances, a.instances_spec, a.env.DB_PASSWORD ?? null]), [['api', 'cluster', cpus, 'max', '********'], ['job', 'fork', 1, 1, null]]);
+  assert.equal(view.warnings.length, 1);
+
+  const bad = box.write('bad.yml', 'apps:\n  - name: a\n    scrip: server.js\n');
+  const refused = await box.cli(['check', bad]);
+  assert.equal(refused.code, 2);
+  assert.equal(refused.stderr, `super: E_CONFIG: 1 problem in ${bad}\n  ${bad}:3:5: apps[0].scrip: unknown key; did you mean "script"?\n`);
+
+  const notFile = await box.cli(['start', 'server.js', '--dry-run'], { cwd: box.dir });
+  assert.equal(notFile.code, 2);
+  assert.match(notFile.stderr, /^super: E_USAGE: --dry-run shows the apps of an ecosystem file; "server\.js" is not one \(super check <file>\)\n$/);
+
+  assert.ok(!fs.existsSync(box.home), 'no daemon was started: SUPER_HOME was not even made');
+});
+
+test('check also lists the start warnings that need no daemon: a cpu_affinity entry beyond the instances', () => {
+  const app = { name: 'job', namespace: 'default', script: '/srv/job.js', args: [], interpreter: 'node', node_path: null, node_args: [], exec_mode: 'fork', instances: 1, instances_spec: 1, cwd: '/srv', autostart: true, env: { API_TOKEN: 't0k3n' }, cpu_affinity: { 0: 0, 5: 0 } };
+  const view = checkView({ file: '/srv/ecosystem.yml', apps: [app], warnings: ['from the file'] });
+  assert.deepEqual(view.apps[0].env, { API_TOKEN: '********' });
+  assert.equal(view.warnings.length, 2);
+  assert.match(view.warnings[1], /^job: cpu_affinity maps instance 5, but job runs 1 instance \(0\)/);
+});

@@ -118,6 +118,20 @@ test('control.listen on loopback: ls, logs over --host; token 0600; 401 for a wr
   const renewed = await remoteCli(box, port, copyToken(box, 'renewed'), ['ls', '--json']);
   assert.equal(renewed.code, 0, renewed.stderr);
 
+  // A token file replaced behind the daemon's back (not by --rotate) is never read: the
+  // token in force stays the only one accepted, the planted one is refused.
+  const planted = 'b'.repeat(64);
+  fs.writeFileSync(`${tokenFile}.planted`, `${planted}\n`, { mode: 0o600 });
+  fs.renameSync(`${tokenFile}.planted`, tokenFile);
+  assert.equal((await upgrade(port, { token: planted })).status, 401, 'a planted token is refused');
+  assert.equal((await upgrade(port, { token: fresh })).status, 101, 'the token read at start (or rotated) still works');
+  // A token that is a symbolic link is not read through it.
+  fs.rmSync(tokenFile);
+  fs.symlinkSync(mine, tokenFile);
+  const linked = await box.cli(['token']);
+  assert.equal(linked.code, 2, linked.stderr);
+  assert.match(linked.stderr, /E_AUTH: .*token is a symbolic link, not read/);
+
   const log = fs.readFileSync(path.join(box.home, 'daemon.log'), 'utf8');
   assert.match(log, /"reason":"wrong token".*authentication failed/);
   assert.match(log, /"reason":"no bearer token"/);

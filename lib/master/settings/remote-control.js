@@ -80,6 +80,19 @@ export class RemoteControl {
     return warnings;
   }
 
+  /**
+   * `super token --rotate` while this daemon runs: a new token in $SUPER_HOME/token, and the
+   * only one the listener accepts from the next connection on (it never reads the file again).
+   * @returns {Promise<string>} the new token
+   */
+  async rotateToken() {
+    const { rotateToken } = await import('../../ipc/token.js');
+    const token = await rotateToken(tokenPath(this.home));
+    this.server()?.remote?.setToken(token);
+    this.log.info({}, 'control token rotated');
+    return token;
+  }
+
   /** true when the open listener has `wanted`'s settings, false when none is open; throws E_CONTROL_FIXED otherwise. */
   #checkAgainstCurrent(wanted, source) {
     if (!this.current) return false;

@@ -95,6 +95,8 @@ export async function startRemoteListener({ listen, tls, origins, tokenFile, acc
   return {
     address: server.address(),
     limiter,
+    /** The token in force. */
+    token: () => expected,
     /** The token from now on (`super token --rotate`); connections already in stay. */
     setToken(token) {
       expected = token;

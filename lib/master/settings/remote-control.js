@@ -81,14 +81,18 @@ export class RemoteControl {
   }
 
   /**
-   * `super token --rotate` while this daemon runs: a new token in $SUPER_HOME/token, and the
-   * only one the listener accepts from the next connection on (it never reads the file again).
-   * @returns {Promise<string>} the new token
+   * `super token [--rotate]` while this daemon runs: the token its listener accepts (it read
+   * the file once, when it opened, and never again), or the file's, created if need be, when
+   * no listener is open. rotate: a new token in $SUPER_HOME/token, the only one accepted from
+   * the next connection on.
+   * @returns {Promise<string>}
    */
-  async rotateToken() {
-    const { rotateToken } = await import('../../ipc/token.js');
+  async token({ rotate = false } = {}) {
+    const { ensureToken, rotateToken } = await import('../../ipc/token.js');
+    const remote = this.server()?.remote;
+    if (!rotate) return remote ? remote.token() : ensureToken(tokenPath(this.home));
     const token = await rotateToken(tokenPath(this.home));
-    this.server()?.remote?.setToken(token);
+    remote?.setToken(token);
     this.log.info({}, 'control token rotated');
     return token;
   }

@@ -11,11 +11,15 @@ import crypto from 'node:crypto';
 
 const TOKEN_RE = /^[0-9a-f]{64}$/;
 
-/** The token of `file`, or null when the file does not exist. Throws on a malformed file. */
-export async function readToken(file) {
+/**
+ * The token of `file`, or null when the file does not exist. Throws on a malformed file.
+ * @param {{followLinks?: boolean}} [o]  followLinks: a client's own --token-file may be a link
+ *   (a mounted secret); the daemon's never is
+ */
+export async function readToken(file, { followLinks = false } = {}) {
   let text;
   try {
-    const fh = await fs.open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    const fh = await fs.open(file, constants.O_RDONLY | constants.O_NONBLOCK | (followLinks ? 0 : constants.O_NOFOLLOW));
     try {
       if (!(await fh.stat()).isFile()) throw Object.assign(new Error(`${file} is not a regular file; remove it and run \`super token --rotate\``), { code: 'EBADTOKEN' });
       const { bytesRead, buffer } = await fh.read({ buffer: Buffer.alloc(256) }); // a token is 65 bytes

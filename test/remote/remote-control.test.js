@@ -115,8 +115,13 @@ test('control.listen on loopback: ls, logs over --host; token 0600; 401 for a wr
   const old = await remoteCli(box, port, mine, ['ls']);
   assert.equal(old.code, 2, 'the old token is refused');
   assert.match(old.stderr, /E_AUTH/);
-  const renewed = await remoteCli(box, port, copyToken(box, 'renewed'), ['ls', '--json']);
+  const renewedFile = copyToken(box, 'renewed');
+  const renewed = await remoteCli(box, port, renewedFile, ['ls', '--json']);
   assert.equal(renewed.code, 0, renewed.stderr);
+  // A client's own --token-file may be a link (a mounted secret): only the daemon's is never followed.
+  fs.symlinkSync(renewedFile, path.join(box.dir, 'token-link'));
+  const viaLink = await remoteCli(box, port, path.join(box.dir, 'token-link'), ['ls', '--json']);
+  assert.equal(viaLink.code, 0, viaLink.stderr);
 
   // A token file replaced behind the daemon's back (not by --rotate) is never read: the
   // token in force stays the only one accepted, the planted one is refused.

@@ -57,6 +57,14 @@ test('a root daemon and another user\'s paths', { skip: notRoot, timeout: 60000 
       assert.match(r.stderr, why);
       assert.deepEqual(fs.readdirSync(home), [], 'nothing started, nothing written');
     }
+    // A link on the way that the user owns: they could point it at a home of their own.
+    const rootHome = mkdir('root-home', 0o700);
+    const link = path.join(box.dir, 'home-link');
+    fs.symlinkSync(rootHome, link);
+    fs.lchownSync(link, uid, gid);
+    const r = await superCli(link, ['start', eco(box.dir)]);
+    if (r.code === 0) await superCli(link, ['kill']);
+    assert.match(r.stderr, /E_DAEMON_START: .*home-link is a symbolic link that belongs to uid/);
   });
 
   await t.test('log directories the user can write in are refused', async () => {

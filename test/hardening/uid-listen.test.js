@@ -101,6 +101,15 @@ test('a uid app listens only where its user may', { skip: notRoot, timeout: 1200
       // a descriptor number is the daemon's, never the app's
       assert.match(await lineOf(out('fd'), /^LISTEN/), /^LISTEN_ERROR EACCES /);
 
+      // An app that dies of the refusal: super start shows the daemon's reason, not only EACCES.
+      if (scheduling === 'round-robin' && low < lowStart) {
+        box.fixture('http-server.js');
+        const dies = box.write('dies.yml', `apps:\n  - name: dies\n    script: http-server.js\n    uid: ${user}\n    max_restarts: 0\n    env: { PORT: ${low} }\n`);
+        const failed = await box.cli(['start', dies]);
+        assert.notEqual(failed.code, 0, failed.stdout + failed.stderr);
+        assert.match(failed.stderr, /dies#0 .*\n.*superd: listen on port \d+ refused: .*allow_privileged_ports: true/);
+      }
+
       // Stopped: the socket is removed and the daemon holds no descriptor of the directory.
       assert.equal((await box.cli(['stop', 'own'])).code, 0);
       assert.equal(fs.existsSync(sock), false, 'the socket is gone with its server');

@@ -73,6 +73,7 @@ test('a uid app listens only where its user may', { skip: notRoot, timeout: 1200
         lowport: { LISTEN: `port:${low}` },
         granted: { LISTEN: `port:${granted}`, extra: '    allow_privileged_ports: true\n' },
         fd: { LISTEN: 'fd:999' },
+        forged: { LISTEN: `forged:${path.join(rootOnly, 'forged.sock')}` },
       };
       const yaml = `scheduling: ${scheduling}\napps:\n${Object.entries(apps).map(([name, a]) => `  - name: ${name}\n    script: listen-probe.cjs\n    uid: ${user}\n    ready_on: spawn\n`
         + `    out_file: ${logs}/${name}.out\n    error_file: ${logs}/${name}.err\n    env: { LISTEN: "${a.LISTEN}" }\n${a.extra ?? ''}`).join('')}`;
@@ -82,6 +83,8 @@ test('a uid app listens only where its user may', { skip: notRoot, timeout: 1200
 
       // (a) a directory only root may write in: refused, nothing created, the reason on stderr
       assert.match(await lineOf(out('rootdir'), /^LISTEN/), /^LISTEN_ERROR EACCES /);
+      // ... also when the app forges the query (a path dressed as a TCP listen), bypassing net
+      assert.match(await lineOf(out('forged'), /^FORGED_REPLY/), /^FORGED_REPLY -13$/);
       assert.deepEqual(fs.readdirSync(rootOnly), [], 'no socket created in the root-only directory');
       assert.match(await lineOf(path.join(logs, 'rootdir.err'), /superd: listen/), /superd: listen on .*root-only\/x\.sock refused: uid \d+ may not create files in .*root-only/);
 

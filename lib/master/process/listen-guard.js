@@ -86,11 +86,22 @@ export function guardListens(worker, app) {
   });
 }
 
+// What net and dgram send: a unix path has port -1 and addressType -1; a port has a host (or
+// none) and addressType 4, 6, 'udp4' or 'udp6'; fd is absent, or -1 from dgram. Node decides
+// on loose comparisons (RoundRobinHandle listens on `address` as a path whenever `port >= 0`
+// is false, whatever addressType says), so a query of any other shape is refused whole
+// rather than guessed at.
+const PORT_TYPES = new Set([4, 6, 'udp4', 'udp6']);
+const MALFORMED = { refusal: 'a malformed listen request' };
+
 /** {refusal}, {bindPath} (a unix path to bind through its held directory), or {} (allowed as is). */
 function check(msg, who, allowPrivileged) {
-  if (msg.fd !== undefined && msg.fd !== null && msg.fd >= 0) return { refusal: `listen({fd: ${msg.fd}}) names a descriptor of the daemon, not of the app` };
-  if (msg.addressType === -1) return unixPath(msg.address, who);
-  return { refusal: portRefusal(msg.port, { allowPrivileged, firstFree: unprivilegedPortStart() }) };
+  const { fd, port, addressType, address } = msg;
+  if (fd !== undefined && fd !== null && fd !== -1) return Number.isInteger(fd) ? { refusal: `listen({fd: ${fd}}) names a descriptor of the daemon, not of the app` } : MALFORMED;
+  if (port === -1 && addressType === -1) return unixPath(address, who);
+  if (!Number.isInteger(port) || port < 0 || port > 65535 || !PORT_TYPES.has(addressType)) return MALFORMED;
+  if (address !== undefined && address !== null && typeof address !== 'string') return MALFORMED;
+  return { refusal: portRefusal(port, { allowPrivileged, firstFree: unprivilegedPortStart() }) };
 }
 
 function unixPath(address, who) {

@@ -29,6 +29,10 @@ import { openSocketDir, portRefusal, unprivilegedPortStart } from './listen-perm
 
 const UV_EACCES = -os.constants.errno.EACCES;
 const REFUSED = 'superd:refusedQuery'; // an act cluster has no handler for: it drops the query
+// Servers one such worker may have the daemon hold (each a listening socket in the daemon,
+// a directory descriptor too for a unix path): a worker forging queries must not exhaust
+// the daemon's descriptors.
+export const MAX_SERVERS_PER_WORKER = 256;
 
 /** bind path -> {fd, abs, users: Map<worker id, count>, given: boolean}: directories held for live servers. */
 const held = new Map();
@@ -46,16 +50,19 @@ export function guardListens(worker, app) {
   if (app.uid == null || app.uid === process.geteuid()) return;
   const who = { uid: app.uid, gid: app.gid ?? process.getegid() };
   const proc = worker.process;
-  const pending = new Map(); // query seq -> bind path, until the reply
-  const keys = new Map(); // key of a server it listens on -> bind path
+  const pending = new Map(); // query seq -> bind path (null: a port), until the reply
+  const keys = new Map(); // key of a server it listens on -> bind path (null: a port)
 
   proc.prependListener('internalMessage', (msg) => {
     if (msg?.cmd !== 'NODE_CLUSTER' || msg.act !== 'queryServer') return;
+    if (pending.size + keys.size >= MAX_SERVERS_PER_WORKER || pending.has(msg.seq)) {
+      return refuse(proc, msg, `more than ${MAX_SERVERS_PER_WORKER} servers in one worker`);
+    }
     const verdict = check(msg, who, app.allow_privileged_ports === true);
     if (verdict.refusal) return refuse(proc, msg, verdict.refusal);
+    pending.set(msg.seq, verdict.bindPath ?? null);
     if (!verdict.bindPath) return;
     msg.address = verdict.bindPath;
-    pending.set(msg.seq, verdict.bindPath);
     use(verdict.bindPath, worker.id, +1);
   });
 

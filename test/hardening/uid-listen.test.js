@@ -13,6 +13,7 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { sandbox } from '../helpers/harness.js';
 import { unprivilegedPortStart } from '../../lib/master/process/listen-permission.js';
+import { MAX_SERVERS_PER_WORKER } from '../../lib/master/process/listen-guard.js';
 
 const notRoot = process.getuid?.() !== 0 && 'needs root: creates a user and runs an app as it';
 
@@ -74,6 +75,7 @@ test('a uid app listens only where its user may', { skip: notRoot, timeout: 1200
         granted: { LISTEN: `port:${granted}`, extra: '    allow_privileged_ports: true\n' },
         fd: { LISTEN: 'fd:999' },
         forged: { LISTEN: `forged:${path.join(rootOnly, 'forged.sock')}` },
+        ...(scheduling === 'round-robin' && { many: { LISTEN: 'forged-many:300' } }),
       };
       const yaml = `scheduling: ${scheduling}\napps:\n${Object.entries(apps).map(([name, a]) => `  - name: ${name}\n    script: listen-probe.cjs\n    uid: ${user}\n    ready_on: spawn\n`
         + `    out_file: ${logs}/${name}.out\n    error_file: ${logs}/${name}.err\n    env: { LISTEN: "${a.LISTEN}" }\n${a.extra ?? ''}`).join('')}`;
@@ -103,6 +105,8 @@ test('a uid app listens only where its user may', { skip: notRoot, timeout: 1200
 
       // a descriptor number is the daemon's, never the app's
       assert.match(await lineOf(out('fd'), /^LISTEN/), /^LISTEN_ERROR EACCES /);
+      // servers held for one worker are bounded (MAX_SERVERS_PER_WORKER)
+      if (apps.many) assert.match(await lineOf(out('many'), /^FORGED_MANY/), new RegExp(`^FORGED_MANY ${300 - MAX_SERVERS_PER_WORKER}$`));
 
       // An app that dies of the refusal: super start shows the daemon's reason, not only EACCES.
       if (scheduling === 'round-robin' && low < lowStart) {

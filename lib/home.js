@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { SuperError } from './errors.js';
+import { unsafeAncestorReason } from './dir-chain.js';
 
 export function superHome(env = process.env) {
   return path.resolve(env.SUPER_HOME || path.join(os.homedir(), '.super'));
@@ -17,11 +18,15 @@ export const logsDir = (home) => path.join(home, 'logs');
 export const tokenPath = (home) => path.join(home, 'token');
 
 /**
- * Creates SUPER_HOME (0700) if needed and checks it is ours and closed to others: the
- * control socket inside is the only credential.
+ * Creates SUPER_HOME (0700) if needed and checks it is ours and closed to others, and that
+ * no one else can rename a directory above it: the control socket and the token inside are
+ * the credentials.
  * @throws {SuperError} E_HOME
  */
 export function prepareHome(home) {
+  // Before anything is created: whoever can rename a directory above the home could swap it.
+  const unsafe = unsafeAncestorReason(home);
+  if (unsafe) throw new SuperError('E_HOME', `SUPER_HOME ${home} is not safe: ${unsafe}`);
   try {
     fs.mkdirSync(home, { recursive: true, mode: 0o700 });
   } catch (err) {

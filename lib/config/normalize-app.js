@@ -45,6 +45,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1; // setTimeout's bound: Node sets a longer dela
  * @property {string|null} cron_restart  cron expression of the scheduled rolling reloads
  * @property {string} namespace
  * @property {number|null} uid  run the workers as this user (daemon as root)
+ * @property {boolean} allow_privileged_ports  with uid: the workers may listen on ports below 1024
  * @property {number|null} gid
  * @property {number[]} stop_exit_codes
  * @property {number} min_uptime  ms
@@ -218,6 +219,7 @@ export function normalizeApp(raw, index, ctx) {
     namespace: get('namespace') ?? 'default',
     uid: runAs.uid,
     gid: runAs.gid,
+    allow_privileged_ports: get('allow_privileged_ports') ?? false,
     stop_exit_codes: [].concat(get('stop_exit_codes') ?? []),
     min_uptime: ms('min_uptime', 1000),
     max_restarts: get('max_restarts') ?? 16,

@@ -22,7 +22,7 @@ export async function remoteTarget(env = process.env) {
   const tokenFile = env.SUPER_TOKEN_FILE || tokenPath(superHome(env));
   let token;
   try {
-    token = await readToken(tokenFile);
+    token = await readToken(tokenFile, { followLinks: true });
   } catch (err) {
     throw new SuperError('E_AUTH', `cannot use the token file ${tokenFile}: ${err.code === 'EBADTOKEN' ? 'it does not hold a token (64 hex digits)' : err.code ?? err.message}`);
   }

@@ -76,6 +76,7 @@
 //               for an app of one worker. E_LOW_MEMORY when the host cannot hold about the heap again
 //   diagnostic-file {name}                           -> {name, bytes}      progress frames {chunk: base64} carry
 //               the file $SUPER_HOME/profiles/<name> (how a client over TCP gets its profile)
+//   token       {rotate?}                            -> {token}      the TCP listener's token (`super token`); rotate: a new one
 //   reload-logs {}                                   -> {apps, files}       reopen every log file (after logrotate)
 //   flush       {target?}                            -> {apps, files}       empty the logs, remove rotated files
 //   capacity-copy {app, port}                        -> {app, copy, port, port_var, exec_mode, listen_timeout, failed, warnings}
@@ -109,7 +110,7 @@ export const TOPICS = Object.freeze(['worker', 'reload', 'metrics', 'watch', 'lo
 // the apps: meaningful only from the daemon's own host.
 // `upgrade` names files on the daemon's host (--daemon-path, --config); `capacity-copy`
 // starts a copy that the client loads over the daemon's loopback.
-export const LOCAL_ONLY_OPS = Object.freeze(['start', 'start-script', 'upgrade', 'capacity-copy', 'warm-reader']);
+export const LOCAL_ONLY_OPS = Object.freeze(['start', 'start-script', 'upgrade', 'capacity-copy', 'warm-reader', 'token']);
 
 const str = (v) => typeof v === 'string' && v.length > 0 && v.length <= 4096;
 const optStr = (v) => v === undefined || str(v);
@@ -161,6 +162,7 @@ export const OPS = Object.freeze({
   ls: { history: [(v) => typeof v === 'boolean', false, 'true or false'] },
   describe: { app: [str, true, 'an app name'] },
   kill: {},
+  token: { rotate: [(v) => typeof v === 'boolean', false, 'true or false'] },
   subscribe: { topics: [(v) => strList(v) && v.every((t) => TOPICS.includes(t)), true, `a list of topics from: ${TOPICS.join(', ')}`] },
   unsubscribe: {},
   save: { force: [(v) => v === undefined || typeof v === 'boolean', false, 'true or false'] },

@@ -6,14 +6,15 @@
 //      else 403. Stops a web page the operator visits from driving the daemon
 //      (cross-site websocket hijacking). Requests without Origin (the CLI) pass.
 //   2. Lockout: an address with too many recent failures gets 429 (lib/ipc/auth-limiter.js).
-//   3. Token: `Authorization: Bearer <token>` must match $SUPER_HOME/token, read again for
-//      each request (so `super token --rotate` takes effect at once), compared in constant
-//      time; else 401, counted as a failure and logged (the address, never the token).
+//   3. Token: `Authorization: Bearer <token>` must match the token of $SUPER_HOME/token as
+//      read when the listener opened (kept in memory: a file planted there later is never
+//      read; `super token --rotate` hands the daemon its new token, setToken), compared in
+//      constant time; else 401, counted as a failure and logged (the address, never the token).
 // A plain HTTP request gets 426. TLS (control.tls) makes it https/wss.
 import http from 'node:http';
 import https from 'node:https';
 import { parseListen } from '../config/listen-address.js';
-import { ensureToken, readToken, tokenMatches } from './token.js';
+import { ensureToken, tokenMatches } from './token.js';
 import { AuthLimiter } from './auth-limiter.js';
 import { refuseHttp } from './refuse-http.js';
 import { SuperError } from '../errors.js';
@@ -36,7 +37,7 @@ import { boundServer, serverOptions } from './connection-limits.js';
  * @param {RemoteOptions} o
  */
 export async function startRemoteListener({ listen, tls, origins, tokenFile, accept, log, limiter = new AuthLimiter(), fd = null }) {
-  await ensureToken(tokenFile);
+  let expected = await ensureToken(tokenFile);
   // Bounds on what unauthenticated peers may hold: sockets, and time to send their headers.
   const server = boundServer(tls ? https.createServer({ ...serverOptions, cert: tls.cert, key: tls.key }, refuseHttp) : http.createServer(serverOptions, refuseHttp), 'remote');
   const allowed = new Set(origins);
@@ -61,22 +62,17 @@ export async function startRemoteListener({ listen, tls, origins, tokenFile, acc
       log.warn({ remote: addr, origin: String(origin).slice(0, 200) }, 'control connection refused: Origin not in control.origins');
       return { status: 403, text: 'this Origin is not allowed (control.origins)' };
     }
-    // Checked before the file is read (a locked-out address costs nothing), and again after,
-    // in the same tick as the count: requests that were all waiting on the read while
-    // earlier ones locked the address out are refused, so a parallel burst of guesses
-    // gets no more than the limiter's few.
-    let lock = limiter.locked(addr);
+    // Checked in the same tick as the count, so a parallel burst of guesses gets no more
+    // than the limiter's few.
+    const lock = limiter.locked(addr);
     if (lock.locked) return lockedOut(addr, lock);
     const given = bearer(req.headers.authorization);
-    const expected = await readToken(tokenFile);
-    lock = limiter.locked(addr);
-    if (lock.locked) return lockedOut(addr, lock);
-    if (given !== null && expected !== null && tokenMatches(given, expected)) {
+    if (given !== null && tokenMatches(given, expected)) {
       limiter.succeed(addr);
       return null;
     }
     const lockedNow = limiter.fail(addr);
-    log.warn({ remote: addr, reason: given === null ? 'no bearer token' : expected === null ? 'no token file' : 'wrong token', locked_out: lockedNow }, 'control connection refused: authentication failed');
+    log.warn({ remote: addr, reason: given === null ? 'no bearer token' : 'wrong token', locked_out: lockedNow }, 'control connection refused: authentication failed');
     return { status: 401, text: 'a valid token is required (Authorization: Bearer <token>)', headers: { 'www-authenticate': 'Bearer' } };
   }
 
@@ -99,6 +95,12 @@ export async function startRemoteListener({ listen, tls, origins, tokenFile, acc
   return {
     address: server.address(),
     limiter,
+    /** The token in force. */
+    token: () => expected,
+    /** The token from now on (`super token --rotate`); connections already in stay. */
+    setToken(token) {
+      expected = token;
+    },
     close: () => new Promise((resolve) => {
       server.close(() => resolve());
       server.closeAllConnections?.();

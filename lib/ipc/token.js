@@ -1,20 +1,35 @@
 // The credential of the TCP control listener: $SUPER_HOME/token, 32 random bytes as hex,
 // mode 0600. Created on first use (the listener opening, or `super token`); replaced by
-// `super token --rotate`. The daemon reads the file again for every authentication, so a
-// rotation takes effect for the next connection without telling the daemon.
+// `super token --rotate`. The daemon reads the file once, when its listener opens, and keeps
+// the token in memory: a file put in its place later is never read (a running daemon
+// rotates its token itself, on `super token --rotate`). The file is never read through a
+// symbolic link (O_NOFOLLOW): a link there is refused.
 import fs from 'node:fs/promises';
+import { constants } from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
 
 const TOKEN_RE = /^[0-9a-f]{64}$/;
 
-/** The token of `file`, or null when the file does not exist. Throws on a malformed file. */
-export async function readToken(file) {
+/**
+ * The token of `file`, or null when the file does not exist. Throws on a malformed file.
+ * @param {{followLinks?: boolean}} [o]  followLinks: a client's own --token-file may be a link
+ *   (a mounted secret); the daemon's never is
+ */
+export async function readToken(file, { followLinks = false } = {}) {
   let text;
   try {
-    text = await fs.readFile(file, 'utf8');
+    const fh = await fs.open(file, constants.O_RDONLY | constants.O_NONBLOCK | (followLinks ? 0 : constants.O_NOFOLLOW));
+    try {
+      if (!(await fh.stat()).isFile()) throw Object.assign(new Error(`${file} is not a regular file; remove it and run \`super token --rotate\``), { code: 'EBADTOKEN' });
+      const { bytesRead, buffer } = await fh.read({ buffer: Buffer.alloc(256) }); // a token is 65 bytes
+      text = buffer.subarray(0, bytesRead).toString('utf8');
+    } finally {
+      await fh.close();
+    }
   } catch (err) {
     if (err.code === 'ENOENT') return null;
+    if (err.code === 'ELOOP') throw Object.assign(new Error(`${file} is a symbolic link, not read; remove it and run \`super token --rotate\``), { code: 'EBADTOKEN' });
     throw err;
   }
   const token = text.trim();

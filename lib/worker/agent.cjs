@@ -51,6 +51,7 @@ if (!globalThis[AGENT]) {
       [TO_AGENT.REOPEN_LOGS]: logs.reopen,
       [TO_AGENT.PROFILE]: (m) => require('./diagnostics.cjs').profile(m),
       [TO_AGENT.HEAP]: (m) => require('./diagnostics.cjs').heap(m),
+      [TO_AGENT.LISTEN_REFUSED]: (m) => process.stderr.write(`${String(m.message)}\n`),
       ...metrics.handlers,
     });
   }

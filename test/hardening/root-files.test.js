@@ -45,6 +45,28 @@ test('a root daemon and another user\'s paths', { skip: notRoot, timeout: 60000 
     assert.equal(fs.readFileSync(secret, 'utf8'), SECRET, 'the file behind the link is untouched');
   });
 
+  await t.test('root with a SUPER_HOME below a directory the user owns or may write in: refused', async () => {
+    // The user could rename root's home aside and plant their own token in its place.
+    for (const [parent, why] of [[mkdir('user-parent', 0o755, uid), /user-parent belongs to uid/], [mkdir('group-parent', 0o775, 0, gid), /group-parent is writable by group .*not sticky/]]) {
+      const home = path.join(parent, 'home');
+      fs.mkdirSync(home, { mode: 0o700 });
+      const r = await superCli(home, ['start', eco(box.dir)]);
+      if (r.code === 0) await superCli(home, ['kill']); // without the check: a daemon started there
+      assert.notEqual(r.code, 0, r.stdout);
+      assert.match(r.stderr, /E_DAEMON_START: .*SUPER_HOME .* is not safe: /);
+      assert.match(r.stderr, why);
+      assert.deepEqual(fs.readdirSync(home), [], 'nothing started, nothing written');
+    }
+    // A link on the way that the user owns: they could point it at a home of their own.
+    const rootHome = mkdir('root-home', 0o700);
+    const link = path.join(box.dir, 'home-link');
+    fs.symlinkSync(rootHome, link);
+    fs.lchownSync(link, uid, gid);
+    const r = await superCli(link, ['start', eco(box.dir)]);
+    if (r.code === 0) await superCli(link, ['kill']);
+    assert.match(r.stderr, /E_DAEMON_START: .*home-link is a symbolic link that belongs to uid/);
+  });
+
   await t.test('log directories the user can write in are refused', async () => {
     const refused = [
       [mkdir('user-logs', 0o755, uid), /belongs to uid/],

@@ -115,8 +115,29 @@ test('control.listen on loopback: ls, logs over --host; token 0600; 401 for a wr
   const old = await remoteCli(box, port, mine, ['ls']);
   assert.equal(old.code, 2, 'the old token is refused');
   assert.match(old.stderr, /E_AUTH/);
-  const renewed = await remoteCli(box, port, copyToken(box, 'renewed'), ['ls', '--json']);
+  const renewedFile = copyToken(box, 'renewed');
+  const renewed = await remoteCli(box, port, renewedFile, ['ls', '--json']);
   assert.equal(renewed.code, 0, renewed.stderr);
+  // A client's own --token-file may be a link (a mounted secret): only the daemon's is never followed.
+  fs.symlinkSync(renewedFile, path.join(box.dir, 'token-link'));
+  const viaLink = await remoteCli(box, port, path.join(box.dir, 'token-link'), ['ls', '--json']);
+  assert.equal(viaLink.code, 0, viaLink.stderr);
+
+  // A token file replaced behind the daemon's back (not by --rotate) is never read: the
+  // token in force stays the only one accepted, the planted one is refused.
+  const planted = 'b'.repeat(64);
+  fs.writeFileSync(`${tokenFile}.planted`, `${planted}\n`, { mode: 0o600 });
+  fs.renameSync(`${tokenFile}.planted`, tokenFile);
+  assert.equal((await upgrade(port, { token: planted })).status, 401, 'a planted token is refused');
+  assert.equal((await upgrade(port, { token: fresh })).status, 101, 'the token read at start (or rotated) still works');
+  assert.equal((await box.cli(['token'])).stdout.trim(), fresh, 'super token prints the token the daemon accepts');
+  // A token that is a symbolic link is not read through it (here with no daemon: the file is read).
+  const linkedHome = path.join(box.dir, 'linked-home');
+  fs.mkdirSync(linkedHome, { mode: 0o700 });
+  fs.symlinkSync(mine, path.join(linkedHome, 'token'));
+  const linked = await box.cli(['token'], { env: { SUPER_HOME: linkedHome } });
+  assert.equal(linked.code, 2, linked.stderr);
+  assert.match(linked.stderr, /E_AUTH: .*token is a symbolic link, not read/);
 
   const log = fs.readFileSync(path.join(box.home, 'daemon.log'), 'utf8');
   assert.match(log, /"reason":"wrong token".*authentication failed/);

@@ -33,6 +33,7 @@ export function makeHandlers({ registry, monitor, watcher, cron, diagnostics, lo
   const logs = makeLogHandlers(registry, log);
   return {
     ping: () => ({ pong: true, pid: process.pid, uptime_ms: Date.now() - startedAt }),
+    token: async (a) => ({ token: await registry.control.token({ rotate: a.rotate === true }) }),
     version: () => ({ version, protocol: PROTOCOL, node: process.version }),
     start: async (a, conn, progress) => {
       const result = await registry.startFromFile({ ...a, rollback: true });

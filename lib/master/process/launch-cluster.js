@@ -3,6 +3,7 @@
 import cluster from 'node:cluster';
 import { execPrefix } from './exec-prefix.js';
 import { installHandoffGuard } from './handoff-guard.js';
+import { guardListens } from './listen-guard.js';
 
 /**
  * Cluster settings are global but read at each fork, so setupPrimary(appSettings) and
@@ -35,7 +36,9 @@ export function forkClusterWorker({ app, env, stdio, agentPath, cpus = null }) {
   if (prefix.length) process.execPath = prefix[0];
   else process.execPath = node;
   try {
-    return cluster.fork(env);
+    const worker = cluster.fork(env);
+    guardListens(worker, app); // a worker run as another user listens only where that user may
+    return worker;
   } finally {
     process.execPath = daemonNode;
   }

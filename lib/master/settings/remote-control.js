@@ -80,6 +80,23 @@ export class RemoteControl {
     return warnings;
   }
 
+  /**
+   * `super token [--rotate]` while this daemon runs: the token its listener accepts (it read
+   * the file once, when it opened, and never again), or the file's, created if need be, when
+   * no listener is open. rotate: a new token in $SUPER_HOME/token, the only one accepted from
+   * the next connection on.
+   * @returns {Promise<string>}
+   */
+  async token({ rotate = false } = {}) {
+    const { ensureToken, rotateToken } = await import('../../ipc/token.js');
+    const remote = this.server()?.remote;
+    if (!rotate) return remote ? remote.token() : ensureToken(tokenPath(this.home));
+    const token = await rotateToken(tokenPath(this.home));
+    remote?.setToken(token);
+    this.log.info({}, 'control token rotated');
+    return token;
+  }
+
   /** true when the open listener has `wanted`'s settings, false when none is open; throws E_CONTROL_FIXED otherwise. */
   #checkAgainstCurrent(wanted, source) {
     if (!this.current) return false;

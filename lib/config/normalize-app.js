@@ -46,6 +46,8 @@ const MAX_TIMER_MS = 2 ** 31 - 1; // setTimeout's bound: Node sets a longer dela
  * @property {string} namespace
  * @property {number|null} uid  run the workers as this user (daemon as root)
  * @property {boolean} allow_privileged_ports  with uid: the workers may listen on ports below 1024
+ * @property {boolean} share_port  its workers may listen on an address another app's workers
+ *   hold, when that app says share_port too (lib/master/process/port-owners.js)
  * @property {number|null} gid
  * @property {number[]} stop_exit_codes
  * @property {number} min_uptime  ms
@@ -220,6 +222,7 @@ export function normalizeApp(raw, index, ctx) {
     uid: runAs.uid,
     gid: runAs.gid,
     allow_privileged_ports: get('allow_privileged_ports') ?? false,
+    share_port: get('share_port') ?? false,
     stop_exit_codes: [].concat(get('stop_exit_codes') ?? []),
     min_uptime: ms('min_uptime', 1000),
     max_restarts: get('max_restarts') ?? 16,

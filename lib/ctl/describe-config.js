@@ -4,7 +4,7 @@
 // already shown above as paths).
 
 /** Keys the daemon keeps for itself: shown elsewhere in describe, or not at all. */
-const INTERNAL = new Set(['name', 'restart_delay_set', 'instances_spec', 'source', 'logs', 'out_file', 'error_file']);
+export const INTERNAL = new Set(['name', 'restart_delay_set', 'instances_spec', 'source', 'logs', 'out_file', 'error_file']);
 const DURATIONS = new Set(['min_uptime', 'restart_delay', 'exp_backoff_restart_delay', 'kill_timeout', 'listen_timeout',
   'watch_delay', 'probation', 'retire_interval', 'drain_timeout', 'metrics_interval', 'unresponsive_timeout']);
 const SIZES = new Set(['max_memory_restart', 'log_max_size']);
@@ -13,7 +13,7 @@ const SIZES = new Set(['max_memory_restart', 'log_max_size']);
 export const DEFAULTS = Object.freeze({
   args: [], instances: 1, exec_mode: 'cluster', interpreter: 'node', node_path: null, node_args: [], source_map_support: false,
   instance_var: 'NODE_APP_INSTANCE', increment_var: null, autorestart: true, autostart: true, cron_restart: null,
-  namespace: 'default', uid: null, gid: null, stop_exit_codes: [], min_uptime: 1000, max_restarts: 16, restart_delay: 0,
+  namespace: 'default', uid: null, gid: null, allow_privileged_ports: false, share_port: false, stop_exit_codes: [], min_uptime: 1000, max_restarts: 16, restart_delay: 0,
   exp_backoff_restart_delay: 0, kill_timeout: 1600, kill_signal: 'SIGINT', listen_timeout: 8000, wait_ready: false,
   ready_on: 'listen', watch: [], ignore_watch: [], watch_delay: 1000, max_memory_restart: null, merge_logs: true,
   log_date_format: null, log_type: 'raw', disable_logs: false, time: false, log_max_size: null, log_retain: null,

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadEcosystemText } from '../../lib/config/index.js';
-import { DEFAULTS, humanDuration, humanSize, settingsLines } from '../../lib/ctl/describe-config.js';
+import { DEFAULTS, INTERNAL, humanDuration, humanSize, settingsLines } from '../../lib/ctl/describe-config.js';
 
 function load(t, entry) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'superd-describe-'));
@@ -18,6 +18,9 @@ function load(t, entry) {
 test('DEFAULTS is what lib/config gives an app that sets nothing', (t) => {
   const app = load(t, '');
   for (const [key, v] of Object.entries(DEFAULTS)) assert.deepEqual(app[key], v, key);
+  // and it knows every key lib/config gives (a new key is not shown as "set" by everyone)
+  const own = new Set(['script', 'cwd', 'env']);
+  assert.deepEqual(Object.keys(app).filter((k) => !own.has(k) && !INTERNAL.has(k) && !Object.hasOwn(DEFAULTS, k)), []);
 });
 
 test('durations and sizes in the units people write', () => {

@@ -4,6 +4,7 @@ import cluster from 'node:cluster';
 import { execPrefix } from './exec-prefix.js';
 import { installHandoffGuard } from './handoff-guard.js';
 import { guardListens } from './listen-guard.js';
+import { watchPortOwners } from './port-owners.js';
 
 /**
  * Cluster settings are global but read at each fork, so setupPrimary(appSettings) and
@@ -38,6 +39,7 @@ export function forkClusterWorker({ app, env, stdio, agentPath, cpus = null }) {
   try {
     const worker = cluster.fork(env);
     guardListens(worker, app); // a worker run as another user listens only where that user may
+    watchPortOwners(worker, app); // checked first: a port held by another app is refused
     return worker;
   } finally {
     process.execPath = daemonNode;

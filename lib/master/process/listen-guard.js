@@ -56,10 +56,10 @@ export function guardListens(worker, app) {
   proc.prependListener('internalMessage', (msg) => {
     if (msg?.cmd !== 'NODE_CLUSTER' || msg.act !== 'queryServer') return;
     if (pending.size + keys.size >= MAX_SERVERS_PER_WORKER || pending.has(msg.seq)) {
-      return refuse(proc, msg, `more than ${MAX_SERVERS_PER_WORKER} servers in one worker`);
+      return refuseListen(proc, msg, `more than ${MAX_SERVERS_PER_WORKER} servers in one worker`);
     }
     const verdict = check(msg, who, app.allow_privileged_ports === true);
-    if (verdict.refusal) return refuse(proc, msg, verdict.refusal);
+    if (verdict.refusal) return refuseListen(proc, msg, verdict.refusal);
     pending.set(msg.seq, verdict.bindPath ?? null);
     if (!verdict.bindPath) return;
     msg.address = verdict.bindPath;
@@ -154,11 +154,16 @@ function giveSocket(bindPath, who) {
   } catch {} // gone already: the app closed it
 }
 
-function refuse(proc, msg, refusal) {
+/**
+ * Answers a listen query as Node answers a failed bind: the app's listen() emits 'error'
+ * with `errno` (EACCES by default), after its agent printed why on its stderr. The query's
+ * act is renamed so cluster's own listener (which runs after) drops it.
+ */
+export function refuseListen(proc, msg, refusal, errno = UV_EACCES) {
   msg.act = REFUSED;
   const where = msg.addressType === -1 ? msg.address : `port ${msg.port}`;
   try {
     tellAgent(proc, TO_AGENT.LISTEN_REFUSED, { message: `superd: listen on ${where} refused: ${refusal}` });
-    proc.send({ cmd: 'NODE_CLUSTER', errno: UV_EACCES, key: null, ack: msg.seq, data: null });
+    proc.send({ cmd: 'NODE_CLUSTER', errno, key: null, ack: msg.seq, data: null });
   } catch {} // the channel closed: nobody waits for the answer
 }

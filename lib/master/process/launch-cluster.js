@@ -38,8 +38,9 @@ export function forkClusterWorker({ app, env, stdio, agentPath, cpus = null }) {
   else process.execPath = node;
   try {
     const worker = cluster.fork(env);
-    guardListens(worker, app); // a worker run as another user listens only where that user may
-    watchPortOwners(worker, app); // checked first: a port held by another app is refused
+    // Each prepends its check of the worker's listen queries: the last one added runs first.
+    watchPortOwners(worker, app); // an address another app's workers hold is refused
+    guardListens(worker, app); // first: a worker run as another user listens only where that user may
     return worker;
   } finally {
     process.execPath = daemonNode;

@@ -122,12 +122,50 @@ async function whenNotBusy(send) {
 
 /** `launch`: ensureDaemon's options for a daemon started here. */
 async function withDaemon(fn, launch = {}) {
-  const client = await ensureDaemon(superHome(), launch);
+  const interrupts = whileStarting();
   try {
-    return await fn(client);
+    const client = await ensureDaemon(superHome(), launch);
+    interrupts.sent = true;
+    try {
+      return await fn(client);
+    } finally {
+      client.close();
+    }
   } finally {
-    client.close();
+    interrupts.done();
   }
+}
+
+/**
+ * Ctrl-C (or SIGTERM) during a start never leaves the user unsure of what runs. Before the
+ * request reaches the daemon, nothing was started: say so and exit. Once it has, the daemon
+ * carries the start through (a start is not cut in half): the first Ctrl-C says so and goes
+ * on waiting for the outcome; a second one stops waiting, saying how to see what runs.
+ */
+function whileStarting() {
+  const state = { sent: false, interrupted: false, done: () => {} };
+  const say = (line) => process.stderr.write(`super: ${line}\n`);
+  const onSignal = (signal) => {
+    const status = signal === 'SIGTERM' ? 143 : 130;
+    if (!state.sent) {
+      say('interrupted before the start reached the daemon: nothing was started');
+      process.exit(status);
+    }
+    if (!state.interrupted) {
+      state.interrupted = true;
+      say('interrupted: the daemon carries this start through (a start is not cut in half); waiting for its outcome (Ctrl-C again to stop waiting)');
+      return;
+    }
+    say('stopped waiting: the daemon finishes the start by itself; `super ls` shows what runs, `super delete <app>` removes an app');
+    process.exit(status);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  state.done = () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+  return state;
 }
 
 /** What `start` did: JSON with --json, else one line per app and the `ls` table. */

@@ -4,10 +4,10 @@
 // Bounded: at most MAX_PROCS processes and MAX_MS of work. As a user other than root, only
 // that user's own processes can be seen, as with ss.
 import fs from 'node:fs';
+import { listeningInodes } from '../listening-tcp.js';
 
 const MAX_PROCS = 20000;
 const MAX_MS = 1000;
-const LISTEN = '0A';
 
 /** `listen EADDRINUSE: address already in use 127.0.0.1:3000` (or :::3000) -> 3000; null if none. */
 export function busyPort(text) {
@@ -21,7 +21,7 @@ export function busyPort(text) {
  * @returns {{pid: number, command: string}|null}  the first process found holding a listening socket on it
  */
 export function portHolder(port) {
-  const inodes = listeningInodes(port);
+  const inodes = listeningOn(port);
   if (!inodes.size) return null;
   const deadline = Date.now() + MAX_MS;
   let pids;
@@ -52,24 +52,9 @@ export function portHolder(port) {
   return null;
 }
 
-/** Inodes of the sockets listening on `port` (IPv4 and IPv6). */
-function listeningInodes(port) {
-  const hex = port.toString(16).toUpperCase().padStart(4, '0');
-  const inodes = new Set();
-  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
-    let text;
-    try {
-      text = fs.readFileSync(table, 'latin1');
-    } catch {
-      continue;
-    }
-    for (const line of text.split('\n').slice(1)) {
-      const f = line.trim().split(/\s+/);
-      // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode
-      if (f.length > 9 && f[1].endsWith(`:${hex}`) && f[3] === LISTEN && f[9] !== '0') inodes.add(f[9]);
-    }
-  }
-  return inodes;
+/** Inodes of the sockets listening on `port` (IPv4 and IPv6), as /proc/<pid>/fd spells them. */
+function listeningOn(port) {
+  return new Set([...listeningInodes()].filter(([, s]) => s.port === port).map(([inode]) => String(inode)));
 }
 
 function commandOf(pid) {

@@ -3,8 +3,9 @@
 // `socket:[inode]` in /proc/self/fd, and /proc/net/tcp{,6} lists each LISTEN socket with
 // its inode and local address. Read once per upgrade or boot, never on a request path.
 import fs from 'node:fs';
+import { listeningInodes } from '../../listening-tcp.js';
 
-const LISTEN = '0A';
+export { normalizeAddress } from '../../listening-tcp.js';
 
 /**
  * @param {number[]} [fds]  the descriptors to look at (default: every one of this process)
@@ -33,61 +34,4 @@ export function listeningSockets(fds = ownFds()) {
 
 function ownFds() {
   return fs.readdirSync('/proc/self/fd').map(Number).filter((fd) => fd > 2);
-}
-
-/** inode -> {address, port} of every TCP socket in LISTEN state of this network namespace. */
-function listeningInodes() {
-  const map = new Map();
-  for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
-    let text;
-    try {
-      text = fs.readFileSync(file, 'utf8');
-    } catch {
-      continue; // no IPv6 in this kernel
-    }
-    for (const line of text.split('\n').slice(1)) {
-      const f = line.trim().split(/\s+/);
-      if (f.length < 10 || f[3] !== LISTEN) continue;
-      const [hex, port] = f[1].split(':');
-      map.set(Number(f[9]), { address: hex.length === 8 ? ipv4(hex) : ipv6(hex), port: parseInt(port, 16) });
-    }
-  }
-  return map;
-}
-
-/** /proc/net/tcp writes each 32-bit word in host byte order (little-endian here). */
-const words = (hex) => hex.match(/.{8}/g).map((w) => w.match(/../g).reverse().join(''));
-
-function ipv4(hex) {
-  return words(hex)[0].match(/../g).map((b) => parseInt(b, 16)).join('.');
-}
-
-function ipv6(hex) {
-  const groups = words(hex).join('').match(/.{4}/g).map((g) => parseInt(g, 16).toString(16));
-  return normalizeAddress(groups.join(':'));
-}
-
-/**
- * One spelling per address, so a worker's listen host and /proc's entry compare equal:
- * null, '' and the wildcards -> '0.0.0.0' or '::'; IPv6 expanded to eight lowercase groups
- * ('::' and '::1' kept short); IPv4-mapped IPv6 -> the IPv4 address.
- */
-export function normalizeAddress(address) {
-  if (!address) return null;
-  if (!address.includes(':')) return address;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return mapped[1];
-  const [head, tail = null] = address.toLowerCase().split('::');
-  const h = head ? head.split(':') : [];
-  const t = tail ? tail.split(':') : [];
-  const groups = tail === null ? h : [...h, ...Array(8 - h.length - t.length).fill('0'), ...t];
-  const g = groups.map((x) => parseInt(x, 16).toString(16));
-  if (g.slice(0, 5).every((x) => x === '0') && g[5] === 'ffff') {
-    const v4 = parseInt(g[6], 16) * 65536 + parseInt(g[7], 16);
-    return [24, 16, 8, 0].map((s) => (v4 >>> s) & 255).join('.');
-  }
-  const full = g.join(':');
-  if (full === '0:0:0:0:0:0:0:0') return '::';
-  if (full === '0:0:0:0:0:0:0:1') return '::1';
-  return full;
 }

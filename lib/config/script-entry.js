@@ -129,7 +129,7 @@ export function scriptEntry({ script, args, execMode, instances, cwd, report, wa
     warn(`${called} in cluster mode would make ${pm}, not its child, the worker; superd runs the package script's command (${pkgScript.line}) itself in cluster mode, without ${pm}'s npm_* variables`);
     return { ...entry, script: node.file, interpreter: node.node, args: [...node.args, ...pkgScript.rest], nodeArgs: node.nodeArgs, env: node.env };
   }
-  warn(`${called} in cluster mode would make ${pm}, not its child, the worker, and a cluster of ${pm} processes shares no port; superd runs it in fork mode (its package script is not a plain \`node <file>\` command to run in cluster mode)`);
+  warn(`${called} in cluster mode would make ${pm}, not its child, the worker, and ${pm}'s children share no port; superd runs it in fork mode instead (its package script is not a plain \`node <file>\` command; several instances must not listen on one port)`);
   return { ...entry, execMode: 'fork' };
 }
 

@@ -43,6 +43,7 @@ export const PM2_START_FLAGS = Object.freeze([
   ['--instance-var <name>', 'the variable holding each worker\'s instance number', { key: 'instance_var' }],
   ['--cwd <dir>', 'run the script from this directory', { key: 'cwd' }],
   ['--uid <user>', 'run the workers as this user (daemon as root)', { key: 'uid', convert: number }],
+  ['-u, --user <user>', 'as --uid', { key: 'uid', convert: number }],
   ['--gid <group>', 'run the workers with this group', { key: 'gid', convert: number }],
   ['--source-map-support', 'stack traces through source maps', { key: 'source_map_support', value: true }],
   ['--disable-source-map-support', 'no source maps', { key: 'disable_source_map_support', value: true }],
@@ -60,15 +61,17 @@ export const PM2_START_FLAGS = Object.freeze([
   ['--parallel <n>', 'ignored on start', { ignored: 'it is for reload and restart; superd reloads with reload_parallel' }],
   ['-s, --silent', 'ignored', { ignored: 'superd prints little already; use --json for scripts' }],
   ['-m, --mini-list', 'ignored', { ignored: 'superd prints one table' }],
+  ['--sort <field>', 'ignored', { ignored: 'superd lists apps in the order they were added' }],
   ['--no-color', 'ignored', { ignored: 'superd prints no colours when NO_COLOR is set or not on a terminal' }],
   ['--attach', 'refused: use super logs -f', { refused: 'superd does not attach to logs on start; run super logs <app> -f' }],
   ['-f, --force', 'refused: app names are unique', { refused: 'superd runs one app per name; start a second copy under another --name' }],
   ['-a, --update-env', 'refused: use super reload --update-env', { refused: 'to give a running app this shell\'s environment, run super reload <app> --update-env' }],
   ['--ext <extensions>', 'refused: use --ignore-watch', { refused: 'superd watches every file; exclude the rest with --ignore-watch' }],
+  // --daemon before --no-daemon: commander then leaves the value unset when neither is given.
+  ...['--container', '--dist', '--image-name <name>', '--node-version <major>', '--dockerdaemon', '--fresh', '--daemon'].map((flags) => [flags, 'refused (PM2\'s Docker mode)', { refused: 'PM2\'s Docker mode; superd ships a Dockerfile (super run in a container)' }]),
   ['--no-daemon', 'refused: use super run', { refused: 'for a foreground daemon, run super run <ecosystem file>' }],
   ['-w, --write', 'refused: use super import pm2', { refused: 'superd does not write a config from start flags; write an ecosystem file, or super import pm2' }],
-  ['--container', 'refused (PM2\'s Docker mode)', { refused: 'PM2\'s Docker mode; superd ships a Dockerfile' }],
-  ['--dist', 'refused (PM2\'s Docker mode)', { refused: 'PM2\'s Docker mode; superd ships a Dockerfile' }],
+  ...['--hp <dir>', '--wait-ip', '--service-name <name>'].map((flags) => [flags, 'refused (pm2 startup\'s)', { refused: 'a flag of pm2 startup; see super startup --help' }]),
 ]);
 
 /** commander's camelCase name of a flag's long form (`--no-x` -> x, `--kill-timeout` -> killTimeout). */
@@ -91,7 +94,7 @@ export function pm2StartKeys(opts) {
     const name = optionName(flags);
     const negated = flags.includes('--no-');
     const v = opts[name];
-    if (v === undefined || (negated && v !== false)) continue;
+    if (v === undefined || (negated ? v !== false : v === false)) continue; // false: its --no- twin's
     const flag = /--[\w-]+/.exec(flags)[0];
     if (what.refused) return { keys, warnings, refused: `${flag}: ${what.refused}`, given };
     given.push(flag);

@@ -103,3 +103,24 @@ export function pm2StartKeys(opts) {
   }
   return { keys, warnings, refused: null, given };
 }
+
+/**
+ * The flags that give these app keys back (`describe` prints a file-less start's command line).
+ * @param {Record<string, unknown>} keys  as pm2StartKeys made them, with --cluster's and --ready-on's
+ * @returns {string[]}
+ */
+export function flagsOf(keys) {
+  const out = [];
+  for (const [key, v] of Object.entries(keys)) {
+    if (key === 'exec_mode') out.push(v === 'cluster' ? '--cluster' : '-x');
+    else if (key === 'ready_on') out.push('--ready-on', String(v));
+    else {
+      const row = PM2_START_FLAGS.find(([flags, , what]) => what.key === key && (what.value === undefined || what.value === v));
+      const flag = row && /--[\w-]+/.exec(row[0])[0];
+      if (!flag) continue;
+      out.push(flag);
+      if (row[2].value === undefined && v !== true) out.push(...[].concat(v).map(String));
+    }
+  }
+  return out;
+}

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT } from '../helpers/harness.js';
-import { PM2_START_FLAGS, optionName, pm2StartKeys } from '../../lib/ctl/pm2-start-flags.js';
+import { PM2_START_FLAGS, flagsOf, optionName, pm2StartKeys } from '../../lib/ctl/pm2-start-flags.js';
 
 test('flags set their app keys, with PM2\'s units', () => {
   const { keys, warnings, refused } = pm2StartKeys({
@@ -50,4 +50,9 @@ test('option names as commander gives them', () => {
   assert.equal(optionName('--no-autorestart'), 'autorestart');
   assert.equal(optionName('-k, --kill-timeout <delay>'), 'killTimeout');
   assert.equal(optionName('--v8'), 'v8');
+});
+
+test('describe gives the flags back from the keys', () => {
+  const { keys } = pm2StartKeys({ maxMemoryRestart: '200M', autorestart: false, time: true, stopExitCodes: ['0'], output: 'o.log' });
+  assert.deepEqual(flagsOf({ ...keys, exec_mode: 'cluster' }), ['--max-memory-restart', '200M', '--no-autorestart', '--output', 'o.log', '--time', '--stop-exit-codes', '0', '--cluster']);
 });

@@ -87,18 +87,26 @@ async function parseWithCommander() {
   program.on('option:tls-ca', (v) => (process.env.SUPER_TLS_CA = v));
 
   const collect = (v, list = []) => [...list, v];
-  program.command('start').argument('<what>', 'an ecosystem file, a script (app.js), a command ("npm run start"), or stopped apps (name, id, namespace, all)')
+  const start = program.command('start').argument('<what>', 'an ecosystem file, a script (app.js), a command ("npm run start"), or stopped apps (name, id, namespace, all)')
     .argument('[more...]', 'more apps to start; after --, the script\'s arguments')
     .description('start the apps of an ecosystem file, a script without one, or stopped apps (starts the daemon if none runs)')
     .option('--env <name>', 'use the env_<name> block of each app (a running app is reloaded with it)')
     .option('--only <apps>', 'comma-separated app names to start')
     .option('--watch', 'reload the apps when their files change (watch mode)')
-    .option('-i, --instances <n>', 'a script\'s number of workers: N, max, or -1 (one less than the CPUs)')
-    .option('--name <name>', 'a script\'s app name (default: the script\'s name)')
+    .option('-i, --instances <n>', 'a script\'s number of workers in cluster mode: N, max, or -1 (one less than the CPUs)')
+    .option('-n, --name <name>', 'a script\'s app name (default: the script\'s name)')
     .option('--env-var <K=V>', 'a variable of a script\'s env (repeat for several)', collect)
     .option('--dry-run', 'with an ecosystem file: print its apps as superd will run them and start nothing (super check)')
+    .option('--cluster', 'run a script in cluster mode (a script alone runs as one process in fork mode, as with PM2)')
+    .option('--ready-on <when>', 'when a script\'s worker is ready: listen (cluster mode), ready (it calls ready()), spawn')
     .option('--json', 'print the outcome as JSON')
     .action(run('start'));
+  // PM2's `pm2 start` flags for a script, grouped apart in --help (lib/ctl/pm2-start-flags.js).
+  const { PM2_START_FLAGS } = await import('../lib/ctl/pm2-start-flags.js');
+  start.optionsGroup('PM2\'s start flags (for a script; each sets the app key of the same name):');
+  for (const [flags, help, what] of PM2_START_FLAGS) start.addOption(new Option(flags, help).hideHelp(Boolean(what.ignored || what.refused)));
+  const unmapped = (kind) => PM2_START_FLAGS.filter(([, , what]) => what[kind]).map(([flags]) => /--[\w-]+/.exec(flags)[0]).join(' ');
+  start.addHelpText('after', `\nPM2 flags accepted with a warning and ignored: ${unmapped('ignored')}\nPM2 flags refused, with what to do instead: ${unmapped('refused')}`);
   program.command('check').argument('<file>', 'an ecosystem file (superd\'s or PM2\'s: .yml, .json, .js, .cjs, .mjs, .ts)')
     .description('print the apps of an ecosystem file as superd will run them (script, mode, instances, cwd, env with secrets masked) and every warning; starts nothing, needs no daemon')
     .option('--env <name>', 'use the env_<name> block of each app')

@@ -18,6 +18,7 @@ import { resolveUser } from './run-as.js';
 import { defaultInterpreter, resolveScript } from './resolve-script.js';
 import { formatPath } from './problems.js';
 import { shellSplit } from './shell-split.js';
+import { scriptEntry } from './script-entry.js';
 import { parseDuration, parseSize } from './units.js';
 import { MIN_PROFILE_MS, MAX_PROFILE_MS } from '../diagnostics/limits.js';
 
@@ -137,17 +138,28 @@ export function normalizeApp(raw, index, ctx) {
   if (typeof get('port') === 'number' && env.PORT === undefined) env.PORT = String(get('port'));
   const script = typeof get('script') === 'string' ? get('script') : undefined;
   const searchPath = env.PATH ?? process.env.PATH;
-  const { interpreter, node_path: nodePath } = resolveInterpreter(get('interpreter') ?? (script ? defaultInterpreter(script) : 'node'), cwd ?? ctx.baseDir, searchPath, (m) => report('interpreter', m));
-  let scriptPath = script && path.resolve(cwd ?? ctx.baseDir, script);
-  if (script && cwd) {
-    const found = resolveScript(script, cwd, interpreter === 'none' ? 'none' : 'node', searchPath);
+  const writtenMode = { cluster_mode: 'cluster', fork_mode: 'fork' }[get('exec_mode')] ?? get('exec_mode');
+  const entry = script === undefined ? null : scriptEntry({
+    script, args: argList(get('args'), (m) => report('args', m)), execMode: writtenMode, instances: get('instances'),
+    cwd: cwd ?? ctx.baseDir, report: (m) => report('script', m), warn: (m) => warn('script', m),
+  });
+  Object.assign(env, entry?.env);
+  // No interpreter written: the script decides (resolveScript 'auto': a Node program or not).
+  const interpreterSpec = entry?.interpreter ?? get('interpreter');
+  let { interpreter, node_path: nodePath } = interpreterSpec === undefined ? { interpreter: undefined, node_path: null }
+    : resolveInterpreter(interpreterSpec, cwd ?? ctx.baseDir, searchPath, (m) => report(entry?.interpreter ? 'script' : 'interpreter', m));
+  let scriptPath = entry && path.resolve(cwd ?? ctx.baseDir, entry.script);
+  if (entry && cwd && !problems.isBad(at('script'))) {
+    const found = resolveScript(entry.script, cwd, interpreterSpec === undefined ? 'auto' : interpreter === 'none' ? 'none' : 'node', searchPath);
     if (found.error) report('script', found.error);
     else scriptPath = found.path;
+    interpreter ??= found.interpreter;
   }
+  interpreter ??= script ? defaultInterpreter(script) : 'node';
 
-  const execMode = { cluster_mode: 'cluster', fork_mode: 'fork' }[get('exec_mode')] ?? get('exec_mode') ?? (interpreter === 'node' ? 'cluster' : 'fork');
+  const execMode = entry?.execMode ?? writtenMode ?? entry?.defaultMode ?? (interpreter === 'node' ? 'cluster' : 'fork');
   if (execMode === 'cluster' && interpreter !== 'node' && !problems.isBad(at('interpreter'))) {
-    const why = interpreter !== 'none' ? `interpreter is ${get('interpreter')}` : get('interpreter') === 'none' ? 'interpreter is none' : `${script} is not a .js, .mjs or .cjs file`;
+    const why = interpreter !== 'none' ? `interpreter is ${interpreterSpec}` : interpreterSpec === 'none' ? 'interpreter is none' : `${script} is not a Node program`;
     report('exec_mode', `cluster mode needs a Node script (${why}); use exec_mode: fork`);
   }
   const incrementVar = get('increment_var') ?? null;
@@ -162,7 +174,7 @@ export function normalizeApp(raw, index, ctx) {
   checkLogKeys(get, report);
   const runAs = resolveUser({ uid: get('uid'), gid: get('gid') }, ctx.isRoot ?? process.getuid?.() === 0, (key, m) => report(key, m));
   const sourceMaps = interpreter === 'node' && get('source_map_support') === true && get('disable_source_map_support') !== true;
-  const nodeArgs = argList(get('node_args'), (m) => report('node_args', m));
+  const nodeArgs = [...(entry?.nodeArgs ?? []), ...argList(get('node_args'), (m) => report('node_args', m))];
   if (sourceMaps && !nodeArgs.includes('--enable-source-maps')) nodeArgs.push('--enable-source-maps');
 
   const spec = get('instances') ?? 1;
@@ -203,7 +215,7 @@ export function normalizeApp(raw, index, ctx) {
   return {
     name: get('name'),
     script: scriptPath,
-    args: argList(get('args'), (m) => report('args', m)),
+    args: entry?.args ?? argList(get('args'), (m) => report('args', m)),
     cwd,
     instances,
     instances_spec: spec,

@@ -1,10 +1,14 @@
-// Where an app's `script` really is. Synchronous on purpose: it runs once per
-// command, before anything starts (see lib/config/index.js).
+// Where an app's `script` really is, and whether it is a Node program. Synchronous on
+// purpose: it runs once per command, before anything starts (see lib/config/index.js).
 
 import fs from 'node:fs';
 import path from 'node:path';
 
 const NODE_EXTENSIONS = new Set(['.js', '.mjs', '.cjs']);
+// PM2's map of extensions to other interpreters (lib/API/interpreter.json), plus the
+// obvious relatives: PM2 runs everything else as Node, superd only files without one.
+const OTHER_EXTENSIONS = new Set(['.sh', '.bash', '.zsh', '.py', '.rb', '.php', '.pl', '.coffee', '.ls', '.ts', '.tsx', '.mts', '.cts']);
+const SNIFF_BYTES = 512; // PM2 reads as much to tell a binary (isbinaryfile.js)
 
 /**
  * The interpreter used when the file does not say: `node` for .js/.mjs/.cjs, else `none`.
@@ -16,34 +20,132 @@ export function defaultInterpreter(script) {
 }
 
 /**
+ * Whether a file is a Node program though its name may not say so (`./bin/www`, a
+ * `node_modules/.bin/*` link): by the extension of what a link points to, else by its
+ * first line (`#!/usr/bin/env node`), as PM2 runs such files with Node. A file with
+ * another extension, a binary, or an executable without a `#!` line is not.
+ * @param {string} file  an existing path
+ * @returns {boolean}
+ */
+export function isNodeProgram(file) {
+  if (defaultInterpreter(file) === 'node') return true;
+  if (path.extname(file)) return false;
+  let real;
+  try {
+    real = fs.realpathSync(file);
+  } catch {
+    return false;
+  }
+  const ext = path.extname(real).toLowerCase();
+  if (NODE_EXTENSIONS.has(ext)) return true;
+  if (OTHER_EXTENSIONS.has(ext) || !fs.statSync(real).isFile()) return false; // never read a FIFO or a device
+  const head = readHead(real);
+  if (head === null) return false;
+  if (head.startsWith('#!')) return shebangRunsNode(head.slice(2).split('\n')[0]);
+  // Text without a #! line: Node's (PM2 runs it so); an executable one is the shell's.
+  return !head.includes('\0') && !isExecutable(real);
+}
+
+/**
+ * Whether a #! line (without the #!) runs Node: `/usr/bin/node`, `/usr/bin/env node`,
+ * `/usr/bin/env -S node --flag`.
+ * @param {string} line
+ */
+export function shebangRunsNode(line) {
+  const words = line.trim().split(/[ \t]+/);
+  let i = 0;
+  if (path.basename(words[0] ?? '') === 'env') {
+    i = 1;
+    while (i < words.length && (words[i].startsWith('-') || words[i].includes('='))) i++;
+  }
+  return /^node(js)?$/.test(path.basename(words[i] ?? ''));
+}
+
+function readHead(file) {
+  let fd;
+  try {
+    fd = fs.openSync(file, 'r');
+    const buf = Buffer.alloc(SNIFF_BYTES);
+    return buf.toString('latin1', 0, fs.readSync(fd, buf, 0, SNIFF_BYTES, 0));
+  } catch {
+    return null;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
+/**
  * Resolve `script` against `cwd` and check it can be run. With interpreter
  * `none`, a bare name (no slash) missing from cwd is looked up on PATH, as a shell would.
+ * With `auto` (no interpreter written), the file decides (isNodeProgram); a command found
+ * on PATH is run as it is. A directory runs as Node runs one: its package.json `main`,
+ * else its index.js.
  * @param {string} script  as written
  * @param {string} cwd  absolute directory
- * @param {'node'|'none'} interpreter
+ * @param {'node'|'none'|'auto'} interpreter
  * @param {string} [searchPath]  PATH to search (the app's own PATH when its env sets one)
- * @returns {{ path: string } | { error: string }}  error: `<what is wrong>; <what to do>`
+ * @returns {{ path: string, interpreter: 'node'|'none' } | { error: string }}  error: `<what is wrong>; <what to do>`
  */
 export function resolveScript(script, cwd, interpreter, searchPath = process.env.PATH ?? '') {
   const candidate = path.resolve(cwd, script);
   const stat = fs.statSync(candidate, { throwIfNoEntry: false });
   if (stat) {
-    if (stat.isDirectory()) return { error: `is a directory: ${candidate}; name the entry file inside it` };
-    if (interpreter === 'none' && !isExecutable(candidate)) {
+    if (stat.isDirectory()) {
+      if (interpreter === 'none') return { error: `is a directory: ${candidate}; name the entry file inside it` };
+      const entry = directoryEntry(candidate);
+      return entry.error ? entry : { path: entry.path, interpreter: 'node' };
+    }
+    const chosen = interpreter !== 'auto' ? interpreter : isNodeProgram(candidate) ? 'node' : 'none';
+    if (chosen === 'none' && !isExecutable(candidate)) {
       return { error: `not executable: ${candidate}; chmod +x it, or set interpreter: node for a Node script` };
     }
-    return { path: candidate };
+    return { path: candidate, interpreter: chosen };
   }
-  if (interpreter === 'none' && !script.includes('/')) {
+  if (interpreter !== 'node' && !script.includes('/') && !(interpreter === 'auto' && defaultInterpreter(script) === 'node')) {
     for (const dir of searchPath.split(path.delimiter)) {
       if (!dir) continue;
       const p = path.resolve(dir, script);
-      if (fs.statSync(p, { throwIfNoEntry: false })?.isFile() && isExecutable(p)) return { path: p };
+      if (fs.statSync(p, { throwIfNoEntry: false })?.isFile() && isExecutable(p)) return { path: p, interpreter: 'none' };
     }
     return { error: `not found in cwd ${cwd} nor on PATH: ${script}; check the name, or give its path` };
   }
   const where = path.isAbsolute(script) ? '' : ` (relative to cwd ${cwd})`;
   return { error: `file not found: ${candidate}; check the path${where}` };
+}
+
+const MAX_PACKAGE_BYTES = 1024 * 1024;
+
+/**
+ * The file `node <dir>` runs: package.json `main` (as a file, with .js, or its index.js),
+ * else index.js.
+ * @param {string} dir  absolute
+ * @returns {{ path: string } | { error: string }}
+ */
+export function directoryEntry(dir) {
+  const main = readPackageJson(dir)?.main;
+  const tries = typeof main === 'string' && main ? [main, `${main}.js`, path.join(main, 'index.js')] : [];
+  for (const rel of [...tries, 'index.js']) {
+    const p = path.resolve(dir, rel);
+    if (fs.statSync(p, { throwIfNoEntry: false })?.isFile()) return { path: p };
+  }
+  const said = tries.length ? `its package.json main (${main}) is not a file, and it has no index.js` : 'it has no package.json main nor index.js';
+  return { error: `is a directory: ${dir}, and ${said}; name the entry file inside it` };
+}
+
+/**
+ * A directory's package.json, parsed, or null (none, too large, not JSON).
+ * @param {string} dir
+ * @returns {Record<string, any>|null}
+ */
+export function readPackageJson(dir) {
+  const file = path.join(dir, 'package.json');
+  try {
+    if (!(fs.statSync(file).size <= MAX_PACKAGE_BYTES)) return null;
+    const data = JSON.parse(fs.readFileSync(file, 'utf8'));
+    return data && typeof data === 'object' && !Array.isArray(data) ? data : null;
+  } catch {
+    return null;
+  }
 }
 
 function isExecutable(p) {

@@ -29,9 +29,10 @@
 //               watch: true turns watch mode on for the file's apps (their cwd if they list no paths)
 //               env (with apps of the file already running): the apps whose config it changes
 //               are reloaded from the file with it (progress frames as reload's), adding {reloaded: [outcome]}
-//   start-script {script, cwd, args?, name?, instances?, env?, clientEnv?, watch?}
+//   start-script {script, cwd, args?, name?, instances?, env?, clientEnv?, watch?, keys?}
 //                                                    -> as start      an app without an ecosystem file
-//               (`super start app.js -i 2`); validated by lib/config like a file's entry (E_CONFIG)
+//               (`super start app.js -i 2`); validated by lib/config like a file's entry (E_CONFIG);
+//               keys: more app keys (PM2's start flags); fork mode unless instances or keys ask for more
 //   start-apps  {target}                             -> as start      starts the stopped apps named
 //   warm-reader {}                                   -> {}   a file is sent next (`super start <file>`): the
 //               thread that reads ecosystem files starts now, while the CLI checks the file
@@ -117,6 +118,9 @@ const optStr = (v) => v === undefined || str(v);
 const strList = (v) => Array.isArray(v) && v.length <= 1000 && v.every(str);
 const plainObj = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 const envMap = (v) => v === undefined || (plainObj(v) && Object.values(v).every((x) => typeof x === 'string'));
+// App keys from PM2's start flags: scalars or short lists; lib/config checks each as a file's key.
+const keyValue = (x) => (typeof x === 'string' && x.length <= 4096) || typeof x === 'boolean' || Number.isFinite(x);
+const appKeys = (v) => plainObj(v) && Object.keys(v).length <= 64 && Object.entries(v).every(([k, x]) => /^[a-z_]{1,40}$/.test(k) && (keyValue(x) || (Array.isArray(x) && x.length <= 100 && x.every(keyValue))));
 const targetSpec = [(v) => str(v) || (strList(v) && v.length >= 1 && v.length <= 100), true, 'an app name, id or namespace, "all", or a list of them'];
 const absPath = (v) => str(v) && v.startsWith('/');
 const slotIndex = [(v) => Number.isSafeInteger(v) && v >= 0 && v < 1024, false, 'a slot number from 0 to 1023'];
@@ -141,6 +145,7 @@ export const OPS = Object.freeze({
     env: [(v) => envMap(v) && Object.keys(v).length <= 1000, false, 'an object of string values'],
     clientEnv: [envMap, false, 'an object of string values'],
     watch: [(v) => typeof v === 'boolean', false, 'true or false'],
+    keys: [appKeys, false, 'an object of app keys (max_memory_restart, autorestart, ...) with scalar or list values'],
   },
   'start-apps': { target: targetSpec },
   'warm-reader': {},

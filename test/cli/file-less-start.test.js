@@ -1,7 +1,7 @@
 // PM2's `start` forms on one real daemon: a script with -i/--name/--env-var/-- args, a
-// command line ("node server.cjs"), a command on PATH with its arguments after --, `start
-// <name|id>` for stopped apps, refusals that touch nothing, and save/resurrect of a
-// file-less app with its arguments.
+// command line ("node server.cjs"), a command on PATH with its arguments after --, a
+// script alone in fork mode with PM2's start flags, `start <name|id>` for stopped apps,
+// refusals that touch nothing, and save/resurrect of a file-less app with its arguments.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -21,7 +21,7 @@ test('file-less start, PM2 forms', async (t) => {
   const box = await sandbox(t);
   box.write('server.cjs', SERVER);
   const cli = (args, opts = {}) => box.cli(args, { cwd: box.dir, ...opts });
-  const [p1, p2, p3] = [await freePort(), await freePort(), await freePort()];
+  const [p1, p2, p3, p4] = [await freePort(), await freePort(), await freePort(), await freePort()];
 
   await t.test('a script: -i, --name, --env-var, arguments after --', async () => {
     const r = await cli(['start', 'server.cjs', '-i', '2', '--name', 'api', '--env-var', `PORT=${p1}`, '--env-var', 'API_TOKEN=s3cret', '--', '--flag', 'two words']);
@@ -68,6 +68,28 @@ test('file-less start, PM2 forms', async (t) => {
     assert.fail('npm start never answered');
   });
 
+  await t.test('a script alone runs as pm2 start app.js: fork mode, ready once it runs; PM2 flags set their keys', async (tt) => {
+    // The later subtests list the apps; one at a time, as a name that is not there refuses the whole list.
+    tt.after(async () => {
+      for (const name of ['q', 'cl']) await cli(['delete', name]);
+    });
+    box.fixture('idle.js'); // a queue consumer: never listens
+    const r = await cli(['start', 'idle.js', '--name', 'q', '--max-memory-restart', '200M', '--no-autorestart', '-c', '0 3 * * *',
+      '-k', '3000', '--restart-delay', '500', '--time', '--namespace', 'jobs', '-o', 'q.out', '--no-vizion']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stderr, 'super: warning: --no-vizion: ignored (PM2\'s versioning metadata)\n', 'no listen_timeout warning');
+    const d = JSON.parse((await cli(['describe', 'q', '--json'])).stdout);
+    assert.deepEqual([d.exec_mode, d.config.ready_on], ['fork', 'spawn']);
+    const c = d.config;
+    assert.deepEqual([c.max_memory_restart, c.autorestart, c.cron_restart, c.kill_timeout, c.restart_delay, c.time, c.namespace, c.out_file],
+      [200 * 1024 * 1024, false, '0 3 * * *', 3000, 500, true, 'jobs', path.join(box.dir, 'q.out')]);
+    assert.match((await cli(['show', 'q'])).stdout, /started as: super start idle\.js --name q --max-memory-restart 200M --no-autorestart --cron "0 3 \* \* \*" --output q\.out --time --kill-timeout 3000 --restart-delay 500 --namespace jobs \(in /);
+    const cl = await cli(['start', 'server.cjs', '--name', 'cl', '--cluster', '--env-var', `PORT=${p4}`]);
+    assert.equal(cl.code, 0, cl.stderr);
+    assert.equal(JSON.parse((await cli(['describe', 'cl', '--json'])).stdout).exec_mode, 'cluster', '--cluster asks for more');
+    assert.equal((await ask(p4)).slot, '0');
+  });
+
   await t.test('bad input: one line with a code, exit 2, nothing started', async () => {
     const before = (await lsJson(box)).apps.map((a) => a.name);
     const cases = [
@@ -79,6 +101,9 @@ test('file-less start, PM2 forms', async (t) => {
       [['start', 'server.cjs', '--name', 'bad name'], /^super: E_CONFIG: cannot start server\.cjs: --name: name: /],
       [['start', 'server.cjs', '--env', 'prod'], /^super: E_USAGE: --env and --only choose in an ecosystem file/],
       [['start', '"node server.cjs', '--name', 'x'], /^super: E_USAGE: .*unterminated/],
+      [['start', 'server.cjs', '--attach'], /^super: E_USAGE: --attach: superd does not attach to logs on start; run super logs <app> -f\n/],
+      [['start', 'eco.yml', '--max-memory-restart', '200M'], /^super: E_USAGE: --max-memory-restart goes with a script/],
+      [['start', 'server.cjs', '--name', 'mm', '--max-memory-restart', 'lots'], /^super: E_CONFIG: cannot start server\.cjs: max_memory_restart: must be a size/],
     ];
     for (const [args, re] of cases) {
       const r = await cli(args);

@@ -3,6 +3,7 @@ import { request } from '../session.js';
 import { renderLs } from '../render-ls.js';
 import { metricsLine } from '../render-metrics.js';
 import { settingsLines } from '../describe-config.js';
+import { flagsOf } from '../pm2-start-flags.js';
 
 export default async function describe(name, opts) {
   const { app } = await request('describe', { app: name });
@@ -33,7 +34,7 @@ function sourceLine(source) {
   if (source?.file) return `from ${source.file}${source.env ? ` (--env ${source.env})` : ''}`;
   if (source?.command) {
     const c = source.command;
-    const words = [c.script, '--name', c.name, ...(c.instances ? ['-i', c.instances] : []), ...(c.args.length ? ['--', ...c.args] : [])];
+    const words = [c.script, '--name', c.name, ...(c.instances ? ['-i', c.instances] : []), ...flagsOf(c.keys ?? {}), ...(c.args.length ? ['--', ...c.args] : [])];
     return `started as: super start ${words.map((w) => (/^[\w@%+=:,./-]+$/.test(w) ? w : JSON.stringify(w))).join(' ')} (in ${c.cwd})`;
   }
   return 'source not recorded';

@@ -1,11 +1,13 @@
 // super start, in PM2's forms:
 //   super start <ecosystem file> [--env name] [--only a,b] [--watch]
-//   super start app.js [-i N|max|-1] [--name n] [--env-var K=V]... [-- args]   (file-less)
+//   super start app.js [-i N|max|-1] [--name n] [--env-var K=V]... [PM2 flags] [-- args]   (file-less)
 //   super start "npm run start" --name web  |  super start npm --name web -- start
 //   super start <app|id|namespace|all>...   (starts stopped apps again)
 // Which form: an ecosystem-looking name (lib/ctl/ecosystem-name.js) is a file; an existing
 // file, a command line with spaces, or script options make a file-less app; anything else
-// is first looked up among the daemon's apps, then as a command on PATH.
+// is first looked up among the daemon's apps, then as a command on PATH. A file-less app
+// runs as `pm2 start app.js` does: one process in fork mode, ready once it runs, unless
+// -i, --cluster or --ready-on asks for more. PM2's start flags: lib/ctl/pm2-start-flags.js.
 import fs from 'node:fs';
 import path from 'node:path';
 import { superHome } from '../../home.js';
@@ -17,6 +19,7 @@ import { reloadPrinter } from '../render-reload.js';
 import { isEcosystemFile } from '../ecosystem-name.js';
 import { toTargets } from '../targets.js';
 import { shellSplit } from '../../config/shell-split.js';
+import { pm2StartKeys } from '../pm2-start-flags.js';
 import { MAX_INSTANCES } from '../../ipc/protocol.js';
 
 const ENV_VAR = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s;
@@ -26,7 +29,14 @@ export default async function start(what, more = [], opts = {}) {
   const dashdash = process.argv.indexOf('--');
   const scriptArgs = dashdash < 0 ? [] : process.argv.slice(dashdash + 1);
   const operands = more.slice(0, more.length - scriptArgs.length);
-  const scriptOptions = opts.instances !== undefined || opts.name !== undefined || opts.envVar !== undefined || scriptArgs.length > 0;
+  const pm2 = pm2StartKeys(opts);
+  if (pm2.refused) throw new SuperError('E_USAGE', pm2.refused);
+  const superdOptions = opts.cluster || opts.readyOn !== undefined;
+  const scriptOptions = opts.instances !== undefined || opts.name !== undefined || opts.envVar !== undefined || scriptArgs.length > 0 || superdOptions || pm2.given.length > 0;
+  if (isEcosystemFile(what) && (pm2.given.length || superdOptions)) {
+    const flag = pm2.given[0] ?? (opts.cluster ? '--cluster' : '--ready-on');
+    throw new SuperError('E_USAGE', `${flag} goes with a script (super start app.js ${flag} ...); in an ecosystem file, set the app's key instead`);
+  }
   if (isEcosystemFile(what) && !scriptOptions) {
     if (operands.length) throw new SuperError('E_USAGE', `one ecosystem file at a time (got ${[what, ...operands].join(' ')})`);
     if (opts.dryRun) return (await import('./check.js')).default(what, opts);
@@ -38,7 +48,7 @@ export default async function start(what, more = [], opts = {}) {
   }
   if (scriptOptions || /\s/.test(what) || fs.existsSync(what)) {
     if (operands.length) throw new SuperError('E_USAGE', `one script at a time; its arguments go after --: super start ${what} -- ${operands.join(' ')}`);
-    return startScript(what, scriptArgs, opts);
+    return startScript(what, scriptArgs, opts, pm2);
   }
   if (opts.watch) throw new SuperError('E_USAGE', `--watch goes with a file or a script; for a registered app: super watch ${what} on`);
   return withDaemon(async (client) => {
@@ -69,12 +79,14 @@ async function startFile(file, opts) {
   }, { warmConfigReader: true, checked });
 }
 
-function startScript(what, scriptArgs, opts) {
-  return withDaemon(async (client) => report(client, await client.request('start-script', scriptRequest(what, scriptArgs, opts), { timeout: 0 }), opts));
+function startScript(what, scriptArgs, opts, pm2) {
+  const req = scriptRequest(what, scriptArgs, opts, pm2.keys);
+  for (const w of pm2.warnings) process.stderr.write(`super: warning: ${w}\n`);
+  return withDaemon(async (client) => report(client, await client.request('start-script', req, { timeout: 0 }), opts));
 }
 
 /** The file-less app as the daemon's `start-script` takes it; lib/config validates it there. */
-function scriptRequest(what, scriptArgs, opts) {
+function scriptRequest(what, scriptArgs, opts, pm2Keys = {}) {
   let words = [what];
   if (/\s/.test(what)) {
     try {
@@ -90,7 +102,11 @@ function scriptRequest(what, scriptArgs, opts) {
     if (!m) throw new SuperError('E_USAGE', `--env-var ${kv}: give NAME=value (NAME: letters, digits, _)`);
     env[m[1]] = m[2];
   }
-  const req = { script: words[0], args: [...words.slice(1), ...scriptArgs], cwd: process.cwd(), env, clientEnv: callerEnv() };
+  const { cwd = '.', ...keys } = pm2Keys;
+  if (opts.cluster) keys.exec_mode = 'cluster';
+  if (opts.readyOn !== undefined) keys.ready_on = opts.readyOn;
+  const req = { script: words[0], args: [...words.slice(1), ...scriptArgs], cwd: path.resolve(cwd), env, clientEnv: callerEnv() };
+  if (Object.keys(keys).length) req.keys = keys;
   if (opts.name !== undefined) req.name = opts.name;
   if (opts.instances !== undefined) {
     if (!/^(max|-?\d{1,4})$/.test(opts.instances) || Math.abs(Number(opts.instances)) > MAX_INSTANCES) {

@@ -3,8 +3,11 @@
 // through lib/config exactly as an entry of a file does (same schema, same checks, same
 // defaults), so a file-less app is validated, reloaded, saved and described like any other.
 // The arguments themselves are the app's source: `describe` shows them, `save` keeps them.
+// As `pm2 start app.js`, it runs one process in fork mode, ready once it runs (a queue
+// consumer never listens), unless -i or its keys (--cluster, --ready-on) ask for more.
 import path from 'node:path';
 import { SuperError } from '../../errors.js';
+import { nodeCommand } from '../../config/script-entry.js';
 
 const LABEL = 'super start';
 // A problem line of the one-entry file -> the option the user actually typed.
@@ -13,9 +16,10 @@ const OPTION_OF = { name: '--name', instances: '-i', env: '--env-var', args: 'ar
 
 /**
  * @param {{script: string, args?: string[], name?: string, instances?: string, env?: Record<string,string>,
- *   cwd: string}} spec  what the CLI was given (`instances`: N, max or -1)
+ *   cwd: string, keys?: Record<string, unknown>}} spec  what the CLI was given (`instances`: N, max
+ *   or -1; `keys`: more app keys, from PM2's start flags)
  * @param {{allowedCpus: number[], loadDefaults?: object}} o
- * @returns {Promise<{config: object, daemon: object, source: {command: object}}>}
+ * @returns {Promise<{config: object, daemon: object, source: {command: object}, warnings: string[]}>}
  * @throws {SuperError} E_CONFIG, one line per problem, naming the CLI option
  */
 export async function fileLessApp(spec, { allowedCpus, loadDefaults = {} }) {
@@ -28,8 +32,12 @@ export async function fileLessApp(spec, { allowedCpus, loadDefaults = {} }) {
     env: spec.env ?? {},
     cwd: spec.cwd,
   };
-  const raw = { name: command.name, script: command.script, args: command.args, cwd: command.cwd, env: command.env };
+  if (spec.keys) command.keys = spec.keys;
+  const raw = { ...spec.keys, name: command.name, script: command.script, args: command.args, cwd: command.cwd, env: command.env };
+  // `node server.js ...` as one command line, read as a file's `script: "node server.js"` is.
+  if (nodeCommand([command.script, ...command.args])) Object.assign(raw, { script: [command.script, ...command.args].map(quote).join(' '), args: [] });
   if (command.instances !== undefined) raw.instances = /^-?\d+$/.test(command.instances) ? Number(command.instances) : command.instances;
+  else if (raw.exec_mode === undefined && raw.ready_on !== 'listen') raw.exec_mode = 'fork';
   let eco;
   try {
     eco = loadEcosystemText(JSON.stringify({ apps: [raw] }, null, 2), LABEL, { baseDir: command.cwd, allowedCpus, ...loadDefaults });
@@ -38,8 +46,10 @@ export async function fileLessApp(spec, { allowedCpus, loadDefaults = {} }) {
     const problems = (err.details?.problems ?? []).map(asOptionProblem);
     throw new SuperError('E_CONFIG', `cannot start ${command.script}: ${problems.join('; ')}`);
   }
-  return { config: eco.apps[0], daemon: eco.daemon, source: { command } };
+  return { config: eco.apps[0], daemon: eco.daemon, source: { command }, warnings: eco.warnings.map((w) => w.replace(PROBLEM_PREFIX, '')) };
 }
+
+const quote = (word) => `'${word.replace(/'/g, "'\\''")}'`;
 
 function asOptionProblem(line) {
   const rest = line.replace(PROBLEM_PREFIX, '');

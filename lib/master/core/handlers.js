@@ -52,11 +52,11 @@ export function makeHandlers({ registry, monitor, watcher, cron, diagnostics, lo
     },
     'start-script': async (a) => {
       const { clientEnv, watch, ...spec } = a;
-      const { config, daemon, source } = await fileLessApp(spec, { allowedCpus: registry.daemonPolicy.allowed, loadDefaults: registry.loadDefaults });
+      const { config, daemon, source, warnings } = await fileLessApp(spec, { allowedCpus: registry.daemonPolicy.allowed, loadDefaults: registry.loadDefaults });
       const entry = { config, clientEnv: clientEnv && inheritable(clientEnv), source };
       const result = await registry.startConfigs([entry], daemon, `super start ${spec.script}`, undefined, { rollback: true });
       if (watch) registry.setWatch(config.name, true);
-      return result;
+      return warnings.length ? { ...result, warnings: [...warnings, ...(result.warnings ?? [])] } : result;
     },
     'start-apps': (a) => {
       const apps = registry.targets(a.target);

@@ -84,11 +84,40 @@ function heap({ id, path: file }) {
     const tmp = partial(file);
     // Created 0600 first: V8 opens the path for writing and keeps the mode of an existing file.
     fs.writeFileSync(tmp, '', { mode: 0o600, flag: 'wx' });
-    v8.writeHeapSnapshot(tmp);
+    const made = fs.statSync(tmp);
+    try {
+      v8.writeHeapSnapshot(tmp);
+    } catch (err) {
+      // Node's writer returns on a failed write (ENOSPC) without closing its descriptor: the
+      // deleted .partial would keep the disk full until the worker exits.
+      closeDescriptorsOf(made);
+      fs.rmSync(tmp, { force: true });
+      throw err;
+    }
     fs.chmodSync(tmp, 0o600);
     fs.renameSync(tmp, file);
     return { bytes: fs.statSync(file).size, heapUsed };
   });
+}
+
+/** Closes every descriptor of this process open on the file `stat` describes (Linux: /proc/self/fd). */
+function closeDescriptorsOf(stat) {
+  let fds;
+  try {
+    fds = fs.readdirSync('/proc/self/fd');
+  } catch {
+    return; // no /proc: nothing to find the descriptor by
+  }
+  for (const name of fds) {
+    const fd = Number(name);
+    if (fd <= 2) continue;
+    try {
+      const s = fs.fstatSync(fd);
+      if (s.ino === stat.ino && s.dev === stat.dev) fs.closeSync(fd);
+    } catch {
+      // the listing's own descriptor, already closed
+    }
+  }
 }
 
 module.exports = { profile, heap };

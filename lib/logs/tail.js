@@ -4,6 +4,7 @@
 import fsp from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { rotatedFiles } from './rotate.js';
+import { openForReading } from './open-for-reading.js';
 
 // CommonJS (the agent shares it) is require()d: importing it from ESM would load Node's
 // CommonJS export scanner, ~4 MB of the daemon's memory for as long as it runs.
@@ -26,7 +27,7 @@ const MAX_SCAN = 8 * 1024 * 1024; // never read more than this much of a file fo
 export async function tailLines(file, { lines, maxBytes, since, timeOf, end }) {
   let fh;
   try {
-    fh = await fsp.open(file, 'r');
+    fh = await openForReading(file);
   } catch (err) {
     if (err.code === 'ENOENT') return [];
     throw err;

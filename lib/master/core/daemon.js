@@ -250,17 +250,17 @@ export async function startDaemon({ resurrect = false, afterStop, control, loadD
   return { home, log, registry, shutdown, version };
 }
 
+/** What protectDaemon did, said once at boot. */
+function logOomScore({ before, now, error }, log) {
+  if (now === null) return;
+  if (error) log.info({ oom_score_adj: now, error }, `oom_score_adj stays ${now}: lowering it needs root with CAP_SYS_RESOURCE (or OOMScoreAdjust= in the daemon's systemd unit); workers keep the same`);
+  else log.info({ oom_score_adj: now, was: before }, `oom_score_adj ${now}: under memory pressure the OOM killer takes workers before the daemon`);
+}
+
 /**
  * Says why the daemon cannot boot, on stderr (daemon.err, the journal) and to the CLI that
  * launched it, if any (over IPC: a full disk leaves daemon.err empty), then exits.
  */
-/** What protectDaemon did, said once at boot. */
-function logOomScore({ before, now, error }, log) {
-  if (now === null) return;
-  if (error) log.info({ oom_score_adj: now, error }, `oom_score_adj stays ${now}: only root can lower it (set OOMScoreAdjust= in the daemon's systemd unit); workers keep the same`);
-  else log.info({ oom_score_adj: now, was: before }, `oom_score_adj ${now}: under memory pressure the OOM killer takes workers before the daemon`);
-}
-
 async function bootFailed(err, status) {
   const code = err instanceof SuperError ? err.code : 'E_INTERNAL';
   try {

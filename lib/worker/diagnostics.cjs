@@ -4,9 +4,10 @@
 // inspector port is opened) and v8.writeHeapSnapshot, and written by this process itself,
 // so no profile or snapshot byte crosses the IPC channel or the daemon's memory.
 //
-// A file is written as <path>.partial (mode 0600) and renamed to <path> once complete: a
+// A file is written as <path>.partial (mode 0600) and moved to <path> once complete: a
 // worker that dies mid-way leaves no half-written file at <path> (the daemon removes the
-// .partial). One diagnostic at a time per worker: a second one is refused (E_BUSY).
+// .partial). A file that appeared at <path> meanwhile is kept (E_USAGE) unless the request
+// says replace (--force). One diagnostic at a time per worker: a second one is refused (E_BUSY).
 const fs = require('node:fs');
 const v8 = require('node:v8');
 const { FROM_AGENT } = require('../ipc/agent-protocol.cjs');
@@ -37,16 +38,35 @@ function exclusive(kind, id, task) {
     });
 }
 
-/** Writes `text` to `file` through <file>.partial (0600), then renames it: all or nothing. */
-async function writeWhole(file, text) {
+/** Writes `text` to `file` through <file>.partial (0600), then moves it there: all or nothing. */
+async function writeWhole(file, text, replace) {
   const tmp = partial(file);
   await fs.promises.writeFile(tmp, text, { mode: 0o600, flag: 'wx' });
-  await fs.promises.rename(tmp, file);
+  publish(tmp, file, replace);
   return Buffer.byteLength(text);
 }
 
-/** The daemon's PROFILE {id, duration, path}: a sampling CPU profile of the next `duration` ms. */
-function profile({ id, duration, path: file }) {
+/**
+ * Moves the complete `tmp` to `file`: a rename when it may replace what is there, else a
+ * hard link, which fails on any existing name (a link planted there too).
+ */
+function publish(tmp, file, replace) {
+  if (replace) return fs.renameSync(tmp, file);
+  try {
+    fs.linkSync(tmp, file);
+  } catch (err) {
+    if (NO_HARD_LINKS.has(err.code)) return fs.renameSync(tmp, file); // the daemon checked just before
+    fs.rmSync(tmp, { force: true });
+    if (err.code === 'EEXIST') throw Object.assign(new Error(`${file} appeared while it was being written, and is kept; --force replaces it`), { superCode: 'E_USAGE' });
+    throw err;
+  }
+  return fs.rmSync(tmp);
+}
+// link() on a file system without hard links (vfat, some FUSE mounts)
+const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS']);
+
+/** The daemon's PROFILE {id, duration, path, replace}: a sampling CPU profile of the next `duration` ms. */
+function profile({ id, duration, path: file, replace = false }) {
   exclusive('profile', id, async () => {
     // Loaded on first use: an agent that is never asked costs the app nothing.
     const { Session } = require('node:inspector');
@@ -61,7 +81,7 @@ function profile({ id, duration, path: file }) {
       // unref'd: a profile never keeps a worker that is done from exiting
       await new Promise((resolve) => setTimeout(resolve, duration).unref());
       const { profile: data } = await post('Profiler.stop');
-      return { bytes: await writeWhole(file, JSON.stringify(data)) };
+      return { bytes: await writeWhole(file, JSON.stringify(data), replace) };
     } finally {
       session.disconnect();
     }
@@ -69,11 +89,11 @@ function profile({ id, duration, path: file }) {
 }
 
 /**
- * The daemon's HEAP {id, path}: a heap snapshot, streamed by V8 to the file. Refused when
+ * The daemon's HEAP {id, path, replace}: a heap snapshot, streamed by V8 to the file. Refused when
  * the host's available memory cannot hold about the heap's size again (what V8 needs to
  * build the snapshot), rather than let the worker, or the host, run out of memory.
  */
-function heap({ id, path: file }) {
+function heap({ id, path: file, replace = false }) {
   exclusive('heap', id, () => {
     const heapUsed = process.memoryUsage().heapUsed;
     const available = memAvailable();
@@ -95,8 +115,9 @@ function heap({ id, path: file }) {
       throw err;
     }
     fs.chmodSync(tmp, 0o600);
-    fs.renameSync(tmp, file);
-    return { bytes: fs.statSync(file).size, heapUsed };
+    const bytes = fs.statSync(tmp).size;
+    publish(tmp, file, replace);
+    return { bytes, heapUsed };
   });
 }
 

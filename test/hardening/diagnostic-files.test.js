@@ -2,7 +2,8 @@
 // real second user, `uid:`) can write in. The worker plants a symbolic link to a root-only
 // file where the CLI writes the flame graph; the CLI must not write through it: the
 // command fails with a clear error and the file is untouched; with --force the link itself
-// is replaced by a fresh file. An existing --out is refused before any worker is asked.
+// is replaced by a fresh file. An existing --out is refused before any worker is asked, and
+// one that appears while the profile runs is kept.
 // Needs root (useradd, uid:); skipped with the reason otherwise.
 import test from 'node:test';
 import assert from 'node:assert/strict';
@@ -26,12 +27,13 @@ test('root\'s profile --out next to a hostile worker of another user', { skip: n
   const out = path.join(box.dir, 'user-out');
   fs.mkdirSync(out);
   fs.chownSync(out, uid, uid); // the worker's own directory
-  box.fixture('plant-html-link.js');
-  const port = await freePort();
-  const eco = box.write('eco.yml', `apps:\n  - name: hostile\n    script: plant-html-link.js\n    uid: ${user}\n    env: { PORT: ${port}, TARGET: ${secret} }\n`);
+  box.fixture('squat-profile-names.js');
+  const [port, port2] = [await freePort(), await freePort()];
+  const app = (name, p, squat) => `  - name: ${name}\n    script: squat-profile-names.js\n    uid: ${user}\n    env: { PORT: ${p}, SQUAT: ${squat}, TARGET: ${secret} }\n`;
+  const eco = box.write('eco.yml', `apps:\n${app('hostile', port, 'html')}${app('squatter', port2, 'profile')}`);
   const started = await box.cli(['start', eco]);
   assert.equal(started.code, 0, started.stderr);
-  const profile = (file, ...more) => box.cli(['profile', 'hostile', '--duration', '200ms', '--out', path.join(out, file), ...more]);
+  const profile = (file, ...more) => box.cli(['profile', more.includes('squatter') ? 'squatter' : 'hostile', '--duration', '200ms', '--out', path.join(out, file), ...more.filter((m) => m !== 'squatter')]);
 
   await t.test('the link planted at <name>.html is not written through: a clear error, the file untouched', async () => {
     const r = await profile('p.cpuprofile');
@@ -59,5 +61,13 @@ test('root\'s profile --out next to a hostile worker of another user', { skip: n
     assert.ok(html.isFile() && html.uid === 0 && (html.mode & 0o777) === 0o600, 'a fresh root file, 0600');
     assert.match(fs.readFileSync(path.join(out, 'p.html'), 'utf8'), /<html/i);
     assert.deepEqual(fs.readdirSync(out).filter((n) => n.endsWith('.tmp')), [], 'no temp file left');
+  });
+
+  await t.test('a file that appears at --out while the profile runs is kept, not silently replaced', async () => {
+    const r = await profile('q.cpuprofile', 'squatter');
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /E_USAGE: squatter#0: .*q\.cpuprofile appeared while it was being written, and is kept; --force replaces it/);
+    assert.equal(fs.readFileSync(path.join(out, 'q.cpuprofile'), 'utf8'), 'squatted\n');
+    assert.deepEqual(fs.readdirSync(out).filter((n) => n.startsWith('q.')), ['q.cpuprofile'], 'no .partial or .html left');
   });
 });

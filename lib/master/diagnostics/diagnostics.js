@@ -89,7 +89,7 @@ export class Diagnostics {
         const taken = await firstExisting(kind === 'profile' ? [...files, ...files.map(htmlPathOf)] : files);
         if (taken) throw existsError(taken);
       }
-      const settled = await Promise.allSettled(workers.map((w) => this.#ask(w, { kind, file: fileOf(w), duration, timeout })));
+      const settled = await Promise.allSettled(workers.map((w) => this.#ask(w, { kind, file: fileOf(w), replace: force, duration, timeout })));
       if (workers.length === 1 && settled[0].status === 'rejected') throw settled[0].reason;
       return {
         files: settled.filter((s) => s.status === 'fulfilled').map((s) => s.value),
@@ -110,8 +110,8 @@ export class Diagnostics {
     if (busy) throw new SuperError('E_BUSY', `${who}: a ${WHAT[busy]} of this worker is being taken; wait for it to finish`);
   }
 
-  async #ask({ app, slot, proc }, { kind, file, duration, timeout }) {
-    const r = await askAgent(proc, { kind, file, duration, timeout, who: `${app}#${slot}` });
+  async #ask({ app, slot, proc }, { kind, file, replace, duration, timeout }) {
+    const r = await askAgent(proc, { kind, file, replace, duration, timeout, who: `${app}#${slot}` });
     return { app, slot, pid: proc.pid, path: file, bytes: r.bytes, heap_used: r.heapUsed ?? undefined };
   }
 

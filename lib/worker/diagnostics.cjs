@@ -12,7 +12,7 @@ const fs = require('node:fs');
 const v8 = require('node:v8');
 const { FROM_AGENT } = require('../ipc/agent-protocol.cjs');
 const { send } = require('./daemon-channel.cjs');
-const { snapshotFits, memAvailable } = require('./diagnostics-memory.cjs');
+const { snapshotFits, availableToWorker } = require('./diagnostics-memory.cjs');
 
 let running = null; // 'profile' | 'heap' while one runs
 
@@ -90,16 +90,16 @@ function profile({ id, duration, path: file, replace = false }) {
 
 /**
  * The daemon's HEAP {id, path, replace}: a heap snapshot, streamed by V8 to the file. Refused when
- * the host's available memory cannot hold about the heap's size again (what V8 needs to
+ * the memory available to the worker (the host's, or its memory cgroup's room) cannot hold about the heap's size again (what V8 needs to
  * build the snapshot), rather than let the worker, or the host, run out of memory.
  */
 function heap({ id, path: file, replace = false }) {
-  exclusive('heap', id, () => {
+  exclusive('heap', id, async () => {
     const heapUsed = process.memoryUsage().heapUsed;
-    const available = memAvailable();
+    const available = await availableToWorker();
     if (!snapshotFits(heapUsed, available)) {
       const mb = (n) => `${Math.round(n / 1048576)} MB`;
-      throw Object.assign(new Error(`a heap snapshot of this worker needs about ${mb(heapUsed)} of free memory and the host has ${mb(available)} available; free memory first`), { superCode: 'E_LOW_MEMORY' });
+      throw Object.assign(new Error(`a heap snapshot of this worker needs about ${mb(heapUsed)} of free memory and ${mb(available)} is available (the host's MemAvailable, or its memory cgroup's room); free memory first`), { superCode: 'E_LOW_MEMORY' });
     }
     const tmp = partial(file);
     // Created 0600 first: V8 opens the path for writing and keeps the mode of an existing file.

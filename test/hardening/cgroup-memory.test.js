@@ -2,8 +2,9 @@
 // The daemon is started inside a real cgroup v1 memory group; once its app runs, the
 // group's limit is set to what it uses plus 100 MiB. The memory guard must see the
 // cgroup's room (not the host's MemAvailable of gigabytes) and shrink a surge reload's
-// batch; and the daemon must be the OOM killer's last choice (oom_score_adj -900) while
-// its workers are back at 0. Needs root and cgroup v1's memory hierarchy; skipped otherwise.
+// batch, and a worker's heap snapshot must be refused when it would not fit; and the
+// daemon must be the OOM killer's last choice (oom_score_adj -900) while its workers are
+// back at 0. Needs root and cgroup v1's memory hierarchy; skipped otherwise.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -91,6 +92,12 @@ test('in a small memory cgroup: the guard counts the cgroup\'s room, and the OOM
   assert.ok(Number(shrunk[1]) <= 2 * ROOM / MiB, `available ${shrunk[1]} MiB is the cgroup's room`);
   const replaced = (await lsJson(box)).apps[0].workers.map((w) => w.pid);
   for (const pid of replaced) assert.equal(adj(pid), 0, `replacement ${pid} is set back to 0`);
+
+  // A worker's heap snapshot (a few MB here) counts the cgroup's room too: 1 MiB is too little.
+  fs.writeFileSync(path.join(dir, 'memory.limit_in_bytes'), String(used(dir) + MiB));
+  const heap = await box.cli(['heap', 'web#0']);
+  assert.equal(heap.code, 1, heap.stderr);
+  assert.match(heap.stderr, /E_LOW_MEMORY: web#0: a heap snapshot of this worker needs about \d+ MB of free memory and [01] MB is available/);
 });
 
 /** Removes the test's cgroup, moving out whatever is left in it first (bounded). */

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { hostAvailable } from '../../lib/master/core/host-memory.js';
-import { parseProcCgroup, cgroupDirs, leftIn, leastLeft, statValue } from '../../lib/master/core/cgroup-memory.js';
+import { parseProcCgroup, cgroupDirs, leftIn, leastLeft, statValue } from '../../lib/cgroup-memory.js';
 
 test('MemAvailable in bytes; null for a missing file or one without the line', async (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sd-mem-'));

@@ -1,19 +1,17 @@
 // The memory available to the daemon's workers, for the memory guards (start gate, surge
 // reload): the host's MemAvailable, or less when the daemon's memory cgroup leaves less
-// (cgroup-memory.js). MemAvailable is read from /proc/meminfo, or from the file the
+// (lib/cgroup-memory.js). MemAvailable is read from /proc/meminfo, or from the file the
 // daemon's SUPER_MEMINFO names (same format: a test fakes a small host with it).
 // Read asynchronously, and only the first 16 KiB: the daemon's loop stays free whatever
 // the file is.
 import { open } from 'node:fs/promises';
-import { cgroupAvailable } from './cgroup-memory.js';
+import { capByCgroup } from '../../cgroup-memory.js';
 
 const MAX_BYTES = 16 * 1024;
 
 /** @returns {Promise<number|null>} bytes; null when neither the host nor a cgroup says */
 export async function memAvailable() {
-  const [host, cgroup] = await Promise.all([hostAvailable(), cgroupAvailable()]);
-  if (host === null || cgroup === null) return host ?? cgroup;
-  return Math.min(host, cgroup);
+  return capByCgroup(await hostAvailable());
 }
 
 /** @returns {Promise<number|null>} bytes; null when the file cannot be read or says nothing of it */

@@ -1,25 +1,26 @@
-// The memory left to the daemon's cgroup (a container, or systemd's MemoryMax=): its
+// The memory left to this process's cgroup (a container, or systemd's MemoryMax=): its
 // limit minus what it uses, page cache that can be dropped (inactive_file) not counted.
 // The host's MemAvailable says nothing of such a limit; at it, the kernel's OOM killer
 // acts inside the cgroup. Each ancestor's limit binds too (a slice's MemoryMax= over the
-// service's cgroup), so the least left over the daemon's cgroup and its ancestors counts.
+// service's cgroup), so the least left over the process's cgroup and its ancestors counts.
 //   v1: memory.limit_in_bytes, memory.usage_in_bytes, memory.stat total_inactive_file
 //   v2: memory.max ("max": none), memory.current, memory.stat inactive_file
 // Which cgroup is found once (/proc/self/cgroup); the numbers are read at each call, a
 // few small files asynchronously: the memory guard asks per start, never per request.
+// Shared by the daemon (its memory guard) and the agent (a worker's heap snapshot check).
 import fs from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 
 const V1_ROOT = '/sys/fs/cgroup/memory';
 const V2_ROOT = '/sys/fs/cgroup';
-const MAX_DEPTH = 16; // cgroups read, from the daemon's own up to the mount's root
+const MAX_DEPTH = 16; // cgroups read, from the process's own up to the mount's root
 // v1 says "no limit" with the largest page-aligned counter (9223372036854771712); any
 // limit this large is none.
 const NO_LIMIT = 2 ** 62;
 
 /**
- * The daemon's memory cgroup in the text of /proc/self/cgroup: the v1 hierarchy whose
+ * The process's memory cgroup in the text of /proc/self/cgroup: the v1 hierarchy whose
  * controllers include memory, else the v2 one ("0::/path").
  * @returns {{version: 1|2, path: string}|null}
  */
@@ -35,9 +36,9 @@ export function parseProcCgroup(text) {
 }
 
 /**
- * The directories of the daemon's cgroup and its ancestors, own first. Inside a container
+ * The directories of the process's cgroup and its ancestors, own first. Inside a container
  * whose cgroup is mounted as the root, the path /proc/self/cgroup gives does not exist
- * there: the mount's root is the daemon's cgroup.
+ * there: the mount's root is the process's cgroup.
  * @param {{version: 1|2, path: string}} cg
  * @param {{v1Root?: string, v2Root?: string}} roots
  * @returns {string[]}
@@ -96,9 +97,18 @@ export async function leastLeft(dirs, version) {
   return left.length ? Math.min(...left) : null;
 }
 
-let mine; // {dirs, version} of the daemon's own cgroup, found at the first call
+let mine; // {dirs, version} of this process's own cgroup, found at the first call
 
-/** @returns {Promise<number|null>} bytes the daemon's cgroups leave; null without a limit (or cgroups) */
+/**
+ * `host` bytes available (MemAvailable), or less when this process's cgroup leaves less.
+ * @param {number|null} host  @returns {Promise<number|null>} null when neither says
+ */
+export async function capByCgroup(host) {
+  const cgroup = await cgroupAvailable();
+  return host === null || cgroup === null ? host ?? cgroup : Math.min(host, cgroup);
+}
+
+/** @returns {Promise<number|null>} bytes this process's cgroups leave; null without a limit (or cgroups) */
 export async function cgroupAvailable() {
   mine ??= await findMine();
   return mine.dirs.length ? leastLeft(mine.dirs, mine.version) : null;

@@ -157,10 +157,12 @@ async function parseWithCommander() {
     .description('CPU profile of live workers: a .cpuprofile (DevTools, speedscope), a flame graph beside it (.html), the top functions')
     .option('--duration <time>', 'how long to profile, up to 5m (default 10s)')
     .option('--out <file>', 'write the profile here instead of $SUPER_HOME/profiles (several workers: FILE-<slot>)')
+    .option('--force', 'replace --out (and its .html) if it exists')
     .option('--json', 'print JSON').action(run('profile'));
   program.command('heap').argument('<app>', 'app#slot (the slot may be left out for an app of one worker)')
     .description('heap snapshot of a live worker, written by the worker to $SUPER_HOME/profiles (or --out)')
     .option('--out <file>', 'write the .heapsnapshot here instead')
+    .option('--force', 'replace --out if it exists')
     .option('--json', 'print JSON').action(run('heap'));
   program.command('reload-logs').description('reopen every log file (after an external logrotate); same as SIGUSR2 to the daemon').action(run('reload-logs'));
   program.command('flush').argument('[app]', 'app name or "all"', 'all').description('empty the log files of an app and remove its rotated files').action(run('flush'));

@@ -39,7 +39,7 @@ export const CODES = Object.freeze({
   E_NO_DAEMON: [EXIT.NO_DAEMON, 'No daemon answers on this SUPER_HOME (or at --host); start one with `super start <ecosystem.yml>`.'],
   E_NO_AGENT: [EXIT.BAD_INPUT, 'The worker runs without the superd agent (interpreter: none or another interpreter than node), so it cannot be profiled or snapshotted; only Node workers can.'],
   E_WORKER_EXITED: [EXIT.FAILED, 'The worker exited before its CPU profile or heap snapshot was written; no file was left. Its error log says why it exited.'],
-  E_LOW_MEMORY: [EXIT.FAILED, 'A heap snapshot needs about the heap\'s size again in free memory and the host has less available (MemAvailable); free memory first.'],
+  E_LOW_MEMORY: [EXIT.FAILED, 'A heap snapshot needs about the heap\'s size again in free memory and less is available (the host\'s MemAvailable, or the memory cgroup\'s room); free memory first.'],
   E_DIAGNOSTICS: [EXIT.FAILED, 'The worker could not take the CPU profile or heap snapshot (inspector or file error); the message says why.'],
   E_CAPACITY_NO_PORT: [EXIT.BAD_INPUT, '`super capacity` needs an app that listens on the port its env gives it (PORT, or its increment_var); this app has none, or its copy did not listen there. The running app was not touched.'],
   E_TLS: [EXIT.NO_DAEMON, 'The TLS connection to --host failed (certificate not trusted, wrong name, not a TLS listener); trust the daemon\'s certificate with --tls-ca.'],

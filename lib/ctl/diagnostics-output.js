@@ -5,7 +5,10 @@ import path from 'node:path';
 import { fetchDiagnostic } from './fetch-diagnostic.js';
 import { outPath, checkOutDir } from '../diagnostics/out-path.js';
 
-/** `--out FILE` as an absolute path whose directory exists, or undefined. */
+/**
+ * `--out FILE` as an absolute path whose directory exists, or undefined. (Whether a file
+ * is there is for the daemon to say: it knows how many workers, so which names, are written.)
+ */
 export async function checkOut(out) {
   if (out === undefined) return undefined;
   const abs = path.resolve(out);
@@ -17,12 +20,12 @@ export async function checkOut(out) {
  * The local path of each file of a profile/heap answer: over --host (`remote`), each file
  * is fetched to `out` (per slot) or to its own name in the current directory.
  */
-export async function localFiles(client, files, { remote, out }) {
+export async function localFiles(client, files, { remote, out, force = false }) {
   if (!remote) return files;
   const local = [];
   for (const f of files) {
     const dest = out ? outPath(out, f.slot, files.length) : path.resolve(path.basename(f.path));
-    await fetchDiagnostic(client, f.path, dest);
+    await fetchDiagnostic(client, f.path, dest, { force });
     local.push({ ...f, path: dest, daemon_path: f.path });
   }
   return local;

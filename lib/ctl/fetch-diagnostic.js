@@ -1,34 +1,38 @@
 // Over --host the daemon's disk is not ours: a finished profile or snapshot is sent back
 // over the control connection (op diagnostic-file, progress frames of base64 chunks) and
-// written here, through <dest>.partial (0600) renamed once complete.
+// written here as a new file (0600; an existing one only replaced with --force, by rename:
+// lib/diagnostics/new-file.js); a failed transfer leaves no file.
 import fs from 'node:fs';
 import path from 'node:path';
+import { openNewFile } from '../diagnostics/new-file.js';
 
 /**
  * @param {object} client  a connected lib/ipc/client.js client
  * @param {string} remotePath  the file's path on the daemon's host (its name is what is asked)
  * @param {string} dest  where to write it here
+ * @param {{force?: boolean}} [o]
  * @returns {Promise<number>} bytes written
  */
-export async function fetchDiagnostic(client, remotePath, dest) {
-  const tmp = `${dest}.partial`;
-  const out = fs.createWriteStream(tmp, { mode: 0o600 });
+export async function fetchDiagnostic(client, remotePath, dest, { force = false } = {}) {
+  const out = openNewFile(dest, { force });
   let failed = null;
-  out.on('error', (err) => (failed ??= err));
   try {
     const r = await client.request('diagnostic-file', { name: path.basename(remotePath) }, {
       timeout: 0, // as long as the transfer takes; a dead connection rejects it
       onProgress: ({ chunk }) => {
-        if (typeof chunk === 'string' && !failed) out.write(Buffer.from(chunk, 'base64'));
+        if (typeof chunk !== 'string' || failed) return;
+        try {
+          fs.writeSync(out.fd, Buffer.from(chunk, 'base64'));
+        } catch (err) {
+          failed = err;
+        }
       },
     });
-    await new Promise((resolve, reject) => out.end((err) => (err ? reject(err) : resolve())));
     if (failed) throw failed;
-    fs.renameSync(tmp, dest);
+    out.commit();
     return r.bytes;
   } catch (err) {
-    out.destroy();
-    fs.rmSync(tmp, { force: true });
+    out.abort();
     throw err;
   }
 }

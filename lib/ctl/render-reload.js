@@ -38,7 +38,7 @@ export function reloadPrinter() {
 /** Why a surge batch is smaller than max_surge: what the memory guard measured. */
 function memoryNote(p) {
   const mib = (b) => `${Math.round(b / 1024 ** 2)} MiB`;
-  const measured = p.memory ? ` (MemAvailable ${mib(p.memory.available)}, ${mib(p.memory.per_worker)} per worker)` : '';
+  const measured = p.memory ? ` (available ${mib(p.memory.available)}, ${mib(p.memory.per_worker)} per worker)` : '';
   const down = p.unavailable ? `; ${plural(p.unavailable, 'slot')} per batch stop${p.unavailable === 1 ? 's' : ''} first (max_unavailable)` : '';
   return `memory guard: batch shrunk from ${p.wanted} to ${plural(p.size, 'replacement')} beside the old workers${measured}${down}`;
 }

@@ -14,6 +14,9 @@ export const BACKOFF_SINCE = 254;
 /** WatchdogSec=: how long the daemon's loop may go without a WATCHDOG=1 (sent every half of it). */
 export const WATCHDOG_SEC = 30;
 
+/** OOMScoreAdjust= of a system unit: the daemon's own value (lib/master/process/oom-score.js, DAEMON_ADJ). */
+export const OOM_SCORE_ADJUST = -900;
+
 /** The unit's file name: one system unit per user, or the user's own unit. */
 export const unitName = ({ user, username }) => (user ? 'superd.service' : `superd-${username}.service`);
 
@@ -49,6 +52,8 @@ export function renderUnit(o, template = fs.readFileSync(TEMPLATE, 'utf8')) {
     backoffNote: steps
       ? 'the delay grows from 1s to 2min over 10 restarts.'
       : `5s between restarts (RestartSteps= needs systemd ${BACKOFF_SINCE}; this one is ${o.systemdVersion ?? 'unknown'}).`,
+    // A user manager may not lower it (the daemon, started higher, keeps the value it has).
+    oom: o.user ? '# (no OOMScoreAdjust=: a user manager cannot lower it)' : `OOMScoreAdjust=${OOM_SCORE_ADJUST}`,
     wantedBy: o.user ? 'default.target' : 'multi-user.target',
   };
   return template.replace(/\{\{(\w+)\}\}/g, (m, k) => {

@@ -7,6 +7,8 @@ import { SuperError } from '../errors.js';
 export const MAX_PROFILE_MS = 5 * 60_000;
 /** The shortest: below this a sampling profile holds too few samples to say anything. */
 export const MIN_PROFILE_MS = 100;
+/** The largest .cpuprofile the CLI reads for its flame graph and summary. */
+export const MAX_PROFILE_BYTES = 256 * 1024 * 1024;
 /** `super profile` without --duration. */
 export const DEFAULT_PROFILE_MS = 10_000;
 

@@ -35,8 +35,8 @@ const TO_AGENT = Object.freeze({
   SHUTDOWN: 'super:shutdown', // drain, run the onShutdown hooks, answer DRAINED
   ADMIT: 'super:admit', // take connections although not ready (missed listen_timeout)
   REOPEN_LOGS: 'super:reopen-logs', // open the log paths again (rotation, reload-logs)
-  PROFILE: 'super:profile', // {id, duration, path}: write a CPU profile of `duration` ms to path
-  HEAP: 'super:heap', // {id, path}: write a heap snapshot to path
+  PROFILE: 'super:profile', // {id, duration, path, replace}: write a CPU profile of `duration` ms to path
+  HEAP: 'super:heap', // {id, path, replace}: write a heap snapshot to path (replace: an existing file may go)
   REPORT: 'super:report', // send METRICS now: the liveness ping, `ls`, a scrape (any Node worker)
   WATCH: 'super:watch', // someone watches: send METRICS once per interval (any Node worker)
   UNWATCH: 'super:unwatch', // nobody watches: report only when asked
@@ -80,7 +80,7 @@ let errnoNames = null;
 const isErrno = (code) => (errnoNames ??= new Set([...Object.keys(require('node:os').constants.errno), 'EIO'])).has(code);
 const STREAMS = new Set(['out', 'err']);
 // The codes an agent may give a failed diagnostic: anything else becomes E_DIAGNOSTICS.
-const DIAGNOSTIC_CODES = new Set(['E_BUSY', 'E_LOW_MEMORY', 'E_DIAGNOSTICS']);
+const DIAGNOSTIC_CODES = new Set(['E_BUSY', 'E_LOW_MEMORY', 'E_DIAGNOSTICS', 'E_USAGE']);
 const MAX_DIAGNOSTIC_ERROR_CHARS = 500;
 
 const num = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : null);

@@ -70,10 +70,11 @@
 //                                                    -> {files: [{app, slot, stream, path, lines: [string]}], following}
 //               target = app name or "all" (default); stream = "out" | "err"; lines default 20;
 //               since = epoch ms (needs dated lines); follow: "log" events follow on this connection
-//   profile     {app, slot?, duration, out?}         -> {files: [{app, slot, pid, path, bytes}], failed: [{app, slot, code, message}]}
+//   profile     {app, slot?, duration, out?, force?} -> {files: [{app, slot, pid, path, bytes}], failed: [{app, slot, code, message}]}
 //               a CPU profile of `duration` ms (100 ms to 5 min) of each worker of app (one with slot),
-//               written by the worker to $SUPER_HOME/profiles/ (out: an absolute path instead, not over TCP)
-//   heap        {app, slot?, out?}                   -> as profile, files with heap_used; slot may be left out
+//               written by the worker to $SUPER_HOME/profiles/ (out: an absolute path instead, not over TCP;
+//               E_USAGE if it, or the flame graph's <name>.html beside it, exists, unless force)
+//   heap        {app, slot?, out?, force?}           -> as profile, files with heap_used; slot may be left out
 //               for an app of one worker. E_LOW_MEMORY when the host cannot hold about the heap again
 //   diagnostic-file {name}                           -> {name, bytes}      progress frames {chunk: base64} carry
 //               the file $SUPER_HOME/profiles/<name> (how a client over TCP gets its profile)
@@ -124,6 +125,7 @@ const appKeys = (v) => plainObj(v) && Object.keys(v).length <= 64 && Object.entr
 const targetSpec = [(v) => str(v) || (strList(v) && v.length >= 1 && v.length <= 100), true, 'an app name, id or namespace, "all", or a list of them'];
 const absPath = (v) => str(v) && v.startsWith('/');
 const slotIndex = [(v) => Number.isSafeInteger(v) && v >= 0 && v < 1024, false, 'a slot number from 0 to 1023'];
+const optBool = [(v) => v === undefined || typeof v === 'boolean', false, 'true or false'];
 
 /** op -> {args: {name: [check, required, what it must be]}} */
 export const OPS = Object.freeze({
@@ -186,8 +188,9 @@ export const OPS = Object.freeze({
     slot: slotIndex,
     duration: [(v) => Number.isSafeInteger(v) && v >= MIN_PROFILE_MS && v <= MAX_PROFILE_MS, true, `a duration in ms from ${MIN_PROFILE_MS} to ${MAX_PROFILE_MS}`],
     out: [absPath, false, 'an absolute file path'],
+    force: optBool,
   },
-  heap: { app: [str, true, 'an app name or id'], slot: slotIndex, out: [absPath, false, 'an absolute file path'] },
+  heap: { app: [str, true, 'an app name or id'], slot: slotIndex, out: [absPath, false, 'an absolute file path'], force: optBool },
   'diagnostic-file': { name: [str, true, 'the name of a file of $SUPER_HOME/profiles'] },
   'reload-logs': {},
   flush: { target: [optStr, false, 'an app name or "all"'] },

@@ -8,6 +8,7 @@
 // how many lines it skipped. Memory is bounded by HIGH_WATER + one chunk per file.
 // Like `tail -F`, a cursor drains a rotated file to its end, then moves to the new file.
 import fsp from 'node:fs/promises';
+import { openForReading } from './open-for-reading.js';
 
 const TICK_MS = 100;
 const CHUNK = 256 * 1024;
@@ -60,7 +61,7 @@ export class LogFollower {
 
   async #open(f, atEnd) {
     try {
-      const fh = await fsp.open(f.path, 'r');
+      const fh = await openForReading(f.path);
       const st = await fh.stat();
       if (this.stopped) {
         await fh.close();

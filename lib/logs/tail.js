@@ -6,6 +6,7 @@ import fsp from 'node:fs/promises';
 import zlib from 'node:zlib';
 import { createRequire } from 'node:module';
 import { rotatedFiles } from './rotate.js';
+import { openForReading } from './open-for-reading.js';
 
 // CommonJS (the agent shares it) is require()d: importing it from ESM would load Node's
 // CommonJS export scanner, ~4 MB of the daemon's memory for as long as it runs.
@@ -41,7 +42,7 @@ async function readTail(file, { lines, maxBytes, since, timeOf, end }) {
   if (file.endsWith('.gz')) return pick(await gunzipTail(file), false, { lines, maxBytes, since, timeOf });
   let fh;
   try {
-    fh = await fsp.open(file, 'r');
+    fh = await openForReading(file);
   } catch (err) {
     if (err.code === 'ENOENT') return { lines: [], wantsOlder: true };
     throw err;

@@ -1,6 +1,7 @@
 'use strict';
-// Whether a heap snapshot fits in the host's memory. V8 builds the snapshot's graph in the
-// worker's own memory before streaming it out: about the heap's size again.
+// Whether a heap snapshot fits in the memory available to this worker: the host's
+// MemAvailable, or less in a memory cgroup (a container). V8 builds the snapshot's graph in
+// the worker's own memory before streaming it out: about the heap's size again.
 
 // Room kept on top of the heap's size, for the graph's overhead and everything else.
 const MARGIN = 1.1;
@@ -27,4 +28,10 @@ function readMeminfo() {
   }
 }
 
-module.exports = { snapshotFits, memAvailable, MARGIN };
+/** MemAvailable, or less when this process's memory cgroup leaves less (lib/cgroup-memory.js). */
+async function availableToWorker() {
+  const { capByCgroup } = await import('../cgroup-memory.js'); // ESM; loaded on the first snapshot only
+  return capByCgroup(memAvailable());
+}
+
+module.exports = { snapshotFits, memAvailable, availableToWorker, MARGIN };

@@ -4,14 +4,15 @@
 // inspector port is opened) and v8.writeHeapSnapshot, and written by this process itself,
 // so no profile or snapshot byte crosses the IPC channel or the daemon's memory.
 //
-// A file is written as <path>.partial (mode 0600) and renamed to <path> once complete: a
+// A file is written as <path>.partial (mode 0600) and moved to <path> once complete: a
 // worker that dies mid-way leaves no half-written file at <path> (the daemon removes the
-// .partial). One diagnostic at a time per worker: a second one is refused (E_BUSY).
+// .partial). A file that appeared at <path> meanwhile is kept (E_USAGE) unless the request
+// says replace (--force). One diagnostic at a time per worker: a second one is refused (E_BUSY).
 const fs = require('node:fs');
 const v8 = require('node:v8');
 const { FROM_AGENT } = require('../ipc/agent-protocol.cjs');
 const { send } = require('./daemon-channel.cjs');
-const { snapshotFits, memAvailable } = require('./diagnostics-memory.cjs');
+const { snapshotFits, availableToWorker } = require('./diagnostics-memory.cjs');
 
 let running = null; // 'profile' | 'heap' while one runs
 
@@ -37,16 +38,35 @@ function exclusive(kind, id, task) {
     });
 }
 
-/** Writes `text` to `file` through <file>.partial (0600), then renames it: all or nothing. */
-async function writeWhole(file, text) {
+/** Writes `text` to `file` through <file>.partial (0600), then moves it there: all or nothing. */
+async function writeWhole(file, text, replace) {
   const tmp = partial(file);
   await fs.promises.writeFile(tmp, text, { mode: 0o600, flag: 'wx' });
-  await fs.promises.rename(tmp, file);
+  publish(tmp, file, replace);
   return Buffer.byteLength(text);
 }
 
-/** The daemon's PROFILE {id, duration, path}: a sampling CPU profile of the next `duration` ms. */
-function profile({ id, duration, path: file }) {
+/**
+ * Moves the complete `tmp` to `file`: a rename when it may replace what is there, else a
+ * hard link, which fails on any existing name (a link planted there too).
+ */
+function publish(tmp, file, replace) {
+  if (replace) return fs.renameSync(tmp, file);
+  try {
+    fs.linkSync(tmp, file);
+  } catch (err) {
+    if (NO_HARD_LINKS.has(err.code)) return fs.renameSync(tmp, file); // the daemon checked just before
+    fs.rmSync(tmp, { force: true });
+    if (err.code === 'EEXIST') throw Object.assign(new Error(`${file} appeared while it was being written, and is kept; --force replaces it`), { superCode: 'E_USAGE' });
+    throw err;
+  }
+  return fs.rmSync(tmp);
+}
+// link() on a file system without hard links (vfat, some FUSE mounts)
+const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS']);
+
+/** The daemon's PROFILE {id, duration, path, replace}: a sampling CPU profile of the next `duration` ms. */
+function profile({ id, duration, path: file, replace = false }) {
   exclusive('profile', id, async () => {
     // Loaded on first use: an agent that is never asked costs the app nothing.
     const { Session } = require('node:inspector');
@@ -61,7 +81,7 @@ function profile({ id, duration, path: file }) {
       // unref'd: a profile never keeps a worker that is done from exiting
       await new Promise((resolve) => setTimeout(resolve, duration).unref());
       const { profile: data } = await post('Profiler.stop');
-      return { bytes: await writeWhole(file, JSON.stringify(data)) };
+      return { bytes: await writeWhole(file, JSON.stringify(data), replace) };
     } finally {
       session.disconnect();
     }
@@ -69,26 +89,56 @@ function profile({ id, duration, path: file }) {
 }
 
 /**
- * The daemon's HEAP {id, path}: a heap snapshot, streamed by V8 to the file. Refused when
- * the host's available memory cannot hold about the heap's size again (what V8 needs to
+ * The daemon's HEAP {id, path, replace}: a heap snapshot, streamed by V8 to the file. Refused when
+ * the memory available to the worker (the host's, or its memory cgroup's room) cannot hold about the heap's size again (what V8 needs to
  * build the snapshot), rather than let the worker, or the host, run out of memory.
  */
-function heap({ id, path: file }) {
-  exclusive('heap', id, () => {
+function heap({ id, path: file, replace = false }) {
+  exclusive('heap', id, async () => {
     const heapUsed = process.memoryUsage().heapUsed;
-    const available = memAvailable();
+    const available = await availableToWorker();
     if (!snapshotFits(heapUsed, available)) {
       const mb = (n) => `${Math.round(n / 1048576)} MB`;
-      throw Object.assign(new Error(`a heap snapshot of this worker needs about ${mb(heapUsed)} of free memory and the host has ${mb(available)} available; free memory first`), { superCode: 'E_LOW_MEMORY' });
+      throw Object.assign(new Error(`a heap snapshot of this worker needs about ${mb(heapUsed)} of free memory and ${mb(available)} is available (the host's MemAvailable, or its memory cgroup's room); free memory first`), { superCode: 'E_LOW_MEMORY' });
     }
     const tmp = partial(file);
     // Created 0600 first: V8 opens the path for writing and keeps the mode of an existing file.
     fs.writeFileSync(tmp, '', { mode: 0o600, flag: 'wx' });
-    v8.writeHeapSnapshot(tmp);
+    const made = fs.statSync(tmp);
+    try {
+      v8.writeHeapSnapshot(tmp);
+    } catch (err) {
+      // Node's writer returns on a failed write (ENOSPC) without closing its descriptor: the
+      // deleted .partial would keep the disk full until the worker exits.
+      closeDescriptorsOf(made);
+      fs.rmSync(tmp, { force: true });
+      throw err;
+    }
     fs.chmodSync(tmp, 0o600);
-    fs.renameSync(tmp, file);
-    return { bytes: fs.statSync(file).size, heapUsed };
+    const bytes = fs.statSync(tmp).size;
+    publish(tmp, file, replace);
+    return { bytes, heapUsed };
   });
+}
+
+/** Closes every descriptor of this process open on the file `stat` describes (Linux: /proc/self/fd). */
+function closeDescriptorsOf(stat) {
+  let fds;
+  try {
+    fds = fs.readdirSync('/proc/self/fd');
+  } catch {
+    return; // no /proc: nothing to find the descriptor by
+  }
+  for (const name of fds) {
+    const fd = Number(name);
+    if (fd <= 2) continue;
+    try {
+      const s = fs.fstatSync(fd);
+      if (s.ino === stat.ino && s.dev === stat.dev) fs.closeSync(fd);
+    } catch {
+      // the listing's own descriptor, already closed
+    }
+  }
 }
 
 module.exports = { profile, heap };

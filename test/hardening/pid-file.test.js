@@ -6,7 +6,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
+import { spawn, execFileSync } from 'node:child_process';
 import { sandbox, alive, waitGone, ROOT } from '../helpers/harness.js';
 
 const DAEMON = path.join(ROOT, 'lib', 'master', 'core', 'daemon.js');
@@ -62,4 +62,19 @@ test('daemon.pid: garbage or another home\'s daemon does not block; this home\'s
     assert.match(second.stderr, /already runs for this SUPER_HOME/);
     assert.equal(box.daemonPid(), ours.pid);
   });
+});
+
+// Issue 27 (minor): a FIFO at daemon.pid hung `super start` and left the daemon blocked
+// opening it. Now the daemon refuses it at once, and `super start` says why.
+test('daemon.pid as a FIFO: super start fails at once and says the file is not a regular file', { timeout: 30000 }, async (t) => {
+  const box = await sandbox(t);
+  fs.mkdirSync(box.home, { mode: 0o700 });
+  const pidFile = path.join(box.home, 'daemon.pid');
+  execFileSync('mkfifo', ['-m', '600', pidFile]);
+  box.write('idle.js', 'setInterval(() => {}, 1000);\n');
+  const r = await box.cli(['start', path.join(box.dir, 'idle.js')], { timeout: 15000 });
+  assert.equal(r.signal, null, 'super start ended by itself');
+  assert.notEqual(r.code, 0);
+  assert.match(r.stderr, /E_HOME: .*daemon\.pid is not a regular file \(a FIFO, socket or device\); remove it/);
+  assert.ok(fs.lstatSync(pidFile).isFIFO(), 'the FIFO is left for the user to look at');
 });

@@ -1,7 +1,7 @@
 // Issue 14, item 6: a root daemon and a second, real user who controls some paths. Root must
 // not write through a link the user planted ($SUPER_HOME/daemon.err in a SUPER_HOME the
 // user owns), must refuse log directories the user can write in, and must not follow a link
-// at an app's log path (at start, nor at `super flush`). The user's own `super kill`
+// at an app's log path (at start, nor at `super flush`, nor when `super logs` reads it). The user's own `super kill`
 // against root's daemon says EACCES instead of "no daemon is running".
 // Needs root (useradd, chown); skipped with the reason otherwise.
 import test from 'node:test';
@@ -100,6 +100,13 @@ test('a root daemon and another user\'s paths', { skip: notRoot, timeout: 60000 
     assert.equal(r.code, 2);
     assert.match(r.stderr, /E_LOG_PATH: .*web-out\.log is a symbolic link, not emptied/);
     assert.equal(fs.readFileSync(secret, 'utf8'), SECRET);
+  });
+
+  await t.test('super logs does not read through that link (issue 27), and says so', async () => {
+    const r = await box.cli(['logs', 'web', '--out']);
+    assert.equal(r.code, 2, r.stdout);
+    assert.match(r.stderr, /E_LOG_PATH: .*web-out\.log is a symbolic link; superd does not read log files through links/);
+    assert.doesNotMatch(r.stdout, /root-only secret/);
   });
 
   await t.test('the user\'s super kill against root\'s daemon says EACCES', async () => {

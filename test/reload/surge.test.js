@@ -121,7 +121,7 @@ test('surge reload', async (t) => {
     setVersion('v2');
     const r = await box.cli(['reload', 'tight']);
     assert.equal(r.code, 0, r.stdout + r.stderr);
-    const shrunk = /^tight: memory guard: batch shrunk from 4 to (\d) replacements? beside the old workers \(MemAvailable \d+ MiB, \d+ MiB per worker\)$/m.exec(r.stdout);
+    const shrunk = /^tight: memory guard: batch shrunk from 4 to (\d) replacements? beside the old workers \(available \d+ MiB, \d+ MiB per worker\)$/m.exec(r.stdout);
     assert.ok(shrunk, r.stdout);
     const size = Number(shrunk[1]);
     assert.ok(size >= 1 && size <= 3, `shrunk to ${size}`);

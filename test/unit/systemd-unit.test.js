@@ -3,7 +3,8 @@
 // (test/prod/systemd.test.js verifies the unit of the systemd installed here.)
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { renderUnit, BACKOFF_SINCE } from '../../lib/ctl/systemd-unit.js';
+import { renderUnit, BACKOFF_SINCE, OOM_SCORE_ADJUST } from '../../lib/ctl/systemd-unit.js';
+import { DAEMON_ADJ } from '../../lib/master/process/oom-score.js';
 
 const render = (systemdVersion) => renderUnit({
   user: false, username: 'app', group: 'app', home: '/home/app/.super', path: '/usr/bin:/bin', cwd: '/home/app',
@@ -38,4 +39,12 @@ test('older or unknown systemd: a fixed 5 s, give up after 10 failures in 10 min
     assert.deepEqual(values(unit, 'StartLimitIntervalSec'), ['10min']);
     assert.match(unit, new RegExp(`^# Restart backoff, part 2: 5s between restarts \\(RestartSteps= needs systemd 254; this one is ${v ?? 'unknown'}\\)\\.$`, 'm'));
   }
+});
+
+test('a system unit lowers the daemon\'s OOMScoreAdjust= to the daemon\'s own value; a --user unit cannot, and says so', () => {
+  assert.equal(OOM_SCORE_ADJUST, DAEMON_ADJ);
+  assert.deepEqual(values(render(257), 'OOMScoreAdjust'), ['-900']);
+  const user = renderUnit({ user: true, username: 'app', group: 'app', home: '/h', path: '/bin', cwd: '/', node: '/usr/bin/node', maxKillTimeout: 1000, systemdVersion: 257 });
+  assert.deepEqual(values(user, 'OOMScoreAdjust'), []);
+  assert.match(user, /^# \(no OOMScoreAdjust=: a user manager cannot lower it\)$/m);
 });

@@ -1,4 +1,4 @@
-// super heap <app>[#slot] [--out FILE] [--json]: a heap snapshot of one worker, written by
+// super heap <app>[#slot] [--out FILE [--force]] [--json]: a heap snapshot of one worker, written by
 // the worker straight to the file (never through the daemon), with its heap size before.
 import { connectDaemon } from '../session.js';
 import { workerTarget } from '../worker-target.js';
@@ -9,13 +9,14 @@ const ANSWER_TIMEOUT_MS = 16 * 60_000; // a heap of gigabytes takes minutes (the
 
 export default async function heap(target, opts = {}) {
   const w = workerTarget(target);
+  const force = Boolean(opts.force);
   const out = await checkOut(opts.out);
   const remote = Boolean(process.env.SUPER_HOST);
   const client = await connectDaemon();
   try {
     if (process.stderr.isTTY && !opts.json) process.stderr.write(`taking a heap snapshot of ${target} (the worker pauses while it is written)...\n`);
-    const data = await client.request('heap', { app: w.target, slot: w.slot, out: remote ? undefined : out }, { timeout: ANSWER_TIMEOUT_MS });
-    const [f] = await localFiles(client, data.files, { remote, out });
+    const data = await client.request('heap', { app: w.target, slot: w.slot, out: remote ? undefined : out, force }, { timeout: ANSWER_TIMEOUT_MS });
+    const [f] = await localFiles(client, data.files, { remote, out, force });
     if (opts.json) process.stdout.write(`${JSON.stringify(f)}\n`);
     else process.stdout.write(`${f.app}#${f.slot} (pid ${f.pid}): heap ${formatBytes(f.heap_used)} before; snapshot ${f.path} (${formatBytes(f.bytes)})\n  open it in Chrome DevTools (Memory tab, Load)\n`);
   } finally {

@@ -1,4 +1,4 @@
-// super profile <app>[#slot] [--duration 10s] [--out FILE] [--json]: a CPU profile of each
+// super profile <app>[#slot] [--duration 10s] [--out FILE [--force]] [--json]: a CPU profile of each
 // worker of the app (or of one), taken by the worker's agent; then, here, a flame graph
 // beside each .cpuprofile (<name>.html) and the top functions by self time.
 import { connectDaemon } from '../session.js';
@@ -16,16 +16,17 @@ const ANSWER_MARGIN_MS = 90_000; // the worker stops the profiler and writes the
 export default async function profile(target, opts = {}) {
   const w = workerTarget(target);
   const duration = opts.duration === undefined ? DEFAULT_PROFILE_MS : profileDuration(opts.duration);
+  const force = Boolean(opts.force);
   const out = await checkOut(opts.out);
   const remote = Boolean(process.env.SUPER_HOST);
   const client = await connectDaemon();
   try {
     if (process.stderr.isTTY && !opts.json) process.stderr.write(`profiling ${target} for ${duration / 1000} s...\n`);
     // Over --host, --out is where the copy goes here: the daemon writes only to its own profiles/.
-    const data = await client.request('profile', { app: w.target, slot: w.slot, duration, out: remote ? undefined : out }, { timeout: duration + ANSWER_MARGIN_MS });
-    const files = await localFiles(client, data.files, { remote, out });
+    const data = await client.request('profile', { app: w.target, slot: w.slot, duration, out: remote ? undefined : out, force }, { timeout: duration + ANSWER_MARGIN_MS });
+    const files = await localFiles(client, data.files, { remote, out, force });
     const reports = [];
-    for (const f of files) reports.push({ ...f, ...(await reportProfile(f.path, { title: `${f.app}#${f.slot} (pid ${f.pid})` })) });
+    for (const f of files) reports.push({ ...f, ...(await reportProfile(f.path, { title: `${f.app}#${f.slot} (pid ${f.pid})`, force })) });
     if (opts.json) process.stdout.write(`${JSON.stringify({ files: reports, failed: data.failed })}\n`);
     else for (const r of reports) process.stdout.write(render(r));
     for (const f of data.failed) printError(new SuperError(f.code, f.message));

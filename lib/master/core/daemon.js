@@ -26,7 +26,7 @@ import { CronRestarts } from './cron-restart.js';
 import { Monitor, MetricsSettings } from '../health/index.js';
 import { RemoteControl } from '../settings/index.js';
 import { makeHandlers } from './handlers.js';
-import { reapAllNow, recordGroupsIn, endLeftoverGroups } from '../process/index.js';
+import { reapAllNow, recordGroupsIn, endLeftoverGroups, protectDaemon } from '../process/index.js';
 import { SuperError } from '../../errors.js';
 import { sdNotify, startWatchdog, reloadNotices } from './systemd-notify.js';
 import { WatchManager } from '../watch/index.js';
@@ -76,6 +76,7 @@ export async function startDaemon({ resurrect = false, afterStop, control, loadD
     await bootFailed(failure, err.code === 'E_DAEMON_RUNNING' ? EXIT_ALREADY_RUNNING : 1);
   }
   trackClusterListeners(); // so that `super upgrade` can stop this daemon accepting
+  logOomScore(await protectDaemon(), log);
   const adopted = adoptInheritedSockets();
   if (adopted.length) log.info({ sockets: adopted }, 'adopted inherited listening sockets');
   // What a previous daemon of this home left running when it died goes before anything starts
@@ -247,6 +248,13 @@ export async function startDaemon({ resurrect = false, afterStop, control, loadD
   // A successor is not systemd's main process: the daemon it replaced said MAINPID for it.
   if (!handover) sdNotify(['READY=1', `STATUS=${registry.apps.size} app(s)`, `MAINPID=${process.pid}`], log);
   return { home, log, registry, shutdown, version };
+}
+
+/** What protectDaemon did, said once at boot. */
+function logOomScore({ before, now, error }, log) {
+  if (now === null) return;
+  if (error) log.info({ oom_score_adj: now, error }, `oom_score_adj stays ${now}: lowering it needs root with CAP_SYS_RESOURCE (or OOMScoreAdjust= in the daemon's systemd unit); workers keep the same`);
+  else log.info({ oom_score_adj: now, was: before }, `oom_score_adj ${now}: under memory pressure the OOM killer takes workers before the daemon`);
 }
 
 /**

@@ -116,8 +116,8 @@ export function makeHandlers({ registry, monitor, watcher, cron, diagnostics, lo
     },
     stats: (a) => daemonStats(a),
     // conn.remote: over TCP, the file is sent back (diagnostic-file), never written to an --out
-    profile: (a, conn) => diagnostics.profile(diagnosticsTargets(registry, a, 'profile'), { duration: a.duration, out: a.out, remote: conn.remote !== null }),
-    heap: (a, conn) => diagnostics.heap(diagnosticsTargets(registry, a, 'heap'), { out: a.out, remote: conn.remote !== null }),
+    profile: (a, conn) => diagnostics.profile(diagnosticsTargets(registry, a, 'profile'), { duration: a.duration, out: a.out, force: a.force, remote: conn.remote !== null }),
+    heap: (a, conn) => diagnostics.heap(diagnosticsTargets(registry, a, 'heap'), { out: a.out, force: a.force, remote: conn.remote !== null }),
     'diagnostic-file': (a, conn, progress) => diagnostics.file(a.name, conn, progress),
     // super capacity: a copy of an app on another port, removed when `conn` closes
     'capacity-copy': (a, conn) => startCapacityCopy(registry, a, conn),

@@ -1,5 +1,5 @@
 // The last bytes of a file as text, starting at a line boundary (async, bounded).
-import fs from 'node:fs/promises';
+import { openForReading } from '../../logs/open-for-reading.js';
 
 /**
  * The stderr tail shown when slot `slot` of `app` failed, and the label for its lines: a
@@ -14,7 +14,7 @@ export async function tailFile(file, maxBytes = 2048) {
   if (!file) return '';
   let fh;
   try {
-    fh = await fs.open(file, 'r');
+    fh = await openForReading(file);
     const { size } = await fh.stat();
     const start = Math.max(0, size - maxBytes);
     const buf = Buffer.alloc(size - start);

@@ -13,12 +13,13 @@ let nextId = 1;
  * @param {object} o
  * @param {'profile'|'heap'} o.kind
  * @param {string} o.file  where the agent writes it (absolute)
+ * @param {boolean} [o.replace]  whether a file at `file` may be replaced (--force)
  * @param {number} [o.duration]  ms (profile)
  * @param {number} o.timeout  ms
  * @param {string} o.who  `app#slot`, for messages
  * @returns {Promise<{bytes: number|null, heapUsed: number|null}>}
  */
-export function askAgent(proc, { kind, file, duration, timeout, who }) {
+export function askAgent(proc, { kind, file, replace = false, duration, timeout, who }) {
   return new Promise((resolve, reject) => {
     const id = nextId++;
     let timer = null;
@@ -41,7 +42,7 @@ export function askAgent(proc, { kind, file, duration, timeout, who }) {
     proc.once('exit', onExit);
     timer = setTimeout(() => finish(new SuperError('E_TIMEOUT', `${who} did not finish its ${WHAT[kind]} within ${Math.round(timeout / 1000)} s`)), timeout);
     try {
-      proc.askAgent(kind === 'heap' ? TO_AGENT.HEAP : TO_AGENT.PROFILE, { id, path: file, ...(kind === 'profile' && { duration }) });
+      proc.askAgent(kind === 'heap' ? TO_AGENT.HEAP : TO_AGENT.PROFILE, { id, path: file, replace, ...(kind === 'profile' && { duration }) });
     } catch {
       finish(new SuperError('E_WORKER_EXITED', `${who} is exiting (its channel is closed); no ${WHAT[kind]} was taken`));
     }

@@ -16,7 +16,8 @@ import { workerProcesses } from '../process/index.js';
 import { WORKER_STATES as S } from '../core/states.js';
 import { askAgent } from './ask-agent.js';
 import { profilesDir, diagnosticName, pruneStallCaptures } from './profile-files.js';
-import { outPath, checkOutDir } from '../../diagnostics/out-path.js';
+import { outPath, checkOutDir, htmlPathOf, firstExisting } from '../../diagnostics/out-path.js';
+import { existsError } from '../../diagnostics/new-file.js';
 import { shouldCapture } from './stall-rule.js';
 import { recordStallCapture } from './stall-captures.js';
 import { sendFile } from './send-file.js';
@@ -51,16 +52,17 @@ export class Diagnostics {
   /**
    * CPU profiles of `workers` for `duration` ms, one file each, in parallel.
    * @param {WorkerTarget[]} workers
-   * @param {{duration: number, out?: string, remote: boolean}} o  out: an absolute path on this host
+   * @param {{duration: number, out?: string, force?: boolean, remote: boolean}} o  out: an absolute
+   *   path on this host; force: replace what exists there
    * @returns {Promise<{files: object[], failed: object[]}>}  a single worker's failure is thrown
    */
-  profile(workers, { duration, out, remote }) {
-    return this.#take('profile', workers, { out, remote, duration, timeout: duration + WRITE_MARGIN_MS });
+  profile(workers, { duration, out, force, remote }) {
+    return this.#take('profile', workers, { out, force, remote, duration, timeout: duration + WRITE_MARGIN_MS });
   }
 
   /** A heap snapshot of one worker (`workers` holds one). */
-  heap(workers, { out, remote }) {
-    return this.#take('heap', workers, { out, remote, timeout: HEAP_TIMEOUT_MS });
+  heap(workers, { out, force, remote }) {
+    return this.#take('heap', workers, { out, force, remote, timeout: HEAP_TIMEOUT_MS });
   }
 
   /** Sends the finished file `name` of $SUPER_HOME/profiles to the client (diagnostic-file). */
@@ -72,7 +74,7 @@ export class Diagnostics {
     workerProcesses.off('new', this.onNew);
   }
 
-  async #take(kind, workers, { out, remote, duration, timeout }) {
+  async #take(kind, workers, { out, force = false, remote, duration, timeout }) {
     // Everything is checked before any worker is asked: a refused request touches none.
     if (out && remote) throw new SuperError('E_LOCAL_ONLY', '--out names a file on the daemon\'s host, refused over the TCP control listener; without --out the file is sent back to you');
     for (const w of workers) this.#checkWorker(w);
@@ -82,7 +84,12 @@ export class Diagnostics {
       const dir = out ? await checkOutDir(out) : await profilesDir(this.home);
       const at = Date.now();
       const fileOf = (w) => (out ? outPath(out, w.slot, workers.length) : path.join(dir, diagnosticName({ kind, app: w.app, slot: w.slot, at })));
-      const settled = await Promise.allSettled(workers.map((w) => this.#ask(w, { kind, file: fileOf(w), duration, timeout })));
+      if (out && !force) {
+        const files = workers.map(fileOf);
+        const taken = await firstExisting(kind === 'profile' ? [...files, ...files.map(htmlPathOf)] : files);
+        if (taken) throw existsError(taken);
+      }
+      const settled = await Promise.allSettled(workers.map((w) => this.#ask(w, { kind, file: fileOf(w), replace: force, duration, timeout })));
       if (workers.length === 1 && settled[0].status === 'rejected') throw settled[0].reason;
       return {
         files: settled.filter((s) => s.status === 'fulfilled').map((s) => s.value),
@@ -103,8 +110,8 @@ export class Diagnostics {
     if (busy) throw new SuperError('E_BUSY', `${who}: a ${WHAT[busy]} of this worker is being taken; wait for it to finish`);
   }
 
-  async #ask({ app, slot, proc }, { kind, file, duration, timeout }) {
-    const r = await askAgent(proc, { kind, file, duration, timeout, who: `${app}#${slot}` });
+  async #ask({ app, slot, proc }, { kind, file, replace, duration, timeout }) {
+    const r = await askAgent(proc, { kind, file, replace, duration, timeout, who: `${app}#${slot}` });
     return { app, slot, pid: proc.pid, path: file, bytes: r.bytes, heap_used: r.heapUsed ?? undefined };
   }
 

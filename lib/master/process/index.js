@@ -5,3 +5,4 @@ export { reapAllNow, signalGroup } from './process-group.js';
 export { describeExit } from './exit-text.js';
 export { execTools } from './exec-prefix.js';
 export { recordGroupsIn, endLeftoverGroups } from './group-record.js';
+export { protectDaemon } from './oom-score.js';

@@ -13,6 +13,7 @@ import { forkClusterWorker } from './launch-cluster.js';
 import { spawnForkWorker } from './launch-fork.js';
 import { signalGroup, reapGroup } from './process-group.js';
 import { trackGroup } from './group-record.js';
+import { unprotectWorker } from './oom-score.js';
 import { strayDescendants, reapStrays } from './stray-processes.js';
 import { listenToAgent, tellAgent } from './agent-channel.js';
 
@@ -53,7 +54,10 @@ export class WorkerProcess extends EventEmitter {
     }
     this.pid = this.child.pid ?? null;
     this.strays = []; // processes it started outside its group, read when it is asked to stop
-    if (this.pid) trackGroup(this.pid); // it leads its process group (exec-prefix.js)
+    if (this.pid) {
+      trackGroup(this.pid); // it leads its process group (exec-prefix.js)
+      unprotectWorker(this.pid); // the OOM killer takes it before the daemon (oom-score.js)
+    }
     this.createdAt = Date.now();
     this.appName = opts.app.name;
     this.slotIndex = Number(opts.env.SUPER_SLOT);

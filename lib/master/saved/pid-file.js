@@ -59,14 +59,19 @@ function realpath(p) {
   }
 }
 
-/** The pid file's text (bounded), or null when it is gone. */
+/**
+ * The pid file's text (bounded), or null when it is gone. Opened without blocking and
+ * read only if it is a regular file: a FIFO at its name would hang any plain read.
+ */
 function readText(file) {
   let fd;
   try {
     fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+    if (!fs.fstatSync(fd).isFile()) throw new SuperError('E_HOME', `${file} is not a regular file (a FIFO, socket or device); remove it, then start again`);
     const buf = Buffer.alloc(MAX_PID_FILE);
     return buf.toString('latin1', 0, fs.readSync(fd, buf, 0, MAX_PID_FILE, 0));
   } catch (err) {
+    if (err instanceof SuperError) throw err;
     if (err.code === 'ENOENT') return null; // removed meanwhile: try again
     if (err.code === 'ELOOP') return ''; // a link planted at our path: stale
     throw new SuperError('E_HOME', `cannot read ${file}: ${err.code}`);
@@ -115,7 +120,7 @@ export function acquirePidFile(file) {
 
 export function releasePidFile(file) {
   try {
-    if (parsePid(fs.readFileSync(file, 'utf8')) === process.pid) fs.rmSync(file, { force: true });
+    if (parsePid(readText(file) ?? '') === process.pid) fs.rmSync(file, { force: true });
   } catch {}
 }
 

@@ -1,7 +1,6 @@
 // The last lines of log files, read backwards in chunks (async, bounded), optionally only
 // those since a time: for `super logs`. It knows files and paths only; which files an app
 // has is the daemon's business (lib/master/core/log-handlers.js).
-import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import zlib from 'node:zlib';
 import { createRequire } from 'node:module';
@@ -92,8 +91,9 @@ async function gunzipTail(file) {
   let kept = 0;
   let total = 0;
   const gunzip = zlib.createGunzip();
-  const source = fs.createReadStream(file);
+  let source;
   try {
+    source = (await openForReading(file)).createReadStream();
     for await (const chunk of source.pipe(gunzip)) {
       chunks.push(chunk);
       kept += chunk.length;
@@ -104,7 +104,7 @@ async function gunzipTail(file) {
   } catch (err) {
     if (err.code !== 'ENOENT' && err.code !== 'Z_DATA_ERROR' && err.code !== 'Z_BUF_ERROR') throw err;
   } finally {
-    source.destroy();
+    source?.destroy();
     gunzip.destroy();
   }
   const buf = Buffer.concat(chunks);

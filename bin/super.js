@@ -55,6 +55,12 @@ async function printVersion() {
   process.stdout.write(`${JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version}\n`);
 }
 
+/** The docs anchor of a command: its row of the command table in docs/cli.md. */
+function docsOf(name) {
+  const ROW = { jlist: 'ls', prettylist: 'ls' };
+  return `docs/cli.md#super-${ROW[name] ?? name}`;
+}
+
 /** commander's error line, with what a missing target list looks like (`super restart`). */
 function withHint(line) {
   if (!/^missing required argument 'targets'/.test(line)) return line;
@@ -232,6 +238,10 @@ async function parseWithCommander() {
   program.command('ping').description('check that the daemon answers (exit 0) or not (exit 3)').action(run('ping'));
   program.command('version').description('print the CLI and daemon versions').action(run('version'));
   program.addOption(new Option('-v, --version', 'print the CLI version').hideHelp());
+  // Each command's help ends with where its docs are: a path in the package (no URL), which
+  // test/unit/docs-links.test.js checks against the page's anchors.
+  for (const command of program.commands) command.addHelpText('after', `\nDocs: ${docsOf(command.name())}`);
+  program.addHelpText('after', '\nDocs: README.md, then docs/ (docs/cli.md: every command)');
   program.on('option:version', async () => {
     await printVersion();
     process.exit(0);

@@ -1,11 +1,15 @@
-// Every example in examples/ starts as shipped and serves (ports moved to free ones).
+// Every example in examples/ starts as shipped and serves (ports moved to free ones). An
+// example whose file sets no PORT takes it from the shell that runs `super start`.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { freePort, httpGet, lsJson, sandbox, ROOT } from '../helpers/harness.js';
 
-/** The example's ecosystem with each `PORT: n` replaced by a free port; returns [file, ports]. */
+/**
+ * The example's ecosystem with each `PORT: n` replaced by a free port; returns [file, ports,
+ * env]: a file without one gets a free port through the environment of `super start`.
+ */
 async function withFreePorts(dir) {
   let text = fs.readFileSync(path.join(dir, 'ecosystem.yml'), 'utf8');
   const ports = [];
@@ -17,15 +21,17 @@ async function withFreePorts(dir) {
   // Written beside the example's scripts so that `script:` paths and `superd/worker` resolve as shipped.
   const file = path.join(dir, `.test-${process.pid}-${path.basename(dir)}.yml`);
   fs.writeFileSync(file, text);
-  return [file, ports];
+  if (ports.length) return [file, ports, {}];
+  const port = await freePort();
+  return [file, [port], { PORT: String(port) }];
 }
 
 for (const name of ['hello', 'multi-app', 'fib', 'wait-ready']) {
   test(`examples/${name} starts and serves`, async (t) => {
     const box = await sandbox(t);
-    const [file, ports] = await withFreePorts(path.join(ROOT, 'examples', name));
+    const [file, ports, env] = await withFreePorts(path.join(ROOT, 'examples', name));
     t.after(() => fs.rmSync(file, { force: true }));
-    const r = await box.cli(['start', file]);
+    const r = await box.cli(['start', file], { env });
     assert.equal(r.code, 0, r.stderr);
     const ls = await lsJson(box);
     for (const app of ls.apps) assert.ok(app.workers.every((w) => w.status === 'online'), `${app.name}: ${JSON.stringify(app.workers)}`);

@@ -1,6 +1,7 @@
 // Issue 16: the README's install commands work today. `npm pack` builds the tarball, npm
-// installs it into a temporary prefix, and the installed `super` runs: --version, start,
-// the README's programmatic-API example (against the installed package), ls, kill.
+// installs it into a temporary prefix, and the installed `super` runs: --version (and
+// `superd --version`, the same CLI under the package's name), start, the programmatic-API
+// example of docs/protocol.md (against the installed package), ls, kill.
 // Offline: the tests talk to loopback only. npm resolves an install from the registry's
 // metadata, which `npm ci` never fetches, so the prefix gets a lockfile instead: the
 // tarball plus this checkout's locked runtime dependencies, whose tarballs `npm ci` put in
@@ -37,10 +38,10 @@ function run(box, cmd, args) {
   });
 }
 
-/** The README's programmatic-API example: the first js block of "### Programmatic API". */
-function readmeExample() {
-  const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('### Programmatic API'));
+/** The programmatic-API example: the first js block of "## Programmatic API" in docs/protocol.md. */
+function docsExample() {
+  const page = fs.readFileSync(path.join(ROOT, 'docs', 'protocol.md'), 'utf8');
+  const section = page.slice(page.search(/^## Programmatic API$/m));
   return /```js\n([\s\S]*?)```/.exec(section)[1];
 }
 
@@ -59,7 +60,7 @@ function lockedPrefix(prefix, tgz) {
   fs.writeFileSync(path.join(prefix, 'package-lock.json'), JSON.stringify({ name: 'superd-prefix', lockfileVersion: 3, requires: true, packages }));
 }
 
-test('the packed tarball installs into a prefix and runs: super --version, start, the API example, kill', async (t) => {
+test('the packed tarball installs into a prefix and runs: super --version, superd --version, start, the API example, kill', async (t) => {
   const box = await sandbox(t);
   const prefix = path.join(box.dir, 'prefix');
   fs.mkdirSync(prefix);
@@ -75,6 +76,9 @@ test('the packed tarball installs into a prefix and runs: super --version, start
   const v = await run(box, superBin, ['--version']);
   assert.equal(v.code, 0, v.stderr);
   assert.equal(v.stdout.trim(), version);
+  const vd = await run(box, path.join(prefix, 'node_modules', '.bin', 'superd'), ['--version']);
+  assert.equal(vd.code, 0, vd.stderr);
+  assert.equal(vd.stdout.trim(), version);
 
   const [webPort, helloPort] = [await freePort(), await freePort()];
   box.fixture('http-server.js');
@@ -85,11 +89,11 @@ test('the packed tarball installs into a prefix and runs: super --version, start
   const cmdline = fs.readFileSync(`/proc/${daemonPid}/cmdline`, 'utf8');
   assert.ok(cmdline.includes(installed), `the daemon runs from the installed package: ${cmdline}`);
 
-  // The README example, importing `superd` as an app that installed it would.
+  // The docs' example, importing `superd` as an app that installed it would.
   box.write('ecosystem.yml', `apps:\n  - name: hello\n    script: http-server.js\n    instances: 2\n    env: { PORT: ${helloPort} }\n`);
   fs.mkdirSync(path.join(box.dir, 'node_modules'));
   fs.symlinkSync(installed, path.join(box.dir, 'node_modules', 'superd'));
-  box.write('api-example.mjs', readmeExample());
+  box.write('api-example.mjs', docsExample());
   const example = await run(box, process.execPath, ['api-example.mjs']);
   assert.equal(example.code, 0, example.stderr);
   assert.match(example.stdout, /^web online \d+$/m);

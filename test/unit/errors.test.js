@@ -1,5 +1,5 @@
-// The error registry and the README's error table must list the same codes, with the same
-// exit statuses: the README documents exactly what the CLI can print.
+// The error registry and the error table of docs/cli.md must list the same codes, with the
+// same exit statuses: the docs document exactly what the CLI can print.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -7,18 +7,18 @@ import path from 'node:path';
 import { CODES, SuperError, EXIT, fileErrorCode } from '../../lib/errors.js';
 import { ROOT } from '../helpers/harness.js';
 
-const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-const table = new Map([...readme.matchAll(/^\| `(E_[A-Z_]+)` \| (\d) \|/gm)].map((m) => [m[1], Number(m[2])]));
+const page = fs.readFileSync(path.join(ROOT, 'docs', 'cli.md'), 'utf8');
+const table = new Map([...page.matchAll(/^\| `(E_[A-Z_]+)` \| (\d) \|/gm)].map((m) => [m[1], Number(m[2])]));
 
-test('every registered code is in the README error table with its exit status', () => {
+test('every registered code is in the error table of docs/cli.md with its exit status', () => {
   for (const [code, [status]] of Object.entries(CODES)) {
-    assert.ok(table.has(code), `${code} missing from the README`);
+    assert.ok(table.has(code), `${code} missing from docs/cli.md`);
     assert.equal(table.get(code), status, `${code} exit status`);
   }
 });
 
-test('every code in the README table is registered', () => {
-  for (const code of table.keys()) assert.ok(code in CODES, `${code} is in the README but not in lib/errors.js`);
+test('every code in the table of docs/cli.md is registered', () => {
+  for (const code of table.keys()) assert.ok(code in CODES, `${code} is in docs/cli.md but not in lib/errors.js`);
   assert.ok(table.size >= 10);
 });
 

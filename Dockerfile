@@ -41,7 +41,7 @@ USER node
 WORKDIR /app
 
 # The daemon answers on its control socket: healthy. Apps' own health is for the
-# orchestrator's HTTP probes (README "Running on many hosts").
+# orchestrator's HTTP probes (docs/operations.md "Running on many hosts").
 HEALTHCHECK --interval=10s --timeout=5s --start-period=15s --retries=3 CMD ["super", "ping"]
 
 # SIGTERM (docker stop) stops every app gracefully; give docker stop a --time longer than

@@ -1,6 +1,6 @@
 // The one registry of coded errors.
 // Every user-facing failure carries one of these codes, a one-line message
-// that says what to do, and the CLI exit status. The README's error table is
+// that says what to do, and the CLI exit status. The error table of docs/cli.md is
 // tested against this list (test/unit/errors.test.js).
 
 /** Exit statuses of the `super` CLI. */

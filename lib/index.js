@@ -1,4 +1,4 @@
-// Programmatic face of superd (README "Programmatic API"; types in types/index.d.ts): the
+// Programmatic face of superd (docs/protocol.md "Programmatic API"; types in types/index.d.ts): the
 // control client, starting the daemon if none runs, and the error registry.
 export { connect } from './ipc/client.js';
 export { ensureDaemon } from './ctl/launch-daemon.js';

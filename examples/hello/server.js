@@ -14,4 +14,4 @@ http
     }
     res.end(`hello from worker ${slot} (pid ${process.pid})\n`);
   })
-  .listen(port, process.env.HOST ?? '127.0.0.1'); // HOST=0.0.0.0 in a container
+  .listen(port, process.env.HOST ?? '127.0.0.1', () => console.log(`worker ${slot} listening on port ${port}`)); // HOST=0.0.0.0 in a container

@@ -1,5 +1,5 @@
 // wait_ready during a reload: the old worker serves until the replacement calls ready(),
-// and under round-robin the replacement gets no connection before it (the README's
+// and under round-robin the replacement gets no connection before it (docs/ecosystem.md's
 // promise), even from clients that open a new connection per request; so does a crash
 // restart beside a ready worker.
 import test from 'node:test';

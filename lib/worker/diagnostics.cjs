@@ -37,11 +37,16 @@ function exclusive(kind, id, task) {
     });
 }
 
-/** Writes `text` to `file` through <file>.partial (0600), then renames it: all or nothing. */
-async function writeWhole(file, text) {
+/**
+ * Writes `text` to `file` through <file>.partial (0600), then renames it: all or nothing.
+ * Synchronous on purpose: the text is already in memory, and each step of an async write
+ * waits for a turn of the event loop, which a CPU-bound worker under load makes last
+ * seconds: open, each 512 KiB chunk, close and rename took past the daemon's deadline.
+ */
+function writeWhole(file, text) {
   const tmp = partial(file);
-  await fs.promises.writeFile(tmp, text, { mode: 0o600, flag: 'wx' });
-  await fs.promises.rename(tmp, file);
+  fs.writeFileSync(tmp, text, { mode: 0o600, flag: 'wx' });
+  fs.renameSync(tmp, file);
   return Buffer.byteLength(text);
 }
 
@@ -61,7 +66,7 @@ function profile({ id, duration, path: file }) {
       // unref'd: a profile never keeps a worker that is done from exiting
       await new Promise((resolve) => setTimeout(resolve, duration).unref());
       const { profile: data } = await post('Profiler.stop');
-      return { bytes: await writeWhole(file, JSON.stringify(data)) };
+      return { bytes: writeWhole(file, JSON.stringify(data)) };
     } finally {
       session.disconnect();
     }

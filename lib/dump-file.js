@@ -47,6 +47,15 @@ export async function readDump(home) {
   }
 }
 
+/**
+ * E_DUMP when the dump lists more apps than `maxApps` (SUPER_MAX_APPS): checked by the
+ * daemon, and by `super resurrect` before it launches one that would refuse it.
+ */
+export function checkDumpApps(dump, maxApps) {
+  if (dump.apps.length <= maxApps) return;
+  throw new SuperError('E_DUMP', `${dump.file} lists ${dump.apps.length} apps, more than the limit of ${maxApps}; nothing was started: raise SUPER_MAX_APPS in the daemon's environment, or save fewer apps`);
+}
+
 /** Checks the shape (pure; throws Error with a short reason). */
 export function parseDump(text, file = 'dump.json') {
   let data;

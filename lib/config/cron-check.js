@@ -9,6 +9,9 @@ const require = createRequire(import.meta.url);
  * @returns {string|null}  why croner refuses it, or null when it is valid
  */
 export function checkCron(expression) {
+  // croner also takes a 7th field (a year): an expression that stops matching one day.
+  const fields = expression.trim().split(/\s+/).length;
+  if (fields > 6) return `${fields} fields; superd takes 5, or 6 with seconds first, and no year field`;
   const { Cron } = require('croner');
   try {
     new Cron(expression, { paused: true }).stop();

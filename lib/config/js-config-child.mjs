@@ -5,10 +5,33 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { register } from 'node:module';
 import { pathToFileURL } from 'node:url';
+import { formatPath } from './problems.js';
 
 const RESULT_FD = 3;
 const TS_EXTENSIONS = new Set(['.ts', '.cts', '.mts']);
 const file = process.argv[2];
+
+class NotFinite extends Error {
+  constructor(at, value) {
+    super('not a finite number');
+    Object.assign(this, { at, value });
+  }
+}
+
+/**
+ * The config as JSON, refusing a number JSON cannot hold (Infinity, NaN) at its key path:
+ * JSON.stringify writes null for it, which the checks would call an empty value.
+ */
+function configJson(config) {
+  const paths = new WeakMap(); // object -> its key path; the root's holder has none
+  return JSON.stringify(config, function keyPath(key, value) {
+    const base = paths.get(this);
+    const at = base === undefined ? [] : [...base, Array.isArray(this) ? Number(key) : key];
+    if (typeof value === 'number' && !Number.isFinite(value)) throw new NotFinite(at, value);
+    if (value !== null && typeof value === 'object' && !paths.has(value)) paths.set(value, at);
+    return value;
+  });
+}
 
 try {
   if (TS_EXTENSIONS.has(path.extname(file))) register('./ts-strip-hooks.mjs', import.meta.url);
@@ -22,9 +45,12 @@ try {
   } else {
     let json;
     try {
-      json = JSON.stringify({ data: config });
+      json = `{"data":${configJson(config)}}`;
     } catch (err) {
-      send({ error: { kind: 'export', message: `its config cannot be written as JSON (${err.message}); export plain objects, lists, strings, numbers and booleans` } });
+      const message = err instanceof NotFinite
+        ? `${formatPath(err.at)}: ${err.value} is not a finite number; write a number such as 4`
+        : `its config cannot be written as JSON (${err.message}); export plain objects, lists, strings, numbers and booleans`;
+      send({ error: { kind: 'export', message } });
     }
     if (json !== undefined) write(json);
   }

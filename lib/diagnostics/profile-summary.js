@@ -1,5 +1,10 @@
 // The terminal summary of a CPU profile: the functions that spent the most time
-// themselves (self time), with file:line. Pure: no I/O.
+// themselves (self time), with file:line, and the line their samples fell on most. Pure:
+// no I/O.
+//
+// V8 charges the time of a function it inlined to the function it inlined it into, but
+// keeps the sample's source line right (positionTicks): a hottest line above the first
+// line of its function is code inlined from elsewhere, and the row says so.
 
 import { indexProfile, selfTimes, functionName, position, frameLocation } from './cpu-profile.js';
 
@@ -14,7 +19,9 @@ const MAX_LOCATION = 80;
  * @param {object} profile a parsed .cpuprofile
  * @param {{ limit?: number }} [options]
  * @returns {{ functionName: string, url: string, lineNumber: number, columnNumber: number,
- *   selfMs: number, selfPercent: number }[]} lineNumber and columnNumber are 1-based (0 = none)
+ *   selfMs: number, selfPercent: number, hotLine: number, inlinedHere: boolean }[]}
+ *   lineNumber, columnNumber and hotLine (the line with most samples) are 1-based (0 = none);
+ *   inlinedHere: hotLine is above the function's first line, so its time is code V8 inlined
  */
 export function topSelfTime(profile, { limit = 10 } = {}) {
   const { byId } = indexProfile(profile);
@@ -26,24 +33,49 @@ export function topSelfTime(profile, { limit = 10 } = {}) {
     const url = String(frame.url ?? '');
     const { lineNumber, columnNumber } = position(frame);
     const key = `${name}\n${url}\n${lineNumber}`;
-    const row = perFunction.get(key);
-    if (row) row.selfUs += us;
-    else perFunction.set(key, { functionName: name, url, lineNumber, columnNumber, selfUs: us });
+    let row = perFunction.get(key);
+    if (!row) perFunction.set(key, (row = { functionName: name, url, lineNumber, columnNumber, selfUs: 0, lineTicks: new Map() }));
+    row.selfUs += us;
+    addLineTicks(row.lineTicks, byId.get(id).positionTicks);
   }
   return [...perFunction.values()]
     .sort((a, b) => b.selfUs - a.selfUs)
     .slice(0, Math.max(0, limit))
-    .map(({ selfUs: us, ...row }) => ({
-      ...row,
-      selfMs: us / 1000,
-      selfPercent: totalUs > 0 ? (us / totalUs) * 100 : 0,
-    }));
+    .map(({ selfUs: us, lineTicks, ...row }) => {
+      const hotLine = hottest(lineTicks);
+      return {
+        ...row,
+        selfMs: us / 1000,
+        selfPercent: totalUs > 0 ? (us / totalUs) * 100 : 0,
+        hotLine,
+        inlinedHere: hotLine > 0 && hotLine < row.lineNumber,
+      };
+    });
 }
+
+const MAX_POSITION_TICKS = 10_000; // read per node: the profile is a worker's output
+
+function addLineTicks(lineTicks, positionTicks) {
+  if (!Array.isArray(positionTicks)) return;
+  for (const tick of positionTicks.slice(0, MAX_POSITION_TICKS)) {
+    if (Number.isInteger(tick?.line) && tick.line > 0 && Number.isFinite(tick.ticks)) lineTicks.set(tick.line, (lineTicks.get(tick.line) ?? 0) + tick.ticks);
+  }
+}
+
+function hottest(lineTicks) {
+  let line = 0;
+  let most = 0;
+  for (const [l, ticks] of lineTicks) if (ticks > most) [line, most] = [l, ticks];
+  return line;
+}
+
+/** The note under a table where a row's hottest line is outside its function. */
+export const INLINED_NOTE = '* the hottest line is above the function: V8 inlined the function holding that line into this one, and counts its time here';
 
 /**
  * A small aligned table of topSelfTime's rows: self ms, %, function, file:line
- * (relative to cwd). Names come from the profiled app: control characters are
- * replaced so they cannot drive the terminal.
+ * (relative to cwd), hottest line (`*` and a note when it is inlined code). Names come
+ * from the profiled app: control characters are replaced so they cannot drive the terminal.
  */
 export function formatTopSelfTime(rows, { cwd = process.cwd() } = {}) {
   const table = rows.map((row) => [
@@ -51,12 +83,14 @@ export function formatTopSelfTime(rows, { cwd = process.cwd() } = {}) {
     `${row.selfPercent.toFixed(1)}%`,
     printable(row.functionName, MAX_NAME),
     printable(frameLocation(row.url, row.lineNumber, cwd), MAX_LOCATION),
+    row.hotLine > 0 && row.url ? `${row.hotLine}${row.inlinedHere ? '*' : ''}` : '',
   ]);
-  const header = ['self ms', 'self %', 'function', 'location'];
+  const header = ['self ms', 'self %', 'function', 'location', 'hottest line'];
   const widths = header.map((title, col) => Math.max(title.length, ...table.map((cells) => cells[col].length)));
-  const line = ([ms, percent, name, location]) =>
-    [ms.padStart(widths[0]), percent.padStart(widths[1]), name.padEnd(widths[2]), location].join('  ').trimEnd();
-  return [line(header), ...table.map(line)].join('\n');
+  const line = ([ms, percent, name, location, hot]) =>
+    [ms.padStart(widths[0]), percent.padStart(widths[1]), name.padEnd(widths[2]), location.padEnd(widths[3]), hot].join('  ').trimEnd();
+  const note = rows.some((row) => row.inlinedHere) ? [INLINED_NOTE] : [];
+  return [line(header), ...table.map(line), ...note].join('\n');
 }
 
 function printable(text, max) {

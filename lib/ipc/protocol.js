@@ -164,7 +164,7 @@ export const OPS = Object.freeze({
   env: { app: [str, true, 'an app name or id'], slot: slotIndex },
   scale: {
     app: [str, true, 'an app name'],
-    count: [(v) => typeof v === 'string' && /^[+-]?\d{1,4}$/.test(v), true, 'a count like "4", "+2" or "-1"'],
+    count: [(v) => typeof v === 'string' && /^[+-]?\d{1,9}$/.test(v), true, 'a count like "4", "+2" or "-1"'],
   },
   ls: { history: [(v) => typeof v === 'boolean', false, 'true or false'] },
   describe: { app: [str, true, 'an app name'] },

@@ -38,10 +38,15 @@ function exclusive(kind, id, task) {
     });
 }
 
-/** Writes `text` to `file` through <file>.partial (0600), then moves it there: all or nothing. */
-async function writeWhole(file, text, replace) {
+/**
+ * Writes `text` to `file` through <file>.partial (0600), then moves it there: all or nothing.
+ * Synchronous on purpose: the text is already in memory, and each step of an async write
+ * waits for a turn of the event loop, which a CPU-bound worker under load makes last
+ * seconds: open, each 512 KiB chunk, close and rename took past the daemon's deadline.
+ */
+function writeWhole(file, text, replace) {
   const tmp = partial(file);
-  await fs.promises.writeFile(tmp, text, { mode: 0o600, flag: 'wx' });
+  fs.writeFileSync(tmp, text, { mode: 0o600, flag: 'wx' });
   publish(tmp, file, replace);
   return Buffer.byteLength(text);
 }
@@ -81,7 +86,7 @@ function profile({ id, duration, path: file, replace = false }) {
       // unref'd: a profile never keeps a worker that is done from exiting
       await new Promise((resolve) => setTimeout(resolve, duration).unref());
       const { profile: data } = await post('Profiler.stop');
-      return { bytes: await writeWhole(file, JSON.stringify(data), replace) };
+      return { bytes: writeWhole(file, JSON.stringify(data), replace) };
     } finally {
       session.disconnect();
     }

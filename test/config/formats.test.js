@@ -90,6 +90,13 @@ test('problems in a JS file name the key path (no positions: the object has none
   assert.deepEqual(await problemsOf(file), [`${file}: apps[0].interpreter_arg: unknown key; did you mean "interpreter_args"?`]);
 });
 
+test('Infinity or NaN in a JS file is refused at its key, not called an empty value', async () => {
+  const file = write('infinite.js', "module.exports = { apps: [{ name: 'a', script: 'app.js', instances: Infinity, env: { '': { n: NaN } } }] };\n");
+  assert.deepEqual(await problemsOf(file), [`${file}: apps[0].instances: Infinity is not a finite number; write a number such as 4`]);
+  const nan = write('nan.js', "module.exports = { apps: [{ name: 'a', script: 'app.js', max_restarts: 0 / 0 }] };\n");
+  assert.deepEqual(await problemsOf(nan), [`${nan}: apps[0].max_restarts: NaN is not a finite number; write a number such as 4`]);
+});
+
 test('a throw inside the file: one line with the file\'s own frame', async () => {
   const file = write('throws.js', "const url = process.env.NOPE_DB_URL;\nif (!url) throw new Error('NOPE_DB_URL is not set');\nmodule.exports = { apps: [] };\n");
   const problems = await problemsOf(file);

@@ -55,6 +55,9 @@ test('autostart, increment_var, port, cron_restart, namespace', () => {
   assert.equal(app('cron: 0 3 * * *').apps[0].cron_restart, '0 3 * * *');
   const [cron] = problems(() => app('cron_restart: every day'));
   assert.match(cron, /eco\.yml:4:19: apps\[0\]\.cron_restart: not a cron expression \(.+\); write 5 fields/);
+  // croner reads a 7th field as a year; the docs promise 5 or 6.
+  const [seven] = problems(() => app('cron_restart: "0 0 0 1 1 * 2030"'));
+  assert.match(seven, /apps\[0\]\.cron_restart: not a cron expression \(7 fields; superd takes 5, or 6 with seconds first, and no year field\)/);
   assert.deepEqual(problems(() => app('increment_var: PORT\nenv: { PORT: eighty }')), [`${file}:4:20: apps[0].increment_var: PORT is "eighty" in env, not a whole number to increment; set env.PORT to a number such as 3000`]);
 });
 

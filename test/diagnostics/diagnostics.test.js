@@ -40,7 +40,7 @@ const oneLine = (stderr, code) => {
 
 test('live diagnostics', { timeout: 120000 }, async (t) => {
   const box = await sandbox(t);
-  const [hot, hot2, heapy, stally, doomed, control] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort(), freePort()]);
+  const [hot, hot2, heapy, stally, doomed, slowturns, control] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort(), freePort(), freePort()]);
   box.fixture('diag-lab.js');
   box.fixture('script.sh');
   const eco = box.write('eco.yml', `control: { listen: 127.0.0.1:${control} }
@@ -64,6 +64,9 @@ apps:
     script: diag-lab.js
     autorestart: false
     env: { PORT: ${doomed}, EXIT_WHEN_PROFILED: 3 }
+  - name: slowturns
+    script: diag-lab.js
+    env: { PORT: ${slowturns}, SLOW_TURNS_WHEN_PROFILED: 1000 }
   - name: native
     script: script.sh
     interpreter: none
@@ -142,7 +145,7 @@ apps:
     await stopLoad();
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /burnCpuInHotLoop/);
-    assert.match(r.stdout, /diag-lab\.js:10\b/, 'file:line of burnCpuInHotLoop');
+    assert.match(r.stdout, /diag-lab\.js:12\b/, 'file:line of burnCpuInHotLoop');
     assert.match(r.stdout, new RegExp(`${out.replace(/[.]/g, '\\.')}`));
     assert.match(fs.readFileSync(path.join(box.dir, 'hot.html'), 'utf8'), /burnCpuInHotLoop/);
   });
@@ -153,6 +156,18 @@ apps:
     oneLine(r.stderr.replace(/^profiling.*\n/, ''), 'E_WORKER_EXITED');
     assert.match(r.stderr, /doomed#0 exited with code 3 before its CPU profile was written/);
     assert.deepEqual(fs.readdirSync(profiles).filter((n) => n.startsWith('doomed')), []);
+  });
+
+  await t.test('a worker whose event loop turns last 1 s answers one turn after its profile ends, not one turn per write step', async () => {
+    const client = await box.client();
+    t.after(() => client.close());
+    const started = Date.now();
+    const r = await client.request('profile', { app: 'slowturns', slot: 0, duration: 100 }, { timeout: 30000 });
+    const took = Date.now() - started;
+    // The message's turn and the timer's: about 2 s. An async write (open, write, close,
+    // rename: a turn each) took about 6 s.
+    assert.ok(took < 3500, `answered after ${took} ms`);
+    assert.ok(r.files[0].bytes > 0);
   });
 
   await t.test('over the TCP control channel the file comes back to the client; --out is never sent to the daemon', async () => {

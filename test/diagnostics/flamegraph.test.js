@@ -9,7 +9,7 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { topSelfTime, formatTopSelfTime } from '../../lib/diagnostics/profile-summary.js';
+import { topSelfTime, formatTopSelfTime, INLINED_NOTE } from '../../lib/diagnostics/profile-summary.js';
 import { flameGraphHtml } from '../../lib/diagnostics/flamegraph.js';
 
 const HOSTILE_NAME = '</title><script>alert(1)</script>';
@@ -71,8 +71,8 @@ test('topSelfTime: the hot named function is the first app frame, with its 1-bas
 test('formatTopSelfTime: an aligned table with file:line relative to cwd, control characters replaced', () => {
   const text = formatTopSelfTime(topSelfTime(profile, { limit: 3 }), { cwd: dir });
   const lines = text.split('\n');
-  assert.match(lines[0], /^self ms\s+self %\s+function\s+location$/);
-  assert.ok(lines.some((line) => /^\s*\d+\.\d\s+\d+\.\d%\s+burnCpuInHotLoop\s+hot-path\.js:\d+$/.test(line)), text);
+  assert.match(lines[0], /^self ms\s+self %\s+function\s+location\s+hottest line$/);
+  assert.ok(lines.some((line) => /^\s*\d+\.\d\s+\d+\.\d%\s+burnCpuInHotLoop\s+hot-path\.js:\d+\s+\d+$/.test(line)), text);
   assert.ok(text.includes(`hot-path.js:${HOT_LINE}`));
   const start = lines[1].indexOf('%');
   for (const line of lines.slice(1)) assert.equal(line.indexOf('%'), start, 'columns aligned');
@@ -98,12 +98,34 @@ test('topSelfTime: one row per function (name + url + line) over all its call pa
     startTime: 0, endTime: 4000, samples: [4, 5, 5, 2], timeDeltas: [0, 1000, 1000, 1000],
   };
   assert.deepEqual(topSelfTime(built), [
-    { functionName: 'hot', url: 'file:///a.js', lineNumber: 10, columnNumber: 1, selfMs: 3, selfPercent: 75 },
-    { functionName: 'a', url: 'file:///a.js', lineNumber: 2, columnNumber: 1, selfMs: 1, selfPercent: 25 },
+    { functionName: 'hot', url: 'file:///a.js', lineNumber: 10, columnNumber: 1, selfMs: 3, selfPercent: 75, hotLine: 0, inlinedHere: false },
+    { functionName: 'a', url: 'file:///a.js', lineNumber: 2, columnNumber: 1, selfMs: 1, selfPercent: 25, hotLine: 0, inlinedHere: false },
   ]);
   assert.match(flameGraphHtml(built), /data-l="hot \/a\.js:10"[^]*data-l="hot \/a\.js:10"/, 'under both callers');
   assert.throws(() => topSelfTime({ nodes: [] }), TypeError);
   assert.throws(() => topSelfTime({ nodes: [{ id: 1 }] }), TypeError);
+});
+
+test('topSelfTime: the line most samples fell on; one above its function is code V8 inlined there, and the table says so', () => {
+  // What V8 writes for `handler` (line 11) into which it inlined `work` (line 5, loop on
+  // line 7): the samples are charged to handler, but their line is work's.
+  const node = (id, functionName, lineNumber, positionTicks) => ({ id, callFrame: { functionName, url: 'file:///srv/app.js', lineNumber: lineNumber - 1, columnNumber: 0 }, positionTicks });
+  const built = {
+    nodes: [
+      node(2, 'handler', 11, [{ line: 7, ticks: 5 }, { line: 12, ticks: 1 }]),
+      node(3, 'work', 5, [{ line: 7, ticks: 1 }, { line: 6, ticks: 'x' }, { line: -1, ticks: 9 }]),
+      { id: 1, callFrame: { functionName: '(root)', url: '', lineNumber: -1, columnNumber: -1 }, children: [2, 3] },
+    ],
+    startTime: 0, endTime: 7000, samples: [2, 2, 2, 2, 2, 2, 3], timeDeltas: [0, 1000, 1000, 1000, 1000, 1000, 1000],
+  };
+  const [handler, work] = topSelfTime(built);
+  assert.deepEqual([handler.functionName, handler.hotLine, handler.inlinedHere], ['handler', 7, true]);
+  assert.deepEqual([work.functionName, work.hotLine, work.inlinedHere], ['work', 7, false]);
+  const lines = formatTopSelfTime([handler, work], { cwd: '/srv' }).split('\n');
+  assert.match(lines[1], /handler\s+app\.js:11\s+7\*$/);
+  assert.match(lines[2], /work\s+app\.js:5\s+7$/);
+  assert.equal(lines[3], INLINED_NOTE);
+  assert.doesNotMatch(formatTopSelfTime([work]), /\*/, 'no note without an inlined row');
 });
 
 test('flameGraphHtml: names the hot function, loads nothing from the network, escapes hostile names', () => {

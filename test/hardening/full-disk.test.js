@@ -93,6 +93,9 @@ test('a full SUPER_HOME: ls answers within 1 s, apps serve, daemon-log lines are
   assert.equal(cli.code, 0, cli.stderr);
   t.diagnostic(`ls while the disk is full: daemon answers ${lsMs.join(', ')} ms; \`super ls\` ${Math.round(performance.now() - cliStart)} ms wall`);
   assert.ok(Math.max(...lsMs) < LS_BOUND_MS, `ls answered within ${LS_BOUND_MS} ms while full: ${lsMs}`);
+  // Each crash rewrites worker-groups.<pid> through a temporary file, which the full disk
+  // refuses: it is removed, not left empty (one may be in flight at any moment).
+  await eventually(() => !fs.readdirSync(box.home).some((n) => n.endsWith('.tmp')), { timeout: 5000, what: 'no temporary file left in SUPER_HOME' });
 
   fs.rmSync(filler);
   const dropped = await eventually(() => fs.readFileSync(path.join(box.home, 'daemon.log'), 'utf8').split('\n')

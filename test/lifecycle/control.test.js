@@ -39,7 +39,7 @@ test('malformed, unknown and oversized control messages are answered, never fata
   assert.equal(s.frames[0].hello.protocol, 1);
   const garbage = ['not json', '[]', '42', '{"op":"ls"}', '{"id":1}', '{"id":2,"op":"explode"}', '{"id":3,"op":"stop","args":{"target":7}}',
     '{"id":4,"op":"stop","args":{"target":"nope"}}', '{"id":5,"op":"delete","args":{"target":"web","extra":true}}', '{"id":6,"op":"__proto__"}',
-    '{"id":7,"op":"scale","args":{"app":"web","count":"-999999"}}', '\u0000\u0001\u0002'];
+    '{"id":7,"op":"scale","args":{"app":"web","count":"-9999999999"}}', '\u0000\u0001\u0002'];
   for (const g of garbage) s.ws.send(g);
   await s.until(1 + garbage.length);
   // Replies are routed by id, not ordered: async ops (id 4) may answer after later frames.

@@ -36,6 +36,9 @@ test('scale up, down, relative, and refusals', async (t) => {
   assert.match(r.stderr, /E_USAGE: web cannot have 0 instances/);
   r = await box.cli(['scale', 'web', 'many']);
   assert.equal(r.code, 2);
+  r = await box.cli(['scale', 'web', '100000']);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /E_USAGE: web: 100000 instances is more than the limit of 1024/);
   r = await box.cli(['scale', 'nope', '2']);
   assert.equal(r.code, 2);
   assert.match(r.stderr, /E_APP_NOT_FOUND/);

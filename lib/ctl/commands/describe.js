@@ -15,7 +15,7 @@ export default async function describe(name, opts) {
   out.push(`${app.name}: ${app.status}, ${app.instances} instance(s), ${app.exec_mode} mode, scheduling ${app.scheduling}, daemon on CPUs ${app.daemon_cpus}`);
   out.push(`  id: ${app.id}; ${sourceLine(app.source)}`);
   out.push(`  out log: ${app.logs.out}${app.config.out_file ? '' : ' (default)'}`, `  err log: ${app.logs.err}${app.config.error_file ? '' : ' (default)'}`);
-  if (app.cron_restart) out.push(`  cron_restart: ${app.cron_restart.pattern}, next run ${app.cron_restart.next ?? 'not scheduled (app stopped)'}`);
+  if (app.cron_restart) out.push(cronLine(app.cron_restart));
   if (app.pending_config?.length) out.push(`  config changed, applies at next restart: ${app.pending_config.join(', ')}`);
   out.push('', renderLs({ apps: [app] }));
   const health = app.workers.map(metricsLine).filter(Boolean);
@@ -38,4 +38,10 @@ function sourceLine(source) {
     return `started as: super start ${words.map((w) => (/^[\w@%+=:,./-]+$/.test(w) ? w : JSON.stringify(w))).join(' ')} (in ${c.cwd})`;
   }
   return 'source not recorded';
+}
+
+/** describe's cron_restart line (the daemon's cron-restart.js status()). */
+export function cronLine({ pattern, next, never }) {
+  const when = next ?? (never ? 'never: no such date' : 'not scheduled (app stopped)');
+  return `  cron_restart: ${pattern}, next run ${when}`;
 }

@@ -1,9 +1,11 @@
 // super resurrect: start the apps saved by `super save` (starts the daemon if none runs).
-// With no daemon running, the dump is read first: a missing or corrupt one is said
-// (E_DUMP) without starting a daemon that would have nothing to run.
+// With no daemon running, the dump is read first: a missing or corrupt one, or one over
+// the app limit, is said (E_DUMP) without starting a daemon that would have nothing to run
+// (the daemon it would launch has this environment, so SUPER_MAX_APPS is the same).
 import { superHome } from '../../home.js';
 import { connect } from '../../ipc/client.js';
-import { readDump } from '../../dump-file.js';
+import { readDump, checkDumpApps } from '../../dump-file.js';
+import { workLimits } from '../../config/work-limits.js';
 import { ensureDaemon } from '../launch-daemon.js';
 import { printOutcome } from '../report.js';
 import { renderLs } from '../render-ls.js';
@@ -15,7 +17,7 @@ export default async function resurrect() {
     return null;
   });
   if (!client) {
-    await readDump(home);
+    checkDumpApps(await readDump(home), workLimits().apps);
     client = await ensureDaemon(home);
   }
   try {

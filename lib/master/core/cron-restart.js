@@ -50,11 +50,15 @@ export class CronRestarts {
     this.sync(name); // the app may have been deleted or stopped meanwhile
   }
 
-  /** `{ pattern, next }` (next run, ISO) for describe, or null when the app has none armed. */
+  /**
+   * `{ pattern, next }` (next run, ISO; null while the app is stopped) for describe, with
+   * `never: true` when it is armed and no date matches (`0 0 31 2 *`), or null without one.
+   */
   status(app) {
     const entry = this.jobs.get(app.name);
     if (!entry) return app.config.cron_restart ? { pattern: app.config.cron_restart, next: null } : null;
-    return { pattern: entry.pattern, next: entry.job.nextRun()?.toISOString() ?? null };
+    const next = entry.job.nextRun()?.toISOString() ?? null;
+    return next ? { pattern: entry.pattern, next } : { pattern: entry.pattern, next, never: true };
   }
 
   close() {

@@ -23,6 +23,10 @@ import { StartGate, startConcurrency } from './start-gate.js';
 // Node's own IPC plumbing: a `super start` run from inside a worker must not pass these on,
 // or a fork-mode child would take itself for a cluster worker. Filtered once, on receipt.
 const NODE_IPC_VARS = new Set(['NODE_UNIQUE_ID', 'NODE_CHANNEL_FD', 'NODE_CHANNEL_SERIALIZATION_MODE']);
+// stop, restart, delete and scale wait this long for the operation that holds the app (a
+// cron_restart reload, a restart) before E_BUSY; a reload and a start still refuse at once.
+const BUSY_WAIT_MS = 30_000;
+const BUSY_POLL_MS = 50; // for an operation the app runs by itself (a slot replacement)
 export const inheritable = (env) => Object.fromEntries(Object.entries(env).filter(([k]) => !NODE_IPC_VARS.has(k)));
 
 export class AppRegistry extends EventEmitter {
@@ -205,19 +209,38 @@ export class AppRegistry extends EventEmitter {
     return this.targets(name)[0];
   }
 
-  async #withBusy(app, op, fn) {
+  #operations = new Map(); // App -> a promise resolved when its running #withBusy operation ends
+
+  async #withBusy(app, op, fn, { wait = false } = {}) {
+    if (wait) await this.#idle(app);
     if (app.busy) throw new SuperError('E_BUSY', `${app.name} is busy (${app.busy}); try again when it is done`);
     app.busy = op;
+    let ended;
+    this.#operations.set(app, new Promise((resolve) => (ended = resolve)));
     try {
       return await fn();
     } finally {
+      this.#operations.delete(app);
       app.busy = null;
+      ended();
+    }
+  }
+
+  /** Resolves once `app` is not busy, or after BUSY_WAIT_MS (whoever runs next takes it at once). */
+  async #idle(app) {
+    const deadline = Date.now() + BUSY_WAIT_MS;
+    while (app.busy && Date.now() < deadline) {
+      let timer;
+      const ends = this.#operations.get(app);
+      const bound = new Promise((resolve) => (timer = setTimeout(resolve, ends ? deadline - Date.now() : BUSY_POLL_MS)));
+      await Promise.race([ends ?? bound, bound]);
+      clearTimeout(timer);
     }
   }
 
   async stop(target) {
     const apps = this.targets(target);
-    await Promise.all(apps.map((app) => this.#withBusy(app, 'stop', () => app.stop())));
+    await Promise.all(apps.map((app) => this.#withBusy(app, 'stop', () => app.stop(), { wait: true })));
     return { apps: apps.map((a) => a.name) };
   }
 
@@ -226,7 +249,7 @@ export class AppRegistry extends EventEmitter {
     const result = { apps: apps.map((a) => a.name), warnings: [], failed: [] };
     await Promise.all(apps.map((app) => this.#withBusy(app, 'restart', async () => {
       await this.#collectOutcomes(app, await app.restart(), result);
-    })));
+    }, { wait: true })));
     return result;
   }
 
@@ -303,7 +326,7 @@ export class AppRegistry extends EventEmitter {
       app.closeLogs();
       this.apps.delete(app.name);
       this.emit('app-removed', { app: app.name });
-    })));
+    }, { wait: true })));
     return { apps: apps.map((a) => a.name) };
   }
 
@@ -327,7 +350,7 @@ export class AppRegistry extends EventEmitter {
         return;
       }
       await this.#collectOutcomes(app, await app.scale(to), result);
-    });
+    }, { wait: true });
     return result;
   }
 

@@ -40,7 +40,7 @@ export function askAgent(proc, { kind, file, replace = false, duration, timeout,
     const onExit = (exit) => finish(new SuperError('E_WORKER_EXITED', `${who} ${describeExit(exit)} before its ${WHAT[kind]} was written; no file was left`));
     proc.on('diagnostic', onAnswer);
     proc.once('exit', onExit);
-    timer = setTimeout(() => finish(new SuperError('E_TIMEOUT', `${who} did not finish its ${WHAT[kind]} within ${Math.round(timeout / 1000)} s`)), timeout);
+    timer = setTimeout(() => finish(new SuperError('E_TIMEOUT', `${who} did not finish its ${WHAT[kind]} within ${Math.round(timeout / 1000)} s (its event loop may be blocked: \`super ls\` shows its loop delay); no file was left`)), timeout);
     try {
       proc.askAgent(kind === 'heap' ? TO_AGENT.HEAP : TO_AGENT.PROFILE, { id, path: file, replace, ...(kind === 'profile' && { duration }) });
     } catch {

@@ -34,6 +34,7 @@ let writing = null;
 export function recordGroupsIn(home) {
   file = path.join(home, `${PREFIX}${process.pid}`);
   process.once('exit', () => {
+    fs.rmSync(`${file}.tmp`, { force: true }); // a write still in flight
     if (groups.size === 0) fs.rmSync(file, { force: true });
   });
 }
@@ -68,6 +69,8 @@ async function flush() {
     }
   } catch {
     dirty = true; // kept for the next change (a full disk, a removed home)
+    // A write that a full disk cut short leaves the temporary file (empty): not on disk for good.
+    await fs.promises.rm(`${file}.tmp`, { force: true }).catch(() => {});
   } finally {
     writing = null;
   }

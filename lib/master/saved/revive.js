@@ -5,6 +5,7 @@
 // lib/config too, and the answer says so.
 import { SuperError } from '../../errors.js';
 import { deepFreeze } from '../../config/deep-freeze.js';
+import { checkDumpApps } from '../../dump-file.js';
 
 /**
  * @param {{file: string, apps: import('../../dump-file.js').DumpEntry[]}} dump  as readDump returns it
@@ -16,9 +17,7 @@ export async function reviveApps(dump, options) {
   const { loadEcosystemOffThread, loadSavedApp, workLimits } = await import('../../config/index.js');
   // A dump is a file like any other: it asks for no more apps or workers than a file may.
   const limits = workLimits();
-  if (dump.apps.length > limits.apps) {
-    throw new SuperError('E_DUMP', `${dump.file} lists ${dump.apps.length} apps, more than the limit of ${limits.apps}; nothing was started: raise SUPER_MAX_APPS in the daemon's environment, or save fewer apps`);
-  }
+  checkDumpApps(dump, limits.apps);
   const files = new Map(); // file + env -> the loaded ecosystem, or why it cannot be used
   const entries = [];
   const warnings = [];

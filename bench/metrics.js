@@ -110,7 +110,7 @@ async function agentPrimary(withAgent, app) {
   const port = await freePort();
   const child = spawn(process.execPath, [path.join(ROOT, 'bench/agent-primary.js')], {
     detached: true,
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    stdio: ['ignore', process.stderr, 'inherit', 'ipc'], // the app's output (hello's listening line) off the results on stdout
     env: { ...process.env, PORT: String(port), WORKERS: '1', AGENT: withAgent ? '1' : '0', APP: path.join(ROOT, AGENT_APPS[app]) },
   });
   await new Promise((resolve, reject) => {

@@ -202,7 +202,7 @@ export async function startRaw({ instances, keepIpc = false, script = HELLO, pre
   const child = spawn(argv[0], argv.slice(1), {
     cwd: ROOT,
     detached: true,
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    stdio: ['ignore', process.stderr, 'inherit', 'ipc'], // the app's output (hello's listening line) off the results on stdout
     env: childEnv(mark, { PORT: String(port), WORKERS: String(instances), APP_SCRIPT: script }),
   });
   const exited = new Promise((resolve) => child.once('exit', resolve));

@@ -1,7 +1,8 @@
 // Issue 16: the README's install commands work today. `npm pack` builds the tarball, npm
 // installs it into a temporary prefix, and the installed `super` runs: --version (and
 // `superd --version`, the same CLI under the package's name), start, the programmatic-API
-// example of docs/protocol.md (against the installed package), ls, kill.
+// example of docs/protocol.md (against the installed package), ls, kill; the docs page
+// `--help` names is in the package.
 // Offline: the tests talk to loopback only. npm resolves an install from the registry's
 // metadata, which `npm ci` never fetches, so the prefix gets a lockfile instead: the
 // tarball plus this checkout's locked runtime dependencies, whose tarballs `npm ci` put in
@@ -71,6 +72,8 @@ test('the packed tarball installs into a prefix and runs: super --version, super
   const superBin = path.join(prefix, 'node_modules', '.bin', 'super');
   assert.ok(!fs.existsSync(path.join(installed, 'test')), 'the tests are not packed');
   assert.ok(fs.existsSync(path.join(installed, 'types', 'index.d.ts')), 'the type declarations are');
+  const docsPath = /^Docs: (\S+?)#/m.exec((await run(box, superBin, ['start', '--help'])).stdout)[1];
+  assert.ok(fs.existsSync(path.join(installed, docsPath)), `the page --help names is packed: ${docsPath}`);
 
   const { version } = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
   const v = await run(box, superBin, ['--version']);

@@ -12,11 +12,13 @@ import { SuperError } from '../errors.js';
 import { normalizeApp } from './normalize-app.js';
 import { normalizeDaemon } from './normalize-daemon.js';
 import { parseWithPositions, PositionMap } from './positions.js';
-import { formatPath, Problems } from './problems.js';
+import { Problems } from './problems.js';
 import { readAllowedCpus } from './cpu-set.js';
 import { evaluateConfigFile, SCRIPT_EXTENSIONS } from './js-config.js';
 import { jsonProblem } from './json-problem.js';
 import { pm2OnlyWarnings } from './pm2-keys.js';
+import { isPm2Format } from './pm2-format.js';
+import { readAsPm2 } from './pm2-reading.js';
 import { schemaProblems } from './schema-check.js';
 import { yamlProblem } from './yaml-problem.js';
 import { resolveLogSettings } from './log-settings.js';
@@ -169,11 +171,14 @@ function loadEcosystemData(data, positions, file, { env, only, allowedCpus, cpus
   cpus ??= allowedCpus.length;
   const abs = path.resolve(file);
   baseDir = path.resolve(baseDir ?? path.dirname(abs));
-  const problems = new Problems(file, positions);
   if (holdsMoreValues(data)) {
+    const problems = new Problems(file, positions);
     problems.addGeneral(`holds more than ${MAX_VALUES} values once its YAML aliases (*name) are expanded; an ecosystem file holds at most ${MAX_VALUES}: write the values out, or anchor less`);
     throw refused(file, problems);
   }
+  let pm2 = { notes: [], derivedNames: new Set(), toWritten: undefined };
+  if (isPm2Format(file, data)) ({ data, positions, ...pm2 } = readAsPm2(data, positions));
+  const problems = new Problems(file, positions, pm2.toWritten);
   const limits = workLimits();
   if (Array.isArray(data?.apps) && data.apps.length > limits.apps) {
     problems.add(['apps'], `${data.apps.length} apps is more than the limit of ${limits.apps}; split the file across daemons, or raise SUPER_MAX_APPS in the daemon's environment`);
@@ -184,12 +189,13 @@ function loadEcosystemData(data, positions, file, { env, only, allowedCpus, cpus
   let daemon = null;
   let apps = [];
   const warnings = pm2OnlyWarnings(data, problems);
+  for (const { segments, message } of pm2.notes) warnings.push(`${problems.where(segments, 'key')}${problems.label(segments)}: ${message}`);
   if (data && typeof data === 'object' && !Array.isArray(data)) {
     const ctx = { problems, warnings, file: abs, baseDir, cpus, allowedCpus, noPinning, envName: env, mergeLogsDefault, isRoot, limits };
     daemon = normalizeDaemon(data, ctx);
     if (Array.isArray(data.apps) && !problems.isBad(['apps'])) {
       apps = data.apps.map((raw, i) => normalizeApp(raw, i, ctx));
-      checkNames(apps, problems);
+      checkNames(apps, problems, pm2.derivedNames);
       if (env !== undefined) checkEnvName(env, data.apps, problems);
       if (only !== undefined) apps = keepOnly(apps, only, problems);
     }
@@ -212,16 +218,20 @@ export function loadSavedApp(saved, file, options = {}) {
   return loadEcosystemText(JSON.stringify(savedAppDocument(saved), null, 2), file, { ...options, env: undefined, only: undefined }).apps[0];
 }
 
-/** Two apps with the same name cannot be told apart by any command. */
-function checkNames(apps, problems) {
+/**
+ * Two apps with the same name cannot be told apart by any command (PM2 runs both under
+ * one name; superd refuses, naming the app named after its script).
+ */
+function checkNames(apps, problems, derivedNames) {
   const first = new Map();
   apps.forEach((app, i) => {
     if (typeof app?.name !== 'string') return;
     const seen = first.get(app.name);
     if (seen === undefined) first.set(app.name, i);
     else {
-      const where = apps[seen].source.line ? `${formatPath(['apps', seen])} on line ${apps[seen].source.line}` : formatPath(['apps', seen]);
-      problems.add(['apps', i, 'name'], `duplicate name "${app.name}" (${where} has it too); give each app its own name`);
+      const where = apps[seen].source.line ? `${problems.label(['apps', seen])} on line ${apps[seen].source.line}` : problems.label(['apps', seen]);
+      const what = derivedNames.has(i) ? `has no name, and "${app.name}" (after its script) is the name of ${where}` : `duplicate name "${app.name}" (${where} has it too)`;
+      problems.add(['apps', i, 'name'], `${what}; give each app its own name`);
     }
   });
 }

@@ -7,7 +7,7 @@
 
 import path from 'node:path';
 import { ecosystemSchema } from './schema-check.js';
-import { PM2_KEYS, PM2_NUMBER_KEYS, isMap, pm2Names } from './pm2-format.js';
+import { PM2_ALIASES, PM2_KEYS, PM2_NUMBER_KEYS, isMap, pm2Names } from './pm2-format.js';
 
 const SCHEMA = ecosystemSchema();
 const SUPERD_APP_KEYS = new Set(Object.keys(SCHEMA.$defs.app.properties));
@@ -40,6 +40,8 @@ export function readAsPm2(data, positions) {
       resolveNames(app, here, notes, renames);
       coerceNumbers(app, here, notes);
       stringifyEnvObjects(app);
+      portWins(app, here, notes);
+      discardedLogs(app);
       if (nameAfterScript(app, here, notes)) derivedNames.add(i);
       return app;
     });
@@ -130,6 +132,26 @@ function stringifyEnvObjects(app) {
     const env = app[key];
     if (!Object.values(env).some((v) => v !== null && typeof v === 'object')) continue;
     app[key] = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v !== null && typeof v === 'object' ? JSON.stringify(v) : v]));
+  }
+}
+
+/**
+ * PM2 sets PORT from `port` over what env (and env_<name>) say (Common.prepareAppConf,
+ * after the env merge); superd's own reading lets env win.
+ */
+function portWins(app, here, notes) {
+  if (typeof app.port !== 'number') return;
+  for (const key of Object.keys(app)) {
+    if ((key !== 'env' && !key.startsWith('env_')) || !isMap(app[key]) || app[key].PORT === undefined) continue;
+    if (String(app[key].PORT) !== String(app.port)) notes.push({ segments: [...here, key, 'PORT'], message: `ignored: port ${app.port} sets PORT, as in PM2` });
+    app[key] = { ...app[key], PORT: app.port };
+  }
+}
+
+/** PM2 writes no file for a log path of "NULL" (Common.prepareAppConf): superd's is /dev/null. */
+function discardedLogs(app) {
+  for (const key of ['out_file', 'error_file', 'log_file', ...PM2_ALIASES.out_file, ...PM2_ALIASES.error_file, ...PM2_ALIASES.log_file]) {
+    if (app[key] === 'NULL') app[key] = '/dev/null';
   }
 }
 

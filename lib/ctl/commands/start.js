@@ -4,8 +4,8 @@
 //   super start "npm run start" --name web  |  super start npm --name web -- start
 //   super start <app|id|namespace|all>...   (starts stopped apps again)
 // Which form: an ecosystem-looking name (lib/ctl/ecosystem-name.js) is a file; an existing
-// file, a command line with spaces, or script options make a file-less app; anything else
-// is first looked up among the daemon's apps, then as a command on PATH.
+// file or script options make a file-less app; anything else is first looked up among the
+// daemon's apps (names may have spaces: "Billing API"), then run as a command line.
 import fs from 'node:fs';
 import path from 'node:path';
 import { superHome } from '../../home.js';
@@ -34,7 +34,7 @@ export default async function start(what, more = [], opts = {}) {
   if (opts.env !== undefined || opts.only !== undefined) {
     throw new SuperError('E_USAGE', '--env and --only choose in an ecosystem file; for a script, set variables with --env-var K=V');
   }
-  if (scriptOptions || /\s/.test(what) || fs.existsSync(what)) {
+  if (scriptOptions || fs.existsSync(what)) {
     if (operands.length) throw new SuperError('E_USAGE', `one script at a time; its arguments go after --: super start ${what} -- ${operands.join(' ')}`);
     return startScript(what, scriptArgs, opts);
   }
@@ -43,7 +43,8 @@ export default async function start(what, more = [], opts = {}) {
     try {
       return report(client, await client.request('start-apps', { target: toTargets([what, ...operands]) }, { timeout: 0 }), opts);
     } catch (err) {
-      // Not an app of the daemon: a command on PATH (`super start npm`), as PM2 does.
+      // Not an app of the daemon: a command on PATH or a command line (`super start npm`,
+      // `super start "npm run serve"`), as PM2 does.
       if (err.code !== 'E_APP_NOT_FOUND' || operands.length) throw err;
       return report(client, await client.request('start-script', scriptRequest(what, [], opts), { timeout: 0 }), opts);
     }

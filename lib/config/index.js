@@ -177,7 +177,7 @@ function loadEcosystemData(data, positions, file, { env, only, allowedCpus, cpus
     throw refused(file, problems);
   }
   let pm2 = { notes: [], derivedNames: new Set(), toWritten: undefined };
-  if (isPm2Format(file, data)) ({ data, positions, ...pm2 } = readAsPm2(data, positions));
+  if (isPm2Format(file, data)) ({ data, positions, ...pm2 } = readAsPm2(data, positions, { envName: env }));
   const problems = new Problems(file, positions, pm2.toWritten);
   const limits = workLimits();
   if (Array.isArray(data?.apps) && data.apps.length > limits.apps) {

@@ -24,10 +24,11 @@ const WHOLE = /^\s*-?\d+\s*$/;
 /**
  * @param {unknown} data  the parsed file
  * @param {import('./positions.js').PositionMap|undefined} positions
+ * @param {{ envName?: string }} [o]  envName: `--env <name>`
  * @returns {{ data: unknown, positions: RemappedPositions|undefined, toWritten: Function, notes: Note[], derivedNames: Set<number> }}
  *   toWritten: a key path of `data` -> the path as the file writes it; derivedNames: the apps named after their script
  */
-export function readAsPm2(data, positions) {
+export function readAsPm2(data, positions, { envName } = {}) {
   const notes = [];
   const derivedNames = new Set();
   const { shaped, toWritten } = appList(data);
@@ -43,6 +44,11 @@ export function readAsPm2(data, positions) {
       portWins(app, here, notes);
       discardedLogs(app);
       if (nameAfterScript(app, here, notes)) derivedNames.add(i);
+      // PM2 appends the --env name to the app's name when asked (API.js _startJson).
+      if (app.append_env_to_name === true && envName !== undefined && typeof app.name === 'string') {
+        app.name = `${app.name}-${envName}`;
+        delete app.append_env_to_name;
+      }
       return app;
     });
   }

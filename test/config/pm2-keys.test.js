@@ -6,21 +6,13 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { loadEcosystemText } from '../../lib/config/index.js';
+import { problems } from '../helpers/config-problems.js';
 import { ALIASES, PM2_ONLY } from '../../lib/config/pm2-keys.js';
 
 const dir = fileURLToPath(new URL('../fixtures/good-config/', import.meta.url));
 const file = path.join(dir, 'eco.yml');
 const load = (yaml, options) => loadEcosystemText(yaml, file, { cpus: 2, ...options });
 const app = (keys, options) => load(`apps:\n  - name: a\n    script: app.js\n${keys.split('\n').map((l) => `    ${l}`).join('\n')}\n`, options);
-const problems = (fn) => {
-  try {
-    fn();
-  } catch (err) {
-    assert.equal(err.code, 'E_CONFIG');
-    return err.details.problems;
-  }
-  assert.fail('accepted');
-};
 
 test('PM2 spellings of exec_mode', () => {
   assert.equal(app('exec_mode: cluster_mode').apps[0].exec_mode, 'cluster');

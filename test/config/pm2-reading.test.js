@@ -8,21 +8,13 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { loadEcosystemText } from '../../lib/config/index.js';
+import { problems } from '../helpers/config-problems.js';
 import { PM2_ALIASES, PM2_KEYS, PM2_NUMBER_KEYS, camelCase, isPm2Format } from '../../lib/config/pm2-format.js';
 
 const dir = fileURLToPath(new URL('../fixtures/good-config/', import.meta.url));
 const json = path.join(dir, 'eco.json');
 const yml = path.join(dir, 'eco.yml');
 const load = (text, file = json) => loadEcosystemText(typeof text === 'string' ? text : JSON.stringify(text, null, 2), file, { cpus: 2 });
-const problems = (fn) => {
-  try {
-    fn();
-  } catch (err) {
-    assert.equal(err.code, 'E_CONFIG');
-    return err.details.problems;
-  }
-  assert.fail('accepted');
-};
 const one = (keys) => load({ apps: [{ name: 'a', script: 'app.js', ...keys }] });
 
 test('the app list: one app at the top, a bare list, apps: as one mapping, pm2:', () => {
@@ -54,6 +46,10 @@ test('numbers written as strings, where PM2 takes a number; other strings are st
   assert.match(problems(() => one({ autorestart: 'false' }))[0], /apps\[0\]\.autorestart: must be true or false \(got "false"\)/);
   // env values: numbers and booleans as text; an object as its JSON (Common.mergeEnvironmentVariables).
   assert.deepEqual(one({ env: { N: 3, B: false, O: { a: [1] } } }).apps[0].env, { N: '3', B: 'false', O: '{"a":[1]}' });
+  // port sets PORT over env and env_<name> (Common.prepareAppConf); a log path of NULL writes nothing.
+  const port = load({ apps: [{ name: 'a', script: 'app.js', port: '4000', env: { PORT: 3000 }, out_file: 'NULL' }] });
+  assert.deepEqual([port.apps[0].env.PORT, port.apps[0].out_file], ['4000', '/dev/null']);
+  assert.match(port.warnings[0], /apps\[0\]\.env\.PORT: ignored: port 4000 sets PORT, as in PM2/);
   const cron = one({ cron_restart: '0' });
   assert.equal(cron.apps[0].cron_restart, null);
   assert.match(cron.warnings[0], /apps\[0\]\.cron_restart: 0 turns cron restarts off \(as in PM2\): ignored/);
@@ -86,6 +82,12 @@ test('no name, or "undefined": named after the script, as PM2 does; two such nam
     'apps[1].name: name is "undefined" (a variable that is not set?): named "server" after its script, as PM2 does',
   ]);
   assert.match(problems(() => load({ apps: [{ script: 'app.js' }, { script: './app.js' }] }))[0], /apps\[1\]\.name: has no name, and "app" \(after its script\) is the name of apps\[0\] on line 3; give each app its own name/);
+});
+
+test('append_env_to_name: the --env name is appended to the app name, as PM2 does', () => {
+  const text = JSON.stringify({ apps: [{ name: 'api', script: 'app.js', append_env_to_name: true, env_staging: { A: 1 } }] });
+  assert.equal(loadEcosystemText(text, json, { cpus: 2, env: 'staging' }).apps[0].name, 'api-staging');
+  assert.equal(load(text).apps[0].name, 'api');
 });
 
 test('names: any text without control characters or "/", except what commands would read otherwise', () => {

@@ -163,10 +163,11 @@ function syntaxError(file, line, col, message) {
  * @param {unknown} data
  * @param {import('./positions.js').PositionMap|undefined} positions  where keys sit in the file, if known
  * @param {string} file
- * @param {LoadOptions & { baseDir?: string, mergeLogsDefault?: boolean, capLogs?: boolean }} options
+ * @param {LoadOptions & { baseDir?: string, mergeLogsDefault?: boolean, capLogs?: boolean, asPm2?: boolean }} options
+ *   asPm2: read with PM2's semantics or not (default: pm2-format.js decides by the file)
  * @returns {Ecosystem}
  */
-function loadEcosystemData(data, positions, file, { env, only, allowedCpus, cpus, noPinning, baseDir, mergeLogsDefault = true, capLogs = false, isRoot, home = superHome() } = {}) {
+function loadEcosystemData(data, positions, file, { env, only, allowedCpus, cpus, noPinning, baseDir, mergeLogsDefault = true, capLogs = false, isRoot, home = superHome(), asPm2 } = {}) {
   allowedCpus ??= cpus !== undefined ? Array.from({ length: cpus }, (_, i) => i) : readAllowedCpus();
   cpus ??= allowedCpus.length;
   const abs = path.resolve(file);
@@ -176,8 +177,9 @@ function loadEcosystemData(data, positions, file, { env, only, allowedCpus, cpus
     problems.addGeneral(`holds more than ${MAX_VALUES} values once its YAML aliases (*name) are expanded; an ecosystem file holds at most ${MAX_VALUES}: write the values out, or anchor less`);
     throw refused(file, problems);
   }
+  const pm2Format = asPm2 ?? isPm2Format(file, data);
   let pm2 = { notes: [], derivedNames: new Set(), toWritten: undefined };
-  if (isPm2Format(file, data)) ({ data, positions, ...pm2 } = readAsPm2(data, positions, { envName: env }));
+  if (pm2Format) ({ data, positions, ...pm2 } = readAsPm2(data, positions, { envName: env }));
   const problems = new Problems(file, positions, pm2.toWritten);
   const limits = workLimits();
   if (Array.isArray(data?.apps) && data.apps.length > limits.apps) {
@@ -201,7 +203,7 @@ function loadEcosystemData(data, positions, file, { env, only, allowedCpus, cpus
     }
   }
   if (problems.size > 0) throw refused(file, problems);
-  apps = apps.map((app) => ({ ...app, logs: resolveLogSettings(app, daemon.logs, home, { capped: capLogs }) }));
+  apps = apps.map((app) => ({ ...app, logs: resolveLogSettings(app, daemon.logs, home, { capped: capLogs, createFileDirs: pm2Format }) }));
   return deepFreeze({ file: abs, daemon, apps, warnings });
 }
 
@@ -215,7 +217,8 @@ function loadEcosystemData(data, positions, file, { env, only, allowedCpus, cpus
  * @throws {SuperError} E_CONFIG when the snapshot is not valid today (its script is gone, ...)
  */
 export function loadSavedApp(saved, file, options = {}) {
-  return loadEcosystemText(JSON.stringify(savedAppDocument(saved), null, 2), file, { ...options, env: undefined, only: undefined }).apps[0];
+  // A saved config is superd's own shape, whatever file it first came from.
+  return loadEcosystemText(JSON.stringify(savedAppDocument(saved), null, 2), file, { ...options, env: undefined, only: undefined, asPm2: false }).apps[0];
 }
 
 /**

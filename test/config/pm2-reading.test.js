@@ -49,6 +49,9 @@ test('numbers written as strings, where PM2 takes a number; other strings are st
   // port sets PORT over env and env_<name> (Common.prepareAppConf); a log path of NULL writes nothing.
   const port = load({ apps: [{ name: 'a', script: 'app.js', port: '4000', env: { PORT: 3000 }, out_file: 'NULL' }] });
   assert.deepEqual([port.apps[0].env.PORT, port.apps[0].out_file], ['4000', '/dev/null']);
+  // A log file's missing directory is created, as PM2 does (superd's own files: refused, E_LOG_PATH).
+  assert.equal(port.apps[0].logs.createFileDirs, true);
+  assert.equal(load('apps:\n  - { name: a, script: app.js, ready_on: listen }\n', yml).apps[0].logs.createFileDirs, undefined);
   assert.match(port.warnings[0], /apps\[0\]\.env\.PORT: ignored: port 4000 sets PORT, as in PM2/);
   const cron = one({ cron_restart: '0' });
   assert.equal(cron.apps[0].cron_restart, null);

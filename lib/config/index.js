@@ -16,6 +16,7 @@ import { Problems } from './problems.js';
 import { readAllowedCpus } from './cpu-set.js';
 import { evaluateConfigFile, SCRIPT_EXTENSIONS } from './js-config.js';
 import { jsonProblem } from './json-problem.js';
+import { blankCommentsAndTrailingCommas } from './json-relaxed.js';
 import { pm2OnlyWarnings } from './pm2-keys.js';
 import { isPm2Format } from './pm2-format.js';
 import { readAsPm2 } from './pm2-reading.js';
@@ -136,6 +137,8 @@ function parseYaml(text, file) {
 
 function parseJson(text, file) {
   let data;
+  // Comments and trailing commas, which PM2 takes (it reads the file as JavaScript).
+  text = blankCommentsAndTrailingCommas(text) ?? text;
   try {
     data = JSON.parse(text);
   } catch {

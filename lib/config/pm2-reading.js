@@ -74,8 +74,10 @@ function appList(data) {
     if (isMap(list)) return { shaped: { ...top, apps: [list] }, toWritten: oneOf([key]) };
     return { shaped: data, toWritten: same };
   }
+  // One app: it has a script, as PM2 requires (a file with neither apps nor a script is
+  // left to superd's checks, whose "did you mean" then still helps with `app:` for `apps:`).
   const entries = Object.entries(data);
-  if (!entries.some(([k]) => !SUPERD_TOP_KEYS.has(k) && !k.startsWith('x-'))) return { shaped: data, toWritten: same };
+  if (!pm2Names('script').some((k) => Object.hasOwn(data, k))) return { shaped: data, toWritten: same };
   const top = Object.fromEntries(entries.filter(([k]) => SUPERD_TOP_KEYS.has(k) || k.startsWith('x-')));
   const app = Object.fromEntries(entries.filter(([k]) => !(SUPERD_TOP_KEYS.has(k) || k.startsWith('x-'))));
   return { shaped: { ...top, apps: [app] }, toWritten: oneOf([]) };

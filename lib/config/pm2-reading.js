@@ -148,7 +148,7 @@ function stringifyEnvObjects(app) {
  * after the env merge); superd's own reading lets env win.
  */
 function portWins(app, here, notes) {
-  if (typeof app.port !== 'number') return;
+  if (typeof app.port !== 'number' || !app.port) return; // PM2: `if (app.port && app.env)`
   for (const key of Object.keys(app)) {
     if ((key !== 'env' && !key.startsWith('env_')) || !isMap(app[key]) || app[key].PORT === undefined) continue;
     if (String(app[key].PORT) !== String(app.port)) notes.push({ segments: [...here, key, 'PORT'], message: `ignored: port ${app.port} sets PORT, as in PM2` });

@@ -39,7 +39,7 @@ test('file-less start, PM2 forms', async (t) => {
     assert.equal(d.config.env.API_TOKEN, '********', 'describe masks secrets');
     assert.deepEqual(d.source.command, { script: 'server.cjs', args: ['--flag', 'two words'], name: 'api', instances: '2', env: { PORT: String(p1), API_TOKEN: '********' }, cwd: box.dir });
     const text = (await cli(['show', 'api'])).stdout;
-    assert.match(text, /started as: super start server\.cjs --name api -i 2 -- --flag "two words"/);
+    assert.match(text, /started as: super start server\.cjs --name api -i 2 -- --flag 'two words'/);
   });
 
   await t.test('a command line in one argument', async () => {

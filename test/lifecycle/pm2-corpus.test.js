@@ -89,6 +89,8 @@ async function spacedName(box) {
   await ok(['logs', name, '--lines', '5']);
   for (const verb of ['reload', 'restart', 'stop']) await ok([verb, name]);
   assert.match((await ok(['start', name])).stdout, /^started Billing API Server$/m);
+  // A hint names the app as a shell reads it back.
+  assert.match((await ok(['start', name])).stdout, /use `super reload 'Billing API Server'` to reload it/);
   await ok(['restart', 'Billing Team'], 'restart by namespace');
   await ok(['delete', name]);
   assert.deepEqual((await lsJson(box)).apps, [], 'deleted by name');

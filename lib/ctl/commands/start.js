@@ -16,7 +16,7 @@ import { renderLs } from '../render-ls.js';
 import { reloadPrinter } from '../render-reload.js';
 import { isEcosystemFile } from '../ecosystem-name.js';
 import { toTargets } from '../targets.js';
-import { shellSplit } from '../../config/shell-split.js';
+import { shellQuote, shellSplit } from '../../config/shell-split.js';
 import { MAX_INSTANCES } from '../../ipc/protocol.js';
 
 const ENV_VAR = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s;
@@ -145,15 +145,15 @@ async function report(client, data, opts) {
     const changed = data.changed?.find((c) => c.name === name);
     if (app && app.status !== 'online') {
       const restarts = app.workers.reduce((n, w) => n + (w.restarts ?? 0), 0);
-      process.stdout.write(`${name} is already started but ${app.status}, not online (${restarts} restarts); see \`super logs ${name}\`\n`);
+      process.stdout.write(`${name} is already started but ${app.status}, not online (${restarts} restarts); see \`super logs ${shellQuote(name)}\`\n`);
     } else {
       process.stdout.write(changed
-        ? `${name} is already running; its config changed (${changed.keys.join(', ')}): apply it with \`super reload ${name}\`\n`
-        : `${name} is already running; use \`super reload ${name}\` to reload it\n`);
+        ? `${name} is already running; its config changed (${changed.keys.join(', ')}): apply it with \`super reload ${shellQuote(name)}\`\n`
+        : `${name} is already running; use \`super reload ${shellQuote(name)}\` to reload it\n`);
     }
   }
   const status = printOutcome({ ...data, failed: data.failed?.map(firstErrorLine) });
-  for (const name of failed) process.stderr.write(`  ${name}: the workers' whole stderr: super logs ${name} --err --lines 100\n`);
+  for (const name of failed) process.stderr.write(`  ${name}: the workers' whole stderr: super logs ${shellQuote(name)} --err --lines 100\n`);
   process.stdout.write(`${renderLs(ls)}\n`);
   return status;
 }

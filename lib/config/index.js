@@ -1,6 +1,7 @@
 // The face of lib/config: read an ecosystem file, parse it (YAML with js-yaml, JSON,
 // or JS/TS run in a child process: js-config.js), check it (config/schema.json, then
-// what only code can check), and normalize it into the settings the daemon consumes.
+// what only code can check), and normalize it into the settings the daemon consumes. A
+// PM2 file (pm2-format.js) is first read as PM2 reads it (pm2-reading.js).
 // A file with any problem is refused whole, with every problem listed, one line each:
 //   `<file>:<line>:<col>: <key path>: <what is wrong>; <what to do>`
 // (a JS/TS file's exported object has no positions: `<file>: <key path>: ...`).

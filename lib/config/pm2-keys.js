@@ -20,7 +20,8 @@ export const PM2_ONLY = Object.freeze({
 
 /**
  * For one app entry: superd key -> the key the entry writes it with (itself or an alias).
- * Two names for one key (`output` and `out_file`) are a problem.
+ * Two names for one key (`output` and `out_file`) are a problem (in a file written for
+ * superd: a PM2 file's were resolved as PM2 resolves them, pm2-reading.js).
  * @param {Record<string, unknown>} raw
  * @param {(string|number)[]} here  the entry's key path
  * @param {import('./problems.js').Problems} problems

@@ -1,6 +1,7 @@
 // The face of lib/config: read an ecosystem file, parse it (YAML with js-yaml, JSON,
 // or JS/TS run in a child process: js-config.js), check it (config/schema.json, then
-// what only code can check), and normalize it into the settings the daemon consumes.
+// what only code can check), and normalize it into the settings the daemon consumes. A
+// PM2 file (pm2-format.js) is first read as PM2 reads it (pm2-reading.js).
 // A file with any problem is refused whole, with every problem listed, one line each:
 //   `<file>:<line>:<col>: <key path>: <what is wrong>; <what to do>`
 // (a JS/TS file's exported object has no positions: `<file>: <key path>: ...`).
@@ -12,11 +13,14 @@ import { SuperError } from '../errors.js';
 import { normalizeApp } from './normalize-app.js';
 import { normalizeDaemon } from './normalize-daemon.js';
 import { parseWithPositions, PositionMap } from './positions.js';
-import { formatPath, Problems } from './problems.js';
+import { Problems } from './problems.js';
 import { readAllowedCpus } from './cpu-set.js';
 import { evaluateConfigFile, SCRIPT_EXTENSIONS } from './js-config.js';
 import { jsonProblem } from './json-problem.js';
+import { blankCommentsAndTrailingCommas } from './json-relaxed.js';
 import { pm2OnlyWarnings } from './pm2-keys.js';
+import { isPm2Format } from './pm2-format.js';
+import { readAsPm2 } from './pm2-reading.js';
 import { schemaProblems } from './schema-check.js';
 import { yamlProblem } from './yaml-problem.js';
 import { resolveLogSettings } from './log-settings.js';
@@ -134,6 +138,8 @@ function parseYaml(text, file) {
 
 function parseJson(text, file) {
   let data;
+  // Comments and trailing commas, which PM2 takes (it reads the file as JavaScript).
+  text = blankCommentsAndTrailingCommas(text) ?? text;
   try {
     data = JSON.parse(text);
   } catch {
@@ -161,19 +167,24 @@ function syntaxError(file, line, col, message) {
  * @param {unknown} data
  * @param {import('./positions.js').PositionMap|undefined} positions  where keys sit in the file, if known
  * @param {string} file
- * @param {LoadOptions & { baseDir?: string, mergeLogsDefault?: boolean, capLogs?: boolean }} options
+ * @param {LoadOptions & { baseDir?: string, mergeLogsDefault?: boolean, capLogs?: boolean, asPm2?: boolean }} options
+ *   asPm2: read with PM2's semantics or not (default: pm2-format.js decides by the file)
  * @returns {Ecosystem}
  */
-function loadEcosystemData(data, positions, file, { env, only, allowedCpus, cpus, noPinning, baseDir, mergeLogsDefault = true, capLogs = false, isRoot, home = superHome() } = {}) {
+function loadEcosystemData(data, positions, file, { env, only, allowedCpus, cpus, noPinning, baseDir, mergeLogsDefault = true, capLogs = false, isRoot, home = superHome(), asPm2 } = {}) {
   allowedCpus ??= cpus !== undefined ? Array.from({ length: cpus }, (_, i) => i) : readAllowedCpus();
   cpus ??= allowedCpus.length;
   const abs = path.resolve(file);
   baseDir = path.resolve(baseDir ?? path.dirname(abs));
-  const problems = new Problems(file, positions);
   if (holdsMoreValues(data)) {
+    const problems = new Problems(file, positions);
     problems.addGeneral(`holds more than ${MAX_VALUES} values once its YAML aliases (*name) are expanded; an ecosystem file holds at most ${MAX_VALUES}: write the values out, or anchor less`);
     throw refused(file, problems);
   }
+  const pm2Format = asPm2 ?? isPm2Format(file, data);
+  let pm2 = { notes: [], derivedNames: new Set(), toWritten: undefined };
+  if (pm2Format) ({ data, positions, ...pm2 } = readAsPm2(data, positions, { envName: env }));
+  const problems = new Problems(file, positions, pm2.toWritten);
   const limits = workLimits();
   if (Array.isArray(data?.apps) && data.apps.length > limits.apps) {
     problems.add(['apps'], `${data.apps.length} apps is more than the limit of ${limits.apps}; split the file across daemons, or raise SUPER_MAX_APPS in the daemon's environment`);
@@ -184,18 +195,19 @@ function loadEcosystemData(data, positions, file, { env, only, allowedCpus, cpus
   let daemon = null;
   let apps = [];
   const warnings = pm2OnlyWarnings(data, problems);
+  for (const { segments, message } of pm2.notes) warnings.push(`${problems.where(segments, 'key')}${problems.label(segments)}: ${message}`);
   if (data && typeof data === 'object' && !Array.isArray(data)) {
     const ctx = { problems, warnings, file: abs, baseDir, cpus, allowedCpus, noPinning, envName: env, mergeLogsDefault, isRoot, limits };
     daemon = normalizeDaemon(data, ctx);
     if (Array.isArray(data.apps) && !problems.isBad(['apps'])) {
       apps = data.apps.map((raw, i) => normalizeApp(raw, i, ctx));
-      checkNames(apps, problems);
+      checkNames(apps, problems, pm2.derivedNames);
       if (env !== undefined) checkEnvName(env, data.apps, problems);
       if (only !== undefined) apps = keepOnly(apps, only, problems);
     }
   }
   if (problems.size > 0) throw refused(file, problems);
-  apps = apps.map((app) => ({ ...app, logs: resolveLogSettings(app, daemon.logs, home, { capped: capLogs }) }));
+  apps = apps.map((app) => ({ ...app, logs: resolveLogSettings(app, daemon.logs, home, { capped: capLogs, createFileDirs: pm2Format }) }));
   return deepFreeze({ file: abs, daemon, apps, warnings });
 }
 
@@ -209,19 +221,24 @@ function loadEcosystemData(data, positions, file, { env, only, allowedCpus, cpus
  * @throws {SuperError} E_CONFIG when the snapshot is not valid today (its script is gone, ...)
  */
 export function loadSavedApp(saved, file, options = {}) {
-  return loadEcosystemText(JSON.stringify(savedAppDocument(saved), null, 2), file, { ...options, env: undefined, only: undefined }).apps[0];
+  // A saved config is superd's own shape, whatever file it first came from.
+  return loadEcosystemText(JSON.stringify(savedAppDocument(saved), null, 2), file, { ...options, env: undefined, only: undefined, asPm2: false }).apps[0];
 }
 
-/** Two apps with the same name cannot be told apart by any command. */
-function checkNames(apps, problems) {
+/**
+ * Two apps with the same name cannot be told apart by any command (PM2 runs both under
+ * one name; superd refuses, naming the app named after its script).
+ */
+function checkNames(apps, problems, derivedNames) {
   const first = new Map();
   apps.forEach((app, i) => {
     if (typeof app?.name !== 'string') return;
     const seen = first.get(app.name);
     if (seen === undefined) first.set(app.name, i);
     else {
-      const where = apps[seen].source.line ? `${formatPath(['apps', seen])} on line ${apps[seen].source.line}` : formatPath(['apps', seen]);
-      problems.add(['apps', i, 'name'], `duplicate name "${app.name}" (${where} has it too); give each app its own name`);
+      const where = apps[seen].source.line ? `${problems.label(['apps', seen])} on line ${apps[seen].source.line}` : problems.label(['apps', seen]);
+      const what = derivedNames.has(i) ? `has no name, and "${app.name}" (after its script) is the name of ${where}` : `duplicate name "${app.name}" (${where} has it too)`;
+      problems.add(['apps', i, 'name'], `${what}; give each app its own name`);
     }
   });
 }

@@ -23,9 +23,10 @@ export const CAPPED = { maxSize: 10 * 1024 * 1024, retain: 1 };
  * @param {object} app  a normalized app (normalize-app.js)
  * @param {{dir: string|null, max_size: number|null, retain: number|null, compress: boolean}} [defaults]  the file's `logs:`
  * @param {string} home  SUPER_HOME
- * @param {{capped?: boolean}} [o]  capped: CAPPED size and retention unless said (`super run`)
+ * @param {{capped?: boolean, createFileDirs?: boolean}} [o]  capped: CAPPED size and retention
+ *   unless said (`super run`); createFileDirs: create the missing directory of a log file (PM2 does)
  */
-export function resolveLogSettings(app, defaults, home, { capped = false } = {}) {
+export function resolveLogSettings(app, defaults, home, { capped = false, createFileDirs = false } = {}) {
   const d = defaults ?? {};
   const dir = d.dir ?? path.join(home, 'logs');
   const maxSize = app.log_max_size ?? d.max_size ?? (capped ? CAPPED.maxSize : null);
@@ -34,6 +35,8 @@ export function resolveLogSettings(app, defaults, home, { capped = false } = {})
     dir,
     // The default directory ($SUPER_HOME/logs) is ours to create; one the user named must exist.
     createDir: !d.dir,
+    // A PM2 file's log paths: their missing directories are created, as PM2 does.
+    ...(createFileDirs && { createFileDirs: true }),
     out: app.out_file ?? path.join(dir, `${app.name}-out.log`),
     err: app.error_file ?? path.join(dir, `${app.name}-err.log`),
     perSlot: app.merge_logs === false,

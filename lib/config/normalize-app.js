@@ -16,7 +16,6 @@ import { checkCron } from './cron-check.js';
 import { checkLogKeys } from './log-settings.js';
 import { resolveUser } from './run-as.js';
 import { defaultInterpreter, resolveScript } from './resolve-script.js';
-import { formatPath } from './problems.js';
 import { shellSplit } from './shell-split.js';
 import { scriptEntry } from './script-entry.js';
 import { parseDuration, parseSize } from './units.js';
@@ -119,7 +118,7 @@ export function normalizeApp(raw, index, ctx) {
   /** The value of `key`, or undefined when absent or already refused. */
   const get = (key) => (problems.isBad(at(key)) ? undefined : raw[written[key] ?? key]);
   const report = (key, message) => problems.add(at(key), message);
-  const warn = (key, message) => ctx.warnings?.push(`${problems.where(at(key), 'key')}${formatPath(at(key))}: ${message}`);
+  const warn = (key, message) => ctx.warnings?.push(`${problems.where(at(key), 'key')}${problems.label(at(key))}: ${message}`);
   const ms = (key, fallback) => convert(key, parseDuration, fallback, 'a duration like 500ms, 5s, 2m or 1h');
   const bytes = (key) => convert(key, parseSize, null, 'a size like 512K, 300M or 1G');
   function convert(key, parse, fallback, expected) {

@@ -3,7 +3,6 @@
 // PM2's own services (`vizion`, a top-level `deploy`): accepted, warned about, ignored.
 
 import { ecosystemSchema } from './schema-check.js';
-import { formatPath } from './problems.js';
 
 const SCHEMA = ecosystemSchema();
 const APP = SCHEMA.$defs.app.properties;
@@ -21,7 +20,8 @@ export const PM2_ONLY = Object.freeze({
 
 /**
  * For one app entry: superd key -> the key the entry writes it with (itself or an alias).
- * Two names for one key (`output` and `out_file`) are a problem.
+ * Two names for one key (`output` and `out_file`) are a problem (in a file written for
+ * superd: a PM2 file's were resolved as PM2 resolves them, pm2-reading.js).
  * @param {Record<string, unknown>} raw
  * @param {(string|number)[]} here  the entry's key path
  * @param {import('./problems.js').Problems} problems
@@ -46,7 +46,7 @@ export function writtenKeys(raw, here, problems) {
 export function pm2OnlyWarnings(data, problems) {
   if (!data || typeof data !== 'object' || Array.isArray(data)) return [];
   const out = [];
-  const warn = (segments, why) => out.push(`${problems.where(segments, 'key')}${formatPath(segments)}: PM2-only key (${why}): ignored`);
+  const warn = (segments, why) => out.push(`${problems.where(segments, 'key')}${problems.label(segments)}: PM2-only key (${why}): ignored`);
   for (const key of Object.keys(data)) if (PM2_ONLY.top[key]) warn([key], PM2_ONLY.top[key]);
   if (!Array.isArray(data.apps)) return out;
   data.apps.forEach((app, i) => {

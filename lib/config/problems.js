@@ -37,10 +37,13 @@ export class Problems {
   /**
    * @param {string} display  the file name as the user gave it
    * @param {import('./positions.js').PositionMap} [positions]
+   * @param {(segments: (string|number)[]) => (string|number)[]} [toWritten]  a key path -> the
+   *   path as the file writes it (a PM2 file read in superd's shape: pm2-reading.js)
    */
-  constructor(display, positions) {
+  constructor(display, positions, toWritten = (segments) => segments) {
     this.display = display;
     this.positions = positions;
+    this.toWritten = toWritten;
     this.items = [];
     this.bad = new Set();
   }
@@ -58,7 +61,12 @@ export class Problems {
     // Without positions (a JS file's exported object), problems stay in the order found.
     const { line, col } = this.positions?.locate(segments, which) ?? { line: 0, col: 0 };
     this.bad.add(JSON.stringify(segments));
-    this.items.push({ line, col, text: `${this.where(segments, which)}${formatPath(segments)}: ${message}` });
+    this.items.push({ line, col, text: `${this.where(segments, which)}${this.label(segments)}: ${message}` });
+  }
+
+  /** A key path as the file writes it: `apps[0].name`, or `name` in a file that is one app. */
+  label(segments) {
+    return formatPath(this.toWritten(segments));
   }
 
   /** `<file>:<line>:<col>: ` of a key path, or `<file>: ` when the file has no positions. */

@@ -44,3 +44,13 @@ export function shellSplit(str) {
   if (inWord) words.push(word);
   return words;
 }
+
+/**
+ * A word as a shell reads it back (in a hint like `super logs 'Billing API'`): as is when
+ * it is plain, else in single quotes.
+ * @param {string} word
+ * @returns {string}
+ */
+export function shellQuote(word) {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
+}

@@ -15,7 +15,8 @@ import { unsafeDirReason } from './safe-dir.js';
 /**
  * @typedef {object} LogPlan
  * @property {object|null} rotation  the file's `logs:` block for daemon.log (null: unchanged)
- * @property {string[]} dirs  log directories to create (the default one, $SUPER_HOME/logs)
+ * @property {string[]} dirs  log directories to create (the default one, $SUPER_HOME/logs, and
+ *   those of a PM2 file's log paths)
  */
 
 /**
@@ -45,7 +46,9 @@ export async function checkLogs(apps, defaults) {
       if (!logs.perSlot) break;
     }
     for (const file of files) {
-      const why = await cannotAppend(file, logs.createDir ? logs.dir : null, unsafeDir);
+      // A PM2 file's log paths: their directories are created if missing, as PM2 does.
+      if (logs.createFileDirs) dirs.add(path.dirname(file));
+      const why = await cannotAppend(file, logs.createFileDirs ? path.dirname(file) : logs.createDir ? logs.dir : null, unsafeDir);
       if (why) problems.push(`${app.name}: cannot write log file ${file}: ${why}`);
     }
   }));

@@ -39,7 +39,7 @@ test('file-less start, PM2 forms', async (t) => {
     assert.equal(d.config.env.API_TOKEN, '********', 'describe masks secrets');
     assert.deepEqual(d.source.command, { script: 'server.cjs', args: ['--flag', 'two words'], name: 'api', instances: '2', env: { PORT: String(p1), API_TOKEN: '********' }, cwd: box.dir });
     const text = (await cli(['show', 'api'])).stdout;
-    assert.match(text, /started as: super start server\.cjs --name api -i 2 -- --flag "two words"/);
+    assert.match(text, /started as: super start server\.cjs --name api -i 2 -- --flag 'two words'/);
   });
 
   await t.test('a command line in one argument', async () => {
@@ -98,7 +98,7 @@ test('file-less start, PM2 forms', async (t) => {
       [['start', 'missing.js', '--name', 'missing'], /^super: E_CONFIG: cannot start missing\.js: script: file not found: .*missing\.js/],
       [['start', 'no-such-command-here'], /^super: E_CONFIG: cannot start no-such-command-here: script: not found in cwd .* nor on PATH/],
       [['start', 'server.cjs', '--env-var', 'BAD NAME=1'], /^super: E_USAGE: --env-var BAD NAME=1: give NAME=value/],
-      [['start', 'server.cjs', '--name', 'bad name'], /^super: E_CONFIG: cannot start server\.cjs: --name: name: /],
+      [['start', 'server.cjs', '--name', 'bad/name'], /^super: E_CONFIG: cannot start server\.cjs: --name: name: /],
       [['start', 'server.cjs', '--env', 'prod'], /^super: E_USAGE: --env and --only choose in an ecosystem file/],
       [['start', '"node server.cjs', '--name', 'x'], /^super: E_USAGE: .*unterminated/],
       [['start', 'server.cjs', '--attach'], /^super: E_USAGE: --attach: superd does not attach to logs on start; run super logs <app> -f\n/],

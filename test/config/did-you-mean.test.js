@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { didYouMean, editDistance } from '../../lib/config/did-you-mean.js';
-import { shellSplit } from '../../lib/config/shell-split.js';
+import { shellQuote, shellSplit } from '../../lib/config/shell-split.js';
 
 const KEYS = ['name', 'script', 'args', 'cwd', 'instances', 'exec_mode', 'env', 'autorestart', 'kill_timeout'];
 
@@ -39,4 +39,10 @@ test('shellSplit refuses unterminated quotes', () => {
   assert.throws(() => shellSplit("--name 'x"), { name: 'SyntaxError', message: 'unterminated single quote' });
   assert.throws(() => shellSplit('"x'), { message: 'unterminated double quote' });
   assert.throws(() => shellSplit('x\\'), { message: 'trailing backslash' });
+});
+
+test('shellQuote gives a word back as a shell (and shellSplit) reads it', () => {
+  assert.equal(shellQuote('api-v2.1'), 'api-v2.1');
+  assert.equal(shellQuote('Billing API Server'), "'Billing API Server'");
+  for (const w of ['Billing API Server', "it's $HOME `x`", 'a"b\\c', 'Ünï cødé']) assert.deepEqual(shellSplit(shellQuote(w)), [w], w);
 });

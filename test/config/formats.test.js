@@ -34,9 +34,11 @@ test('YAML and JSON files load the same apps', async () => {
   assert.deepEqual({ ...json.apps[0], source: null }, { ...yml.apps[0], source: null });
 });
 
-test('a JSON file with a trailing comma: JSON syntax error at file:line:col', async () => {
-  const file = write('comma.json', '{\n  "apps": [\n    { "name": "a", "script": "app.js" },\n  ]\n}\n');
-  assert.deepEqual(await problemsOf(file), [`${file}:3:40: JSON syntax error: trailing comma before "]"; JSON allows none: remove it`]);
+test('a JSON file with comments and trailing commas, as PM2 takes them; a real syntax error still at file:line:col', async () => {
+  const file = write('comma.json', '// process.json\n{\n  "apps": [\n    { "name": "a", /* api */ "script": "app.js", "env": { "U": "http://x//y,]" }, },\n  ],\n}\n');
+  assert.deepEqual((await loadEcosystem(file, { cpus: 2 })).apps.map((a) => [a.name, a.env.U]), [['a', 'http://x//y,]']]);
+  const bad = write('bad.json', '{\n  // apps\n  "apps": [\n    { "name": "a" "script": "app.js" }\n  ]\n}\n');
+  assert.deepEqual(await problemsOf(bad), [`${bad}:4:19: JSON syntax error: expected "," or "}", found "\\""; separate items with commas and close the { }`]);
 });
 
 test('a JSON file is JSON, not YAML: a YAML-only form is refused with JSON\'s words', async () => {

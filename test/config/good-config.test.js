@@ -88,7 +88,7 @@ test('minimal.yml: every default', async () => {
       profile_on_stall: null,
       source: { file: at('minimal.yml'), line: 3 },
       logs: {
-        disabled: false, dir: path.join(superHome(), 'logs'), createDir: true,
+        disabled: false, dir: path.join(superHome(), 'logs'), createDir: true, createFileDirs: true,
         out: path.join(superHome(), 'logs', 'web-out.log'), err: path.join(superHome(), 'logs', 'web-err.log'),
         perSlot: false, type: 'raw', date: null, maxSize: null, retain: 5, compress: false, retainDays: null, rotate: null, dateBy: null,
       },

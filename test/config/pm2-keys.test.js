@@ -6,21 +6,13 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { loadEcosystemText } from '../../lib/config/index.js';
+import { problems } from '../helpers/config-problems.js';
 import { ALIASES, PM2_ONLY } from '../../lib/config/pm2-keys.js';
 
 const dir = fileURLToPath(new URL('../fixtures/good-config/', import.meta.url));
 const file = path.join(dir, 'eco.yml');
 const load = (yaml, options) => loadEcosystemText(yaml, file, { cpus: 2, ...options });
 const app = (keys, options) => load(`apps:\n  - name: a\n    script: app.js\n${keys.split('\n').map((l) => `    ${l}`).join('\n')}\n`, options);
-const problems = (fn) => {
-  try {
-    fn();
-  } catch (err) {
-    assert.equal(err.code, 'E_CONFIG');
-    return err.details.problems;
-  }
-  assert.fail('accepted');
-};
 
 test('PM2 spellings of exec_mode', () => {
   assert.equal(app('exec_mode: cluster_mode').apps[0].exec_mode, 'cluster');
@@ -38,8 +30,11 @@ test('log aliases: output, error, log/log_file, combine_logs', () => {
   assert.deepEqual(both.warnings, [`${file}:4:5: apps[0].log: ignored: out_file or error_file is given too, and superd writes each stream to one file`]);
 });
 
-test('two names for one key are refused', () => {
-  assert.deepEqual(problems(() => app('out_file: a.log\noutput: b.log')), [`${file}:5:5: apps[0].output: says the same as out_file (PM2's other name for out_file); keep one of the two`]);
+test('two names for one key: refused in a file written for superd, PM2\'s choice with a warning in a PM2 file', () => {
+  assert.deepEqual(problems(() => app('out_file: a.log\noutput: b.log\nready_on: listen')), [`${file}:5:5: apps[0].output: says the same as out_file (PM2's other name for out_file); keep one of the two`]);
+  const pm2 = app('out_file: a.log\noutput: b.log');
+  assert.equal(pm2.apps[0].out_file, path.join(dir, 'a.log'));
+  assert.deepEqual(pm2.warnings, [`${file}:5:5: apps[0].output: ignored: out_file is given too, with another value, and PM2 uses out_file`]);
 });
 
 test('interpreter_args is node_args; source_map_support adds --enable-source-maps', () => {

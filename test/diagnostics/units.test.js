@@ -43,6 +43,12 @@ test('file names: sortable time, stall prefix, nothing a client could turn into 
   assert.equal(diagnosticName({ kind: 'heap', app: 'api', slot: 0, at }), 'api-0-20261123T201503042Z.heapsnapshot');
   assert.equal(diagnosticName({ kind: 'profile', app: 'api', slot: 1, at, stall: true }), 'stall-api-1-20261123T201503042Z.cpuprofile');
   assert.ok(isDiagnosticName('api-0-20261123T201503042Z.cpuprofile'));
+  // A name with spaces (or any other character) gives a file name a client may fetch, its own.
+  const spaced = diagnosticName({ kind: 'profile', app: 'Billing API', slot: 0, at, stall: true });
+  assert.match(spaced, /^stall-Billing_API_[0-9a-f]{8}-0-20261123T201503042Z\.cpuprofile$/);
+  assert.ok(isDiagnosticName(spaced) && isDiagnosticName(diagnosticName({ kind: 'heap', app: '.x y', slot: 0, at })));
+  assert.notEqual(spaced, diagnosticName({ kind: 'profile', app: 'Billing_API', slot: 0, at, stall: true }));
+  assert.deepEqual(stallCapturesOf([spaced], 'Billing API'), [spaced]);
   for (const bad of ['../api.cpuprofile', '.hidden.cpuprofile', 'a/b.cpuprofile', 'token', 'dump.json', '', 7]) assert.equal(isDiagnosticName(bad), false, bad);
 });
 

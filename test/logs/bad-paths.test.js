@@ -21,6 +21,7 @@ apps:
   - name: lost
     script: idle.js
     out_file: no/such/dir/lost.log
+    kill_signal: SIGINT # a key only superd has: not a PM2 file (superd creates a PM2 file's log directories, as PM2 does)
 `);
   const r = await box.cli(['start', eco]);
   assert.equal(r.code, 2, r.stderr);

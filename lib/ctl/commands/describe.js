@@ -1,5 +1,6 @@
 // super describe <app> [--json] (alias: show)
 import { request } from '../session.js';
+import { shellQuote } from '../../config/shell-split.js';
 import { renderLs } from '../render-ls.js';
 import { metricsLine } from '../render-metrics.js';
 import { settingsLines } from '../describe-config.js';
@@ -35,7 +36,7 @@ function sourceLine(source) {
   if (source?.command) {
     const c = source.command;
     const words = [c.script, '--name', c.name, ...(c.instances ? ['-i', c.instances] : []), ...flagsOf(c.keys ?? {}), ...(c.args.length ? ['--', ...c.args] : [])];
-    return `started as: super start ${words.map((w) => (/^[\w@%+=:,./-]+$/.test(w) ? w : JSON.stringify(w))).join(' ')} (in ${c.cwd})`;
+    return `started as: super start ${words.map(shellQuote).join(' ')} (in ${c.cwd})`;
   }
   return 'source not recorded';
 }

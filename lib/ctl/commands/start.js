@@ -4,10 +4,11 @@
 //   super start "npm run start" --name web  |  super start npm --name web -- start
 //   super start <app|id|namespace|all>...   (starts stopped apps again)
 // Which form: an ecosystem-looking name (lib/ctl/ecosystem-name.js) is a file; an existing
-// file, a command line with spaces, or script options make a file-less app; anything else
-// is first looked up among the daemon's apps, then as a command on PATH. A file-less app
-// runs as `pm2 start app.js` does: one process in fork mode, ready once it runs, unless
-// -i, --cluster or --ready-on asks for more. PM2's start flags: lib/ctl/pm2-start-flags.js.
+// file or script options make a file-less app; anything else is first looked up among the
+// daemon's apps (names may have spaces: "Billing API"), then run as a command line. A
+// file-less app runs as `pm2 start app.js` does: one process in fork mode, ready once it
+// runs, unless -i, --cluster or --ready-on asks for more. PM2's start flags:
+// lib/ctl/pm2-start-flags.js.
 import fs from 'node:fs';
 import path from 'node:path';
 import { superHome } from '../../home.js';
@@ -18,7 +19,7 @@ import { renderLs } from '../render-ls.js';
 import { reloadPrinter } from '../render-reload.js';
 import { isEcosystemFile } from '../ecosystem-name.js';
 import { toTargets } from '../targets.js';
-import { shellSplit } from '../../config/shell-split.js';
+import { shellQuote, shellSplit } from '../../config/shell-split.js';
 import { pm2StartKeys } from '../pm2-start-flags.js';
 import { MAX_INSTANCES } from '../../ipc/protocol.js';
 
@@ -46,7 +47,7 @@ export default async function start(what, more = [], opts = {}) {
   if (opts.env !== undefined || opts.only !== undefined) {
     throw new SuperError('E_USAGE', '--env and --only choose in an ecosystem file; for a script, set variables with --env-var K=V');
   }
-  if (scriptOptions || /\s/.test(what) || fs.existsSync(what)) {
+  if (scriptOptions || fs.existsSync(what)) {
     if (operands.length) throw new SuperError('E_USAGE', `one script at a time; its arguments go after --: super start ${what} -- ${operands.join(' ')}`);
     return startScript(what, scriptArgs, opts, pm2);
   }
@@ -55,7 +56,8 @@ export default async function start(what, more = [], opts = {}) {
     try {
       return report(client, await client.request('start-apps', { target: toTargets([what, ...operands]) }, { timeout: 0 }), opts);
     } catch (err) {
-      // Not an app of the daemon: a command on PATH (`super start npm`), as PM2 does.
+      // Not an app of the daemon: a command on PATH or a command line (`super start npm`,
+      // `super start "npm run serve"`), as PM2 does.
       if (err.code !== 'E_APP_NOT_FOUND' || operands.length) throw err;
       return report(client, await client.request('start-script', scriptRequest(what, [], opts), { timeout: 0 }), opts);
     }
@@ -200,11 +202,11 @@ async function report(client, data, opts) {
     const changed = data.changed?.find((c) => c.name === name);
     if (app && app.status !== 'online') {
       const restarts = app.workers.reduce((n, w) => n + (w.restarts ?? 0), 0);
-      process.stdout.write(`${name} is already started but ${app.status}, not online (${restarts} restarts); see \`super logs ${name}\`\n`);
+      process.stdout.write(`${name} is already started but ${app.status}, not online (${restarts} restarts); see \`super logs ${shellQuote(name)}\`\n`);
     } else {
       process.stdout.write(changed
-        ? `${name} is already running; its config changed (${changed.keys.join(', ')}): apply it with \`super reload ${name}\`\n`
-        : `${name} is already running; use \`super reload ${name}\` to reload it\n`);
+        ? `${name} is already running; its config changed (${changed.keys.join(', ')}): apply it with \`super reload ${shellQuote(name)}\`\n`
+        : `${name} is already running; use \`super reload ${shellQuote(name)}\` to reload it\n`);
     }
   }
   const rolledBack = new Map((data.rolled_back ?? []).map((r) => [r.app, r]));
@@ -237,8 +239,8 @@ async function afterFailure(failures, rolledBack) {
     const { kept, err_log: errLog } = rolledBack.get(name) ?? {};
     // A removed app's logs cannot be asked for by name: the file is named instead.
     if (kept === 'removed') out.push(`  ${name} was not kept: its start failed, so it was removed and nothing of it runs; fix it, then run the same super start again${errLog ? ` (its stderr: ${errLog})` : ''}`);
-    else if (kept === 'stopped') out.push(`  ${name} is stopped: its start failed; fix it, then \`super start ${name}\` (its whole stderr: super logs ${name} --err --lines 100)`);
-    else out.push(`  ${name}: the workers' whole stderr: super logs ${name} --err --lines 100`);
+    else if (kept === 'stopped') out.push(`  ${name} is stopped: its start failed; fix it, then \`super start ${shellQuote(name)}\` (its whole stderr: super logs ${shellQuote(name)} --err --lines 100)`);
+    else out.push(`  ${name}: the workers' whole stderr: super logs ${shellQuote(name)} --err --lines 100`);
   }
   return out.map((l) => `${l}\n`).join('');
 }

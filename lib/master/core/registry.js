@@ -13,6 +13,7 @@ import { RegistryReader } from './registry-reader.js';
 import { DaemonPolicy, spreadWarning, checkSettings, applySettings } from '../settings/index.js';
 import { unmappedWarning } from '../../config/check-affinity.js';
 import { instancesProblem, workLimits } from '../../config/work-limits.js';
+import { shellQuote } from '../../config/shell-split.js';
 import { SuperError } from '../../errors.js';
 import { changedKeys } from './config-diff.js';
 import { resolveTargets } from './targets.js';
@@ -147,7 +148,7 @@ export class AppRegistry extends EventEmitter {
       }
       app.source = from ?? app.source;
       if (autostart === false) {
-        result.warnings.push(`${app.name} is registered but not started (autostart: false); start it with \`super start ${app.name}\``);
+        result.warnings.push(`${app.name} is registered but not started (autostart: false); start it with \`super start ${shellQuote(app.name)}\``);
         continue;
       }
       toStart.push(app);
@@ -306,7 +307,7 @@ export class AppRegistry extends EventEmitter {
       if (!files.has(key)) files.set(key, await loadEcosystemOffThread(app.source.file, { env: app.source.env, allowedCpus: this.daemonPolicy.allowed, callerEnv: app.clientEnv, home: this.home, ...this.loadDefaults }));
       const config = files.get(key).apps.find((c) => c.name === app.name);
       if (!config) {
-        throw new SuperError('E_CONFIG', `${app.name} is no longer in ${app.source.file}; nothing was reloaded. Remove it with \`super delete ${app.name}\`, or reload the running config with --keep-config`);
+        throw new SuperError('E_CONFIG', `${app.name} is no longer in ${app.source.file}; nothing was reloaded. Remove it with \`super delete ${shellQuote(app.name)}\`, or reload the running config with --keep-config`);
       }
       configs.set(app, config);
     }
@@ -335,7 +336,7 @@ export class AppRegistry extends EventEmitter {
     const from = app.slots.length || app.config.instances;
     const to = /^[+-]/.test(count) ? from + Number(count) : Number(count);
     if (!Number.isInteger(to) || to < 1) {
-      throw new SuperError('E_USAGE', `${name} cannot have ${to} instances; it needs at least 1 (use \`super stop ${name}\` to stop it)`);
+      throw new SuperError('E_USAGE', `${name} cannot have ${to} instances; it needs at least 1 (use \`super stop ${shellQuote(name)}\` to stop it)`);
     }
     const tooMany = instancesProblem(to);
     if (tooMany) throw new SuperError('E_USAGE', `${name}: ${tooMany}`);

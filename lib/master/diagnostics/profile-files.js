@@ -1,11 +1,12 @@
 // Where diagnostics go: $SUPER_HOME/profiles (0700, files 0600), their names, and the
 // pruning of stall captures beyond profile_on_stall.keep.
+import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
 export const EXTENSION = Object.freeze({ profile: '.cpuprofile', heap: '.heapsnapshot' });
 // A name the daemon gave: what `diagnostic-file` may send (no path, no dot file).
-const FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,200}\.(cpuprofile|heapsnapshot)$/;
+const FILE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,200}\.(cpuprofile|heapsnapshot)$/;
 
 /** $SUPER_HOME/profiles, created 0700 if missing. */
 export async function profilesDir(home) {
@@ -23,14 +24,25 @@ const stamp = (ms) => new Date(ms).toISOString().replace(/[-:.]/g, '');
  * `stall-<app>-<slot>-<time>.cpuprofile` for a stall capture.
  */
 export function diagnosticName({ kind, app, slot, at, stall = false }) {
-  return `${stall ? 'stall-' : ''}${app}-${slot}-${stamp(at)}${EXTENSION[kind]}`;
+  return `${stall ? 'stall-' : ''}${fileSafe(app)}-${slot}-${stamp(at)}${EXTENSION[kind]}`;
+}
+
+/**
+ * An app name as a part of a file name a client may fetch: as is when made of letters,
+ * digits, `_`, `.` and `-`; else (`Billing API`) those kept, the rest `_`, and a hash of
+ * the name, so that two names never share their captures.
+ */
+function fileSafe(app) {
+  if (/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(app)) return app;
+  const hash = createHash('sha256').update(app).digest('hex').slice(0, 8);
+  return `${app.replace(/[^A-Za-z0-9_.-]/g, '_').replace(/^[^A-Za-z0-9]/, '_')}_${hash}`;
 }
 
 export const isDiagnosticName = (name) => typeof name === 'string' && FILE_NAME.test(name);
 
 /** The stall captures of `app` (any slot) in `names`, oldest first. */
 export function stallCapturesOf(names, app) {
-  const prefix = `stall-${app}-`;
+  const prefix = `stall-${fileSafe(app)}-`;
   const own = /^\d+-\d{8}T\d{9}Z\.cpuprofile$/; // <slot>-<time>.cpuprofile: not the app "api-2" of "api"
   return names
     .filter((n) => n.startsWith(prefix) && own.test(n.slice(prefix.length)))

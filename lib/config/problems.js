@@ -63,12 +63,12 @@ export class Problems {
 
   /**
    * @param {(string|number)[]} segments  key path of the offending key or value
-   * @param {string} message  `<what is wrong>; <what to do>`
+   * @param {string|null} message  `<what is wrong>; <what to do>`; null: not built (past `room`), only counted
    * @param {'value'|'key'} [which='value']  point at the value, or at the key (unknown keys)
    */
   add(segments, message, which = 'value') {
     this.bad.add(JSON.stringify(segments));
-    if (this.items.length >= MAX_LISTED) {
+    if (message === null || this.items.length >= MAX_LISTED) {
       this.unlisted++;
       return;
     }

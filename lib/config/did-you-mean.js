@@ -36,6 +36,9 @@ export function didYouMean(word, candidates) {
   let best;
   let bestDistance = Infinity;
   for (const c of candidates) {
+    // Lengths further apart than the limit are further apart than that in edits, too: a
+    // 3,000-character key costs no 3,000 x 20 table per candidate.
+    if (Math.abs(w.length - c.length) > limit) continue;
     const dist = editDistance(w, c.toLowerCase());
     if (dist < bestDistance) {
       best = c;

@@ -190,7 +190,7 @@ function loadEcosystemData(data, positions, file, { env, only, allowedCpus, cpus
     problems.add(['apps'], `${data.apps.length} apps is more than the limit of ${limits.apps}; split the file across daemons, or raise SUPER_MAX_APPS in the daemon's environment`);
     throw refused(file, problems);
   }
-  for (const p of schemaProblems(data)) problems.add(p.segments, p.message, p.which);
+  for (const p of schemaProblems(data, problems.room)) problems.add(p.segments, p.message, p.which);
 
   let daemon = null;
   let apps = [];
@@ -266,8 +266,8 @@ function keepOnly(apps, only, problems) {
 }
 
 function refused(file, problems) {
-  const list = problems.list();
-  return new SuperError('E_CONFIG', `${list.length} ${list.length === 1 ? 'problem' : 'problems'} in ${file}`, { problems: list });
+  const n = problems.size;
+  return new SuperError('E_CONFIG', `${n} ${n === 1 ? 'problem' : 'problems'} in ${file}`, { problems: problems.list() });
 }
 
 function unreadable(file, err) {

@@ -11,23 +11,28 @@ const RESULT_FD = 3;
 const TS_EXTENSIONS = new Set(['.ts', '.cts', '.mts']);
 const file = process.argv[2];
 
-class NotFinite extends Error {
-  constructor(at, value) {
-    super('not a finite number');
-    Object.assign(this, { at, value });
+/** A value JSON cannot hold as written, at its key path; the message says what to write. */
+class Unwritable extends Error {
+  constructor(at, message) {
+    super(message);
+    this.at = at;
   }
 }
 
 /**
- * The config as JSON, refusing a number JSON cannot hold (Infinity, NaN) at its key path:
- * JSON.stringify writes null for it, which the checks would call an empty value.
+ * The config as JSON, refusing at its key path a value JSON would change without a word:
+ * a number it cannot hold (Infinity, NaN: written null, which the checks would call an
+ * empty value), a function (`instances: () => 4`) or a Symbol (dropped, or null in a list).
  */
 function configJson(config) {
   const paths = new WeakMap(); // object -> its key path; the root's holder has none
   return JSON.stringify(config, function keyPath(key, value) {
     const base = paths.get(this);
     const at = base === undefined ? [] : [...base, Array.isArray(this) ? Number(key) : key];
-    if (typeof value === 'number' && !Number.isFinite(value)) throw new NotFinite(at, value);
+    if (typeof value === 'number' && !Number.isFinite(value)) throw new Unwritable(at, `${value} is not a finite number; write a number such as 4`);
+    if (typeof value === 'function' || typeof value === 'symbol') {
+      throw new Unwritable(at, `is ${typeof value === 'function' ? 'a function' : 'a Symbol'}, which a config cannot hold; write the value itself (instances: 4, not instances: () => 4)`);
+    }
     if (value !== null && typeof value === 'object' && !paths.has(value)) paths.set(value, at);
     return value;
   });
@@ -47,8 +52,8 @@ try {
     try {
       json = `{"data":${configJson(config)}}`;
     } catch (err) {
-      const message = err instanceof NotFinite
-        ? `${formatPath(err.at)}: ${err.value} is not a finite number; write a number such as 4`
+      const message = err instanceof Unwritable
+        ? `${formatPath(err.at)}: ${err.message}`
         : `its config cannot be written as JSON (${err.message}); export plain objects, lists, strings, numbers and booleans`;
       send({ error: { kind: 'export', message } });
     }

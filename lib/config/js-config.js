@@ -7,6 +7,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { which } from '../which.js';
 
 const CHILD = fileURLToPath(new URL('./js-config-child.mjs', import.meta.url));
 
@@ -17,8 +18,23 @@ export const SCRIPT_EXTENSIONS = new Set(['.js', '.cjs', '.mjs', '.ts', '.cts', 
 export const EVAL_TIMEOUT_MS = 10_000;
 /** The most JSON a config file may produce (an ecosystem file is a few KB). */
 export const MAX_RESULT_BYTES = 4 * 1024 * 1024;
+/** The child's V8 heap bound: an ecosystem file needs a few MB; one grew to 2 GB in 10 s. */
+export const HEAP_MB = 256;
 const STDERR_KEPT = 4096;
 const EXIT_GRACE_MS = 1000;
+const OUT_OF_MEMORY = /JavaScript heap out of memory|Reached heap limit/;
+
+let setpriv;
+/**
+ * The child's command line: its heap bounded and, through setpriv --pdeathsig where there
+ * is one, killed by the kernel if this process dies first (it leads its own process group,
+ * out of reach of the terminal's Ctrl-C).
+ */
+function childCommand(abs) {
+  setpriv ??= (process.platform === 'linux' && which('setpriv')) || '';
+  const node = [process.execPath, `--max-old-space-size=${HEAP_MB}`, CHILD, abs];
+  return setpriv ? [setpriv, '--pdeathsig', 'KILL', ...node] : node;
+}
 
 /**
  * Run a JS/TS ecosystem file and take its exported config.
@@ -29,10 +45,13 @@ const EXIT_GRACE_MS = 1000;
 export function evaluateConfigFile(file, { env = process.env, timeoutMs = EVAL_TIMEOUT_MS } = {}) {
   const abs = path.resolve(file);
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CHILD, abs], {
+    const [command, ...args] = childCommand(abs);
+    const child = spawn(command, args, {
       cwd: path.dirname(abs),
       env,
       stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
+      // Its own process group: what the file spawns or forks goes with it (killGroup).
+      detached: true,
     });
     const chunks = [];
     let size = 0;
@@ -42,7 +61,7 @@ export function evaluateConfigFile(file, { env = process.env, timeoutMs = EVAL_T
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      killGroup(child);
       resolve(outcome);
     };
     const timer = setTimeout(() => finish({ problem: `${file}: did not finish within ${timeoutMs / 1000} s (an endless loop, or a promise that never settles?); make the file build its config and end` }), timeoutMs);
@@ -67,13 +86,24 @@ export function evaluateConfigFile(file, { env = process.env, timeoutMs = EVAL_T
       }
       if (reply && 'data' in reply) finish({ data: reply.data });
       else if (reply?.error) finish({ problem: threwProblem(file, reply.error) });
-      else {
+      else if (OUT_OF_MEMORY.test(stderr)) {
+        finish({ problem: `${file}: ran out of memory (more than ${HEAP_MB} MB of heap) before exporting a config; make the file build a small config` });
+      } else if (text) {
+        finish({ problem: `${file}: its result could not be read (something else wrote to file descriptor 3, where the config is handed over); leave fd 3 alone` });
+      } else {
         const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
         const last = stderr.trim().split('\n').at(-1);
         finish({ problem: `${file}: ${how} before exporting a config${last ? ` (${last.slice(0, 200)})` : ''}; make the file export its config and not exit` });
       }
     }
   });
+}
+
+/** The child's process group, and whatever the file started in it, is killed (it may already be gone). */
+function killGroup(child) {
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {}
 }
 
 /** What the child reported about a throw (or a bad export), as one problem line. */

@@ -33,6 +33,12 @@ export function describeValue(v) {
   return String(v);
 }
 
+/**
+ * The most problems a refused file lists: a file of 70,000 unknown keys made an 8 MB list,
+ * and building it stalled its reader. The rest are counted in one closing line.
+ */
+export const MAX_LISTED = 50;
+
 export class Problems {
   /**
    * @param {string} display  the file name as the user gave it
@@ -46,21 +52,31 @@ export class Problems {
     this.toWritten = toWritten;
     this.items = [];
     this.bad = new Set();
+    this.unlisted = 0;
   }
 
   get size() {
-    return this.items.length;
+    return this.items.length + this.unlisted;
+  }
+
+  /** How many more problems will be listed; past that, `add` only counts them. */
+  get room() {
+    return Math.max(0, MAX_LISTED - this.items.length);
   }
 
   /**
    * @param {(string|number)[]} segments  key path of the offending key or value
-   * @param {string} message  `<what is wrong>; <what to do>`
+   * @param {string|null} message  `<what is wrong>; <what to do>`; null: not built (past `room`), only counted
    * @param {'value'|'key'} [which='value']  point at the value, or at the key (unknown keys)
    */
   add(segments, message, which = 'value') {
+    this.bad.add(JSON.stringify(segments));
+    if (message === null || this.items.length >= MAX_LISTED) {
+      this.unlisted++;
+      return;
+    }
     // Without positions (a JS file's exported object), problems stay in the order found.
     const { line, col } = this.positions?.locate(segments, which) ?? { line: 0, col: 0 };
-    this.bad.add(JSON.stringify(segments));
     this.items.push({ line, col, text: `${this.where(segments, which)}${this.label(segments)}: ${message}` });
   }
 
@@ -94,11 +110,13 @@ export class Problems {
     return false;
   }
 
-  /** @returns {string[]} in file order (stable for equal positions) */
+  /** @returns {string[]} in file order (stable for equal positions), then how many are not listed */
   list() {
-    return this.items
+    const listed = this.items
       .map((p, i) => ({ ...p, i }))
       .sort((a, b) => a.line - b.line || a.col - b.col || a.i - b.i)
       .map((p) => p.text);
+    if (this.unlisted) listed.push(`${this.display}: ${this.unlisted} more ${this.unlisted === 1 ? 'problem' : 'problems'} not listed; fix these first`);
+    return listed;
   }
 }

@@ -29,9 +29,11 @@ export function ecosystemSchema() {
 /**
  * Check data against the schema.
  * @param {unknown} data  the parsed YAML document
+ * @param {number} [room]  how many problems will be listed: past it, a problem is only
+ *   counted, and its message (for an unknown key, a "did you mean" search) is not built: null
  * @returns {SchemaProblem[]} empty when valid
  */
-export function schemaProblems(data) {
+export function schemaProblems(data, room = Infinity) {
   if (check(data)) return [];
   const errors = check.errors.map((e) => ({ ...e, segments: toSegments(e.instancePath, data) }));
   // An anyOf that failed says it best as a whole ("a string or a list of strings"):
@@ -41,11 +43,14 @@ export function schemaProblems(data) {
 
   const out = [];
   const seen = new Set();
+  const unlisted = (segments) => ({ segments, which: 'value', message: null });
   for (const e of errors) {
     if (e.keyword === 'additionalProperties') {
-      out.push(unknownKey(e.segments, e.params.additionalProperty));
+      const key = e.params.additionalProperty;
+      out.push(out.length < room ? unknownKey(e.segments, key) : unlisted([...e.segments, key]));
     } else if (e.keyword === 'required') {
-      out.push(missingKey(e.segments, e.params.missingProperty));
+      const key = e.params.missingProperty;
+      out.push(out.length < room ? missingKey(e.segments, key) : unlisted([...e.segments, key]));
     } else if (e.keyword === 'propertyNames') {
       continue; // the inner error (with propertyName) says which name
     } else if (e.propertyName !== undefined) {
@@ -61,7 +66,7 @@ export function schemaProblems(data) {
       const whole = e.keyword === 'anyOf' || e.keyword === 'oneOf';
       if (seen.has(key) || (!whole && covered(e.segments))) continue;
       seen.add(key);
-      out.push(badValue(e.segments, e, valueAt(data, e.segments)));
+      out.push(out.length < room ? badValue(e.segments, e, valueAt(data, e.segments)) : unlisted(e.segments));
     }
   }
   // `sript: app.js` is one mistake: the unknown key's "did you mean script"

@@ -24,6 +24,14 @@ export async function runCommand(name, args) {
     status = printError(err);
   }
   process.exitCode = status;
-  // Commands hold no timers; exit promptly even if a socket lingers in close.
-  setImmediate(() => process.exit(status));
+  // A pipe holds 64 KiB: what did not fit waits in this process until the reader takes it.
+  // Exit once stdout and stderr have drained, then promptly, even if a socket lingers in close.
+  await Promise.all([drained(process.stdout), drained(process.stderr)]);
+  process.exit(status);
+}
+
+/** Resolves once everything written to `stream` so far has left the process (or cannot). */
+function drained(stream) {
+  if (!stream.writableLength || stream.destroyed) return;
+  return new Promise((resolve) => stream.write('', resolve));
 }

@@ -40,15 +40,18 @@ export async function startControlServer({ socketPath, handlers, hello, log }) {
   };
 
   function onConnection(ws, remoteAddress) {
-    const conn = new Connection(ws, remoteAddress);
+    const conn = new Connection(ws, remoteAddress, (reason) => log.warn({ remote: remoteAddress, reason }, 'control connection cut: the client reads too slowly'));
     conns.add(conn);
     ws.on('close', () => conns.delete(conn));
     // ws reports protocol violations (oversized frames: 1009, bad UTF-8: 1007) here
     // and closes the socket itself; nothing to do but log.
     ws.on('error', (err) => log.debug({ err: err.message, code: err.code }, 'control connection error'));
     ws.on('message', (data, isBinary) => {
+      // Each request is answered once, by conn.reply; what a client leaves unanswered or
+      // unread is bounded there.
+      if (!conn.accept()) return;
       if (isBinary) {
-        conn.send({ id: null, ok: false, error: { code: 'E_BAD_REQUEST', message: 'binary frames are not accepted; send JSON text' } });
+        conn.reply({ id: null, ok: false, error: { code: 'E_BAD_REQUEST', message: 'binary frames are not accepted; send JSON text' } });
         return;
       }
       handle(conn, data.toString('utf8'));
@@ -59,22 +62,24 @@ export async function startControlServer({ socketPath, handlers, hello, log }) {
   async function handle(conn, text) {
     const req = parseRequest(text);
     if (req.error) {
-      conn.send({ id: req.id, ok: false, error: req.error });
+      conn.reply({ id: req.id, ok: false, error: req.error });
       return;
     }
     if (conn.remote && LOCAL_ONLY_OPS.includes(req.op)) {
-      conn.send({ id: req.id, ok: false, error: { code: 'E_LOCAL_ONLY', message: `${req.op} is only accepted on the local unix socket (it reads files and the environment of the client's machine); run it on the daemon's host` } });
+      conn.reply({ id: req.id, ok: false, error: { code: 'E_LOCAL_ONLY', message: `${req.op} is only accepted on the local unix socket (it reads files and the environment of the client's machine); run it on the daemon's host` } });
       return;
     }
+    let reply;
     try {
       const progress = (data) => conn.send({ id: req.id, progress: data });
       const data = await handlers[req.op](req.args, conn, progress);
-      conn.send({ id: req.id, ok: true, data: data ?? {} });
+      reply = { id: req.id, ok: true, data: data ?? {} };
     } catch (err) {
       if (!(err instanceof SuperError)) log.error({ err, op: req.op }, 'control handler failed');
       const wire = err instanceof SuperError ? err.toJSON() : { code: 'E_INTERNAL', message: `${req.op} failed: ${err?.message ?? err}` };
-      conn.send({ id: req.id, ok: false, error: wire });
+      reply = { id: req.id, ok: false, error: wire };
     }
+    conn.reply(reply);
   }
 
   // Bounded like every listener of the daemon (lib/ipc/connection-limits.js).

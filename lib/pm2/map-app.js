@@ -5,7 +5,9 @@ import { parseDuration, parseSize } from '../config/index.js';
 import { PM2_ALIASES, PM2_NAMED_KEYS, PM2_ONLY_KEYS } from './pm2-keys.js';
 import { superdAppKeys } from './superd-keys.js';
 
-const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+// config/schema.json's rule for a name: 1 to 64 characters, no control character nor `/`,
+// not `all`, a bare number (an id) or a leading `-` (an option).
+const NAME = /^(?!all$)(?![0-9]+$)(?!-)[^\p{Cc}\p{Zl}\p{Zp}/]{1,64}$/u;
 const DURATIONS = ['min_uptime', 'restart_delay', 'exp_backoff_restart_delay', 'kill_timeout', 'listen_timeout', 'watch_delay'];
 const BOOLEANS = ['wait_ready', 'autorestart', 'shutdown_with_message', 'disable_logs', 'time', 'merge_logs', 'source_map_support'];
 const JS = /\.[cm]?js$/;
@@ -57,8 +59,8 @@ function canonical(raw) {
 function appName(pm2) {
   const given = typeof pm2.name === 'string' && pm2.name ? pm2.name : path.basename(String(pm2.script ?? 'app'), path.extname(String(pm2.script ?? '')));
   if (NAME.test(given)) return given;
-  const fixed = given.replace(/[^A-Za-z0-9_.-]+/g, '-').replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, '').slice(0, 64);
-  return fixed || 'app';
+  const fixed = [...given.replace(/[\p{Cc}\p{Zl}\p{Zp}/]+/gu, '-').replace(/^-+/, '')].slice(0, 64).join('');
+  return NAME.test(fixed) ? fixed : `app-${fixed}`.slice(0, 64);
 }
 
 const keep = (key) => (v, app) => (app[key] = v);

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { loadEcosystem } from '../../lib/config/index.js';
 import { evaluateConfigFile } from '../../lib/config/js-config.js';
+import { waitGone } from '../helpers/harness.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sd-formats-'));
 test.after(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -146,4 +147,31 @@ test('TypeScript that needs a compiler (an enum) is refused at its line, as Node
   const problems = await problemsOf(file);
   assert.equal(problems.length, 1);
   assert.ok(problems[0].startsWith(`${file}:2:1: the file threw SyntaxError: TypeScript enum is not supported in strip-only mode`), problems[0]);
+});
+
+test('a function or a Symbol as a value is refused at its key, not dropped', async () => {
+  const fn = write('fn-value.js', "module.exports = { apps: [{ name: 'f', script: 'app.js', instances: () => 4 }] };\n");
+  assert.deepEqual(await problemsOf(fn), [`${fn}: apps[0].instances: is a function, which a config cannot hold; write the value itself (instances: 4, not instances: () => 4)`]);
+  const sym = write('sym-value.mjs', "export default { apps: [{ name: 's', script: 'app.js', args: ['a', Symbol('b')] }] };\n");
+  assert.deepEqual(await problemsOf(sym), [`${sym}: apps[0].args[1]: is a Symbol, which a config cannot hold; write the value itself (instances: 4, not instances: () => 4)`]);
+});
+
+test('garbage on the result channel: one line that says so, not "exited with code 0"', async () => {
+  const garbage = write('fd3.js', "require('fs').writeSync(3, 'garbage');\nmodule.exports = { apps: [] };\n");
+  assert.deepEqual(await problemsOf(garbage), [`${garbage}: its result could not be read (something else wrote to file descriptor 3, where the config is handed over); leave fd 3 alone`]);
+});
+
+test('a file that allocates without end is stopped by its heap bound: one line, not V8\'s abort text', async () => {
+  const hog = write('hog.js', 'const keep = [];\nfor (;;) keep.push(new Array(1e5).fill(keep.length));\n');
+  // A time bound far above the seconds the heap bound takes: the message says which one hit.
+  const outcome = await evaluateConfigFile(hog, { timeoutMs: 60_000 });
+  assert.equal(outcome.problem, `${hog}: ran out of memory (more than 256 MB of heap) before exporting a config; make the file build a small config`);
+});
+
+test('what the file started goes with it: its whole process group is killed', async () => {
+  const pidFile = path.join(dir, 'grandchild.pid');
+  const file = write('spawns.js', `const { spawn } = require('child_process');\nconst c = spawn('sleep', ['300'], { stdio: 'ignore' });\nrequire('fs').writeFileSync(${JSON.stringify(pidFile)}, String(c.pid));\nmodule.exports = { apps: [{ name: 'x', script: 'app.js' }] };\n`);
+  assert.deepEqual(names(await loadEcosystem(file, { cpus: 2 })), ['x']);
+  const pid = Number(fs.readFileSync(pidFile, 'utf8'));
+  assert.deepEqual(await waitGone([pid], 5000), [], 'the sleep the file started is gone');
 });

@@ -47,7 +47,8 @@ export function frame({ op, payload = Buffer.alloc(0), fin = true, rsv = 0, mask
  *   text(str|Buffer)  one correct masked text frame
  *   binary(buf)       one correct masked binary frame
  *   destroy()         vanish without a close frame
- *   ended             a promise of the 'end' value
+ *   pause(), resume() stop / restart reading what the daemon sends
+ *   ended             a promise of the 'end' value (reason: the close frame's text)
  */
 export function rawConnect(socketPath) {
   return new Promise((resolve, reject) => {
@@ -56,6 +57,7 @@ export function rawConnect(socketPath) {
     let buf = Buffer.alloc(0);
     let upgraded = false;
     let closeCode = null; // from the daemon's close frame
+    let closeReason = null;
     let destroyedByUs = false;
     ee.ended = new Promise((r) => ee.once('end', r));
     sock.on('connect', () => {
@@ -67,7 +69,7 @@ export function rawConnect(socketPath) {
     });
     sock.on('close', () => {
       if (!upgraded) reject(new Error('closed before the upgrade'));
-      ee.emit('end', { code: closeCode, byDaemon: !destroyedByUs });
+      ee.emit('end', { code: closeCode, reason: closeReason, byDaemon: !destroyedByUs });
     });
     sock.on('data', (chunk) => {
       buf = Buffer.concat([buf, chunk]);
@@ -106,13 +108,18 @@ export function rawConnect(socketPath) {
         const payload = buf.subarray(off, off + len);
         buf = buf.subarray(off + len);
         if (op === OP.TEXT) ee.emit('message', JSON.parse(payload.toString('utf8')));
-        else if (op === OP.CLOSE) closeCode = payload.length >= 2 ? payload.readUInt16BE(0) : 1005;
+        else if (op === OP.CLOSE) {
+          closeCode = payload.length >= 2 ? payload.readUInt16BE(0) : 1005;
+          closeReason = payload.subarray(2).toString('utf8');
+        }
       }
     }
 
     ee.write = (b) => !sock.destroyed && sock.write(b);
     ee.text = (s) => ee.write(frame({ op: OP.TEXT, payload: Buffer.isBuffer(s) ? s : Buffer.from(s, 'utf8') }));
     ee.binary = (b) => ee.write(frame({ op: OP.BIN, payload: b }));
+    ee.pause = () => sock.pause();
+    ee.resume = () => sock.resume();
     ee.destroy = () => {
       destroyedByUs = true;
       sock.destroy();

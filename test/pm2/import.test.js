@@ -351,8 +351,8 @@ test('what import prints is escaped, and --force replaces a symlink at --out, ne
   for (const [what, text] of [['stdout', r.stdout], ['stderr', r.stderr], ['the file', fs.readFileSync(out, 'utf8')]]) {
     assert.doesNotMatch(text, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/, `no control character in ${what}`);
   }
-  assert.match(r.stderr, /^super: import: api-0-owned-2J: name: "api\\x1b\]0;owned\\x07\\x1b\[2J\\r" is not a superd app name/m);
-  assert.match(r.stderr, /^super: import: api-0-owned-2J: key\\x1b\]0;owned\\x07\\x1b\[2J\\r: left out/m);
+  assert.match(r.stderr, /^super: import: api-\]0;owned-\[2J-: name: "api\\x1b\]0;owned\\x07\\x1b\[2J\\r" is not a superd app name/m);
+  assert.match(r.stderr, /^super: import: api-\]0;owned-\[2J-: key\\x1b\]0;owned\\x07\\x1b\[2J\\r: left out/m);
   assert.equal(fs.readFileSync(victim, 'utf8'), 'root file\n', 'the link\'s target is untouched');
   assert.ok(fs.lstatSync(out).isFile(), 'the link itself was replaced by the file');
   assert.deepEqual(fs.readdirSync(box.dir).filter((f) => f.endsWith('.tmp')), [], 'no temporary file is left');
@@ -361,4 +361,15 @@ test('what import prints is escaped, and --force replaces a symlink at --out, ne
   const missing = await cli(['--file', path.join(box.dir, `gone${ESC}.json`), '--out', '-']);
   assert.equal(missing.code, 2);
   assert.match(missing.stderr, /^super: E_IMPORT: no such file: .*gone\\x1b\]0;owned\\x07\\x1b\[2J\\r\.json; check the path\n$/);
+});
+
+test('names are kept as superd takes them (spaces included); only what no superd name can be is renamed', () => {
+  const named = (name) => mapApp({ name, script: 'a.js' }, { baseDir: '/srv', outDir: '/srv' });
+  assert.equal(named('Billing API Server').app.name, 'Billing API Server');
+  assert.deepEqual(named('Billing API Server').notes, []);
+  assert.equal(named('api/v2').app.name, 'api-v2');
+  assert.equal(named('all').app.name, 'app-all');
+  assert.equal(named('42').app.name, 'app-42');
+  assert.equal(named('-x').app.name, 'x');
+  for (const n of ['api/v2', 'all', '42']) assert.match(named(n).notes[0], /is not a superd app name; renamed/);
 });

@@ -89,3 +89,8 @@ test('exponential backoff: starts at the base, x1.5, capped at 15 s, reset after
   assert.equal(decideRestart(a, big, crash(2000)).delay, BACKOFF_CAP_MS);
   assert.equal(decideRestart(a, big, crash(31000)).delay, 100, 'reset after 30 s of uptime');
 });
+
+test('a process that could not be spawned is an unstable exit that says why', () => {
+  const d = decideRestart(app(), freshHistory(), { code: null, signal: null, error: 'spawn /usr/bin/setsid EAGAIN', uptime: 0 });
+  assert.deepEqual(d, { action: 'restart', delay: 0, history: { unstable: 1, backoff: 0 }, reason: 'could not start (spawn /usr/bin/setsid EAGAIN)' });
+});

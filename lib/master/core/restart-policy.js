@@ -30,14 +30,15 @@ export function defaultBackoff(n) {
  *          restart_delay: number, exp_backoff_restart_delay: number, restart_delay_set: boolean}} app  a
  *   config normalized by lib/config (a saved one too: resurrect normalizes it again)
  * @param {{unstable: number, backoff: number}} history  consecutive unstable exits; last backoff delay (0 = none yet)
- * @param {{code: number|null, signal: string|null, uptime: number}} exit
+ * @param {{code: number|null, signal: string|null, uptime: number, error?: string}} exit  error: why it could not be spawned
  * @returns {{action: 'restart', delay: number, history: object, reason: string}
  *          |{action: 'stop', reason: string}
  *          |{action: 'errored', reason: string, history: object}}
  */
 export function decideRestart(app, history, exit) {
-  const how = exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`;
-  if (!app.autorestart) return { action: 'stop', reason: `exited with ${how}; autorestart is off` };
+  // A process that could not be spawned (EAGAIN at a pids limit) never ran: say why.
+  const exited = exit.error ? `could not start (${exit.error})` : `exited with ${exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`}`;
+  if (!app.autorestart) return { action: 'stop', reason: `${exited}; autorestart is off` };
   if (exit.signal === null && app.stop_exit_codes.includes(exit.code)) {
     return { action: 'stop', reason: `exited with code ${exit.code}, listed in stop_exit_codes` };
   }
@@ -46,7 +47,7 @@ export function decideRestart(app, history, exit) {
   if (unstable > app.max_restarts) {
     return {
       action: 'errored',
-      reason: `exited with ${how} ${unstable} times in a row, each before min_uptime (${app.min_uptime} ms); max_restarts is ${app.max_restarts}`,
+      reason: `${exited} ${unstable} times in a row, each before min_uptime (${app.min_uptime} ms); max_restarts is ${app.max_restarts}`,
       history: { unstable, backoff: history.backoff },
     };
   }
@@ -62,7 +63,7 @@ export function decideRestart(app, history, exit) {
     backoff = Math.round(grown);
     delay = backoff;
   }
-  return { action: 'restart', delay, history: { unstable, backoff }, reason: `exited with ${how}` };
+  return { action: 'restart', delay, history: { unstable, backoff }, reason: exited };
 }
 
 export const freshHistory = () => ({ unstable: 0, backoff: 0 });

@@ -213,7 +213,7 @@ export class Slot extends EventEmitter {
   }
 
   #afterExit(exit, uptime) {
-    const decision = decideRestart(this.config, this.history, { code: exit.code, signal: exit.signal, uptime });
+    const decision = decideRestart(this.config, this.history, { code: exit.code, signal: exit.signal, error: exit.error, uptime });
     if (decision.action === 'stop') {
       this.#move(S.STOPPED, { reason: decision.reason });
       return;

@@ -40,16 +40,13 @@ export class WorkerProcess extends EventEmitter {
       w.on('listening', (address) => this.emit('listening', address));
       w.on('exit', (code, signal) => this.#onExit(code, signal));
       // cluster re-emits the child's 'error' (spawn failure, EPIPE on a dead channel) on
-      // the Worker: unhandled, it would throw in the daemon. The exit path handles the rest.
-      w.on('error', (err) => this.emit('process-error', err));
+      // the Worker: unhandled, it would throw in the daemon.
+      w.on('error', (err) => this.#onError(err));
     } else {
       const c = spawnForkWorker(opts);
       this.child = c;
       c.on('spawn', () => this.emit('spawn'));
-      c.on('error', (err) => {
-        this.emit('process-error', err);
-        if (c.pid === undefined) this.#onExit(null, null, err);
-      });
+      c.on('error', (err) => this.#onError(err));
       c.on('exit', (code, signal) => this.#onExit(code, signal));
     }
     this.pid = this.child.pid ?? null;
@@ -87,6 +84,14 @@ export class WorkerProcess extends EventEmitter {
     if (!this.drainAsked) return;
     this.drainAsked = false;
     this.emit('drained', m);
+  }
+
+  // A process that could not be spawned (EAGAIN at a pids limit, ENOENT) has no pid and
+  // will never emit 'exit': its start failed now. Cluster drops such a worker by itself
+  // (its exitCode is set, its channel closes). Other errors: the exit path handles the rest.
+  #onError(err) {
+    this.emit('process-error', err);
+    if (this.child.pid === undefined) this.#onExit(null, null, err);
   }
 
   #onExit(code, signal, error) {

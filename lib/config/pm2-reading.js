@@ -8,6 +8,7 @@
 import path from 'node:path';
 import { ecosystemSchema } from './schema-check.js';
 import { PM2_ALIASES, PM2_KEYS, PM2_NUMBER_KEYS, isMap, pm2Names } from './pm2-format.js';
+import check from './schema-validator.generated.js';
 
 const SCHEMA = ecosystemSchema();
 const SUPERD_APP_KEYS = new Set(Object.keys(SCHEMA.$defs.app.properties));
@@ -40,6 +41,7 @@ export function readAsPm2(data, positions, { envName } = {}) {
       const here = ['apps', i];
       resolveNames(app, here, notes, renames);
       coerceNumbers(app, here, notes);
+      unsetFalsy(app, here, notes);
       stringifyEnvObjects(app);
       portWins(app, here, notes);
       discardedLogs(app);
@@ -113,6 +115,31 @@ function rename(segs, renames) {
   if (segs.length < 3) return segs;
   const written = renames.get(JSON.stringify(segs.slice(0, 3)));
   return written === undefined ? segs : [...segs.slice(0, 2), written, ...segs.slice(3)];
+}
+
+/**
+ * PM2 reads a false, 0 or empty value of a key that has another name (every key with an
+ * `_` has its camelCase one) as not set: Config.validateJSON's `conf[key] ||
+ * (conf[key] = json[alias])` replaces it with the other name's value, undefined. superd
+ * keeps such a value where its own schema takes it (`merge_logs: false`, `restart_delay: 0`
+ * mean what they say), and drops it, with a warning, where it would refuse it
+ * (`log_date_format: false`, `out_file: ""`): PM2 runs that file.
+ */
+function unsetFalsy(app, here, notes) {
+  for (const [key, v] of Object.entries(app)) {
+    if (v || v === undefined || v === null) continue;
+    const canonical = PM2_KEYS.find((k) => pm2Names(k).includes(key)) ?? key;
+    if (pm2Names(canonical).length < 2 || schemaTakes(canonical, v)) continue;
+    notes.push({ segments: [...here, key], message: `${JSON.stringify(v)} is read as not set, as PM2 reads it: ignored` });
+    delete app[key];
+  }
+}
+
+/** Whether superd's schema takes `value` for app key `key`. */
+function schemaTakes(key, value) {
+  if (!SUPERD_APP_KEYS.has(key)) return true; // an unknown key: superd's checks speak for it
+  check({ apps: [{ name: 'x', script: 'x', [key]: value }] });
+  return !(check.errors ?? []).some((e) => e.instancePath === `/apps/0/${key}` || e.instancePath.startsWith(`/apps/0/${key}/`));
 }
 
 /**

@@ -77,6 +77,20 @@ test('two names for one key: silent when they agree, PM2\'s choice with a warnin
   assert.match(problems(() => one({ combine_log: true }))[0], /apps\[0\]\.combine_log: unknown key; did you mean "combine_logs"\?/);
 });
 
+test('a false, 0 or empty value PM2 reads as not set: dropped with a warning where superd would refuse it, kept where it takes it', () => {
+  const eco = one({ log_date_format: false, out_file: '', merge_logs: false, restart_delay: 0, max_memory_restart: 0 });
+  const a = eco.apps[0];
+  assert.equal(a.log_date_format, null);
+  assert.equal(a.out_file, null);
+  assert.equal(a.merge_logs, false, 'a value superd takes means what it says');
+  assert.equal(a.restart_delay, 0);
+  assert.equal(a.max_memory_restart, 0);
+  const warned = eco.warnings.filter((w) => /is read as not set, as PM2 reads it: ignored$/.test(w));
+  assert.deepEqual(warned.map((w) => /apps\[0\]\.(\w+):/.exec(w)[1]).sort(), ['log_date_format', 'out_file']);
+  // superd's own YAML keeps its strictness.
+  assert.match(problems(() => load('apps:\n  - { name: a, script: app.js, log_date_format: false, probation: 1s }\n', yml))[0], /log_date_format: must be a date format/);
+});
+
 test('no name, or "undefined": named after the script, as PM2 does; two such names are refused', () => {
   const eco = load({ apps: [{ script: 'app.js' }, { name: 'undefined', script: 'api/server.mjs' }] });
   assert.deepEqual(eco.apps.map((a) => a.name), ['app', 'server']);

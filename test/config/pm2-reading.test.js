@@ -139,3 +139,9 @@ test('PM2\'s key table matches PM2 7\'s own schema (node_modules/pm2)', (t) => {
   }
   assert.equal(camelCase('max_memory_restart'), 'maxMemoryRestart');
 });
+
+test('instance_var and increment_var: any variable name PM2 takes (a dash included), never one with "="', () => {
+  const a = one({ instance_var: 'my-backend', increment_var: 'PORT' }).apps[0];
+  assert.equal(a.instance_var, 'my-backend');
+  assert.match(problems(() => one({ instance_var: 'A=B' }))[0], /instance_var: must be an environment variable name \(any text without "="/);
+});

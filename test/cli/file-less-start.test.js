@@ -83,7 +83,7 @@ test('file-less start, PM2 forms', async (t) => {
     const c = d.config;
     assert.deepEqual([c.max_memory_restart, c.autorestart, c.cron_restart, c.kill_timeout, c.restart_delay, c.time, c.namespace, c.out_file],
       [200 * 1024 * 1024, false, '0 3 * * *', 3000, 500, true, 'jobs', path.join(box.dir, 'q.out')]);
-    assert.match((await cli(['show', 'q'])).stdout, /started as: super start idle\.js --name q --max-memory-restart 200M --no-autorestart --cron "0 3 \* \* \*" --output q\.out --time --kill-timeout 3000 --restart-delay 500 --namespace jobs \(in /);
+    assert.match((await cli(['show', 'q'])).stdout, /started as: super start idle\.js --name q --max-memory-restart 200M --no-autorestart --cron '0 3 \* \* \*' --output q\.out --time --kill-timeout 3000 --restart-delay 500 --namespace jobs \(in /);
     const cl = await cli(['start', 'server.cjs', '--name', 'cl', '--cluster', '--env-var', `PORT=${p4}`]);
     assert.equal(cl.code, 0, cl.stderr);
     assert.equal(JSON.parse((await cli(['describe', 'cl', '--json'])).stdout).exec_mode, 'cluster', '--cluster asks for more');

@@ -10,6 +10,7 @@ import { spawn, execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { connect } from '../../lib/ipc/client.js';
 import { processAlive } from '../../lib/process-alive.js';
+import { lsJson as renderLsJson } from '../../lib/ctl/render-ls.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const SUPER = path.join(ROOT, 'bin', 'super.js');
@@ -251,9 +252,17 @@ export async function watchEvents(box, t, topics = ['worker']) {
   };
 }
 
-/** Parses `super ls --json`. */
+/**
+ * What `super ls --json` prints, asked in-process over the control socket: the same request
+ * and the same shaping (lib/ctl/render-ls.js, then a JSON round trip) without a CLI's node
+ * start-up (~0.1-0.2 s of CPU), which most callers pay only to set up or poll. The CLI's own
+ * `ls --json` is checked in test/lifecycle/basic.test.js.
+ */
 export async function lsJson(box) {
-  const r = await box.cli(['ls', '--json']);
-  if (r.code !== 0) throw new Error(`ls failed (${r.code}): ${r.stderr}`);
-  return JSON.parse(r.stdout);
+  const client = await connect(box.home);
+  try {
+    return JSON.parse(JSON.stringify(renderLsJson(await client.request('ls'))));
+  } finally {
+    client.close();
+  }
 }

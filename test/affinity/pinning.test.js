@@ -104,8 +104,7 @@ test('a per-slot map pins the slots it names and leaves the others on every CPU'
   box.fixture('threads.js');
   const b = ALLOWED[1];
   const eco = box.write('eco.yml', `apps:\n  - name: web\n    script: threads.js\n    instances: 2\n    cpu_affinity:\n      1: "${b}"\n    env: { PORT: ${port} }\n`);
-  const r = await box.cli(['start', eco]);
-  assert.equal(r.code, 0, r.stderr);
+  await box.start(eco);
   const web = (await lsJson(box)).apps[0].workers;
   assert.deepEqual(web.map((w) => [w.cpus, w.pinned]), [[ALL, false], [String(b), true]]);
   assert.deepEqual(masksOf(web[0].pid).masks, [ALL]);
@@ -179,6 +178,6 @@ apps:
 
   // `instances: max` still counts the CPUs the daemon started with, not its own pin.
   const eco2 = box.write('eco2.yml', `apps:\n  - name: wide\n    script: threads.js\n    instances: max\n    env: { PORT: ${await freePort()} }\n`);
-  assert.equal((await box.cli(['start', eco2])).code, 0);
+  await box.start(eco2);
   assert.equal((await lsJson(box)).apps.find((x) => x.name === 'wide').workers.length, ALLOWED.length);
 });

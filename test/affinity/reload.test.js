@@ -14,7 +14,7 @@ test('masks survive a reload; a changed cpu_affinity applies at the reload', { s
   const [a, b] = ALLOWED;
   const eco = (affinity, version) => `apps:\n  - name: web\n    script: threads.js\n    instances: 2\n    probation: 200ms\n    cpu_affinity: ${affinity}\n    env: { PORT: ${port}, VERSION: ${version} }\n`;
   const file = box.write('eco.yml', eco('spread', 'v1'));
-  assert.equal((await box.cli(['start', file])).code, 0);
+  await box.start(file);
   const before = (await lsJson(box)).apps[0].workers;
   assert.deepEqual(before.map((w) => w.cpus), [String(a), String(b)]);
 
@@ -42,7 +42,7 @@ test('a reload applies the file\'s daemon.cpu_affinity as start does, and refuse
   const b = ALLOWED[1];
   const eco = (head, version) => `${head}apps:\n  - name: web\n    script: threads.js\n    probation: 200ms\n    env: { PORT: ${port}, VERSION: ${version} }\n`;
   const file = box.write('eco.yml', eco('', 'v1'));
-  assert.equal((await box.cli(['start', file])).code, 0);
+  await box.start(file);
   assert.deepEqual(masksOf(box.daemonPid()).masks, [ALL], 'not pinned before');
 
   box.write('eco.yml', eco(`daemon:\n  cpu_affinity: ${b}\n`, 'v2'));

@@ -15,7 +15,7 @@ test('save keeps daemon.cpu_affinity and cpu_affinity; resurrect pins the daemon
   box.fixture('threads.js');
   const [a, b] = ALLOWED;
   const eco = box.write('eco.yml', `daemon:\n  cpu_affinity: ${b}\napps:\n  - name: web\n    script: threads.js\n    instances: 2\n    cpu_affinity: spread\n    env: { PORT: ${port} }\n`);
-  assert.equal((await box.cli(['start', eco])).code, 0);
+  await box.start(eco);
   assert.equal((await box.cli(['save'])).code, 0);
   const dump = JSON.parse(fs.readFileSync(path.join(box.home, 'dump.json'), 'utf8'));
   assert.equal(dump.daemon_cpu_affinity, String(b));

@@ -33,8 +33,7 @@ async function startWeb(t, scheduling) {
   box.fixture('http-server.js');
   const head = scheduling ? `scheduling: ${scheduling}\n` : '';
   const eco = box.write('eco.yml', `${head}apps:\n  - name: web\n    script: http-server.js\n    instances: 2\n    env: { PORT: ${port} }\n`);
-  const r = await box.cli(['start', eco]);
-  assert.equal(r.code, 0, r.stderr);
+  await box.start(eco);
   const pids = (await lsJson(box)).apps[0].workers.map((w) => w.pid);
   return { box, port, pids };
 }
@@ -69,10 +68,9 @@ test('a running daemon refuses another scheduling policy (restart needed) and ac
   assert.deepEqual(ls.apps[0].workers.map((w) => w.pid), pids, 'running workers untouched');
 
   const same = box.write('same.yml', `scheduling: os\napps:\n  - name: same\n    script: http-server.js\n    env: { PORT: ${await freePort()} }\n`);
-  assert.equal((await box.cli(['start', same])).code, 0);
+  await box.start(same);
   const silent = box.write('silent.yml', `apps:\n  - name: silent\n    script: http-server.js\n    env: { PORT: ${await freePort()} }\n`);
-  const s = await box.cli(['start', silent]);
-  assert.equal(s.code, 0, s.stderr);
+  await box.start(silent);
   assert.deepEqual((await lsJson(box)).apps.map((a) => [a.name, a.status]), [['web', 'online'], ['same', 'online'], ['silent', 'online']]);
   assert.equal(JSON.parse((await box.cli(['describe', 'silent', '--json'])).stdout).scheduling, 'os');
   assert.match((await httpGet(port)).body, /app=web/);

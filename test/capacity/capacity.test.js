@@ -31,8 +31,7 @@ test('super capacity', async (t) => {
     listen_timeout: 1s
     env: { PORT: ${deafPort} }
 `);
-  const started = await box.cli(['start', eco]);
-  assert.equal(started.code, 0, started.stderr);
+  await box.start(eco);
   const before = pidsOf(await lsJson(box));
 
   /** Asserts that no copy is listed and that the apps run the workers they ran at the start. */

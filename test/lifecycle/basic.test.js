@@ -92,7 +92,7 @@ apps:
 
   // start brings a stopped app back, with the file as it is now (not an older noted change)
   box.write('eco.yml', fs.readFileSync(eco, 'utf8').replace('GREETING: pending', 'GREETING: again'));
-  assert.equal((await box.cli(['start', eco])).code, 0);
+  await box.start(eco);
   assert.match((await httpGet(p1)).body, /app=esm/);
   assert.equal(JSON.parse((await box.cli(['describe', 'esm', '--json'])).stdout).config.env.GREETING, 'again');
 

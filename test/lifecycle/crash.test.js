@@ -8,7 +8,7 @@ test('kill -9 of a worker: replaced in the same slot, serving again', async (t) 
   const port = await freePort();
   box.fixture('http-server.js');
   const eco = box.write('eco.yml', `apps:\n  - name: web\n    script: http-server.js\n    instances: 2\n    env: { PORT: ${port} }\n`);
-  assert.equal((await box.cli(['start', eco])).code, 0);
+  await box.start(eco);
   const ev = await watchEvents(box, t);
   const before = (await lsJson(box)).apps[0].workers;
   process.kill(before[1].pid, 'SIGKILL');
@@ -61,7 +61,7 @@ apps:
     min_uptime: 100ms
     stop_exit_codes: [7]
 `);
-  assert.equal((await box.cli(['start', eco])).code, 0);
+  await box.start(eco);
   const w = await watchEvents(box, t);
   const once = await w.waitFor((e) => e.app === 'once' && e.state === 'stopped', 30000, 'once stopped');
   assert.match(once.reason, /autorestart is off/);

@@ -25,8 +25,7 @@ apps:
     env: { PORT: ${p2} }
 `);
   const started = Date.now();
-  const r = await box.cli(['start', eco]);
-  assert.equal(r.code, 0, r.stderr);
+  await box.start(eco);
   assert.ok(Date.now() - started >= 400, 'start waited for the warm-up');
   assert.match((await httpGet(p1)).body, /^ready-api slot=[01] superd=true$/);
   assert.equal((await httpGet(p2)).body, 'pm2-style');

@@ -18,8 +18,7 @@ apps:
     ready_on: ready
     env: { LINES: 20000, ERR_EVERY: 1000 }
 `);
-  const r = await box.cli(['start', eco]);
-  assert.equal(r.code, 0, r.stderr);
+  await box.start(eco);
   // ready() comes after the last write: every line is on disk now.
   const out = path.join(box.home, 'logs', 'flood-out.log');
   const err = path.join(box.home, 'logs', 'flood-err.log');
@@ -67,8 +66,7 @@ apps:
     disable_logs: true
     env: { LINES: 100 }
 `);
-  const r = await box.cli(['start', eco]);
-  assert.equal(r.code, 0, r.stderr);
+  await box.start(eco);
   const dir = path.join(box.home, 'logs');
   assert.deepEqual(fs.readdirSync(dir).sort(), ['split-err-0.log', 'split-err-1.log', 'split-out-0.log', 'split-out-1.log']);
   for (const s of [0, 1]) {

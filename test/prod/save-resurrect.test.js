@@ -24,8 +24,7 @@ apps:
     ready_on: spawn
     min_uptime: 200ms
 `);
-  const r = await box.cli(['start', eco]);
-  assert.equal(r.code, 0, r.stderr);
+  await box.start(eco);
   return { port, eco };
 }
 

@@ -20,8 +20,7 @@ async function setup(t, opts) {
   const port = await freePort();
   box.fixture('versioned.cjs');
   const file = box.write('eco.yml', eco(port, opts));
-  const r = await box.cli(['start', file]);
-  assert.equal(r.code, 0, r.stderr);
+  await box.start(file);
   return { box, port, file, setVersion: (version, more) => box.write('eco.yml', eco(port, { ...opts, version, ...more })) };
 }
 
@@ -160,7 +159,7 @@ apps:
     env: { PORT: ${p2}, VERSION: ${v} }
 `;
   const file = box.write('eco.yml', two('v1'));
-  assert.equal((await box.cli(['start', file])).code, 0);
+  await box.start(file);
   box.write('eco.yml', two('v2'));
   const r = await box.cli(['reload', 'all']);
   assert.equal(r.code, 0, r.stderr);

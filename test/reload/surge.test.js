@@ -42,8 +42,7 @@ test('surge reload', async (t) => {
   async function app(name, opts) {
     const port = await freePort();
     const file = box.write(`${name}.yml`, eco(name, port, opts));
-    const r = await box.cli(['start', file]);
-    assert.equal(r.code, 0, r.stderr);
+    await box.start(file);
     return { port, setVersion: (version, more = {}) => box.write(`${name}.yml`, eco(name, port, { ...opts, version, ...more })) };
   }
   const pidsOf = async (name) => (await lsJson(box)).apps.find((a) => a.name === name).workers.map((w) => w.pid);

@@ -30,7 +30,7 @@ for (const keepAlive of [false, true]) {
     const port = await freePort();
     box.fixture('versioned.cjs');
     const file = box.write('eco.yml', eco(port, 'v1'));
-    assert.equal((await box.cli(['start', file])).code, 0);
+    await box.start(file);
     const [old0] = (await lsJson(box)).apps[0].workers.map((w) => w.pid);
     const events = await watchEvents(box, t, ['reload', 'worker']);
 
@@ -58,7 +58,7 @@ test('wait_ready: a crash restart beside a ready worker gets no request before r
   const port = await freePort();
   box.fixture('versioned.cjs');
   const file = box.write('eco.yml', eco(port, 'v1'));
-  assert.equal((await box.cli(['start', file])).code, 0);
+  await box.start(file);
   const [old0] = (await lsJson(box)).apps[0].workers.map((w) => w.pid);
   const events = await watchEvents(box, t, ['worker']);
 
@@ -92,7 +92,7 @@ apps:
     probation: 200ms
     env: { PORT: ${port}, WARMUP_MS: 800 }
 `);
-  assert.equal((await box.cli(['start', file])).code, 0);
+  await box.start(file);
   const events = await watchEvents(box, t, ['reload']);
   const load = startLoad({ port, connections: 4, keepAlive: false, maxRequests: 200000, maxMs: 60000 });
   t.after(() => load.stop());

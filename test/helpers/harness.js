@@ -272,6 +272,19 @@ export async function watchEvents(box, t, topics = ['worker']) {
 }
 
 /**
+ * What `super describe <app> --json` prints (the daemon's `describe` reply, unshaped), asked
+ * in-process like lsJson. The CLI's own describe --json is checked in test/lifecycle/basic.test.js.
+ */
+export async function describeJson(box, app) {
+  const client = await connect(box.home);
+  try {
+    return JSON.parse(JSON.stringify((await client.request('describe', { app })).app));
+  } finally {
+    client.close();
+  }
+}
+
+/**
  * What `super ls --json` prints, asked in-process over the control socket: the same request
  * and the same shaping (lib/ctl/render-ls.js, then a JSON round trip) without a CLI's node
  * start-up (~0.1-0.2 s of CPU), which most callers pay only to set up or poll. The CLI's own

@@ -1,7 +1,7 @@
 // Workers that stay up: crash replacement in the same slot, crash loops, exit policies.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { sandbox, freePort, httpGet, lsJson, watchEvents } from '../helpers/harness.js';
+import { sandbox, freePort, httpGet, lsJson, watchEvents, describeJson } from '../helpers/harness.js';
 
 test('kill -9 of a worker: replaced in the same slot, serving again', async (t) => {
   const box = await sandbox(t);
@@ -39,7 +39,7 @@ test('a crash loop ends errored with its restart count and exit code', async (t)
   const ls = await lsJson(box);
   assert.equal(ls.apps[0].status, 'errored');
   assert.deepEqual(ls.apps[0].workers.map((w) => [w.status, w.restarts, w.pid]), [['errored', 3, null]]);
-  const d = JSON.parse((await box.cli(['describe', 'boom', '--json'])).stdout);
+  const d = await describeJson(box, 'boom');
   assert.equal(d.workers[0].last_exit.code, 3);
   assert.match(d.last_stderr, /failing on purpose/);
 });

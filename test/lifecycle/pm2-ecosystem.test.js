@@ -4,7 +4,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { sandbox, freePort, httpGet, lsJson, watchEvents } from '../helpers/harness.js';
+import { sandbox, freePort, httpGet, lsJson, watchEvents, describeJson } from '../helpers/harness.js';
 import { startLoad } from '../../bench/lib/strict-client.js';
 
 const SERVER = `const http = require('http');
@@ -172,7 +172,7 @@ export default { apps: [{ name: 'mjs', script: path.resolve('server.cjs'), env: 
     await box.start(file);
     const load = startLoad({ port: cron, connections: 4, keepAlive: true, maxMs: 60000 });
     t.after(() => load.stop());
-    const describe = JSON.parse((await box.cli(['describe', 'cron', '--json'])).stdout);
+    const describe = await describeJson(box, 'cron');
     assert.equal(describe.cron_restart.pattern, '*/3 * * * * *');
     assert.ok(Date.parse(describe.cron_restart.next) > Date.now() - 1000, describe.cron_restart.next);
     const done = (n) => (e) => e.app === 'cron' && e.step === 'done' && events.seen.filter((x) => x.app === 'cron' && x.step === 'done').length >= n;

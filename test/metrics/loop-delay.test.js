@@ -2,7 +2,7 @@
 // ls --json / describe / ls carry every metric.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { sandbox, freePort, httpGet, lsJson } from '../helpers/harness.js';
+import { sandbox, freePort, httpGet, lsJson, describeJson } from '../helpers/harness.js';
 import { watchMetrics } from '../helpers/metrics.js';
 
 test('a 300 ms event-loop block shows in the worker\'s metrics (max and p99), then goes away', async (t) => {
@@ -68,7 +68,7 @@ test('ls --json, describe and ls show every metric of each worker', async (t) =>
   assert.ok(typeof w.metrics.elu === 'number' && w.metrics.elu >= 0 && w.metrics.elu <= 1, `elu is a fraction: ${w.metrics.elu}`);
   assert.ok(w.metrics.resources.PipeWrap >= 1, `the IPC channel is an active resource: ${JSON.stringify(w.metrics.resources)}`);
 
-  const d = JSON.parse((await box.cli(['describe', 'lab', '--json'])).stdout);
+  const d = await describeJson(box, 'lab');
   for (const x of d.workers) assert.deepEqual(Object.keys(x.metrics ?? {}).sort(), Object.keys(w.metrics).sort(), 'describe --json carries every metric');
   const human = (await box.cli(['describe', 'lab'])).stdout;
   assert.match(human, /^health:\n  #0 loop p50\/p99\/max \S+\/\S+\/\S+, elu [\d.]+, heap \S+\/\S+, 1 process\(es\), http [\d.]+ req\/s.*active: .*PipeWrap 1/m);

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import http from 'node:http';
-import { sandbox, freePort, httpGet, lsJson } from '../helpers/harness.js';
+import { sandbox, freePort, httpGet, lsJson, describeJson } from '../helpers/harness.js';
 import { makeIgnore, DEFAULT_IGNORE } from '../../lib/master/watch/watch-ignore.js';
 
 /** Subscribes to watch and worker events; waitFor(pred) over everything seen so far. */
@@ -164,7 +164,7 @@ test('super watch <app> on|off, and super start --watch', async (t) => {
   assert.equal(r.code, 0, r.stderr);
   const ev = await events(box, t);
   await watchReady(box, ev, 'web');
-  const d = JSON.parse((await box.cli(['describe', 'web', '--json'])).stdout);
+  const d = await describeJson(box, 'web');
   assert.deepEqual(d.config.watch, [box.dir]);
 
   const off = await box.cli(['watch', 'web', 'off']);

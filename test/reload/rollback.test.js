@@ -4,7 +4,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { sandbox, freePort, httpGet, lsJson, alive, watchEvents } from '../helpers/harness.js';
-import { startLoad } from '../../bench/lib/strict-client.js';
+import { startLoad } from '../helpers/load.js';
 
 // listen_timeout is short only where the test waits for it (a version that never
 // listens); elsewhere a slow machine's boot must not count as a failure.

@@ -6,7 +6,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { sandbox, freePort, lsJson, watchEvents, FIXTURES } from '../helpers/harness.js';
-import { startLoad } from '../../bench/lib/strict-client.js';
+import { startLoad } from '../helpers/load.js';
 
 // The replacement warms up this long after listening; it answers 503 meanwhile.
 const WARM_MS = 1000;

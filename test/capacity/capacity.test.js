@@ -122,7 +122,7 @@ test('super capacity', async (t) => {
       if (signal === 'SIGINT') assert.equal(end.code, 130, stderr);
       assert.deepEqual(await waitGone(copyPids, 15000), []);
       const deadline = Date.now() + 15000;
-      while ((await lsJson(box)).apps.some((a) => a.name === 'svc~capacity') && Date.now() < deadline);
+      while ((await lsJson(box)).apps.some((a) => a.name === 'svc~capacity') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
       await untouched();
     });
   }

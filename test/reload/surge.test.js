@@ -88,7 +88,10 @@ test('surge reload', async (t) => {
     const reload = box.cli(['reload', 'flaky']).finally(() => (reloading = false));
     // While it runs, every `ls` answer shows 4 workers online, each alive.
     const answers = [];
-    for (let i = 0; i < 40 && reloading; i++) answers.push((await lsJson(box)).apps.find((a) => a.name === 'flaky').workers);
+    for (let i = 0; i < 400 && reloading; i++) {
+      answers.push((await lsJson(box)).apps.find((a) => a.name === 'flaky').workers);
+      await new Promise((r) => setTimeout(r, 50)); // ls is answered in-process in ms: sample the whole reload
+    }
     const r = await reload;
     const res = await load.stop();
     assert.ok(answers.length > 0);

@@ -15,10 +15,11 @@ import net from 'node:net';
 
 /**
  * Starts load on host:port; stops by itself after `maxRequests` or `maxMs`, or when
- * stop() is called. stop() resolves with the result:
+ * stop() is called. `pauseMs` > 0: each connection waits that long after each answer
+ * (a steady stream for tests, instead of all the CPU there is). stop() resolves with the result:
  * {sent, ok, non2xx, failed, errors: {cause: n}, statuses: {code: n}, buckets: [ok per bucketMs], ms}
  */
-export function startLoad({ host = '127.0.0.1', port, path = '/', connections = 10, keepAlive = true, maxRequests = Infinity, maxMs = 60000, timeout = 10000, bucketMs = 100, observer = null }) {
+export function startLoad({ host = '127.0.0.1', port, path = '/', connections = 10, keepAlive = true, maxRequests = Infinity, maxMs = 60000, timeout = 10000, bucketMs = 100, pauseMs = 0, observer = null }) {
   const t0 = Date.now();
   const r = { sent: 0, ok: 0, non2xx: 0, failed: 0, errors: {}, statuses: {}, buckets: [] };
   let stopped = false;
@@ -64,6 +65,7 @@ export function startLoad({ host = '127.0.0.1', port, path = '/', connections = 
         } else {
           r.non2xx++;
         }
+        if (pauseMs > 0) await new Promise((res) => setTimeout(res, pauseMs));
         if (res.close || !keepAlive) break;
       }
       sock.destroy();

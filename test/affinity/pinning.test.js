@@ -3,7 +3,7 @@
 // CPUs across crash restarts and scale-ups.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { sandbox, freePort, httpGet, lsJson, watchEvents } from '../helpers/harness.js';
+import { sandbox, freePort, httpGet, lsJson, watchEvents, describeJson } from '../helpers/harness.js';
 import { ALLOWED, ALL, masksOf } from '../helpers/cpus.js';
 
 const skip = ALLOWED.length < 2 ? 'needs at least 2 CPUs' : false;
@@ -84,7 +84,7 @@ apps:
   const d = await box.cli(['describe', 'web']);
   assert.match(d.stdout, new RegExp(`#0 CPUs: ${a} \\(pinned\\)`));
   assert.match(d.stdout, new RegExp(`#1 CPUs: ${b} \\(pinned\\)`));
-  const dj = JSON.parse((await box.cli(['describe', 'web', '--json'])).stdout);
+  const dj = await describeJson(box, 'web');
   assert.deepEqual(dj.workers.map((w) => w.cpus), [String(a), String(b)]);
 
   // kill -9 of slot 1: the replacement is slot 1 again, on slot 1's CPU.
@@ -104,8 +104,7 @@ test('a per-slot map pins the slots it names and leaves the others on every CPU'
   box.fixture('threads.js');
   const b = ALLOWED[1];
   const eco = box.write('eco.yml', `apps:\n  - name: web\n    script: threads.js\n    instances: 2\n    cpu_affinity:\n      1: "${b}"\n    env: { PORT: ${port} }\n`);
-  const r = await box.cli(['start', eco]);
-  assert.equal(r.code, 0, r.stderr);
+  await box.start(eco);
   const web = (await lsJson(box)).apps[0].workers;
   assert.deepEqual(web.map((w) => [w.cpus, w.pinned]), [[ALL, false], [String(b), true]]);
   assert.deepEqual(masksOf(web[0].pid).masks, [ALL]);
@@ -165,7 +164,7 @@ apps:
   const crowd = ls.apps.find((x) => x.name === 'crowd').workers;
   assert.deepEqual(crowd.map((w) => w.cpus), [...ALLOWED, ALLOWED[0]].map(String), 'spread wraps around');
   for (const w of crowd) assert.deepEqual(masksOf(w.pid).masks, [w.cpus]);
-  const d = JSON.parse((await box.cli(['describe', 'free', '--json'])).stdout);
+  const d = await describeJson(box, 'free');
   assert.equal(d.daemon_cpus, String(ALLOWED[0]));
   const sc = await box.cli(['scale', 'crowd', '+1']);
   assert.equal(sc.code, 0, sc.stderr);
@@ -179,6 +178,6 @@ apps:
 
   // `instances: max` still counts the CPUs the daemon started with, not its own pin.
   const eco2 = box.write('eco2.yml', `apps:\n  - name: wide\n    script: threads.js\n    instances: max\n    env: { PORT: ${await freePort()} }\n`);
-  assert.equal((await box.cli(['start', eco2])).code, 0);
+  await box.start(eco2);
   assert.equal((await lsJson(box)).apps.find((x) => x.name === 'wide').workers.length, ALLOWED.length);
 });

@@ -2,7 +2,7 @@
 // reload that changes cpu_affinity (or the daemon's own daemon.cpu_affinity) applies the new sets.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { sandbox, freePort, lsJson } from '../helpers/harness.js';
+import { sandbox, freePort, lsJson, describeJson } from '../helpers/harness.js';
 import { ALLOWED, ALL, masksOf } from '../helpers/cpus.js';
 
 const skip = ALLOWED.length < 2 ? 'needs at least 2 CPUs' : false;
@@ -14,7 +14,7 @@ test('masks survive a reload; a changed cpu_affinity applies at the reload', { s
   const [a, b] = ALLOWED;
   const eco = (affinity, version) => `apps:\n  - name: web\n    script: threads.js\n    instances: 2\n    probation: 200ms\n    cpu_affinity: ${affinity}\n    env: { PORT: ${port}, VERSION: ${version} }\n`;
   const file = box.write('eco.yml', eco('spread', 'v1'));
-  assert.equal((await box.cli(['start', file])).code, 0);
+  await box.start(file);
   const before = (await lsJson(box)).apps[0].workers;
   assert.deepEqual(before.map((w) => w.cpus), [String(a), String(b)]);
 
@@ -42,14 +42,14 @@ test('a reload applies the file\'s daemon.cpu_affinity as start does, and refuse
   const b = ALLOWED[1];
   const eco = (head, version) => `${head}apps:\n  - name: web\n    script: threads.js\n    probation: 200ms\n    env: { PORT: ${port}, VERSION: ${version} }\n`;
   const file = box.write('eco.yml', eco('', 'v1'));
-  assert.equal((await box.cli(['start', file])).code, 0);
+  await box.start(file);
   assert.deepEqual(masksOf(box.daemonPid()).masks, [ALL], 'not pinned before');
 
   box.write('eco.yml', eco(`daemon:\n  cpu_affinity: ${b}\n`, 'v2'));
   const r = await box.cli(['reload', 'web']);
   assert.equal(r.code, 0, r.stdout + r.stderr);
   assert.deepEqual(masksOf(box.daemonPid()).masks, [String(b)], 'every thread of the daemon, pinned by the reload');
-  assert.equal(JSON.parse((await box.cli(['describe', 'web', '--json'])).stdout).daemon_cpus, String(b));
+  assert.equal((await describeJson(box, 'web')).daemon_cpus, String(b));
   const web = (await lsJson(box)).apps[0].workers;
   assert.deepEqual(web.map((w) => [w.cpus, w.pinned]), [[ALL, false]]);
   assert.deepEqual(masksOf(web[0].pid).masks, [ALL], 'the replacement still gets every CPU');

@@ -4,7 +4,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { sandbox, freePort, lsJson, waitGone } from '../helpers/harness.js';
+import { sandbox, freePort, lsJson, waitGone, describeJson } from '../helpers/harness.js';
 import { ALLOWED, ALL, masksOf } from '../helpers/cpus.js';
 
 const skip = ALLOWED.length < 2 ? 'needs at least 2 CPUs' : false;
@@ -15,7 +15,7 @@ test('save keeps daemon.cpu_affinity and cpu_affinity; resurrect pins the daemon
   box.fixture('threads.js');
   const [a, b] = ALLOWED;
   const eco = box.write('eco.yml', `daemon:\n  cpu_affinity: ${b}\napps:\n  - name: web\n    script: threads.js\n    instances: 2\n    cpu_affinity: spread\n    env: { PORT: ${port} }\n`);
-  assert.equal((await box.cli(['start', eco])).code, 0);
+  await box.start(eco);
   assert.equal((await box.cli(['save'])).code, 0);
   const dump = JSON.parse(fs.readFileSync(path.join(box.home, 'dump.json'), 'utf8'));
   assert.equal(dump.daemon_cpu_affinity, String(b));
@@ -30,7 +30,7 @@ test('save keeps daemon.cpu_affinity and cpu_affinity; resurrect pins the daemon
   const web = (await lsJson(box)).apps[0].workers;
   assert.deepEqual(web.map((w) => w.cpus), [String(a), String(b)], 'spread counts every CPU, not the daemon\'s pin');
   assert.deepEqual(web.map((w) => masksOf(w.pid).masks), [[String(a)], [String(b)]]);
-  assert.equal(JSON.parse((await box.cli(['describe', 'web', '--json'])).stdout).daemon_cpus, String(b));
+  assert.equal((await describeJson(box, 'web')).daemon_cpus, String(b));
 
   // A dump naming a CPU this daemon may not use is refused, saying which.
   dump.daemon_cpu_affinity = String(ALLOWED.at(-1) + 1);

@@ -5,7 +5,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { sandbox, freePort, httpGet, lsJson } from '../helpers/harness.js';
+import { sandbox, freePort, httpGet, lsJson, describeJson } from '../helpers/harness.js';
 import { waitForLog } from '../helpers/metrics.js';
 import { ALLOWED, ALL, masksOf } from '../helpers/cpus.js';
 
@@ -33,15 +33,14 @@ async function startWeb(t, scheduling) {
   box.fixture('http-server.js');
   const head = scheduling ? `scheduling: ${scheduling}\n` : '';
   const eco = box.write('eco.yml', `${head}apps:\n  - name: web\n    script: http-server.js\n    instances: 2\n    env: { PORT: ${port} }\n`);
-  const r = await box.cli(['start', eco]);
-  assert.equal(r.code, 0, r.stderr);
+  await box.start(eco);
   const pids = (await lsJson(box)).apps[0].workers.map((w) => w.pid);
   return { box, port, pids };
 }
 
 test('scheduling: os is in force: describe says so and the workers accept from the socket themselves', async (t) => {
   const { box, port, pids } = await startWeb(t, 'os');
-  const d = JSON.parse((await box.cli(['describe', 'web', '--json'])).stdout);
+  const d = await describeJson(box, 'web');
   assert.equal(d.scheduling, 'os');
   assert.match((await box.cli(['describe', 'web'])).stdout, /scheduling os/);
   assert.deepEqual(listenHolders(port, pids).sort(), [...pids].sort(), 'each worker holds the shared listening socket');
@@ -50,7 +49,7 @@ test('scheduling: os is in force: describe says so and the workers accept from t
 
 test('round-robin (the default) is in force: only the daemon holds the listening socket', async (t) => {
   const { box, port, pids } = await startWeb(t, null);
-  assert.equal(JSON.parse((await box.cli(['describe', 'web', '--json'])).stdout).scheduling, 'round-robin');
+  assert.equal((await describeJson(box, 'web')).scheduling, 'round-robin');
   assert.deepEqual(listenHolders(port, [box.daemonPid(), ...pids]), [box.daemonPid()]);
   // and hands fresh connections to both workers in turn
   const seen = new Set();
@@ -69,12 +68,11 @@ test('a running daemon refuses another scheduling policy (restart needed) and ac
   assert.deepEqual(ls.apps[0].workers.map((w) => w.pid), pids, 'running workers untouched');
 
   const same = box.write('same.yml', `scheduling: os\napps:\n  - name: same\n    script: http-server.js\n    env: { PORT: ${await freePort()} }\n`);
-  assert.equal((await box.cli(['start', same])).code, 0);
+  await box.start(same);
   const silent = box.write('silent.yml', `apps:\n  - name: silent\n    script: http-server.js\n    env: { PORT: ${await freePort()} }\n`);
-  const s = await box.cli(['start', silent]);
-  assert.equal(s.code, 0, s.stderr);
+  await box.start(silent);
   assert.deepEqual((await lsJson(box)).apps.map((a) => [a.name, a.status]), [['web', 'online'], ['same', 'online'], ['silent', 'online']]);
-  assert.equal(JSON.parse((await box.cli(['describe', 'silent', '--json'])).stdout).scheduling, 'os');
+  assert.equal((await describeJson(box, 'silent')).scheduling, 'os');
   assert.match((await httpGet(port)).body, /app=web/);
 });
 
@@ -89,7 +87,7 @@ test('a reload re-reads the file\'s scheduling too: another policy is refused be
   const ls = await lsJson(box);
   assert.deepEqual(ls.apps[0].workers.map((w) => [w.pid, w.restarts, w.status]), pids.map((pid) => [pid, 0, 'online']), 'same workers');
   assert.equal(ls.apps[0].last_reload ?? null, null, 'no reload was recorded');
-  assert.equal(JSON.parse((await box.cli(['describe', 'web', '--json'])).stdout).scheduling, 'round-robin');
+  assert.equal((await describeJson(box, 'web')).scheduling, 'round-robin');
 
   // SIGHUP (systemd's ExecReload) takes the same path: refused, logged with its code.
   process.kill(box.daemonPid(), 'SIGHUP');
@@ -118,5 +116,5 @@ test('reload all checks every file\'s scheduling before any file pins the daemon
   assert.match(r.stderr, /E_SCHEDULING_FIXED: .*b\.yml asks for scheduling: os/);
   assert.deepEqual((await lsJson(box)).apps.map((x) => x.workers.map((w) => w.pid)), before, 'no worker replaced');
   assert.deepEqual(masksOf(box.daemonPid()).masks, daemonMask, 'the daemon was not pinned');
-  assert.equal(JSON.parse((await box.cli(['describe', 'a', '--json'])).stdout).daemon_cpus, ALL);
+  assert.equal((await describeJson(box, 'a')).daemon_cpus, ALL);
 });

@@ -31,8 +31,7 @@ test('super capacity', async (t) => {
     listen_timeout: 1s
     env: { PORT: ${deafPort} }
 `);
-  const started = await box.cli(['start', eco]);
-  assert.equal(started.code, 0, started.stderr);
+  await box.start(eco);
   const before = pidsOf(await lsJson(box));
 
   /** Asserts that no copy is listed and that the apps run the workers they ran at the start. */
@@ -128,7 +127,7 @@ test('super capacity', async (t) => {
       if (signal === 'SIGINT') assert.equal(end.code, 130, stderr);
       assert.deepEqual(await waitGone(copyPids, 15000), []);
       const deadline = Date.now() + 15000;
-      while ((await lsJson(box)).apps.some((a) => a.name === 'svc~capacity') && Date.now() < deadline);
+      while ((await lsJson(box)).apps.some((a) => a.name === 'svc~capacity') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
       await untouched();
     });
   }

@@ -71,8 +71,7 @@ apps:
     script: script.sh
     interpreter: none
 `);
-  const started = await box.cli(['start', eco]);
-  assert.equal(started.code, 0, started.stderr);
+  await box.start(eco);
   const profiles = path.join(box.home, 'profiles');
   // The stall captures come by themselves from now on; they are checked last.
   const captures = new Map(); // file -> capture, in the order seen

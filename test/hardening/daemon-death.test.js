@@ -39,7 +39,10 @@ test('SIGKILL of the daemon: blocked workers die with it, their children go at t
   // Each worker's agent has reported its loop once; then both block.
   const workersWhen = async (pred) => {
     let workers = [];
-    for (let i = 0; i < 200 && !(workers.length === 2 && workers.every(pred)); i++) workers = (await lsJson(box)).apps.flatMap((a) => a.workers);
+    for (let i = 0; i < 600 && !(workers.length === 2 && workers.every(pred)); i++) {
+      if (i) await new Promise((r) => setTimeout(r, 50));
+      workers = (await lsJson(box)).apps.flatMap((a) => a.workers);
+    }
     return workers;
   };
   assert.ok((await workersWhen((w) => w.metrics?.loop_delay_ms)).every((w) => w.metrics?.loop_delay_ms), 'both reported');

@@ -81,7 +81,7 @@ test('a refused file changes nothing that runs', async (t) => {
   const port = await freePort();
   box.fixture('http-server.js');
   const good = box.write('eco.yml', `apps:\n  - name: web\n    script: http-server.js\n    instances: 2\n    env: { PORT: ${port} }\n`);
-  assert.equal((await box.cli(['start', good])).code, 0);
+  await box.start(good);
   const before = await lsJson(box);
   const bad = box.write('eco.yml', `apps:\n  - name: web\n    script: http-server.js\n    instances: 3\n    env: { PORT: ${port} }\n  - name: web\n    script: missing.js\n`);
   const r = await box.cli(['start', bad]);

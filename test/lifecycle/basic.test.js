@@ -31,7 +31,10 @@ apps:
   const b = await httpGet(p2);
   assert.match(b.body, /^cjs slot=0 pid=\d+ argv1=.*http-server\.cjs$/m, 'the user script is process.argv[1]');
 
-  const ls = await lsJson(box);
+  // The CLI's own `ls --json` here; elsewhere lsJson asks the daemon in-process.
+  const cliLs = await box.cli(['ls', '--json']);
+  assert.equal(cliLs.code, 0, cliLs.stderr);
+  const ls = JSON.parse(cliLs.stdout);
   assert.deepEqual(ls.apps.map((x) => [x.name, x.status, x.instances, x.workers.length]), [['esm', 'online', 2, 2], ['cjs', 'online', 1, 1]]);
   const w = ls.apps[0].workers[0];
   assert.deepEqual(Object.keys(w).sort(), ['cpu', 'cpus', 'memory', 'metrics', 'pid', 'pinned', 'replacing', 'restarts', 'slot', 'stall_capture', 'status', 'uptime_ms']);
@@ -89,7 +92,7 @@ apps:
 
   // start brings a stopped app back, with the file as it is now (not an older noted change)
   box.write('eco.yml', fs.readFileSync(eco, 'utf8').replace('GREETING: pending', 'GREETING: again'));
-  assert.equal((await box.cli(['start', eco])).code, 0);
+  await box.start(eco);
   assert.match((await httpGet(p1)).body, /app=esm/);
   assert.equal(JSON.parse((await box.cli(['describe', 'esm', '--json'])).stdout).config.env.GREETING, 'again');
 

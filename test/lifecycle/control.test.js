@@ -31,7 +31,7 @@ test('malformed, unknown and oversized control messages are answered, never fata
   const port = await freePort();
   box.fixture('http-server.js');
   const eco = box.write('eco.yml', `apps:\n  - name: web\n    script: http-server.js\n    instances: 2\n    env: { PORT: ${port} }\n`);
-  assert.equal((await box.cli(['start', eco])).code, 0);
+  await box.start(eco);
   const pids = (await lsJson(box)).apps[0].workers.map((w) => w.pid);
 
   const s = await rawSession(box.home);
@@ -81,7 +81,7 @@ test('the CLI client reports an oversized request as E_FRAME_TOO_LARGE', async (
   const box = await sandbox(t);
   box.fixture('idle.js');
   const eco = box.write('eco.yml', 'apps:\n  - name: bg\n    script: idle.js\n    ready_on: spawn\n    min_uptime: 100ms\n');
-  assert.equal((await box.cli(['start', eco])).code, 0);
+  await box.start(eco);
   const client = await box.client();
   t.after(() => client.close());
   await assert.rejects(client.request('describe', { app: 'x'.repeat(MAX_FRAME) }), (err) => err.code === 'E_FRAME_TOO_LARGE' && err.exitStatus === 2);

@@ -1,14 +1,14 @@
 // Workers that stay up: crash replacement in the same slot, crash loops, exit policies.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { sandbox, freePort, httpGet, lsJson, watchEvents } from '../helpers/harness.js';
+import { sandbox, freePort, httpGet, lsJson, watchEvents, describeJson } from '../helpers/harness.js';
 
 test('kill -9 of a worker: replaced in the same slot, serving again', async (t) => {
   const box = await sandbox(t);
   const port = await freePort();
   box.fixture('http-server.js');
   const eco = box.write('eco.yml', `apps:\n  - name: web\n    script: http-server.js\n    instances: 2\n    env: { PORT: ${port} }\n`);
-  assert.equal((await box.cli(['start', eco])).code, 0);
+  await box.start(eco);
   const ev = await watchEvents(box, t);
   const before = (await lsJson(box)).apps[0].workers;
   process.kill(before[1].pid, 'SIGKILL');
@@ -40,7 +40,7 @@ test('a crash loop ends errored with its restart count and exit code', async (t)
   const ls = await lsJson(box);
   assert.equal(ls.apps[0].status, 'errored');
   assert.deepEqual(ls.apps[0].workers.map((w) => [w.status, w.restarts, w.pid]), [['errored', 3, null]]);
-  const d = JSON.parse((await box.cli(['describe', 'boom', '--json'])).stdout);
+  const d = await describeJson(box, 'boom');
   assert.equal(d.workers[0].last_exit.code, 3);
   assert.match(d.last_stderr, /failing on purpose/);
 });
@@ -62,7 +62,7 @@ apps:
     min_uptime: 100ms
     stop_exit_codes: [7]
 `);
-  assert.equal((await box.cli(['start', eco])).code, 0);
+  await box.start(eco);
   const w = await watchEvents(box, t);
   const once = await w.waitFor((e) => e.app === 'once' && e.state === 'stopped', 30000, 'once stopped');
   assert.match(once.reason, /autorestart is off/);

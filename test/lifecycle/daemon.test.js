@@ -44,7 +44,7 @@ apps:
   - name: sh
     script: script.sh
 `);
-  assert.equal((await box.cli(['start', eco])).code, 0);
+  await box.start(eco);
   const daemon = box.daemonPid();
   const workers = await workerPids(daemon);
   assert.equal(workers.length, 3);
@@ -66,7 +66,7 @@ test('SIGTERM to the daemon stops every app gracefully and exits 0', async (t) =
   const port = await freePort();
   box.fixture('http-server.js');
   const eco = box.write('eco.yml', `apps:\n  - name: web\n    script: http-server.js\n    instances: 2\n    env: { PORT: ${port} }\n`);
-  assert.equal((await box.cli(['start', eco])).code, 0);
+  await box.start(eco);
   const daemon = box.daemonPid();
   const workers = await workerPids(daemon);
   process.kill(daemon, 'SIGTERM');

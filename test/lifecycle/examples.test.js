@@ -31,8 +31,7 @@ for (const name of ['hello', 'multi-app', 'fib', 'wait-ready']) {
     const box = await sandbox(t);
     const [file, ports, env] = await withFreePorts(path.join(ROOT, 'examples', name));
     t.after(() => fs.rmSync(file, { force: true }));
-    const r = await box.cli(['start', file], { env });
-    assert.equal(r.code, 0, r.stderr);
+    await box.start(file, { env });
     const ls = await lsJson(box);
     for (const app of ls.apps) assert.ok(app.workers.every((w) => w.status === 'online'), `${app.name}: ${JSON.stringify(app.workers)}`);
     const res = await httpGet(ports[0]);

@@ -4,8 +4,8 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { sandbox, freePort, httpGet, lsJson, watchEvents } from '../helpers/harness.js';
-import { startLoad } from '../../bench/lib/strict-client.js';
+import { sandbox, freePort, httpGet, lsJson, watchEvents, describeJson } from '../helpers/harness.js';
+import { startLoad } from '../helpers/load.js';
 
 const SERVER = `const http = require('http');
 http.createServer((req, res) => res.end(JSON.stringify({
@@ -134,8 +134,7 @@ export default { apps: [{ name: 'mjs', script: path.resolve('server.cjs'), env: 
   { name: 'as-root', script: 'server.cjs', exec_mode: 'fork', env: { PORT: ${await freePort()} } },
 ] };
 `);
-    const r = await box.cli(['start', file]);
-    assert.equal(r.code, 0, r.stderr);
+    await box.start(file);
     const uidOf = (pid) => Number(/^Uid:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))[1]);
     const nobody = Number(fs.readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.startsWith('nobody:')).split(':')[2]);
     assert.equal(uidOf((await json(forkPort)).pid), nobody);
@@ -171,11 +170,10 @@ export default { apps: [{ name: 'mjs', script: path.resolve('server.cjs'), env: 
   cron_restart: '*/3 * * * * *', probation: '200ms', env: { PORT: ${cron} } }] };
 `);
     const events = await watchEvents(box, t, ['reload']);
-    const r = await box.cli(['start', file]);
-    assert.equal(r.code, 0, r.stderr);
+    await box.start(file);
     const load = startLoad({ port: cron, connections: 4, keepAlive: true, maxMs: 60000 });
     t.after(() => load.stop());
-    const describe = JSON.parse((await box.cli(['describe', 'cron', '--json'])).stdout);
+    const describe = await describeJson(box, 'cron');
     assert.equal(describe.cron_restart.pattern, '*/3 * * * * *');
     assert.ok(Date.parse(describe.cron_restart.next) > Date.now() - 1000, describe.cron_restart.next);
     const done = (n) => (e) => e.app === 'cron' && e.step === 'done' && events.seen.filter((x) => x.app === 'cron' && x.step === 'done').length >= n;

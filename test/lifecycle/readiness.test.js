@@ -4,7 +4,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { sandbox, freePort, httpGet, lsJson, FIXTURES } from '../helpers/harness.js';
+import { sandbox, freePort, httpGet, lsJson, FIXTURES, describeJson } from '../helpers/harness.js';
 
 test('wait_ready: start returns after ready() (superd/worker) and process.send("ready")', async (t) => {
   const box = await sandbox(t);
@@ -25,8 +25,7 @@ apps:
     env: { PORT: ${p2} }
 `);
   const started = Date.now();
-  const r = await box.cli(['start', eco]);
-  assert.equal(r.code, 0, r.stderr);
+  await box.start(eco);
   assert.ok(Date.now() - started >= 400, 'start waited for the warm-up');
   assert.match((await httpGet(p1)).body, /^ready-api slot=[01] superd=true$/);
   assert.equal((await httpGet(p2)).body, 'pm2-style');
@@ -40,7 +39,7 @@ test('a worker that never becomes ready is reported, kept, and flagged', async (
   const r = await box.cli(['start', eco]);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stderr, /super: warning: quiet#0 did not become ready within listen_timeout \(600 ms, ready_on: listen\); it is kept running\. Apps that never listen need ready_on: spawn\./);
-  const d = JSON.parse((await box.cli(['describe', 'quiet', '--json'])).stdout);
+  const d = await describeJson(box, 'quiet');
   assert.equal(d.workers[0].status, 'online');
   assert.equal(d.workers[0].not_ready, true);
 });

@@ -8,7 +8,7 @@ test('scale up, down, relative, and refusals', async (t) => {
   const port = await freePort();
   box.fixture('http-server.js');
   const eco = box.write('eco.yml', `apps:\n  - name: web\n    script: http-server.js\n    env: { PORT: ${port} }\n`);
-  assert.equal((await box.cli(['start', eco])).code, 0);
+  await box.start(eco);
 
   let r = await box.cli(['scale', 'web', '4']);
   assert.equal(r.code, 0, r.stderr);

@@ -11,7 +11,7 @@ test('an app that ignores signals is SIGKILLed after kill_timeout', async (t) =>
   const port = await freePort();
   box.fixture('ignores-signals.js');
   const eco = box.write('eco.yml', `apps:\n  - name: stubborn\n    script: ignores-signals.js\n    kill_timeout: 700ms\n    env: { PORT: ${port} }\n`);
-  assert.equal((await box.cli(['start', eco])).code, 0);
+  await box.start(eco);
   const ev = await watchEvents(box, t);
   const [w] = (await lsJson(box)).apps[0].workers;
   const r = await box.cli(['stop', 'stubborn']);
@@ -26,7 +26,7 @@ test('stop reaps the processes a worker started (no orphans)', async (t) => {
   const port = await freePort();
   box.fixture('spawns-children.js');
   const eco = box.write('eco.yml', `apps:\n  - name: parent\n    script: spawns-children.js\n    kill_timeout: 1s\n    env: { PORT: ${port} }\n`);
-  assert.equal((await box.cli(['start', eco])).code, 0);
+  await box.start(eco);
   const [w] = (await lsJson(box)).apps[0].workers;
   const group = groupPids(w.pid);
   assert.equal(group.length, 3, `worker + 2 sleeps in one group: ${group}`);
@@ -38,8 +38,7 @@ test('exec_mode fork runs a non-Node executable, one child per instance', async 
   const box = await sandbox(t);
   box.fixture('script.sh');
   const eco = box.write('eco.yml', `apps:\n  - name: sh\n    script: script.sh\n    instances: 2\n    min_uptime: 200ms\n    out_file: ${path.join(box.dir, 'sh.out')}\n`);
-  const r = await box.cli(['start', eco]);
-  assert.equal(r.code, 0, r.stderr);
+  await box.start(eco);
   const ls = await lsJson(box);
   assert.deepEqual(ls.apps[0].workers.map((w) => [w.slot, w.status]), [[0, 'online'], [1, 'online']]);
   const pids = ls.apps[0].workers.map((w) => w.pid);
@@ -65,7 +64,7 @@ test('stop finishes an in-flight request before the worker goes', async (t) => {
 process.on('SIGUSR2', () => pending.splice(0).forEach((r) => r.end('done')));
 require('node:http').createServer((q, r) => { r.flushHeaders(); pending.push(r); }).listen(${port}, '127.0.0.1');`);
   const eco = box.write('eco.yml', `apps:\n  - name: slow\n    script: slow.js\n    kill_timeout: 5s\n`);
-  assert.equal((await box.cli(['start', eco])).code, 0);
+  await box.start(eco);
   const ev = await watchEvents(box, t);
   const res = await new Promise((resolve, reject) => http.get({ host: '127.0.0.1', port, agent: false }, resolve).on('error', reject));
   const body = text(res);

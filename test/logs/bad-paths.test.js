@@ -69,8 +69,7 @@ apps:
     out_file: /dev/full
     env: { LINES: 5000, ERR_EVERY: 1000 }
 `);
-  const r = await box.cli(['start', eco]);
-  assert.equal(r.code, 0, r.stderr);
+  await box.start(eco);
   const logFile = path.join(box.home, 'daemon.log');
   const failures = () => fs.readFileSync(logFile, 'utf8').split('\n').filter((l) => l.includes('log write failed'));
   await eventually(() => failures().length > 0, { what: 'the write failure in daemon.log' });
@@ -103,7 +102,7 @@ apps:
     out_file: ${JSON.stringify(path.join(small, 'out.log'))}
     env: { PORT: ${port} }
 `);
-  assert.equal((await box.cli(['start', eco])).code, 0);
+  await box.start(eco);
   const filler = path.join(small, 'filler');
   fs.writeFileSync(filler, Buffer.alloc(60 * 1024)); // leaves a few KiB
   await httpGet(port, '/write?n=400'); // ~25 KB of lines: the disk fills up

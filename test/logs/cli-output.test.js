@@ -22,7 +22,7 @@ test('super logs colours lines on a terminal, not with NO_COLOR, not in a pipe',
   const box = await sandbox(t);
   box.fixture('log-writer.js');
   const eco = box.write('eco.yml', 'apps:\n  - name: web\n    script: log-writer.js\n    ready_on: ready\n    env: { LINES: 4, ERR_EVERY: 2 }\n');
-  assert.equal((await box.cli(['start', eco])).code, 0);
+  await box.start(eco);
   const env = { NO_COLOR: '' }; // the harness sets NO_COLOR=1; an empty one means unset
 
   const coloured = await inTerminal(box, ['logs', 'web', '--lines', '2'], env);
@@ -47,7 +47,7 @@ test('super logs -f whose output is not read for a while says how many lines it 
   const port = await freePort();
   box.fixture('log-writer.js');
   const eco = box.write('eco.yml', `apps:\n  - name: web\n    script: log-writer.js\n    env: { PORT: ${port}, PAD: 200 }\n`);
-  assert.equal((await box.cli(['start', eco])).code, 0);
+  await box.start(eco);
   await httpGet(port, '/write?n=1'); // line 0: its tail tells us the CLI follows
 
   const child = spawn(process.execPath, [SUPER, 'logs', 'web', '--out', '-f', '--lines', '1'], { env: { ...process.env, SUPER_HOME: box.home, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -47,8 +47,7 @@ test('super daemon --log-to stderr: the daemon\'s events on stderr with journal 
     check();
   });
   await seen(/"msg":"daemon ready"/);
-  const r = await box.cli(['start', eco]);
-  assert.equal(r.code, 0, r.stderr);
+  await box.start(eco);
   await seen(/web#0 starting -> online/);
   const exited = new Promise((resolve) => d.once('exit', (code) => resolve(code)));
   d.kill('SIGTERM');

@@ -34,7 +34,7 @@ http.createServer((req, res) => {
 }).listen(Number(process.env.PORT), '127.0.0.1');
 `);
   const eco = box.write('eco.yml', `apps:\n  - name: web\n    script: exits.js\n    env: { PORT: ${port} }\n`);
-  assert.equal((await box.cli(['start', eco])).code, 0);
+  await box.start(eco);
   const ev = await watchEvents(box, t);
   const first = (await lsJson(box)).apps[0].workers[0].pid;
 
@@ -84,7 +84,7 @@ apps:
     min_uptime: 0
     restart_delay: 50ms
 `);
-  assert.equal((await box.cli(['start', eco])).code, 0, 'started');
+  await box.start(eco);
   const ev = await watchEvents(box, t);
   const log = path.join(box.home, 'daemon.log');
   // The daemon checks daemon.log's size every 5 s: wait for the first rotation, then for

@@ -15,7 +15,7 @@ apps:
     script: log-writer.js
     env: { PORT: ${port} }
 `);
-  assert.equal((await box.cli(['start', eco])).code, 0);
+  await box.start(eco);
   await httpGet(port, '/write?n=30');
   const f = followCli(box, ['web', '-f', '--lines', '5'], t);
   await f.until((l) => l.includes(' 0000029 '));
@@ -42,7 +42,7 @@ apps:
     script: log-writer.js
     env: { PORT: ${port}, PAD: 200 }
 `);
-  assert.equal((await box.cli(['start', eco])).code, 0);
+  await box.start(eco);
   const client = await box.client();
   t.after(() => client.close());
   let lines = 0;
@@ -93,7 +93,7 @@ apps:
     merge_logs: false
     env: { PORT: ${port} }
 `);
-  assert.equal((await box.cli(['start', eco])).code, 0);
+  await box.start(eco);
   const client = await box.client();
   t.after(() => client.close());
   const got = [];

@@ -29,7 +29,7 @@ apps:
     env: { LINES: 20 }
 `);
   const before = Date.now();
-  assert.equal((await box.cli(['start', eco])).code, 0);
+  await box.start(eco);
   const read = (name) => fs.readFileSync(path.join(box.home, 'logs', `${name}-out.log`), 'utf8').trimEnd().split('\n');
   const parse = compileParser('YYYY-MM-DD HH:mm:ss.SSS ZZ');
   for (const l of read('fmt')) {

@@ -45,8 +45,7 @@ apps:
     env: { LINES: 1500, PORT: ${port} }
 `);
   const before = Date.now();
-  const started = await box.cli(['start', eco]);
-  assert.equal(started.code, 0, started.stderr);
+  await box.start(eco);
   const logs = path.join(box.home, 'logs');
   await waitLines(path.join(logs, 'pm-err.log'), 1, 'pm');
   const pid = JSON.parse((await box.cli(['ls', '--json'])).stdout).apps.find((a) => a.name === 'pj').workers[0].pid;

@@ -38,8 +38,7 @@ apps:
     ready_on: ready
     env: { LINES: 5000 }
 `);
-  const r = await box.cli(['start', eco]);
-  assert.equal(r.code, 0, r.stderr);
+  await box.start(eco);
   // ready() comes after the last write: every line is on disk now.
   const text = fs.readFileSync(path.join(box.home, 'logs', 'pieces-out.log'), 'utf8');
   assert.ok(text.endsWith('\n'), 'the file ends with a whole line');

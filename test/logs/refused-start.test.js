@@ -25,8 +25,7 @@ test('a start refused with E_SCHEDULING_FIXED creates no log file, leaves daemon
   const box = await sandbox(t);
   box.fixture('idle.js');
   const first = box.write('os.yml', 'scheduling: os\napps:\n  - name: first\n    script: idle.js\n    ready_on: spawn\n');
-  const r1 = await box.cli(['start', first]);
-  assert.equal(r1.code, 0, r1.stderr);
+  await box.start(first);
 
   const controlPort = await freePort();
   const pin = ALLOWED.length >= 2 ? `daemon:\n  cpu_affinity: ${ALLOWED[1]}\n` : '';
@@ -45,8 +44,7 @@ test('a start refused with E_SCHEDULING_FIXED creates no log file, leaves daemon
   // A file the daemon accepts sets the rotation, and says so in daemon.log: the only
   // rotation ever set is that one, not the refused file's 1K.
   const accepted = box.write('ok.yml', 'scheduling: os\nlogs:\n  max_size: 2M\n  retain: 3\napps:\n  - name: second\n    script: idle.js\n    ready_on: spawn\n');
-  const r3 = await box.cli(['start', accepted]);
-  assert.equal(r3.code, 0, r3.stderr);
+  await box.start(accepted);
   await eventually(() => rotationLines(box.home).length > 0, { what: 'the rotation line in daemon.log' });
   assert.deepEqual(rotationLines(box.home).map((r) => [r.max_size, r.retain, r.file]), [[2 * 1024 * 1024, 3, accepted]]);
   assert.ok(fs.existsSync(path.join(logs, 'second-out.log')), 'an accepted start creates its log files');

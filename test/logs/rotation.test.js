@@ -23,8 +23,7 @@ apps:
     log_retain: 100
     env: { LINES: 25000 }
 `);
-  const r = await box.cli(['start', eco]);
-  assert.equal(r.code, 0, r.stderr);
+  await box.start(eco);
   const out = path.join(box.home, 'logs', 'rot-out.log');
   // Wait until rotation is over: the current file is below the limit (no rotation to come)
   // and no plain rotated file is left (none being compressed). Reading the files while the
@@ -50,7 +49,7 @@ apps:
     log_retain: 2
     env: { PORT: ${port}, PAD: 1000 }
 `);
-  assert.equal((await box.cli(['start', eco])).code, 0);
+  await box.start(eco);
   const dir = path.join(box.home, 'logs');
   const rotated = () => fs.readdirSync(dir).filter((n) => /^keep2-out\.log\.\d+$/.test(n)).sort();
   // 5 rounds of ~25 KB, each followed by its rotation
@@ -74,7 +73,7 @@ apps:
     instances: 2
     env: { PORT: ${port} }
 `);
-  assert.equal((await box.cli(['start', eco])).code, 0);
+  await box.start(eco);
   const out = path.join(box.home, 'logs', 'web-out.log');
   await httpGet(port, '/write?n=100');
   await httpGet(port, '/write?n=100');
@@ -117,7 +116,7 @@ apps:
     log_max_size: 4K
     log_retain: 10
 `);
-  assert.equal((await box.cli(['start', eco])).code, 0);
+  await box.start(eco);
   const out = path.join(box.home, 'logs', 'sh-out.log');
   await eventually(() => fs.existsSync(`${out}.1`), { what: 'a rotation' });
   const first = allLines(out).lines;
@@ -142,7 +141,7 @@ apps:
     log_max_size: 10K
     env: { PORT: ${port}, PAD: 1000 }
 `);
-  assert.equal((await box.cli(['start', eco])).code, 0);
+  await box.start(eco);
   const out = path.join(box.home, 'logs', 'web-out.log');
   await httpGet(port, '/write?n=12');
   await eventually(() => fs.existsSync(`${out}.1`) && fs.statSync(out).size === 0, { what: 'a rotation' });
@@ -162,7 +161,7 @@ apps:
     exec_mode: fork
     env: { PORT: ${port} }
 `);
-  assert.equal((await box.cli(['start', eco])).code, 0);
+  await box.start(eco);
   const out = path.join(box.home, 'logs', 'fk-out.log');
   await eventually(async () => (await httpGet(port, '/write?n=5').catch(() => null)) !== null, { what: 'the fork-mode app listening' });
   fs.renameSync(out, `${out}.moved`);

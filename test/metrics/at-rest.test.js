@@ -33,7 +33,7 @@ test('at rest: an unwatched idle worker wakes nothing, ls asks it, unresponsive_
     `    env: { PORT: ${stuckPort} }`,
     '',
   ].join('\n'));
-  assert.equal((await box.cli(['start', eco])).code, 0);
+  await box.start(eco);
   const pid = Number(fs.readFileSync(pidFile, 'utf8'));
 
   await t.test('an idle worker nobody watches is not woken by its agent', async () => {

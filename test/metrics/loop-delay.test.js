@@ -2,7 +2,7 @@
 // ls --json / describe / ls carry every metric.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { sandbox, freePort, httpGet, lsJson } from '../helpers/harness.js';
+import { sandbox, freePort, httpGet, lsJson, describeJson } from '../helpers/harness.js';
 import { watchMetrics } from '../helpers/metrics.js';
 
 test('a 300 ms event-loop block shows in the worker\'s metrics (max and p99), then goes away', async (t) => {
@@ -10,7 +10,7 @@ test('a 300 ms event-loop block shows in the worker\'s metrics (max and p99), th
   const port = await freePort();
   box.fixture('loop-lab.js');
   const eco = box.write('eco.yml', `metrics: { interval: 300ms }\napps:\n  - name: lab\n    script: loop-lab.js\n    env: { PORT: ${port} }\n`);
-  assert.equal((await box.cli(['start', eco])).code, 0);
+  await box.start(eco);
   const m = await watchMetrics(box, t);
   // Before the block: a calm report (start-up on a busy machine may be slow; wait it out).
   await m.waitFor((w) => w.metrics?.loop_delay_ms && w.metrics.loop_delay_ms.max < 250, 30000, 'a calm report');
@@ -32,7 +32,7 @@ test('a block that starts right after a report shows in the next one (max and p9
   const port = await freePort();
   box.fixture('loop-lab.js');
   const eco = box.write('eco.yml', `metrics: { interval: 300ms }\napps:\n  - name: lab\n    script: loop-lab.js\n    metrics_interval: 300ms\n    env: { PORT: ${port} }\n`);
-  assert.equal((await box.cli(['start', eco])).code, 0);
+  await box.start(eco);
   const m = await watchMetrics(box, t);
   await m.waitFor((w) => w.metrics?.loop_delay_ms && w.metrics.loop_delay_ms.max < 250, 30000, 'a calm report');
   for (let round = 0; round < 2; round++) {
@@ -49,7 +49,7 @@ test('ls --json, describe and ls show every metric of each worker', async (t) =>
   const port = await freePort();
   box.fixture('loop-lab.js');
   const eco = box.write('eco.yml', `metrics: { interval: 250ms }\napps:\n  - name: lab\n    script: loop-lab.js\n    instances: 2\n    env: { PORT: ${port} }\n`);
-  assert.equal((await box.cli(['start', eco])).code, 0);
+  await box.start(eco);
   const m = await watchMetrics(box, t);
   // Requests in a steady trickle until a report counts them.
   let stop = false;
@@ -68,7 +68,7 @@ test('ls --json, describe and ls show every metric of each worker', async (t) =>
   assert.ok(typeof w.metrics.elu === 'number' && w.metrics.elu >= 0 && w.metrics.elu <= 1, `elu is a fraction: ${w.metrics.elu}`);
   assert.ok(w.metrics.resources.PipeWrap >= 1, `the IPC channel is an active resource: ${JSON.stringify(w.metrics.resources)}`);
 
-  const d = JSON.parse((await box.cli(['describe', 'lab', '--json'])).stdout);
+  const d = await describeJson(box, 'lab');
   for (const x of d.workers) assert.deepEqual(Object.keys(x.metrics ?? {}).sort(), Object.keys(w.metrics).sort(), 'describe --json carries every metric');
   const human = (await box.cli(['describe', 'lab'])).stdout;
   assert.match(human, /^health:\n  #0 loop p50\/p99\/max \S+\/\S+\/\S+, elu [\d.]+, heap \S+\/\S+, 1 process\(es\), http [\d.]+ req\/s.*active: .*PipeWrap 1/m);
@@ -83,7 +83,7 @@ test('CPU and memory of a worker count the processes it started', async (t) => {
   // The worker idles; its child burns a core.
   box.write('burner.js', `import http from 'node:http';\nimport { spawn } from 'node:child_process';\nspawn(process.execPath, ['-e', 'for(;;);'], { stdio: 'ignore' });\nhttp.createServer((q, r) => r.end('ok')).listen(${port}, '127.0.0.1');\n`);
   const eco = box.write('eco.yml', 'metrics: { interval: 300ms }\napps:\n  - name: burn\n    script: burner.js\n');
-  assert.equal((await box.cli(['start', eco])).code, 0);
+  await box.start(eco);
   const m = await watchMetrics(box, t);
   // Once booted the worker alone idles under 0.5% of a core; its child burns whatever CPU
   // it gets, at least a few % however loaded the machine is.

@@ -38,7 +38,7 @@ test('max_memory_restart: the worker that grows past the limit is replaced, no r
   const port = await freePort();
   box.fixture('loop-lab.js');
   const eco = box.write('eco.yml', `metrics: { interval: 200ms }\napps:\n  - name: fat\n    script: loop-lab.js\n    instances: 1\n    max_memory_restart: 150M\n    env: { PORT: ${port} }\n`);
-  assert.equal((await box.cli(['start', eco])).code, 0);
+  await box.start(eco);
   const waitStep = await watchReplacements(box, t);
   const before = (await lsJson(box)).apps[0].workers;
   assert.ok(before[0].memory < 150 * 1048576, 'it starts under the limit');

@@ -60,7 +60,7 @@ test('super monit in tmux: apps, selection, log pane, reload prompt, resize, cle
   const [p1, p2] = [await freePort(), await freePort()];
   box.fixture('loop-lab.js');
   const eco = box.write('eco.yml', `metrics: { interval: 250ms }\napps:\n  - name: web\n    script: loop-lab.js\n    instances: 2\n    env: { PORT: ${p1} }\n  - name: jobs\n    script: loop-lab.js\n    env: { PORT: ${p2} }\n`);
-  assert.equal((await box.cli(['start', eco])).code, 0);
+  await box.start(eco);
   const term = tmux(box, t);
   await term.start(`SUPER_HOME=${box.home} NO_COLOR=1 ${process.execPath} ${SUPER} monit; echo MONIT-EXIT=$?; sleep 60`);
 
@@ -125,7 +125,7 @@ test('super monit without a terminal prints one plain snapshot of the worker tab
   const port = await freePort();
   box.fixture('loop-lab.js');
   const eco = box.write('eco.yml', `metrics: { interval: 250ms }\napps:\n  - name: web\n    script: loop-lab.js\n    instances: 2\n    env: { PORT: ${port} }\n`);
-  assert.equal((await box.cli(['start', eco])).code, 0);
+  await box.start(eco);
   const pids = (await lsJsonOf(box)).map((w) => w.pid);
   // Colours allowed (no NO_COLOR): off a terminal there must be none anyway.
   const r = await box.cli(['monit'], { env: { NO_COLOR: '' } });

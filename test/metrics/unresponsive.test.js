@@ -11,7 +11,7 @@ test('unresponsive_timeout: a worker stuck in while(true) is killed and replaced
   const port = await freePort();
   box.fixture('loop-lab.js');
   const eco = box.write('eco.yml', `apps:\n  - name: stuck\n    script: loop-lab.js\n    metrics_interval: 200ms\n    unresponsive_timeout: 1500ms\n    min_uptime: 100ms\n    env: { PORT: ${port} }\n`);
-  assert.equal((await box.cli(['start', eco])).code, 0);
+  await box.start(eco);
   const m = await watchMetrics(box, t);
   await m.waitFor((w) => w.metrics?.report_age_ms !== null, 30000, 'a first report');
   const ev = await watchEvents(box, t);
@@ -38,7 +38,7 @@ test('unresponsive_timeout off (the default): a slow but alive worker is left al
   const port = await freePort();
   box.fixture('loop-lab.js');
   const eco = box.write('eco.yml', `apps:\n  - name: slow\n    script: loop-lab.js\n    metrics_interval: 200ms\n    env: { PORT: ${port} }\n`);
-  assert.equal((await box.cli(['start', eco])).code, 0);
+  await box.start(eco);
   const m = await watchMetrics(box, t);
   const [before] = (await lsJson(box)).apps[0].workers;
   // Reports resume after the block; the worker is the same. Wait from before the block:

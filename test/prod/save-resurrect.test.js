@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { sandbox, freePort, httpGet, lsJson, waitGone } from '../helpers/harness.js';
+import { sandbox, freePort, httpGet, lsJson, waitGone, describeJson } from '../helpers/harness.js';
 import { writeDump, readDump, parseDump, dumpPath, bakPath } from '../../lib/master/saved/dump.js';
 import { foreground, waitForDaemon } from './foreground.js';
 
@@ -24,8 +24,7 @@ apps:
     ready_on: spawn
     min_uptime: 200ms
 `);
-  const r = await box.cli(['start', eco]);
-  assert.equal(r.code, 0, r.stderr);
+  await box.start(eco);
   return { port, eco };
 }
 
@@ -78,7 +77,7 @@ test('resurrect normalizes each app again from its ecosystem file, keeping the s
   const { eco } = await twoApps(box);
   assert.equal((await box.cli(['scale', 'web', '2'])).code, 0);
   assert.equal((await box.cli(['save'])).code, 0);
-  const describeWeb = async () => JSON.parse((await box.cli(['describe', 'web', '--json'])).stdout);
+  const describeWeb = () => describeJson(box, 'web');
   const restart = async () => {
     const daemon = box.daemonPid();
     assert.equal((await box.cli(['kill'])).code, 0);

@@ -19,7 +19,7 @@ async function savedApp(box, { killTimeout = '20s' } = {}) {
   const port = await freePort();
   box.fixture('http-server.js');
   const eco = box.write('eco.yml', `apps:\n  - name: web\n    script: http-server.js\n    instances: 2\n    kill_timeout: ${killTimeout}\n    env: { PORT: ${port} }\n`);
-  assert.equal((await box.cli(['start', eco])).code, 0);
+  await box.start(eco);
   assert.equal((await box.cli(['save'])).code, 0);
   assert.equal((await box.cli(['kill'])).code, 0);
   return port;

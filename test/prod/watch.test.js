@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import http from 'node:http';
-import { sandbox, freePort, httpGet, lsJson } from '../helpers/harness.js';
+import { sandbox, freePort, httpGet, lsJson, describeJson } from '../helpers/harness.js';
 import { makeIgnore, DEFAULT_IGNORE } from '../../lib/master/watch/watch-ignore.js';
 
 /** Subscribes to watch and worker events; waitFor(pred) over everything seen so far. */
@@ -71,8 +71,7 @@ test('a burst of changes reloads the app once, and daemon.log names the changed 
   // watch_delay is 16 times the 60 ms between the burst's writes, so a test process slowed
   // by a loaded machine still writes each one before the debounce ends.
   const { port, eco } = await watchedApp(box, '', '1s');
-  const r = await box.cli(['start', eco]);
-  assert.equal(r.code, 0, r.stderr);
+  await box.start(eco);
   const ev = await events(box, t);
   await watchReady(box, ev, 'web');
   const before = (await lsJson(box)).apps[0].workers[0].pid;
@@ -138,7 +137,7 @@ test('ignore_watch adds to the defaults: node_modules, .git and log files stay i
   const box = await sandbox(t);
   const { eco } = await watchedApp(box, '    ignore_watch: ["*.tmp", "build/**"]\n');
   for (const d of ['node_modules/dep', '.git', 'build/out', 'logs']) fs.mkdirSync(path.join(box.dir, d), { recursive: true });
-  assert.equal((await box.cli(['start', eco])).code, 0);
+  await box.start(eco);
   const ev = await events(box, t);
   await watchReady(box, ev, 'web');
 
@@ -165,7 +164,7 @@ test('super watch <app> on|off, and super start --watch', async (t) => {
   assert.equal(r.code, 0, r.stderr);
   const ev = await events(box, t);
   await watchReady(box, ev, 'web');
-  const d = JSON.parse((await box.cli(['describe', 'web', '--json'])).stdout);
+  const d = await describeJson(box, 'web');
   assert.deepEqual(d.config.watch, [box.dir]);
 
   const off = await box.cli(['watch', 'web', 'off']);
@@ -197,7 +196,7 @@ test('a tree of thousands of files is scanned off the daemon\'s event loop', asy
     for (let f = 0; f < 50; f++) fs.writeFileSync(path.join(dir, `f${f}.js`), '');
   }
   for (let f = 0; f < 2000; f++) box.write(`node_modules/m${f % 20}/f${f}.js`, '');
-  assert.equal((await box.cli(['start', eco])).code, 0);
+  await box.start(eco);
   const ev = await events(box, t);
   // The daemon's own event-loop delay (stats), over exactly the scan: from `watch on` to ready.
   // Measured here (7,500 files): with the watch thread, under 15 ms, up to 70 ms with other

@@ -4,7 +4,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { sandbox, freePort, httpGet, lsJson, alive, watchEvents } from '../helpers/harness.js';
-import { startLoad } from '../../bench/lib/strict-client.js';
+import { startLoad } from '../helpers/load.js';
 
 // listen_timeout is short only where the test waits for it (a version that never
 // listens); elsewhere a slow machine's boot must not count as a failure.
@@ -32,7 +32,7 @@ for (const c of cases) {
     const port = await freePort();
     box.fixture('versioned.cjs');
     const file = box.write('eco.yml', eco(port, { version: 'v1' }));
-    assert.equal((await box.cli(['start', file])).code, 0);
+    await box.start(file);
     const before = (await lsJson(box)).apps[0].workers.map((w) => w.pid);
 
     const load = startLoad({ port, connections: 6, keepAlive: true, maxRequests: 200000, maxMs: 60000 });
@@ -66,7 +66,7 @@ test('a failure after some slots were replaced keeps their new workers and says 
   const port = await freePort();
   box.fixture('versioned.cjs');
   const file = box.write('eco.yml', eco(port, { version: 'v1' }));
-  assert.equal((await box.cli(['start', file])).code, 0);
+  await box.start(file);
   // Slot 1's replacement fails: its instance number selects the crash.
   box.write('eco.yml', eco(port, { version: 'v2', extra: '    instance_var: SLOT_FOR_TEST' }).replace('script: versioned.cjs', 'script: crash-on-slot-1.cjs'));
   box.write('crash-on-slot-1.cjs', "if (process.env.SLOT_FOR_TEST === '1') throw new Error('slot 1 is broken'); require('./versioned.cjs');\n");
@@ -94,7 +94,7 @@ apps:
     env: { PORT: ${port}, VERSION: ${version}, IGNORE_SIGNALS: "1" }
 `;
   const file = box.write('eco.yml', stubborn('v1'));
-  assert.equal((await box.cli(['start', file])).code, 0);
+  await box.start(file);
   const [old] = (await lsJson(box)).apps[0].workers.map((w) => w.pid);
   box.write('eco.yml', stubborn('v2'));
   const t0 = Date.now();

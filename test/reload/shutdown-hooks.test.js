@@ -23,7 +23,7 @@ apps:
     shutdown_with_message: ${withMessage}
     env: { PORT: ${port}, MARK_FILE: ${JSON.stringify(markFile)}, SLOW_MS: 700 }
 `);
-  assert.equal((await box.cli(['start', eco])).code, 0);
+  await box.start(eco);
   const marks = () => fs.readFileSync(markFile, 'utf8').trim().split('\n').map((l) => l.split(' ')[0]);
   // A request the worker has received and answers 700 ms later.
   const inFlight = async () => {
@@ -78,7 +78,7 @@ process.on('SIGINT', () => process.exit(9)); // kill_signal would say so
 process.on('message', (m) => m === 'shutdown' && setTimeout(() => process.exit(0), 100));
 `);
   const eco = box.write('eco.yml', `apps:\n  - name: job\n    script: job.cjs\n    exec_mode: fork\n    shutdown_with_message: true\n`);
-  assert.equal((await box.cli(['start', eco])).code, 0);
+  await box.start(eco);
   const [w] = (await lsJson(box)).apps[0].workers;
   const ev = await watchEvents(box, t);
   assert.equal((await box.cli(['stop', 'job'])).code, 0);
@@ -91,7 +91,7 @@ test('a failing onShutdown hook is logged in daemon.log and the stop goes on', a
   const box = await sandbox(t);
   const port = await freePort();
   const eco = box.write('eco.yml', `apps:\n  - name: bad-hook\n    script: ${path.join(FIXTURES, 'apps', 'failing-hook.js')}\n    env: { PORT: ${port} }\n`);
-  assert.equal((await box.cli(['start', eco])).code, 0);
+  await box.start(eco);
   const stop = await box.cli(['stop', 'bad-hook']);
   assert.equal(stop.code, 0, stop.stderr);
   const log = await waitForLog(box, /"msg":"onShutdown hook failed"/);

@@ -7,7 +7,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { sandbox, freePort, lsJson, watchEvents, httpGet, alive } from '../helpers/harness.js';
-import { startLoad } from '../../bench/lib/strict-client.js';
+import { startLoad } from '../helpers/load.js';
 
 const MiB = 1024 ** 2;
 
@@ -42,8 +42,7 @@ test('surge reload', async (t) => {
   async function app(name, opts) {
     const port = await freePort();
     const file = box.write(`${name}.yml`, eco(name, port, opts));
-    const r = await box.cli(['start', file]);
-    assert.equal(r.code, 0, r.stderr);
+    await box.start(file);
     return { port, setVersion: (version, more = {}) => box.write(`${name}.yml`, eco(name, port, { ...opts, version, ...more })) };
   }
   const pidsOf = async (name) => (await lsJson(box)).apps.find((a) => a.name === name).workers.map((w) => w.pid);
@@ -89,7 +88,10 @@ test('surge reload', async (t) => {
     const reload = box.cli(['reload', 'flaky']).finally(() => (reloading = false));
     // While it runs, every `ls` answer shows 4 workers online, each alive.
     const answers = [];
-    for (let i = 0; i < 40 && reloading; i++) answers.push((await lsJson(box)).apps.find((a) => a.name === 'flaky').workers);
+    for (let i = 0; i < 400 && reloading; i++) {
+      answers.push((await lsJson(box)).apps.find((a) => a.name === 'flaky').workers);
+      await new Promise((r) => setTimeout(r, 50)); // ls is answered in-process in ms: sample the whole reload
+    }
     const r = await reload;
     const res = await load.stop();
     assert.ok(answers.length > 0);

@@ -6,7 +6,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { sandbox, freePort, lsJson, watchEvents, FIXTURES } from '../helpers/harness.js';
-import { startLoad } from '../../bench/lib/strict-client.js';
+import { startLoad } from '../helpers/load.js';
 
 // The replacement warms up this long after listening; it answers 503 meanwhile.
 const WARM_MS = 1000;
@@ -30,7 +30,7 @@ for (const keepAlive of [false, true]) {
     const port = await freePort();
     box.fixture('versioned.cjs');
     const file = box.write('eco.yml', eco(port, 'v1'));
-    assert.equal((await box.cli(['start', file])).code, 0);
+    await box.start(file);
     const [old0] = (await lsJson(box)).apps[0].workers.map((w) => w.pid);
     const events = await watchEvents(box, t, ['reload', 'worker']);
 
@@ -58,7 +58,7 @@ test('wait_ready: a crash restart beside a ready worker gets no request before r
   const port = await freePort();
   box.fixture('versioned.cjs');
   const file = box.write('eco.yml', eco(port, 'v1'));
-  assert.equal((await box.cli(['start', file])).code, 0);
+  await box.start(file);
   const [old0] = (await lsJson(box)).apps[0].workers.map((w) => w.pid);
   const events = await watchEvents(box, t, ['worker']);
 
@@ -92,7 +92,7 @@ apps:
     probation: 200ms
     env: { PORT: ${port}, WARMUP_MS: 800 }
 `);
-  assert.equal((await box.cli(['start', file])).code, 0);
+  await box.start(file);
   const events = await watchEvents(box, t, ['reload']);
   const load = startLoad({ port, connections: 4, keepAlive: false, maxRequests: 200000, maxMs: 60000 });
   t.after(() => load.stop());

@@ -15,8 +15,7 @@ test('the control socket is 0600 in a 0700 SUPER_HOME', async (t) => {
   const box = await sandbox(t);
   box.fixture('idle.js');
   const eco = box.write('eco.yml', 'apps:\n  - name: web\n    script: idle.js\n    ready_on: spawn\n    min_uptime: 200ms\n');
-  const r = await box.cli(['start', eco]);
-  assert.equal(r.code, 0, r.stderr);
+  await box.start(eco);
   const sock = fs.statSync(path.join(box.home, 'super.sock'));
   assert.ok(sock.isSocket());
   assert.equal(sock.mode & 0o777, 0o600, 'socket mode');
@@ -27,7 +26,7 @@ test('another user cannot connect to the control socket', { skip: root ? false :
   const box = await sandbox(t);
   box.fixture('idle.js');
   const eco = box.write('eco.yml', 'apps:\n  - name: web\n    script: idle.js\n    ready_on: spawn\n    min_uptime: 200ms\n');
-  assert.equal((await box.cli(['start', eco])).code, 0);
+  await box.start(eco);
   // Even with every directory on the way opened up, the socket's own mode keeps them out.
   fs.chmodSync(box.dir, 0o755);
   fs.chmodSync(box.home, 0o755);

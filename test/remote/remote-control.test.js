@@ -31,8 +31,7 @@ test('no control.listen: the daemon opens no TCP port and creates no token', asy
   const box = await sandbox(t);
   box.fixture('idle.js');
   const eco = box.write('eco.yml', `apps:\n${idleApp()}`);
-  const r = await box.cli(['start', eco]);
-  assert.equal(r.code, 0, r.stderr);
+  await box.start(eco);
   assert.deepEqual(tcpListenPorts(box.daemonPid()), [], 'the daemon listens on no TCP port');
   assert.equal(fs.existsSync(path.join(box.home, 'token')), false, 'no token file');
 });
@@ -42,8 +41,7 @@ test('control.listen on loopback: ls, logs over --host; token 0600; 401 for a wr
   const port = await freePort();
   box.fixture('log-writer.js');
   const eco = box.write('eco.yml', `control:\n  listen: 127.0.0.1:${port}\n  origins: [https://ops.example.com]\napps:\n${logApp}`);
-  const r = await box.cli(['start', eco]);
-  assert.equal(r.code, 0, r.stderr);
+  await box.start(eco);
   assert.deepEqual(tcpListenPorts(box.daemonPid()), [port], 'the daemon listens on control.listen only');
 
   const tokenFile = path.join(box.home, 'token');
@@ -151,7 +149,7 @@ test('failed authentication is rate-limited per address: 429 after 5 failures, e
   const port = await freePort();
   box.fixture('idle.js');
   const eco = box.write('eco.yml', `control: { listen: "127.0.0.1:${port}" }\napps:\n${idleApp()}`);
-  assert.equal((await box.cli(['start', eco])).code, 0);
+  await box.start(eco);
   const good = token(box);
   // The guesser connects from 127.0.0.2 (loopback too); the operator from 127.0.0.1.
   for (let i = 0; i < 5; i++) {
@@ -174,7 +172,7 @@ test('the CLI says E_RATE_LIMITED (exit 1) when its address is locked out', asyn
   const port = await freePort();
   box.fixture('idle.js');
   const eco = box.write('eco.yml', `control: { listen: "127.0.0.1:${port}" }\napps:\n${idleApp()}`);
-  assert.equal((await box.cli(['start', eco])).code, 0);
+  await box.start(eco);
   const wrong = box.write('wrong', `${'cd'.repeat(32)}\n`);
   for (let i = 0; i < 5; i++) assert.equal((await remoteCli(box, port, wrong, ['ls'])).code, 2);
   const r = await remoteCli(box, port, path.join(box.home, 'token'), ['ls']);
@@ -189,7 +187,7 @@ test('a non-loopback control.listen without tls is a config error: exit 2, nothi
   const port = await freePort();
   box.fixture('idle.js');
   const first = box.write('first.yml', `apps:\n${idleApp()}`);
-  assert.equal((await box.cli(['start', first])).code, 0);
+  await box.start(first);
   const before = JSON.parse((await box.cli(['ls', '--json'])).stdout).apps[0].workers[0].pid;
 
   const open = box.write('open.yml', `control:\n  listen: 0.0.0.0:${port}\napps:\n${idleApp('other')}`);
@@ -218,8 +216,7 @@ test('a running daemon: a later file opens the listener if none is open; other c
   assert.deepEqual(tcpListenPorts(box.daemonPid()), []);
 
   const withControl = box.write('control.yml', `control: { listen: "127.0.0.1:${port}" }\napps:\n${idleApp()}`);
-  const r = await box.cli(['start', withControl]);
-  assert.equal(r.code, 0, r.stderr);
+  await box.start(withControl);
   assert.deepEqual(tcpListenPorts(box.daemonPid()), [port], 'opened by the later start');
   assert.equal((await remoteCli(box, port, path.join(box.home, 'token'), ['ls'])).code, 0);
 
@@ -233,7 +230,7 @@ test('a running daemon: a later file opens the listener if none is open; other c
   assert.deepEqual(tcpListenPorts(box.daemonPid()), [port]);
 
   // The same settings again, or none: accepted.
-  assert.equal((await box.cli(['start', withControl])).code, 0);
+  await box.start(withControl);
   assert.equal((await box.cli(['start', box.write('jobs.yml', `apps:\n${idleApp('jobs')}`)])).code, 0);
 });
 
@@ -256,8 +253,7 @@ test('control.tls: wss on a non-loopback address; the CLI trusts the certificate
     '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1', '-keyout', path.join(box.dir, 'tls', 'key.pem'), '-out', path.join(box.dir, 'tls', 'cert.pem')],
   (err) => (err ? reject(err) : resolve())));
   const eco = box.write('eco.yml', `control:\n  listen: 0.0.0.0:${port}\n  tls: { cert: tls/cert.pem, key: tls/key.pem }\napps:\n${idleApp()}`);
-  const r = await box.cli(['start', eco]);
-  assert.equal(r.code, 0, r.stderr);
+  await box.start(eco);
   const ca = path.join(box.dir, 'tls', 'cert.pem');
   const tokenFile = path.join(box.home, 'token');
 
@@ -292,7 +288,7 @@ test('super --host monit shows the remote daemon\'s apps (tmux)', { skip: hasTmu
   const port = await freePort();
   box.fixture('idle.js');
   const eco = box.write('eco.yml', `control: { listen: "127.0.0.1:${port}" }\napps:\n${idleApp()}`);
-  assert.equal((await box.cli(['start', eco])).code, 0);
+  await box.start(eco);
   const tokenFile = copyToken(box);
   const sock = path.join(box.dir, 'tmux.sock');
   const tmux = (...args) => new Promise((resolve, reject) => execFile('tmux', ['-S', sock, ...args], (err, out) => (err ? reject(err) : resolve(out))));
@@ -328,7 +324,7 @@ test('save and resurrect keep the control listener', async (t) => {
   const port = await freePort();
   box.fixture('idle.js');
   const eco = box.write('eco.yml', `control: { listen: "127.0.0.1:${port}", origins: [https://ops.example.com] }\napps:\n${idleApp()}`);
-  assert.equal((await box.cli(['start', eco])).code, 0);
+  await box.start(eco);
   assert.equal((await box.cli(['save'])).code, 0);
   assert.deepEqual(JSON.parse(fs.readFileSync(path.join(box.home, 'dump.json'), 'utf8')).control, { listen: `127.0.0.1:${port}`, tls: null, origins: ['https://ops.example.com'] });
   assert.equal((await box.cli(['kill'])).code, 0);

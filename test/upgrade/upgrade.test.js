@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { sandbox, freePort, lsJson, httpGet, waitGone, alive, SUPER, ROOT } from '../helpers/harness.js';
-import { startLoad } from '../../bench/lib/strict-client.js';
+import { startLoad } from '../helpers/load.js';
 
 const APP = `const http = require('node:http');
 const fs = require('node:fs');
@@ -75,7 +75,7 @@ test('super upgrade: bad input, failing successors, upgrades under load, SIGKILL
   const failFile = path.join(box.dir, 'fail-new-workers');
   box.write('app.cjs', APP);
   const file = box.write('eco.yml', eco({ port, control, failFile }));
-  assert.equal((await box.cli(['start', file])).code, 0);
+  await box.start(file);
   const firstPid = box.daemonPid();
   const firstWorkers = (await lsJson(box)).apps[0].workers.map((w) => w.pid);
 
@@ -202,7 +202,6 @@ test('the old daemon gone before the successor got its state: the successor exit
   assert.deepEqual(fs.readdirSync(box.home).filter((f) => /^(super\.sock|daemon\.pid)/.test(f)), [], 'no socket, no pid file left');
 
   const file = box.write('eco.yml', eco({ port, control: await freePort(), failFile: path.join(box.dir, 'none') }));
-  const r = await box.cli(['start', file]);
-  assert.equal(r.code, 0, r.stderr);
+  await box.start(file);
   assert.equal((await httpGet(port)).status, 200);
 });

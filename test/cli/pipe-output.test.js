@@ -59,8 +59,7 @@ test('logs, ls --json, jlist, describe --json and env print all of a large outpu
   const idle = Array.from({ length: 400 }, (_, i) => `  - { name: ${`idle-${i}-`.padEnd(64, 'n')}, script: log-writer.js, autostart: false }\n`).join('');
   const env = JSON.stringify({ LINES, PAD: 100, ...big });
   const eco = box.write('eco.yml', `apps:\n  - name: web\n    script: log-writer.js\n    ready_on: ready\n    env: ${env}\n${idle}`);
-  const started = await box.cli(['start', eco]);
-  assert.equal(started.code, 0, started.stderr);
+  await box.start(eco);
 
   await t.test('logs --lines', async () => {
     const logs = await slowPipe(box, ['logs', 'web', '--out', '--lines', String(LINES)]);

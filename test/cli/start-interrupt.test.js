@@ -30,7 +30,7 @@ test('Ctrl-C during super start: carried through and said; twice: stops waiting,
   const box = await sandbox(t);
   box.write('idle.js', 'setInterval(() => {}, 1000);\n');
   box.write('slow.js', "setTimeout(() => process.send('ready'), 1500);\nsetInterval(() => {}, 1000);\n");
-  assert.equal((await box.cli(['start', box.write('boot.yml', 'apps:\n  - { name: boot, script: idle.js, exec_mode: fork }\n')])).code, 0);
+  await box.start(box.write('boot.yml', 'apps:\n  - { name: boot, script: idle.js, exec_mode: fork }\n'));
   const ev = await watchEvents(box, t);
 
   const once = await interruptedStart(box, t, ev, 'slow', ['SIGINT']);

@@ -31,8 +31,7 @@ test('root\'s profile --out next to a hostile worker of another user', { skip: n
   const [port, port2] = [await freePort(), await freePort()];
   const app = (name, p, squat) => `  - name: ${name}\n    script: squat-profile-names.js\n    uid: ${user}\n    env: { PORT: ${p}, SQUAT: ${squat}, TARGET: ${secret} }\n`;
   const eco = box.write('eco.yml', `apps:\n${app('hostile', port, 'html')}${app('squatter', port2, 'profile')}`);
-  const started = await box.cli(['start', eco]);
-  assert.equal(started.code, 0, started.stderr);
+  await box.start(eco);
   const profile = (file, ...more) => box.cli(['profile', more.includes('squatter') ? 'squatter' : 'hostile', '--duration', '200ms', '--out', path.join(out, file), ...more.filter((m) => m !== 'squatter')]);
 
   await t.test('the link planted at <name>.html is not written through: a clear error, the file untouched', async () => {

@@ -91,7 +91,7 @@ test('a daemon with a client that never reads: that client is cut, the daemon st
   box.fixture('idle.js');
   // Each `describe` reply carries the app's env: ~60 KB.
   const eco = box.write('eco.yml', `apps:\n  - name: web\n    script: idle.js\n    env: { PAD: ${'p'.repeat(60_000)} }\n`);
-  assert.equal((await box.cli(['start', eco])).code, 0);
+  await box.start(eco);
   const pid = box.daemonPid();
   const rssBefore = memoryKb(pid, 'VmRSS');
 

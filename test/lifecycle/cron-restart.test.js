@@ -21,8 +21,7 @@ test('cron_restart every second: stop and scale wait for the running reload; an 
     cron_restart: "0 0 31 2 *"
     env: { PORT: ${await freePort()}, WARMUP_MS: 0 }
 `);
-  const started = await box.cli(['start', eco]);
-  assert.equal(started.code, 0, started.stderr);
+  await box.start(eco);
   const reloads = await watchEvents(box, t, ['reload']);
 
   // A reload that began now lasts at least the replacement's 500 ms warm-up.

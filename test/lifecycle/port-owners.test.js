@@ -11,7 +11,7 @@ test('a second app on a port another app holds is refused, unless both share it'
   const box = await sandbox(t);
   box.fixture('http-server.js');
   const [port, shared] = [await freePort(), await freePort()];
-  assert.equal((await box.cli(['start', box.write('a.yml', `apps:\n${app('a', port)}${app('s1', shared, ', share_port: true')}`)])).code, 0);
+  await box.start(box.write('a.yml', `apps:\n${app('a', port)}${app('s1', shared, ', share_port: true')}`));
 
   const b = await box.cli(['start', box.write('b.yml', `apps:\n${app('b', port)}`)]);
   assert.equal(b.code, 1, b.stderr);
@@ -25,7 +25,7 @@ test('a second app on a port another app holds is refused, unless both share it'
   assert.equal(c.code, 1);
   assert.match(c.stderr, /app s1 listens there; give c another port \(or, to share it deliberately, set share_port: true on c too\)/);
   // Both sharing: both answer.
-  assert.equal((await box.cli(['start', box.write('s2.yml', `apps:\n${app('s2', shared, ', share_port: true')}`)])).code, 0);
+  await box.start(box.write('s2.yml', `apps:\n${app('s2', shared, ', share_port: true')}`));
   const seen = new Set();
   for (let i = 0; i < 40 && seen.size < 2; i++) seen.add(/app=(\w+)/.exec((await httpGet(shared)).body)[1]);
   assert.deepEqual([...seen].sort(), ['s1', 's2']);

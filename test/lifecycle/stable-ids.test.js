@@ -2,6 +2,7 @@
 // after `save` + `kill` + `resurrect`, even when deletes left gaps (it was web 4 -> 0).
 import test from 'node:test';
 import assert from 'node:assert/strict';
+import path from 'node:path';
 import { sandbox, lsJson } from '../helpers/harness.js';
 
 test('ids survive upgrade and resurrect, gaps included', async (t) => {
@@ -9,7 +10,7 @@ test('ids survive upgrade and resurrect, gaps included', async (t) => {
   box.write('idle.js', 'setInterval(() => {}, 1000);\n');
   const names = ['a', 'b', 'c', 'd'];
   const file = box.write('eco.yml', `apps:\n${names.map((n) => `  - { name: ${n}, script: idle.js, exec_mode: fork }\n`).join('')}`);
-  assert.equal((await box.cli(['start', file])).code, 0);
+  await box.start(file);
   assert.equal((await box.cli(['delete', 'a', 'c'])).code, 0);
   const ids = async () => Object.fromEntries((await lsJson(box)).apps.map((a) => [a.name, a.workers[0]?.id ?? a.id]));
   const before = await ids();
@@ -26,7 +27,7 @@ test('ids survive upgrade and resurrect, gaps included', async (t) => {
   assert.deepEqual(await ids(), before, 'after resurrect');
   // A new app takes the next id, never one held.
   box.write('more.yml', 'apps:\n  - { name: e, script: idle.js, exec_mode: fork }\n');
-  assert.equal((await box.cli(['start', 'more.yml'], { cwd: box.dir })).code, 0);
+  await box.start(path.join(box.dir, 'more.yml'));
   assert.equal((await ids()).e, 4);
   assert.match((await box.cli(['describe', '3'])).stdout, /^d: online/);
 });

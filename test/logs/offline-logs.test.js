@@ -18,12 +18,21 @@ test('super logs with no daemon reads the files of the saved list, else the defa
   - { name: b, script: talk.js, exec_mode: fork, env: { TAG: B } }
   - { name: q, script: quiet.js, exec_mode: fork }
 `);
-  assert.equal((await box.cli(['start', file])).code, 0);
+  await box.start(file);
   // Through the daemon: every line is in the files before it goes away.
-  for (const app of ['a', 'b']) {
-    let r;
-    for (let i = 0; i < 100 && !/line 30/.test(r?.stdout ?? ''); i++) r = await box.cli(['logs', app, '--lines', '1', '--raw']);
-    assert.match(r.stdout, /line 30/);
+  const client = await box.client();
+  try {
+    for (const app of ['a', 'b']) {
+      const last = async () => (await client.request('logs', { target: app, lines: 1 })).files.flatMap((f) => f.lines).join();
+      let seen = '';
+      for (let i = 0; i < 200 && !/line 30/.test(seen); i++) {
+        seen = await last();
+        if (!/line 30/.test(seen)) await new Promise((r) => setTimeout(r, 25));
+      }
+      assert.match(seen, /line 30/);
+    }
+  } finally {
+    client.close();
   }
   const quiet = await box.cli(['logs', 'q']);
   assert.equal(quiet.stdout, '');

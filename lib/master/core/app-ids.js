@@ -1,7 +1,7 @@
 // Numeric app ids, as PM2 shows them in its list: an app's id is its registration order in
 // this daemon (0, 1, 2, ...), stable while the app is registered and never given to another
 // app (a deleted app's id stays unused until the daemon restarts). An app brought back by
-// `super upgrade` or `resurrect` keeps the id it had (reserveId), so `super logs 4` means
+// `super upgrade` or `resurrect` keeps the id it had (assignId), so `super logs 4` means
 // the same app before and after.
 const ids = new WeakMap(); // App -> id
 const counters = new WeakMap(); // the registry's app Map -> next id
@@ -15,17 +15,21 @@ export function appIds(apps) {
 }
 
 /**
- * Gives `app` the id it had before (a dump's or an upgrade's), when no other app of `apps`
- * holds it; otherwise it gets the next one as usual.
+ * Gives `app`, just registered, its id: the one it had before (a dump's or an upgrade's)
+ * when no other app of `apps` holds it, else the next one. At registration, not at the
+ * first `ls`: an app deleted before anyone listed it still used its number.
  * @param {Map<string, object>} apps  the registry's app Map
  * @param {object} app  an App of `apps`
- * @param {unknown} id
+ * @param {unknown} [id]
  */
-export function reserveId(apps, app, id) {
-  if (!Number.isInteger(id) || id < 0 || id > MAX_ID) return;
-  for (const other of apps.values()) if (other !== app && ids.get(other) === id) return;
-  ids.set(app, id);
-  counters.set(apps, Math.max(counters.get(apps) ?? 0, id + 1));
+export function assignId(apps, app, id) {
+  const taken = (n) => [...apps.values()].some((other) => other !== app && ids.get(other) === n);
+  if (Number.isInteger(id) && id >= 0 && id <= MAX_ID && !taken(id)) {
+    ids.set(app, id);
+    counters.set(apps, Math.max(counters.get(apps) ?? 0, id + 1));
+    return;
+  }
+  appIds(apps);
 }
 
 const MAX_ID = 2 ** 31;

@@ -17,7 +17,7 @@ import { shellQuote } from '../../config/shell-split.js';
 import { SuperError } from '../../errors.js';
 import { changedKeys } from './config-diff.js';
 import { resolveTargets } from './targets.js';
-import { reserveId } from './app-ids.js';
+import { assignId } from './app-ids.js';
 import { stderrTail } from './tail-file.js';
 import { StartGate, startConcurrency } from './start-gate.js';
 
@@ -143,7 +143,7 @@ export class AppRegistry extends EventEmitter {
         app.clientEnv = clientEnv ?? app.clientEnv;
       } else {
         app = this.#add(App, config, clientEnv);
-        reserveId(this.apps, app, id);
+        assignId(this.apps, app, id);
         newApps.add(app);
       }
       app.source = from ?? app.source;

@@ -11,7 +11,7 @@
 // lib/ctl/pm2-start-flags.js.
 import fs from 'node:fs';
 import path from 'node:path';
-import { superHome } from '../../home.js';
+import { superHome, pidPath } from '../../home.js';
 import { SuperError, EXIT } from '../../errors.js';
 import { ensureDaemon } from '../launch-daemon.js';
 import { printOutcome } from '../report.js';
@@ -222,7 +222,7 @@ async function afterFailure(failures, rolledBack) {
   const { busyPort, portHolder } = await import('../port-holder.js');
   let daemonPid = null;
   try {
-    daemonPid = Number(fs.readFileSync(path.join(superHome(), 'daemon.pid'), 'utf8').trim());
+    daemonPid = Number(fs.readFileSync(pidPath(superHome()), 'utf8').trim());
   } catch {
     // no pid file (a remote daemon): a holder is named by its command line only
   }

@@ -172,7 +172,11 @@ export class AppRegistry extends EventEmitter {
     await app.stop();
     result.started.splice(result.started.indexOf(app.name), 1);
     (result.rolled_back ??= []).push({ app: app.name, kept: isNew ? 'removed' : 'stopped', err_log: app.config.disable_logs ? null : app.logPaths(0).err });
-    if (!isNew) return;
+    if (isNew) this.#forget(app);
+  }
+
+  /** A stopped app leaves the registry: its log files closed, its name free again. */
+  #forget(app) {
     app.closeLogs();
     this.apps.delete(app.name);
     this.emit('app-removed', { app: app.name });
@@ -324,9 +328,7 @@ export class AppRegistry extends EventEmitter {
     const apps = this.targets(target);
     await Promise.all(apps.map((app) => this.#withBusy(app, 'delete', async () => {
       await app.stop();
-      app.closeLogs();
-      this.apps.delete(app.name);
-      this.emit('app-removed', { app: app.name });
+      this.#forget(app);
     }, { wait: true })));
     return { apps: apps.map((a) => a.name) };
   }

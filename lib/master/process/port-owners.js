@@ -24,24 +24,23 @@ const owners = new Map();
 export function watchPortOwners(worker, app) {
   const proc = worker.process;
   const share = app.share_port === true;
-  const keys = new Map(); // key -> count of this worker's servers on it
+  const keys = new Set(); // the keys this worker holds a server on (its count is in owners)
+  /** Counts this worker's servers on `key` up or down; the last one out frees the key. */
   const own = (key, delta) => {
     const entry = owners.get(key);
     if (!entry) return;
     const n = (entry.workers.get(worker.id) ?? 0) + delta;
     if (n > 0) entry.workers.set(worker.id, n);
-    else entry.workers.delete(worker.id);
+    else {
+      entry.workers.delete(worker.id);
+      keys.delete(key);
+    }
     if (entry.workers.size === 0) owners.delete(key);
   };
 
   proc.prependListener('internalMessage', (msg) => {
     if (msg?.cmd !== 'NODE_CLUSTER') return;
-    if (msg.act === 'close' && keys.has(msg.key)) {
-      own(msg.key, -1);
-      if (keys.get(msg.key) <= 1) keys.delete(msg.key);
-      else keys.set(msg.key, keys.get(msg.key) - 1);
-      return;
-    }
+    if (msg.act === 'close' && keys.has(msg.key)) return own(msg.key, -1);
     if (msg.act !== 'queryServer' || !(msg.port > 0)) return;
     const key = `${msg.address}:${msg.port}:${msg.addressType}:${msg.fd}`; // as Node keys its servers
     const entry = owners.get(key);
@@ -50,12 +49,11 @@ export function watchPortOwners(worker, app) {
       return refuseListen(proc, msg, `app ${entry.app} listens there; give ${app.name} another port (or, to share it deliberately, ${how})`, UV_EADDRINUSE);
     }
     if (!entry) owners.set(key, { app: app.name, share, workers: new Map() });
-    keys.set(key, (keys.get(key) ?? 0) + 1);
-    owners.get(key).workers.set(worker.id, (owners.get(key).workers.get(worker.id) ?? 0) + 1);
+    keys.add(key);
+    own(key, +1);
   });
   // Node drops a worker's servers when it disconnects; so do we.
   proc.once('disconnect', () => {
-    for (const key of keys.keys()) own(key, -Infinity);
-    keys.clear();
+    for (const key of [...keys]) own(key, -Infinity);
   });
 }

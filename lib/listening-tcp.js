@@ -6,6 +6,20 @@ import fs from 'node:fs';
 
 const LISTEN = '0A';
 
+/**
+ * The inode of the socket that descriptor `fd` of process `pid` ('self': this one) is, or
+ * null when it is no socket, or is gone, or not ours to see.
+ * @param {number|string} pid  @param {number|string} fd
+ */
+export function socketInode(pid, fd) {
+  try {
+    const m = /^socket:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/${pid}/fd/${fd}`));
+    return m ? Number(m[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
 /** inode -> {address, port} of every TCP socket in LISTEN state of this network namespace. */
 export function listeningInodes() {
   const map = new Map();

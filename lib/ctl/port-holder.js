@@ -4,7 +4,7 @@
 // Bounded: at most MAX_PROCS processes and MAX_MS of work. As a user other than root, only
 // that user's own processes can be seen, as with ss.
 import fs from 'node:fs';
-import { listeningInodes } from '../listening-tcp.js';
+import { listeningInodes, socketInode } from '../listening-tcp.js';
 
 const MAX_PROCS = 20000;
 const MAX_MS = 1000;
@@ -39,22 +39,15 @@ export function portHolder(port) {
       continue; // gone, or not ours to see
     }
     for (const fd of fds) {
-      let link;
-      try {
-        link = fs.readlinkSync(`/proc/${pid}/fd/${fd}`);
-      } catch {
-        continue;
-      }
-      const m = /^socket:\[(\d+)\]$/.exec(link);
-      if (m && inodes.has(m[1])) return { pid: Number(pid), command: commandOf(pid) };
+      if (inodes.has(socketInode(pid, fd))) return { pid: Number(pid), command: commandOf(pid) };
     }
   }
   return null;
 }
 
-/** Inodes of the sockets listening on `port` (IPv4 and IPv6), as /proc/<pid>/fd spells them. */
+/** Inodes of the sockets listening on `port` (IPv4 and IPv6). */
 function listeningOn(port) {
-  return new Set([...listeningInodes()].filter(([, s]) => s.port === port).map(([inode]) => String(inode)));
+  return new Set([...listeningInodes()].filter(([, s]) => s.port === port).map(([inode]) => inode));
 }
 
 function commandOf(pid) {

@@ -3,7 +3,7 @@
 // `socket:[inode]` in /proc/self/fd, and /proc/net/tcp{,6} lists each LISTEN socket with
 // its inode and local address. Read once per upgrade or boot, never on a request path.
 import fs from 'node:fs';
-import { listeningInodes } from '../../listening-tcp.js';
+import { listeningInodes, socketInode } from '../../listening-tcp.js';
 
 export { normalizeAddress } from '../../listening-tcp.js';
 
@@ -19,15 +19,9 @@ export function listeningSockets(fds = ownFds()) {
   const byInode = listeningInodes();
   const out = [];
   for (const fd of fds) {
-    let link;
-    try {
-      link = fs.readlinkSync(`/proc/self/fd/${fd}`);
-    } catch {
-      continue; // closed meanwhile, or not ours
-    }
-    const m = /^socket:\[(\d+)\]$/.exec(link);
-    const sock = m && byInode.get(Number(m[1]));
-    if (sock) out.push({ fd, ino: Number(m[1]), ...sock });
+    const ino = socketInode('self', fd); // null: closed meanwhile, or not a socket
+    const sock = ino !== null && byInode.get(ino);
+    if (sock) out.push({ fd, ino, ...sock });
   }
   return out;
 }

@@ -4,11 +4,13 @@
 // without a list, numbers as strings, two names for a key, no name, a name with spaces),
 // each started unchanged by one real daemon with the right number of workers, the apps
 // of app/answer.js (and index.js) answering a request, then deleted before the next file.
+// `super start` itself runs for the first file (it boots the daemon) and each file with CLI
+// flags; the others are started in-process through the same launch and request.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { sandbox, lsJson, httpGet, FIXTURES } from '../helpers/harness.js';
+import { sandbox, lsJson, describeJson, httpGet, FIXTURES } from '../helpers/harness.js';
 import { ALLOWED } from '../helpers/cpus.js';
 
 const dir = path.join(FIXTURES, 'pm2');
@@ -25,21 +27,21 @@ const CORPUS = {
   'ecosystem.config.js': { apps: { app1: 1 } },
   'cluster-max.config.js': { args: ['--env', 'production'], apps: { api: MAX } },
   'npm-start.config.js': { apps: { web: 1 } },
-  'multi-app.config.js': { apps: { gateway: 2, 'queue-worker': 1, admin: 1 } },
-  'deploy.config.js': { apps: { 'deployed-api': 2, 'deployed-worker': 1 } },
-  'esm-server.config.cjs': { apps: { 'esm-api': 2 } },
+  'multi-app.config.js': { apps: { gateway: 1, 'queue-worker': 1, admin: 1 } },
+  'deploy.config.js': { apps: { 'deployed-api': 1, 'deployed-worker': 1 } },
+  'esm-server.config.cjs': { apps: { 'esm-api': 1 } },
   'ecosystem.config.mjs': { apps: { 'mjs-app': 1 } },
-  'ecosystem.json': { args: ['--env', 'production'], apps: { 'json-api': 2, 'json-worker': 1 } },
-  'ecosystem.yml': { apps: { 'yaml-api': 2, 'yaml-worker': 1 } },
+  'ecosystem.json': { args: ['--env', 'production'], apps: { 'json-api': 1, 'json-worker': 1 } },
+  'ecosystem.yml': { apps: { 'yaml-api': 1, 'yaml-worker': 1 } },
   'env-logic.config.js': { apps: { 'env-api': 1 } },
-  'ecosystem.config.ts': { apps: { 'ts-api': 2, 'ts-worker': 1 } },
+  'ecosystem.config.ts': { apps: { 'ts-api': 1, 'ts-worker': 1 } },
   'increment-var.config.js': { apps: { ports: 2 } },
   'logs.config.js': { apps: { quiet: 1, combined: 1 } },
   'shell-job.config.js': { apps: { 'nightly-sync': 1 } },
-  'node-args.config.js': { apps: { tuned: 2 } },
+  'node-args.config.js': { apps: { tuned: 1 } },
   'full-keys.config.js': { args: ['--env', 'production'], apps: { 'kitchen-sink': Math.max(1, MAX - 1) } },
   'autostart.config.js': { apps: { always: 1, 'on-demand': 0 } },
-  'process.json': { apps: { legacy: 2 } },
+  'process.json': { apps: { legacy: 1 } },
   'one-app.config.js': { apps: { solo: 1 }, answering: ['solo'] },
   'bare-list.json': { apps: { 'listed-api': 1, 'listed-worker': 1 }, answering: ['listed-api'] },
   'apps-mapping.yml': { apps: { answer: 1 }, answering: ['answer'], warns: [/apps-mapping\.yml:2:1: apps: no name: named "answer" after its script/] },
@@ -70,10 +72,22 @@ const CORPUS = {
   'pm2-init-es.config.mjs': { apps: { index: 1 }, answering: ['index'], warns: [/apps\[0\]: no name: named "index"/] },
 };
 
-async function describeJson(box, name) {
+/** `super describe <name> --json`, the CLI's own. */
+async function describeCli(box, name) {
   const r = await box.cli(['describe', name, '--json']);
   assert.equal(r.code, 0, r.stderr);
   return JSON.parse(r.stdout);
+}
+
+/**
+ * Starts `file` as `super start` does: through the CLI itself where `viaCli`, else in-process
+ * (box.start, which rejects when an app fails). Resolves with the warning lines it gave.
+ */
+async function startFile(box, file, { args, env, viaCli }) {
+  if (!viaCli) return (await box.start(path.join(dir, file), { env })).warnings ?? [];
+  const r = await box.cli(['start', file, ...args], { cwd: dir, env });
+  assert.equal(r.code, 0, `${file}: exit ${r.code}\n${r.stderr}`);
+  return r.stderr.split('\n').filter(Boolean);
 }
 
 /** Every command takes the name with spaces (and its namespace), and the log file is its own. */
@@ -85,7 +99,7 @@ async function spacedName(box) {
     return r;
   };
   assert.match((await ok(['ls'])).stdout, /\n\d+ +Billing API Server +0 /);
-  assert.equal(path.basename((await describeJson(box, name)).logs.out), 'Billing API Server-out.log');
+  assert.equal(path.basename((await describeCli(box, name)).logs.out), 'Billing API Server-out.log');
   await ok(['logs', name, '--lines', '5']);
   for (const verb of ['reload', 'restart', 'stop']) await ok([verb, name]);
   assert.match((await ok(['start', name])).stdout, /^started Billing API Server$/m);
@@ -118,17 +132,18 @@ test('every corpus file starts unchanged with the right number of workers', asyn
   // The first command boots the daemon with these: its workers write their ports there.
   const env = { CORPUS_PORTS: path.join(box.dir, 'ports'), CORPUS_LOGS: path.join(box.dir, 'logs') };
   fs.mkdirSync(env.CORPUS_PORTS);
+  const viaCli = [];
   for (const file of files) {
     const { args = [], apps, answering = [], warns = [], check } = CORPUS[file];
-    const r = await box.cli(['start', file, ...args], { cwd: dir, env });
-    assert.equal(r.code, 0, `${file}: exit ${r.code}\n${r.stderr}`);
+    const cli = viaCli.length === 0 || args.length > 0;
+    if (cli) viaCli.push(file);
+    const lines = await startFile(box, file, { args, env, viaCli: cli });
     const ls = await lsJson(box);
     const seen = Object.fromEntries(ls.apps.map((a) => [a.name, a.workers.filter((w) => w.status === 'online').length]));
-    assert.deepEqual(seen, apps, `${file}: online workers per app\n${r.stderr}`);
+    assert.deepEqual(seen, apps, `${file}: online workers per app\n${lines.join('\n')}`);
     // No app fails to become ready (a warning would say so): only PM2-only keys and the file's own notes warn.
-    const lines = r.stderr.split('\n').filter(Boolean);
     for (const line of lines) assert.ok([/PM2-only key|autostart: false/, ...warns].some((w) => w.test(line)), `${file}: ${line}`);
-    for (const w of warns) assert.ok(lines.some((line) => w.test(line)), `${file}: no warning ${w}\n${r.stderr}`);
+    for (const w of warns) assert.ok(lines.some((line) => w.test(line)), `${file}: no warning ${w}\n${lines.join('\n')}`);
     await answers(ls, answering, env.CORPUS_PORTS);
     await check?.(box, env);
     // Cleared for the next file over the control socket: a CLI start-up per file saved.
@@ -139,4 +154,5 @@ test('every corpus file starts unchanged with the right number of workers', asyn
       client.close();
     }
   }
+  t.diagnostic(`started by the CLI: ${viaCli.join(', ')}`);
 });

@@ -6,7 +6,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { sandbox, freePort, httpGet, lsJson } from '../helpers/harness.js';
+import { sandbox, freePort, httpGet, lsJson, describeJson } from '../helpers/harness.js';
 
 // Answers with what it was started with: its slot, argv after the script, and its cwd.
 const SERVER = `const http = require('node:http');
@@ -16,6 +16,15 @@ http.createServer((req, res) => res.end(JSON.stringify({ slot: process.env.NODE_
 
 const ask = async (port) => JSON.parse((await httpGet(port)).body);
 const appOf = (ls, name) => ls.apps.find((a) => a.name === name);
+/** `op` sent to the daemon in-process as the CLI sends it: setup and clean-up without a CLI start-up. */
+async function send(box, op, args) {
+  const client = await box.client();
+  try {
+    return await client.request(op, args, { timeout: 0 });
+  } finally {
+    client.close();
+  }
+}
 
 test('file-less start, PM2 forms', async (t) => {
   const box = await sandbox(t);
@@ -32,9 +41,9 @@ test('file-less start, PM2 forms', async (t) => {
     const answer = await ask(p1);
     assert.deepEqual(answer.args, ['--flag', 'two words']);
     assert.equal(answer.cwd, box.dir);
-    const described = (await cli(['describe', 'api', '--json'])).stdout;
-    assert.doesNotMatch(described, /s3cret/, 'describe masks secrets, in the command line too');
-    const d = JSON.parse(described);
+    // What `super describe api --json` prints, asked in-process.
+    const d = await describeJson(box, 'api');
+    assert.doesNotMatch(JSON.stringify(d), /s3cret/, 'describe masks secrets, in the command line too');
     assert.equal(d.exec_mode, 'cluster');
     assert.equal(d.config.env.API_TOKEN, '********', 'describe masks secrets');
     assert.deepEqual(d.source.command, { script: 'server.cjs', args: ['--flag', 'two words'], name: 'api', instances: '2', env: { PORT: String(p1), API_TOKEN: '********' }, cwd: box.dir });
@@ -46,7 +55,7 @@ test('file-less start, PM2 forms', async (t) => {
     const r = await cli(['start', 'node server.cjs --mode cmd', '--name', 'cmd', '--env-var', `PORT=${p2}`]);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(appOf(await lsJson(box), 'cmd').workers[0].status, 'online');
-    const d = JSON.parse((await cli(['describe', 'cmd', '--json'])).stdout);
+    const d = await describeJson(box, 'cmd');
     assert.equal(d.exec_mode, 'fork', 'a command that is not a Node script runs in fork mode');
     assert.deepEqual((await ask(p2)).args, ['--mode', 'cmd']);
   });
@@ -55,7 +64,7 @@ test('file-less start, PM2 forms', async (t) => {
     box.write('package.json', JSON.stringify({ name: 'web', private: true, scripts: { start: 'node server.cjs --from-npm' } }));
     const r = await cli(['start', 'npm', '--name', 'web', '--', 'start'], { env: { PORT: String(p3) } });
     assert.equal(r.code, 0, r.stderr);
-    const d = JSON.parse((await cli(['describe', 'web', '--json'])).stdout);
+    const d = await describeJson(box, 'web');
     assert.deepEqual(d.config.args, ['start']);
     for (let i = 0; i < 100; i++) {
       const answer = await ask(p3).catch(() => null); // npm takes a while to start node
@@ -71,14 +80,14 @@ test('file-less start, PM2 forms', async (t) => {
   await t.test('a script alone runs as pm2 start app.js: fork mode, ready once it runs; PM2 flags set their keys', async (tt) => {
     // The later subtests list the apps; one at a time, as a name that is not there refuses the whole list.
     tt.after(async () => {
-      for (const name of ['q', 'cl']) await cli(['delete', name]);
+      await send(box, 'delete', { target: ['q', 'cl'] });
     });
     box.fixture('idle.js'); // a queue consumer: never listens
     const r = await cli(['start', 'idle.js', '--name', 'q', '--max-memory-restart', '200M', '--no-autorestart', '-c', '0 3 * * *',
       '-k', '3000', '--restart-delay', '500', '--time', '--namespace', 'jobs', '-o', 'q.out', '--no-vizion']);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stderr, 'super: warning: --no-vizion: ignored (PM2\'s versioning metadata)\n', 'no listen_timeout warning');
-    const d = JSON.parse((await cli(['describe', 'q', '--json'])).stdout);
+    const d = await describeJson(box, 'q');
     assert.deepEqual([d.exec_mode, d.config.ready_on], ['fork', 'spawn']);
     const c = d.config;
     assert.deepEqual([c.max_memory_restart, c.autorestart, c.cron_restart, c.kill_timeout, c.restart_delay, c.time, c.namespace, c.out_file],
@@ -86,7 +95,7 @@ test('file-less start, PM2 forms', async (t) => {
     assert.match((await cli(['show', 'q'])).stdout, /started as: super start idle\.js --name q --max-memory-restart 200M --no-autorestart --cron '0 3 \* \* \*' --output q\.out --time --kill-timeout 3000 --restart-delay 500 --namespace jobs \(in /);
     const cl = await cli(['start', 'server.cjs', '--name', 'cl', '--cluster', '--env-var', `PORT=${p4}`]);
     assert.equal(cl.code, 0, cl.stderr);
-    assert.equal(JSON.parse((await cli(['describe', 'cl', '--json'])).stdout).exec_mode, 'cluster', '--cluster asks for more');
+    assert.equal((await describeJson(box, 'cl')).exec_mode, 'cluster', '--cluster asks for more');
     assert.equal((await ask(p4)).slot, '0');
   });
 
@@ -115,7 +124,7 @@ test('file-less start, PM2 forms', async (t) => {
   });
 
   await t.test('start <name> and start <id> start stopped apps again', async () => {
-    assert.equal((await cli(['stop', 'api', 'cmd'])).code, 0);
+    await send(box, 'stop', { target: ['api', 'cmd'] });
     let ls = await lsJson(box);
     assert.equal(appOf(ls, 'api').status, 'stopped');
     assert.equal(appOf(ls, 'cmd').status, 'stopped');
@@ -134,8 +143,8 @@ test('file-less start, PM2 forms', async (t) => {
   });
 
   await t.test('save and resurrect bring a file-less app back with its arguments', async () => {
-    assert.equal((await cli(['stop', 'web'])).code, 0);
-    assert.equal((await cli(['save'])).code, 0);
+    await send(box, 'stop', { target: ['web'] });
+    await send(box, 'save', {});
     assert.equal((await cli(['kill'])).code, 0);
     const r = await cli(['resurrect']);
     assert.equal(r.code, 0, r.stderr);
@@ -143,7 +152,7 @@ test('file-less start, PM2 forms', async (t) => {
     assert.deepEqual(ls.apps.map((a) => a.name), ['api', 'cmd']);
     assert.deepEqual((await ask(p1)).args, ['--flag', 'two words']);
     assert.deepEqual((await ask(p2)).args, ['--mode', 'cmd']);
-    const d = JSON.parse((await cli(['describe', 'api', '--json'])).stdout);
+    const d = await describeJson(box, 'api');
     assert.equal(d.source.command.name, 'api');
     assert.ok(fs.existsSync(path.join(box.home, 'dump.json')));
   });

@@ -127,7 +127,8 @@ test('what the file writes to stdout does not corrupt its config', async () => {
 });
 
 test('a file that never ends is killed at the time bound: one line', async () => {
-  const file = write('loop.js', 'for (;;) {}\n');
+  // Blocked for good without spinning: the bound is the same, without 0.5 s of a busy CPU.
+  const file = write('loop.js', 'Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);\n');
   const t0 = Date.now();
   const outcome = await evaluateConfigFile(file, { timeoutMs: 500 });
   assert.ok(Date.now() - t0 < 5000);
@@ -162,7 +163,8 @@ test('garbage on the result channel: one line that says so, not "exited with cod
 });
 
 test('a file that allocates without end is stopped by its heap bound: one line, not V8\'s abort text', async () => {
-  const hog = write('hog.js', 'const keep = [];\nfor (;;) keep.push(new Array(1e5).fill(keep.length));\n');
+  // 32 MB arrays: the bound is met in a few allocations, with little garbage collection on the way.
+  const hog = write('hog.js', 'const keep = [];\nfor (;;) keep.push(new Array(1 << 22).fill(keep.length));\n');
   // A time bound far above the seconds the heap bound takes: the message says which one hit.
   const outcome = await evaluateConfigFile(hog, { timeoutMs: 60_000 });
   assert.equal(outcome.problem, `${hog}: ran out of memory (more than 256 MB of heap) before exporting a config; make the file build a small config`);

@@ -24,8 +24,7 @@ test('environment refresh on running apps', async (t) => {
     env_prod: { LEVEL: prod }
 `;
   const eco = box.write('eco.yml', goodEco);
-  const r = await box.cli(['start', eco], { env: { FROM_START: 'yes' } });
-  assert.equal(r.code, 0, r.stderr);
+  await box.start(eco, { env: { FROM_START: 'yes' } }); // setup, in-process (the CLI's own start is checked below)
   const first = await pidsOf(box, 'api');
   assert.equal(environOf(first[0]).FROM_START, 'yes');
 
@@ -89,7 +88,13 @@ test('environment refresh on running apps', async (t) => {
     assert.equal(data.reloaded, undefined);
     assert.deepEqual(await pidsOf(box, 'api'), pids);
     // a later reload reads the file with the env it was started with
-    assert.equal((await box.cli(['reload', 'api'])).code, 0);
+    const client = await box.client();
+    try {
+      const reload = await client.request('reload', { target: ['api'] }, { timeout: 0 });
+      assert.ok(reload.apps.every((a) => a.ok), JSON.stringify(reload));
+    } finally {
+      client.close();
+    }
     for (const pid of await pidsOf(box, 'api')) assert.equal(environOf(pid).LEVEL, 'prod');
   });
 

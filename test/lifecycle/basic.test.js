@@ -3,7 +3,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { sandbox, freePort, httpGet, lsJson, alive, workerPids } from '../helpers/harness.js';
+import { sandbox, freePort, httpGet, lsJson, describeJson, alive, workerPids } from '../helpers/harness.js';
 
 test('start, serve, ls, describe, restart, stop, delete, kill', async (t) => {
   const box = await sandbox(t);
@@ -94,7 +94,7 @@ apps:
   box.write('eco.yml', fs.readFileSync(eco, 'utf8').replace('GREETING: pending', 'GREETING: again'));
   await box.start(eco);
   assert.match((await httpGet(p1)).body, /app=esm/);
-  assert.equal(JSON.parse((await box.cli(['describe', 'esm', '--json'])).stdout).config.env.GREETING, 'again');
+  assert.equal((await describeJson(box, 'esm')).config.env.GREETING, 'again'); // the CLI's describe --json: above
 
   const del = await box.cli(['delete', 'cjs']);
   assert.equal(del.code, 0, del.stderr);

@@ -248,15 +248,12 @@ test('bad input: one coded line, exit 2, nothing written', async (t) => {
 
   const corrupt = path.join(box.dir, 'corrupt');
   box.write('corrupt/dump.pm2', '[{"name": "web", "pm_exec_path": ');
-  const bad = await cli(['--pm2-home', corrupt, '--out', out]);
-  assert.equal(bad.code, 2);
-  assert.match(bad.stderr, /^super: E_IMPORT: .*dump\.pm2 is corrupt \(not valid JSON: [^\n]*\); PM2 keeps the previous one: try --file .*dump\.pm2\.bak\n$/);
+  // The reading's refusals in-process: the CLI's line and exit status are checked above.
+  await assert.rejects(importPm2({ pm2Home: corrupt, out }), { code: 'E_IMPORT', message: /^\S*dump\.pm2 is corrupt \(not valid JSON: [^\n]*\); PM2 keeps the previous one: try --file .*dump\.pm2\.bak$/ });
   assert.ok(!fs.existsSync(out));
 
   box.write('other/dump.pm2', '{"apps": []}');
-  const notDump = await cli(['--pm2-home', path.join(box.dir, 'other'), '--out', out]);
-  assert.equal(notDump.code, 2);
-  assert.match(notDump.stderr, /^super: E_IMPORT: .*dump\.pm2 is not a PM2 dump/);
+  await assert.rejects(importPm2({ pm2Home: path.join(box.dir, 'other'), out }), { code: 'E_IMPORT', message: /^\S*dump\.pm2 is not a PM2 dump/ });
 
   fs.writeFileSync(out, 'mine\n', { mode: 0o600 });
   const exists = await cli(['--pm2-home', pm2.home, '--out', out]);

@@ -16,15 +16,6 @@ http.createServer((req, res) => res.end(JSON.stringify({ slot: process.env.NODE_
 
 const ask = async (port) => JSON.parse((await httpGet(port)).body);
 const appOf = (ls, name) => ls.apps.find((a) => a.name === name);
-/** `op` sent to the daemon in-process as the CLI sends it: setup and clean-up without a CLI start-up. */
-async function send(box, op, args) {
-  const client = await box.client();
-  try {
-    return await client.request(op, args, { timeout: 0 });
-  } finally {
-    client.close();
-  }
-}
 
 test('file-less start, PM2 forms', async (t) => {
   const box = await sandbox(t);
@@ -80,7 +71,7 @@ test('file-less start, PM2 forms', async (t) => {
   await t.test('a script alone runs as pm2 start app.js: fork mode, ready once it runs; PM2 flags set their keys', async (tt) => {
     // The later subtests list the apps; one at a time, as a name that is not there refuses the whole list.
     tt.after(async () => {
-      await send(box, 'delete', { target: ['q', 'cl'] });
+      await box.request('delete', { target: ['q', 'cl'] });
     });
     box.fixture('idle.js'); // a queue consumer: never listens
     const r = await cli(['start', 'idle.js', '--name', 'q', '--max-memory-restart', '200M', '--no-autorestart', '-c', '0 3 * * *',
@@ -124,7 +115,7 @@ test('file-less start, PM2 forms', async (t) => {
   });
 
   await t.test('start <name> and start <id> start stopped apps again', async () => {
-    await send(box, 'stop', { target: ['api', 'cmd'] });
+    await box.request('stop', { target: ['api', 'cmd'] });
     let ls = await lsJson(box);
     assert.equal(appOf(ls, 'api').status, 'stopped');
     assert.equal(appOf(ls, 'cmd').status, 'stopped');
@@ -143,8 +134,8 @@ test('file-less start, PM2 forms', async (t) => {
   });
 
   await t.test('save and resurrect bring a file-less app back with its arguments', async () => {
-    await send(box, 'stop', { target: ['web'] });
-    await send(box, 'save', {});
+    await box.request('stop', { target: ['web'] });
+    await box.request('save');
     assert.equal((await cli(['kill'])).code, 0);
     const r = await cli(['resurrect']);
     assert.equal(r.code, 0, r.stderr);

@@ -44,12 +44,7 @@ test('super start on one daemon: concurrent starts, a port in use, a crash loop'
     const free = await freePort();
     const again = box.write('again.yml', `apps:\n  - name: again\n    script: http-server.js\n    env: { PORT: ${free} }\n`);
     await box.start(again);
-    const client = await box.client();
-    try {
-      await client.request('stop', { target: ['again'] }, { timeout: 0 });
-    } finally {
-      client.close();
-    }
+    await box.request('stop', { target: ['again'] });
     const squatter = net.createServer().listen(free, '127.0.0.1');
     t2.after(() => squatter.close());
     await new Promise((res) => squatter.once('listening', res));

@@ -38,15 +38,6 @@ async function getWhenUp(port, timeout = 20000) {
 }
 const json = async (port) => JSON.parse((await getWhenUp(port)).body);
 const pidsOf = async (box) => Object.fromEntries((await lsJson(box)).apps.map((a) => [a.name, a.workers.map((w) => w.pid)]));
-/** `op` sent to the daemon in-process, as the CLI sends it (setup and clean-up: no CLI start-up). */
-async function ask(box, op, args) {
-  const client = await box.client();
-  try {
-    return await client.request(op, args, { timeout: 0 });
-  } finally {
-    client.close();
-  }
-}
 
 test('PM2 ecosystem files on a real daemon', async (t) => {
   const box = await sandbox(t);
@@ -125,7 +116,7 @@ module.exports = { apps: [{ name: 'envy', script: 'server.cjs', env: { PORT: ${e
     assert.deepEqual(await json(envy).then((b) => [b.greeting, b.version]), ['hello from the shell', 'v1']);
     box.write('VERSION', 'v2\n');
     // A reload from an environment without GREETING: the one given at start is kept.
-    const re = await ask(box, 'reload', { target: ['envy'] });
+    const re = await box.request('reload', { target: ['envy'] });
     assert.ok(re.apps.every((a) => a.ok), JSON.stringify(re));
     assert.deepEqual(await json(envy).then((b) => [b.greeting, b.version]), ['hello from the shell', 'v2']);
     // The file now throws at reload: refused in one line, the workers keep serving.
@@ -136,7 +127,7 @@ module.exports = { apps: [{ name: 'envy', script: 'server.cjs', env: { PORT: ${e
     assert.match(bad.stderr, /envy\.config\.js:3:\d+: the file threw Error: VERSION says bad/);
     assert.deepEqual(await pidsOf(box), before);
     assert.equal((await json(envy)).version, 'v2');
-    await ask(box, 'delete', { target: ['envy'] }); // no idle workers through the later tests
+    await box.request('delete', { target: ['envy'] }); // no idle workers through the later tests
   });
 
   await t.test('TypeScript (interfaces, export default), ESM and JSON files start', async () => {
@@ -158,7 +149,7 @@ export default { apps: [{ name: 'mjs', script: path.resolve('server.cjs'), env: 
     assert.equal((await json(jsonPort)).port, String(jsonPort));
     const ls = Object.fromEntries((await lsJson(box)).apps.map((a) => [a.name, a]));
     assert.equal(ls.ts.workers.filter((w) => w.status === 'online').length, 2);
-    await ask(box, 'delete', { target: ['ts', 'mjs', 'json'] });
+    await box.request('delete', { target: ['ts', 'mjs', 'json'] });
   });
 
   await t.test('uid/gid: workers run as that user, fork and cluster alike (daemon as root)', { skip: process.getuid() !== 0 && 'the daemon does not run as root' }, async () => {
@@ -178,7 +169,7 @@ export default { apps: [{ name: 'mjs', script: path.resolve('server.cjs'), env: 
     assert.deepEqual(apps['as-nobody-cluster'].workers.map((w) => uidOf(w.pid)), [nobody]);
     // cluster settings persist between forks: an app without uid is not run as the previous app's user
     assert.deepEqual(apps['as-root'].workers.map((w) => uidOf(w.pid)), [0]);
-    await ask(box, 'delete', { target: ['as-nobody', 'as-nobody-cluster', 'as-root'] });
+    await box.request('delete', { target: ['as-nobody', 'as-nobody-cluster', 'as-root'] });
   });
 
   await t.test('cron_restart: scheduled rolling reloads, 0 failed requests under load', async () => {

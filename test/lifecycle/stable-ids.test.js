@@ -12,15 +12,7 @@ test('ids survive upgrade and resurrect, gaps included', async (t) => {
   const file = box.write('eco.yml', `apps:\n${names.map((n) => `  - { name: ${n}, script: idle.js, exec_mode: fork }\n`).join('')}`);
   await box.start(file);
   // Setup and the save in-process (no CLI start-up): what is under test is the ids.
-  const send = async (op, args) => {
-    const client = await box.client();
-    try {
-      return await client.request(op, args, { timeout: 0 });
-    } finally {
-      client.close();
-    }
-  };
-  await send('delete', { target: ['a', 'c'] });
+  await box.request('delete', { target: ['a', 'c'] });
   const ids = async () => Object.fromEntries((await lsJson(box)).apps.map((a) => [a.name, a.workers[0]?.id ?? a.id]));
   const before = await ids();
   assert.deepEqual(before, { b: 1, d: 3 });
@@ -29,7 +21,7 @@ test('ids survive upgrade and resurrect, gaps included', async (t) => {
   assert.equal(up.code, 0, up.stderr);
   assert.deepEqual(await ids(), before, 'after upgrade');
 
-  await send('save', {});
+  await box.request('save');
   assert.equal((await box.cli(['kill'])).code, 0);
   const back = await box.cli(['resurrect']);
   assert.equal(back.code, 0, back.stderr);

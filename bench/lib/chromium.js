@@ -62,7 +62,7 @@ export function startDashboard(home, args = [], { env = {} } = {}) {
         url: m[0].trim(), base: m[1], token: m[3] ?? null, pid: child.pid, child,
         stderr: () => err,
         stop: () => new Promise((res) => {
-          if (child.exitCode !== null) return res(child.exitCode);
+          if (child.exitCode !== null || child.signalCode !== null) return res(child.exitCode);
           child.once('exit', (code) => res(code));
           child.kill('SIGTERM');
         }),

@@ -40,7 +40,8 @@ function staticFiles() {
     '/style.css': path.join(PAGE_DIR, 'style.css'),
     '/vendor/preact.mjs': path.join(vendorDir('preact'), 'preact.mjs'),
     '/vendor/htm.mjs': path.join(vendorDir('htm'), 'htm.mjs'),
-    '/vendor/uplot.mjs': path.join(vendorDir('uplot'), 'uPlot.esm.js'),
+    // uPlot ships no minified ES module: its minified script defines the global uPlot
+    '/vendor/uplot.js': path.join(vendorDir('uplot'), 'uPlot.iife.min.js'),
     '/vendor/uplot.css': path.join(vendorDir('uplot'), 'uPlot.min.css'),
   };
 }

@@ -1,7 +1,8 @@
 // A small uPlot chart (a sparkline with axes) as a Preact component. uPlot draws on a
 // canvas; the component creates it once and hands it new columns on each render.
 import { Component, h } from '/vendor/preact.mjs';
-import uPlot from '/vendor/uplot.mjs';
+
+const { uPlot } = globalThis; // /vendor/uplot.js, a classic script before the modules
 
 export class Spark extends Component {
   componentDidMount() {

@@ -3,6 +3,8 @@
 // the CPU of the daemon and of the dashboard process (/proc/<pid>/stat) over windows of
 // --window seconds in four phases:
 //   no dashboard        the daemon alone (the baseline)
+//   bare subscriber     one client subscribed to the metrics topic (what any watcher, super
+//                       monit too, costs the daemon: its agents report once a second)
 //   dashboard, no page  the dashboard runs but no page is open: it holds no subscription,
 //                       so the daemon's cost must not move
 //   page open           one headless Chromium page (bench/lib/chromium.js) on the dashboard
@@ -18,6 +20,7 @@ import { median, fmt, table } from './stats.js';
 import { benchArgs } from './lib/args.js';
 import { noChromium, launchChromium, startDashboard } from './lib/chromium.js';
 import { loadPage } from '../lib/dashboard/server.js';
+import { connect } from '../lib/ipc/client.js';
 
 const opts = benchArgs(process.argv.slice(2), {
   defaults: { workers: 100, window: 20, settle: 12, loads: 5 },
@@ -59,6 +62,17 @@ try {
   rows.push(['no dashboard', fmt(alone, 2), '-']);
   out.phases.none = { daemon: alone };
 
+  // What any watcher costs the daemon (super monit, a script): one bare subscriber of the
+  // metrics topic, the same pushes the dashboard asks for with a page open.
+  const watcher = await connect(home);
+  await watcher.request('subscribe', { topics: ['metrics'] });
+  await sleep(2000);
+  const [bare] = await cpuOver([daemonPid], opts.window);
+  watcher.close();
+  rows.push(['a bare metrics subscriber, no dashboard', fmt(bare, 2), '-']);
+  out.phases.bare_subscriber = { daemon: bare };
+  await sleep(2000);
+
   const port = 20000 + Math.floor(Math.random() * 10000);
   dash = await startDashboard(home, ['--listen', `127.0.0.1:${port}`], { env: target.env });
   await sleep(2000);
@@ -70,7 +84,7 @@ try {
   const loadsMs = [];
   let page;
   for (let i = 0; i < opts.loads; i++) {
-    page?.close();
+    await page?.close();
     page = await browser.newPage();
     const t0 = Date.now();
     await page.goto(dash.url);

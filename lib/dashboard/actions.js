@@ -39,14 +39,15 @@ export function actionProblem(m, hostNames) {
 }
 
 /**
- * Runs a checked action on `link`'s daemon. Resolves with the reply's data; profile and heap
- * resolve with {file, bytes} of the file now on this machine (registered by `offer` for
- * download). onProgress gets a reload's steps.
+ * Runs a checked action on `link`'s daemon. Resolves with the reply's data; describe with
+ * {config, series} (the app's workers' history, from `history`); profile and heap with
+ * {file, bytes, url} of the file now on this machine (registered by `offer` for download).
+ * onProgress gets a reload's steps.
  */
-export async function runAction(link, m, { onProgress, offer }) {
+export async function runAction(link, m, { onProgress, offer, history }) {
   const target = m.app;
   switch (m.action) {
-    case 'describe': return (await link.request('describe', { app: m.app })).app;
+    case 'describe': return { config: (await link.request('describe', { app: m.app })).app.config, series: history(m.host, m.app) };
     case 'reload': return link.request('reload', { target }, { timeout: 0, onProgress });
     case 'restart': return link.request('restart', { target }, { timeout: 0 });
     case 'stop': return link.request('stop', { target }, { timeout: 0 });

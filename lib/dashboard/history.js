@@ -87,11 +87,20 @@ export class HistoryStore {
     for (let i = 0; i < n; i++) this.add(key, [t - (n - i) * intervalS, h.cpu[i] ?? null, h.memory?.[i] ?? null, h.loop_p99_ms?.[i] ?? null, null]);
   }
 
-  /** Every series of `host` as {key: [[t, ...], ...]} (what a page gets when it opens). */
-  dump(host) {
+  /**
+   * The app series of `host` as {app: [[t, ...], ...]} (what a page gets when it opens), or
+   * with `app` the series of that app's workers as {"app\u0000slot": [...]} (when the page
+   * opens the app: 100 workers' 10 minutes are about 2 MB of JSON, not sent unasked).
+   */
+  dump(host, app) {
     const out = {};
-    const prefix = `${host}\u0000`;
-    for (const [key, ring] of this.series) if (key.startsWith(prefix)) out[key.slice(prefix.length)] = ring.toArray();
+    const prefix = app === undefined ? `${host}\u0000` : `${host}\u0000${app}\u0000`;
+    for (const [key, ring] of this.series) {
+      if (!key.startsWith(prefix)) continue;
+      const rest = key.slice(host.length + 1);
+      if (app === undefined && rest.includes('\u0000')) continue;
+      out[rest] = ring.toArray();
+    }
     return out;
   }
 }

@@ -142,7 +142,7 @@ export async function startServer({ hub, policy, token, host, port, tls }) {
       if (inFlight >= MAX_ACTIONS_IN_FLIGHT) return reply(false, { error: { code: 'E_BUSY', message: `at most ${MAX_ACTIONS_IN_FLIGHT} actions at once` } });
       inFlight++;
       try {
-        const data = await runAction(hub.link(m.host), m, { offer, onProgress: (p) => viewer.send({ type: 'progress', id: m.id, data: p }) });
+        const data = await runAction(hub.link(m.host), m, { offer, history: (host, app) => hub.history.dump(host, app), onProgress: (p) => viewer.send({ type: 'progress', id: m.id, data: p }) });
         reply(true, { data });
       } catch (err) {
         reply(false, { error: { code: err.code ?? 'E_INTERNAL', message: err.message } });

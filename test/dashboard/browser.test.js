@@ -97,12 +97,14 @@ test('super dashboard in a browser', { skip: noChromium() ?? false, timeout: 120
     assert.equal(await page.evaluate(() => window.__xss), undefined);
   });
 
-  await t.test('settings are shown with secrets masked', async () => {
+  await t.test('settings and worker charts are shown, secrets masked', async () => {
     await page.locator('[data-app="web"] .app-name').click();
     await page.waitForFunction(() => document.querySelector('[data-app="web"] .settings pre')?.textContent.includes('API_SECRET'), null, { timeout: 5000 });
     const text = await page.locator('[data-app="web"] .settings pre').textContent();
     assert.match(text, /"API_SECRET": "\*+"/);
     assert.doesNotMatch(text, /hunter2/);
+    // and each worker's charts, from the dashboard's history
+    assert.equal(await page.locator('[data-app="web"] .settings canvas').count(), 2 * 4);
   });
 
   await t.test('an action without the token is refused, a foreign Origin too', async () => {

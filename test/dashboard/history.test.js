@@ -43,13 +43,14 @@ test('snapshots feed an app series and one per worker slot; dump gives one host'
   h.addSnapshot('h1', [{ name: 'api', workers: [worker(0, 10, 1, 2, 3, 4)] }], 100);
   h.addSnapshot('h1', [{ name: 'api', workers: [worker(0, 10, 5, 6, 7, 8)] }], 101);
   h.addSnapshot('h2', [{ name: 'api', workers: [] }], 101);
-  const d = h.dump('h1');
-  assert.deepEqual(Object.keys(d).sort(), ['api', 'api\u00000']);
-  assert.deepEqual(d['api\u00000'], [[100, 1, 2, 3, 4], [101, 5, 6, 7, 8]]);
+  // a page gets the app series when it opens, an app's worker series when it opens the app
+  assert.deepEqual(h.dump('h1'), { api: [[100, 1, 2, 3, 4], [101, 5, 6, 7, 8]] });
+  assert.deepEqual(h.dump('h1', 'api'), { 'api\u00000': [[100, 1, 2, 3, 4], [101, 5, 6, 7, 8]] });
+  assert.deepEqual(h.dump('h1', 'ap'), {});
   assert.equal(seriesKey('h1', 'api', 0), 'h1\u0000api\u00000');
   // the daemon's own points seed a worker the dashboard has not seen, and only then
   h.seedWorker('h2', 'api', 0, { cpu: [1, 2], memory: [3, 4], loop_p99_ms: [5, 6] }, 200, 1);
-  assert.deepEqual(h.dump('h2')['api\u00000'], [[198, 1, 3, 5, null], [199, 2, 4, 6, null]]);
+  assert.deepEqual(h.dump('h2', 'api')['api\u00000'], [[198, 1, 3, 5, null], [199, 2, 4, 6, null]]);
   h.seedWorker('h2', 'api', 0, { cpu: [9] }, 300, 1);
-  assert.equal(h.dump('h2')['api\u00000'].length, 2);
+  assert.equal(h.dump('h2', 'api')['api\u00000'].length, 2);
 });

@@ -71,6 +71,15 @@ function addPoint(key, [t, cpu, rss, loop, rps]) {
   s.version++;
 }
 
+/** The dashboard's history of a series, then the points this page already had after it. */
+function setSeries(key, points) {
+  const had = store.series.get(key);
+  store.series.delete(key);
+  for (const p of points) addPoint(key, p);
+  if (had) for (let i = 0; i < had.t.length; i++) addPoint(key, [had.t[i], had.cpu[i], had.rss[i], had.loop[i], had.rps[i]]);
+  series(key).version = (had?.version ?? 0) + 1;
+}
+
 function workerPoint(t, w) {
   const m = w.metrics ?? {};
   const fresh = Boolean(w.pid) && m.report_age_ms != null && !m.loop_stale;
@@ -81,7 +90,7 @@ function onMessage(m) {
   switch (m.type) {
     case 'hello': store.hello = m; break;
     case 'history':
-      for (const [k, points] of Object.entries(m.series)) for (const p of points) addPoint(`${m.host}\0${k}`, p);
+      for (const [k, points] of Object.entries(m.series)) setSeries(`${m.host}\0${k}`, points);
       break;
     case 'state': {
       store.hosts = m.hosts;
@@ -166,7 +175,10 @@ function describe(host, app) {
   store.open.add(key);
   const id = nextId++;
   store.actions.unshift({ id, action: 'describe', label: `settings of ${app}`, status: 'running', progress: [], text: '', hidden: true,
-    onResult: (m) => store.settings.set(key, m.ok ? m.data.config : `${m.error.code}: ${m.error.message}`) });
+    onResult: (m) => {
+      store.settings.set(key, m.ok ? m.data.config : `${m.error.code}: ${m.error.message}`);
+      if (m.ok) for (const [k, points] of Object.entries(m.data.series)) setSeries(`${host}\0${k}`, points);
+    } });
   send({ type: 'action', id, action: 'describe', host, app });
   draw();
 }

@@ -10,7 +10,7 @@ export class Spark extends Component {
     this.plot = new uPlot({
       width, height, padding: [6, 6, 2, 0], legend: { show: false }, cursor: { show: false },
       scales: { x: { time: true }, y: { range: (u, min, max) => [0, Math.max(max ?? 0, this.props.floor ?? 0) * 1.1 || 1] } },
-      axes: [{ show: false }, { size: 44, stroke: '#8593a3', grid: { stroke: '#2a313a' }, ticks: { show: false }, values: (u, vals) => vals.map(format), font: '10px sans-serif' }],
+      axes: [{ show: false }, { size: 58, stroke: '#8593a3', grid: { stroke: '#2a313a' }, ticks: { show: false }, values: (u, vals) => vals.map(format), font: '10px sans-serif' }],
       series: [{}, { label, stroke: color, width: 1.5, fill: `${color}22`, spanGaps: false, points: { show: false } }],
     }, this.props.data, this.el);
   }

@@ -5,7 +5,7 @@
 // To a page (JSON text frames):
 //   {type: "hello", canAct, readOnly, needToken}        on connect, and after auth
 //   {type: "history", host, series: {key: [[t, cpu, rss, loop_p99_ms, rps], ...]}}  once per host
-//   {type: "state", t, hosts: [{name, state, error, pid, version, apps}]}   at least once a second
+//   {type: "state", t, hosts: [{name, state, error, pid, version, loading, apps}]}   at least once a second
 //   {type: "logs", lines: [{host, app, slot, stream, text}], skipped}        as they come
 //   {type: "event", host, kind: "worker"|"reload", data}                     restarts, reload steps
 //   {type: "result", id, ok, data?, error?}, {type: "progress", id, data}   of an action
@@ -21,7 +21,8 @@ export class Hub {
   /** @param {import('./host-link.js').HostLink[]} links */
   constructor(links) {
     this.history = new HistoryStore();
-    this.hosts = new Map(links.map((link) => [link.name, { link, apps: [], logs: [] }]));
+    // seeded: apps holds the daemon's answer since the first page opened (not a stale one)
+    this.hosts = new Map(links.map((link) => [link.name, { link, apps: [], logs: [], seeded: false }]));
     this.viewers = new Set();
     this.pendingLogs = [];
     this.skippedLogs = 0;
@@ -33,13 +34,18 @@ export class Hub {
 
   #wire(link) {
     const host = this.hosts.get(link.name);
-    link.on('state', () => (this.dirty = true));
+    link.on('state', () => {
+      if (link.state !== 'up') host.seeded = false;
+      this.dirty = true;
+    });
     link.on('seed', ({ apps }) => {
       const t = Date.now() / 1000;
       for (const app of apps) for (const w of app.workers) this.history.seedWorker(link.name, app.name, w.slot, w.metrics?.history, t, 1);
       host.apps = apps.map(strip);
-      this.dirty = true;
+      host.seeded = true;
       this.#toViewers({ type: 'history', host: link.name, series: this.history.dump(link.name) });
+      this.dirty = true;
+      this.#tick(); // the pages waiting for their first rows get them now
     });
     link.on('event', ({ event, data }) => {
       if (event === 'metrics') {
@@ -87,14 +93,20 @@ export class Hub {
 
   removeViewer(viewer) {
     if (!this.viewers.delete(viewer) || this.viewers.size) return;
-    for (const { link } of this.hosts.values()) link.want(false);
+    for (const host of this.hosts.values()) {
+      host.link.want(false);
+      // what the next page sees first is the daemon's answer then, not these old values
+      host.seeded = false;
+      host.apps = [];
+    }
     clearInterval(this.timer);
     this.timer = null;
   }
 
   stateMessage(now = Date.now()) {
-    const hosts = [...this.hosts.values()].map(({ link, apps }) => ({
-      name: link.name, state: link.state, error: link.error, pid: link.hello?.pid ?? null, version: link.hello?.version ?? null, apps: link.state === 'up' ? apps : [],
+    const hosts = [...this.hosts.values()].map(({ link, apps, seeded }) => ({
+      name: link.name, state: link.state, error: link.error, pid: link.hello?.pid ?? null, version: link.hello?.version ?? null,
+      loading: link.state === 'up' && !seeded, apps: link.state === 'up' ? apps : [],
     }));
     return { type: 'state', t: now, hosts };
   }

@@ -93,7 +93,7 @@ function Host({ store, ui, host }) {
     <h2>${host.name} <span class=${`state-${host.state}`} data-state=${host.state}>${host.state}</span>
       ${host.pid ? html`<span class="note">daemon pid ${host.pid}, superd ${host.version}</span>` : null}
       ${host.state !== 'up' && host.error ? html`<span class="note">${host.error}; retrying by itself</span>` : null}</h2>
-    ${host.apps.length === 0 && host.state === 'up' ? html`<p class="note app">no apps</p>` : null}
+    ${host.apps.length === 0 && host.state === 'up' ? html`<p class="note app">${host.loading ? 'loading...' : 'no apps'}</p>` : null}
     ${host.apps.map((app) => html`<${App} key=${app.name} store=${store} ui=${ui} host=${host.name} app=${app} />`)}
   </section>`;
 }

@@ -3,12 +3,13 @@
 // the CPU of the daemon and of the dashboard process (/proc/<pid>/stat) over windows of
 // --window seconds in four phases:
 //   no dashboard        the daemon alone (the baseline)
-//   bare subscriber     one client subscribed to the metrics topic (what any watcher, super
-//                       monit too, costs the daemon: its agents report once a second)
 //   dashboard, no page  the dashboard runs but no page is open: it holds no subscription,
 //                       so the daemon's cost must not move
 //   page open           one headless Chromium page (bench/lib/chromium.js) on the dashboard
 //   page closed         back to no page: the subscriptions are dropped again
+//   bare subscriber     still no page, one plain client subscribed to the metrics topic:
+//                       what any watcher (super monit too) costs the daemon, whose agents
+//                       then report once a second
 // Also the page's weight (every file it loads, uncompressed) and its load time (navigation
 // to the last worker row drawn), the median of --loads loads.
 //   node bench/dashboard-cost.js [--workers 100] [--window 20] [--settle 12] [--loads 5]
@@ -63,17 +64,6 @@ try {
   rows.push(['no dashboard', fmt(alone, 2), '-']);
   out.phases.none = { daemon: alone };
 
-  // What any watcher costs the daemon (super monit, a script): one bare subscriber of the
-  // metrics topic, the same pushes the dashboard asks for with a page open.
-  const watcher = await connect(home);
-  await watcher.request('subscribe', { topics: ['metrics'] });
-  await sleep(2000);
-  const [bare] = await cpuOver([daemonPid], opts.window);
-  watcher.close();
-  rows.push(['a bare metrics subscriber, no dashboard', fmt(bare, 2), '-']);
-  out.phases.bare_subscriber = { daemon: bare };
-  await sleep(2000);
-
   const port = 20000 + Math.floor(Math.random() * 10000);
   dash = await startDashboard(home, ['--listen', `127.0.0.1:${port}`], { env: target.env });
   await sleep(2000);
@@ -108,6 +98,16 @@ try {
   const [d3, s3] = await cpuOver([daemonPid, dash.pid], opts.window);
   rows.push(['page closed again', fmt(d3, 2), fmt(s3, 2)]);
   out.phases.page_closed = { daemon: d3, dashboard: s3 };
+
+  // What any watcher costs the daemon (super monit, a script): one bare subscriber of the
+  // metrics topic, the same pushes the dashboard asks for with a page open.
+  const watcher = await connect(home);
+  await watcher.request('subscribe', { topics: ['metrics'] });
+  await sleep(2000);
+  const [bare] = await cpuOver([daemonPid], opts.window);
+  watcher.close();
+  rows.push(['no page, one bare metrics subscriber instead', fmt(bare, 2), '-']);
+  out.phases.bare_subscriber = { daemon: bare };
 
   const files = loadPage();
   const bytes = Object.values(files).reduce((a, f) => a + f.body.length, 0);

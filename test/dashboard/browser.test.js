@@ -5,6 +5,8 @@
 // an action without the token is refused; a hostile app name and log line render as text.
 import test from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import WebSocket from 'ws';
 import { sandbox, freePort, lsJson } from '../helpers/harness.js';
 import { startLoad } from '../helpers/load.js';
@@ -26,7 +28,10 @@ test('super dashboard in a browser', { skip: noChromium() ?? false, timeout: 120
   ].join('\n'));
   await box.start(eco);
   const dashPort = await freePort();
-  const dash = await startDashboard(box.home, ['--listen', `127.0.0.1:${dashPort}`]);
+  // A second host that nothing answers: shown down beside the live one.
+  const deadHost = `127.0.0.1:${await freePort()}`;
+  fs.writeFileSync(path.join(box.home, 'token'), `${'c'.repeat(64)}\n`, { mode: 0o600 });
+  const dash = await startDashboard(box.home, ['--listen', `127.0.0.1:${dashPort}`, '--host', 'local', '--host', deadHost]);
   t.after(() => dash.stop());
   const browser = await launchChromium();
   t.after(() => browser.close());
@@ -43,6 +48,12 @@ test('super dashboard in a browser', { skip: noChromium() ?? false, timeout: 120
     const web = apps.find((a) => a.name === 'web');
     for (const w of web.workers) assert.equal(await row(w.slot).getAttribute('data-pid'), String(w.pid));
     assert.equal(new URL(page.url()).hash, '', 'the token is taken out of the address bar');
+  });
+
+  await t.test('a host nothing answers is shown down, with why, beside the live one', async () => {
+    await page.locator(`[data-host="${deadHost}"] [data-state="down"]`).waitFor({ timeout: 10_000 });
+    assert.match(await page.locator(`[data-host="${deadHost}"] h2`).textContent(), /E_NO_DAEMON.*retrying by itself/);
+    assert.equal(await page.locator('[data-host="local"] [data-state]').getAttribute('data-state'), 'up');
   });
 
   await t.test('values change over time (at least once a second)', async () => {
@@ -105,6 +116,17 @@ test('super dashboard in a browser', { skip: noChromium() ?? false, timeout: 120
     assert.doesNotMatch(text, /hunter2/);
     // and each worker's charts, from the dashboard's history
     assert.equal(await page.locator('[data-app="web"] .settings canvas').count(), 2 * 4);
+  });
+
+  await t.test('a heap snapshot taken from the page downloads', async () => {
+    const download = page.waitForEvent('download', { timeout: 30_000 });
+    await row(1).locator('button[data-action="heap"]').click();
+    await page.locator('#confirm-yes').click();
+    const file = await download;
+    assert.match(file.suggestedFilename(), /\.heapsnapshot$/);
+    const saved = path.join(box.dir, 'got.heapsnapshot');
+    await file.saveAs(saved);
+    assert.ok(JSON.parse(fs.readFileSync(saved, 'utf8')).snapshot, 'a heap snapshot');
   });
 
   await t.test('an action without the token is refused, a foreign Origin too', async () => {

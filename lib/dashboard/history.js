@@ -2,7 +2,8 @@
 // worker slot of each host, fed by the daemon's "metrics" snapshots (one a second) and
 // sent whole to a page when it opens. Bounded twice: points per series (10 minutes at one
 // a second) and series per store (a host with thousands of short-lived apps cannot grow
-// it): the series not fed for longest goes first.
+// it): the series not fed for longest goes first. No imports: the page loads this file too
+// (/history.js), so its charts compute their points as the dashboard process does.
 
 export const HISTORY_POINTS = 600;
 export const MAX_SERIES = 4000;

@@ -37,6 +37,7 @@ function staticFiles() {
     '/app.js': path.join(PAGE_DIR, 'app.js'),
     '/view.js': path.join(PAGE_DIR, 'view.js'),
     '/charts.js': path.join(PAGE_DIR, 'charts.js'),
+    '/history.js': path.join(PAGE_DIR, '..', 'history.js'), // the points, computed as here
     '/style.css': path.join(PAGE_DIR, 'style.css'),
     '/vendor/preact.mjs': path.join(vendorDir('preact'), 'preact.mjs'),
     '/vendor/htm.mjs': path.join(vendorDir('htm'), 'htm.mjs'),

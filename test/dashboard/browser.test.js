@@ -72,6 +72,8 @@ test('super dashboard in a browser', { skip: noChromium() ?? false, timeout: 120
       return tr && tr.dataset.pid && tr.dataset.pid !== String(oldPid) && Number(tr.dataset.restarts) === r + 1;
     }, ['[data-app="web"] tr[data-worker="web#0"]', pid, restarts], { timeout: 2000 });
     assert.ok(Date.now() - killed <= 2000);
+    // and the state changes are among the log lines
+    await page.waitForFunction(() => /web#0 .*online -> \w+.*SIGKILL/.test(document.getElementById('log-lines').textContent), null, { timeout: 2000 });
   });
 
   await t.test('a reload from the page completes with 0 failed requests under load', async () => {

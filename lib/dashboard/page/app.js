@@ -4,6 +4,7 @@
 // through Preact as text, never as HTML.
 import { render, h } from '/vendor/preact.mjs';
 import { Dashboard } from '/view.js';
+import { workerPoint, appPoint } from '/history.js';
 
 const POINTS = 600; // 10 minutes of one point a second
 const LOG_LINES = 1000; // kept; the view shows the last 300 that pass the filter
@@ -80,12 +81,6 @@ function setSeries(key, points) {
   series(key).version = (had?.version ?? 0) + 1;
 }
 
-function workerPoint(t, w) {
-  const m = w.metrics ?? {};
-  const fresh = Boolean(w.pid) && m.report_age_ms != null && !m.loop_stale;
-  return [t, w.pid ? m.cpu ?? null : null, w.pid ? m.memory ?? null : null, fresh ? m.loop_delay_ms?.p99 ?? null : null, fresh ? m.http_rps ?? null : null];
-}
-
 function onMessage(m) {
   switch (m.type) {
     case 'hello': store.hello = m; break;
@@ -102,16 +97,22 @@ function onMessage(m) {
             addPoint(`${host.name}\0${app.name}\0${w.slot}`, p);
             return p;
           });
-          const sum = (i) => (points.some((p) => p[i] != null) ? points.reduce((a, p) => a + (p[i] ?? 0), 0) : null);
-          const loops = points.map((p) => p[3]).filter((v) => v != null);
-          addPoint(`${host.name}\0${app.name}`, [t, sum(1), sum(2), loops.length ? Math.max(...loops) : null, sum(4)]);
+          addPoint(`${host.name}\0${app.name}`, appPoint(t, points));
         }
       }
       break;
     }
+    case 'event': {
+      // a worker's state change or a reload step, among the log lines (as super monit shows them)
+      const e = m.data;
+      const text = m.kind === 'worker'
+        ? `${e.prev} -> ${e.state}${e.pid ? ` pid ${e.pid}` : ''}${e.reason ? ` (${e.reason})` : ''}${e.code != null ? ` code ${e.code}` : ''}${e.signal ? ` ${e.signal}` : ''}`
+        : `reload ${e.step}${e.pid ? ` pid ${e.pid}` : ''}${e.reason ? ` (${e.reason})` : ''}`;
+      store.logs.push({ host: m.host, app: e.app, slot: e.slot, stream: 'event', text });
+      break;
+    }
     case 'logs':
       store.logs.push(...m.lines);
-      if (store.logs.length > LOG_LINES) store.logs.splice(0, store.logs.length - LOG_LINES);
       store.skipped += m.skipped;
       break;
     case 'progress': {
@@ -132,6 +133,7 @@ function onMessage(m) {
     default: break;
   }
   store.actions.splice(20);
+  if (store.logs.length > LOG_LINES) store.logs.splice(0, store.logs.length - LOG_LINES);
 }
 
 function outcome(a, data) {

@@ -110,7 +110,7 @@ function Logs({ store, ui }) {
   return html`<section class="logs">
     <div><b>logs</b> <input id="log-filter" placeholder="filter (app, slot, text)" value=${store.logFilter} onInput=${(e) => ui.setFilter(e.currentTarget.value)} />
       <span class="note">last ${SHOWN_LOG_LINES} matching lines${store.skipped ? `; ${store.skipped} skipped (too fast)` : ''}</span></div>
-    <pre id="log-lines">${shown.map((l) => html`<div class=${l.stream === 'err' ? 'err' : ''}><span class="note">${l.prefix} </span>${l.text}</div>`)}</pre>
+    <pre id="log-lines">${shown.map((l) => html`<div class=${l.stream === 'err' || l.stream === 'event' ? l.stream : ''}><span class="note">${l.prefix} </span>${l.text}</div>`)}</pre>
   </section>`;
 }
 

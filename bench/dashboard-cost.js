@@ -5,7 +5,7 @@
 //   no dashboard        the daemon alone (the baseline)
 //   dashboard, no page  the dashboard runs but no page is open: it holds no subscription,
 //                       so the daemon's cost must not move
-//   page open           one headless Chromium page (bench/lib/chromium.js) on the dashboard
+//   page open           one headless Chromium page (test/helpers/chromium.js) on the dashboard
 //   page closed         back to no page: the subscriptions are dropped again
 //   bare subscriber     still no page, one plain client subscribed to the metrics topic:
 //                       what any watcher (super monit too) costs the daemon, whose agents
@@ -20,7 +20,7 @@ import path from 'node:path';
 import { startSuperd, stopAllOnExit, stopAll, sleep, ROOT } from './targets.js';
 import { median, fmt, table } from './stats.js';
 import { benchArgs } from './lib/args.js';
-import { noChromium, launchChromium, startDashboard } from './lib/chromium.js';
+import { noChromium, launchChromium, startDashboard } from '../test/helpers/chromium.js';
 import { loadPage } from '../lib/dashboard/server.js';
 import { connect } from '../lib/ipc/client.js';
 

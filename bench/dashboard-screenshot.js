@@ -8,8 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { markedEnv, reapMarked, stopAllOnExit, freePort, sleep, ROOT, run, SUPER_BIN } from './targets.js';
 import { benchArgs } from './lib/args.js';
-import { noChromium, launchChromium, startDashboard } from './lib/chromium.js';
-import { startLoad } from './lib/strict-client.js';
+import { noChromium, launchChromium, startDashboard } from '../test/helpers/chromium.js';
+import { startLoad } from '../test/helpers/strict-client.js';
 
 const opts = benchArgs(process.argv.slice(2), {
   defaults: { warm: 40, out: 'docs/images/dashboard.png' },

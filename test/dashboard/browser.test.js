@@ -10,7 +10,7 @@ import path from 'node:path';
 import WebSocket from 'ws';
 import { sandbox, freePort, lsJson } from '../helpers/harness.js';
 import { startLoad } from '../helpers/load.js';
-import { noChromium, launchChromium, startDashboard } from '../../bench/lib/chromium.js';
+import { noChromium, launchChromium, startDashboard } from '../helpers/chromium.js';
 
 const HOSTILE = '<img src=x onerror=window.__xss=1>';
 const HOSTILE_LINE = '<b id=hostile-log>bold?</b> tick';

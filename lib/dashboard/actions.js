@@ -66,7 +66,7 @@ export async function runAction(link, m, { onProgress, offer, history }) {
         file = path.join(dir, path.basename(f.path));
         await fetchDiagnostic(link.client, f.path, file);
       }
-      return { file: path.basename(file), bytes: f.bytes, url: offer(file) };
+      return { file: path.basename(file), bytes: f.bytes, url: offer(file, { owned: Boolean(link.remote) }) };
     }
     default: throw new Error(`unknown action ${m.action}`);
   }

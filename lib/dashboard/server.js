@@ -24,6 +24,7 @@ const MAX_ACTIONS_IN_FLIGHT = 4; // per page
 const MAX_DOWNLOADS = 16;
 const DOWNLOAD_TTL_MS = 15 * 60_000;
 const AUTH_WAIT_MS = 30_000;
+const MAX_WRONG_TOKENS = 5; // per connection; then it is closed
 
 export const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
   "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
@@ -58,14 +59,20 @@ export function loadPage() {
  */
 export async function startServer({ hub, policy, token, host, port, tls }) {
   const page = loadPage();
-  const downloads = new Map(); // id -> {file, name, expires}
+  const downloads = new Map(); // id -> {file, expires, owned}
+  // owned: a copy fetched from another host into a directory of our own, removed with its entry
+  const forget = (id) => {
+    const d = downloads.get(id);
+    downloads.delete(id);
+    if (d?.owned) fs.rm(path.dirname(d.file), { recursive: true, force: true }, () => {});
+  };
 
-  const offer = (file) => {
+  const offer = (file, { owned = false } = {}) => {
     const now = Date.now();
-    for (const [id, d] of downloads) if (d.expires < now) downloads.delete(id);
-    while (downloads.size >= MAX_DOWNLOADS) downloads.delete(downloads.keys().next().value);
+    for (const [id, d] of downloads) if (d.expires < now) forget(id);
+    while (downloads.size >= MAX_DOWNLOADS) forget(downloads.keys().next().value);
     const id = crypto.randomBytes(16).toString('hex'); // the link itself is the permission: given only to a page that may act
-    downloads.set(id, { file, expires: now + DOWNLOAD_TTL_MS });
+    downloads.set(id, { file, expires: now + DOWNLOAD_TTL_MS, owned });
     return `/download/${id}`;
   };
 
@@ -106,7 +113,8 @@ export async function startServer({ hub, policy, token, host, port, tls }) {
       send: (obj) => viewer.sendText(JSON.stringify(obj)),
       backlog: () => ws.bufferedAmount,
     };
-    const hello = () => viewer.send({ type: 'hello', canAct: access.act, readOnly: policy.readOnly, needToken: !access.view, hosts: [...hub.hosts.keys()] });
+    let wrongTokens = 0;
+    const hello = () => viewer.send({ type: 'hello', canAct: access.act, readOnly: policy.readOnly, needToken: !access.view });
     hello();
     let watching = false;
     const watch = () => {
@@ -127,7 +135,10 @@ export async function startServer({ hub, policy, token, host, port, tls }) {
       if (!m || typeof m !== 'object') return viewer.send({ type: 'error', error: { code: 'E_BAD_REQUEST', message: 'send JSON objects' } });
       if (m.type === 'auth') {
         access = grants(policy, typeof m.token === 'string' ? m.token : null, token);
-        if (typeof m.token === 'string' && !access.tokenOk) viewer.send({ type: 'error', error: { code: 'E_AUTH', message: 'wrong dashboard token' } });
+        if (typeof m.token === 'string' && !access.tokenOk) {
+          viewer.send({ type: 'error', error: { code: 'E_AUTH', message: 'wrong dashboard token' } });
+          if (++wrongTokens >= MAX_WRONG_TOKENS) return ws.close(4401, 'too many wrong tokens');
+        }
         hello();
         return watch();
       }
@@ -169,6 +180,7 @@ export async function startServer({ hub, policy, token, host, port, tls }) {
     server,
     address: server.address(),
     close: () => new Promise((resolve) => {
+      for (const id of [...downloads.keys()]) forget(id);
       for (const ws of wss.clients) ws.terminate();
       server.close(() => resolve());
       server.closeAllConnections?.();

@@ -78,16 +78,14 @@ try {
     await page?.close();
     page = await browser.newPage();
     // the page's own clock: from the start of its navigation to every worker's row drawn
-    await page.addInitScript(`const rows = ${opts.workers};(${(() => {
-      new MutationObserver((_, obs) => {
-        if (document.querySelectorAll('tr[data-worker]').length < rows) return;
-        window.drawnAt = performance.now();
-        obs.disconnect();
-      }).observe(document, { childList: true, subtree: true });
-    }).toString()})()`);
+    await page.addInitScript(`new MutationObserver((_, obs) => {
+      if (document.querySelectorAll('tr[data-worker]').length < ${opts.workers}) return;
+      window.drawnAt = performance.now();
+      obs.disconnect();
+    }).observe(document, { childList: true, subtree: true });`);
     await page.goto(dash.url);
-    await page.waitForFunction(() => window.drawnAt !== undefined, null, { timeout: 30_000 });
-    loadsMs.push(await page.evaluate(() => window.drawnAt));
+    await page.waitForFunction('window.drawnAt !== undefined', null, { timeout: 30_000 });
+    loadsMs.push(await page.evaluate('window.drawnAt'));
   }
   await sleep(2000);
   const [d2, s2] = await cpuOver([daemonPid, dash.pid], opts.window);

@@ -54,8 +54,8 @@ export function loadPage() {
 }
 
 /**
- * @param {{hub: import('./hub.js').Hub, policy: object, token: string, tls?: {cert, key}}} o
- * @returns {Promise<{server, close(): Promise<void>}>} once listening on host:port
+ * @param {{hub: import('./hub.js').Hub, policy: object, token: string, host: string, port: number, tls?: {cert, key}}} o
+ * @returns {Promise<{server, address: object, close(): Promise<void>}>} once listening on host:port
  */
 export async function startServer({ hub, policy, token, host, port, tls }) {
   const page = loadPage();

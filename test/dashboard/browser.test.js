@@ -3,6 +3,7 @@
 // their values move; a worker killed with SIGKILL shows its restart within 2 s; a reload
 // from the page completes with 0 failed requests under load; log lines appear and filter;
 // an action without the token is refused; a hostile app name and log line render as text.
+/* global document, window, location -- in the functions page.evaluate runs in the page */
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';

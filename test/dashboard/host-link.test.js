@@ -3,7 +3,6 @@
 // the daemon goes away it says so and reconnects by itself once a daemon is back.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
 import { sandbox } from '../helpers/harness.js';
 import { HostLink } from '../../lib/dashboard/host-link.js';
 

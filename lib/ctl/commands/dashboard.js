@@ -99,6 +99,6 @@ async function hostLinks(hosts, home) {
 async function openBrowser(url) {
   const { spawn } = await import('node:child_process');
   const child = spawn('xdg-open', [url], { stdio: 'ignore', detached: true });
-  child.on('error', (err) => process.stderr.write(`super dashboard: --open: cannot run xdg-open (${err.code}); open the link yourself\n`));
+  child.on('error', (/** @type {NodeJS.ErrnoException} */ err) => process.stderr.write(`super dashboard: --open: cannot run xdg-open (${err.code}); open the link yourself\n`));
   child.unref();
 }

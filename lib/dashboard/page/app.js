@@ -2,6 +2,7 @@
 // (hosts, history columns for the charts, log lines, actions in progress), and a render
 // of it with Preact (view.js) whenever something arrives. Every string from an app goes
 // through Preact as text, never as HTML.
+/* global document, location, history, requestAnimationFrame -- a browser page */
 import { render, h } from '/vendor/preact.mjs';
 import { Dashboard } from '/view.js';
 import { workerPoint, appPoint } from '/history.js';

@@ -1,5 +1,6 @@
 // The dashboard's view: hosts -> apps -> workers, charts, settings, actions and logs.
 // Preact renders every value as text (app names, log lines, env values included).
+/* global document -- a browser page */
 import { h } from '/vendor/preact.mjs';
 import htm from '/vendor/htm.mjs';
 import { Spark } from '/charts.js';

@@ -11,10 +11,10 @@ const POINTS = 600; // 10 minutes of one point a second
 const LOG_LINES = 1000; // kept; the view shows the last 300 that pass the filter
 
 const store = {
-  conn: 'connecting', hello: null, hosts: [], t: 0,
+  conn: 'connecting', hello: null, hosts: [],
   series: new Map(), // "host\0app[\0slot]" -> {t: [], cpu: [], rss: [], loop: [], rps: [], version}
   logs: [], logFilter: '', skipped: 0,
-  actions: [], // [{id, label, status: "running"|"done"|"failed", progress: [], text, url}]
+  actions: [], // [{id, action, label, status: "running"|"done"|"failed", progress: [], text}]
   confirm: null, // {label, run}
   open: new Set(), // "host\0app" of apps whose details are shown
   settings: new Map(), // "host\0app" -> config or error text
@@ -91,16 +91,22 @@ function onMessage(m) {
     case 'state': {
       store.hosts = m.hosts;
       const t = Math.round(m.t / 1000);
+      const live = new Set();
       for (const host of m.hosts) {
         for (const app of host.apps) {
           const points = app.workers.map((w) => {
             const p = workerPoint(t, w);
+            live.add(`${host.name}\0${app.name}\0${w.slot}`);
             addPoint(`${host.name}\0${app.name}\0${w.slot}`, p);
             return p;
           });
+          live.add(`${host.name}\0${app.name}`);
           addPoint(`${host.name}\0${app.name}`, appPoint(t, points));
         }
       }
+      // the series of apps and slots that are gone (a host that is down keeps its own)
+      const up = new Set(m.hosts.filter((h) => h.state === 'up' && !h.loading).map((h) => h.name));
+      for (const key of store.series.keys()) if (up.has(key.split('\0')[0]) && !live.has(key)) store.series.delete(key);
       break;
     }
     case 'event': {

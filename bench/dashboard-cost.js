@@ -84,8 +84,8 @@ try {
       obs.disconnect();
     }).observe(document, { childList: true, subtree: true });`);
     await page.goto(dash.url);
-    await page.waitForFunction('window.drawnAt !== undefined', null, { timeout: 30_000 });
-    loadsMs.push(await page.evaluate('window.drawnAt'));
+    await page.waitForFunction(() => globalThis['drawnAt'] !== undefined, null, { timeout: 30_000 });
+    loadsMs.push(await page.evaluate(() => globalThis['drawnAt']));
   }
   await sleep(2000);
   const [d2, s2] = await cpuOver([daemonPid, dash.pid], opts.window);

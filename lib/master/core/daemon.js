@@ -19,7 +19,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { superHome, socketPath, pidPath, daemonLogPath, describeIo } from '../../home.js';
-import { prepareHome, acquirePidFile, releasePidFile } from '../saved/index.js';
+import { prepareHome, acquirePidFile, releasePidFile, resurrectApps } from '../saved/index.js';
 import { startControlServer } from '../../ipc/server.js';
 import { AppRegistry } from './registry.js';
 import { CronRestarts } from './cron-restart.js';
@@ -32,7 +32,6 @@ import { sdNotify, startWatchdog, reloadNotices } from './systemd-notify.js';
 import { WatchManager } from '../watch/index.js';
 import { createDaemonLog } from '../../logs/daemon-log.js';
 import { reloadAllLogs } from './log-handlers.js';
-import { stopDeadline } from './stop-deadline.js';
 import { Diagnostics } from '../diagnostics/index.js';
 import { Upgrade, Handover, adoptInheritedSockets, trackClusterListeners } from '../upgrade/index.js';
 import { launchGateOpened } from './launch-gate.js';
@@ -127,7 +126,7 @@ export async function startDaemon({ resurrect = false, afterStop, control, loadD
   const shutdown = (reason, code = 0) => {
     stopping ??= (async () => {
       // The slowest worker's drain_timeout + kill_timeout, plus a margin (lib/master/core/stop-deadline.js).
-      const deadline = stopDeadline(registry.apps.values());
+      const deadline = registry.stopDeadline();
       log.info({ reason, deadline_ms: deadline }, 'daemon stopping: stopping every app');
       if (!handedOver) sdNotify(['STOPPING=1', 'STATUS=stopping every app'], log);
       const hard = setTimeout(() => {
@@ -246,7 +245,7 @@ export async function startDaemon({ resurrect = false, afterStop, control, loadD
     process.disconnect();
   }
   // A successor is not systemd's main process: the daemon it replaced said MAINPID for it.
-  if (!handover) sdNotify(['READY=1', `STATUS=${registry.apps.size} app(s)`, `MAINPID=${process.pid}`], log);
+  if (!handover) sdNotify(['READY=1', `STATUS=${registry.reader.count()} app(s)`, `MAINPID=${process.pid}`], log);
   return { home, log, registry, shutdown, version };
 }
 
@@ -276,7 +275,6 @@ async function bootFailed(err, status) {
  * would only make systemd restart it into the same error.
  */
 async function resurrectAtBoot(registry, log) {
-  const { resurrectApps } = await import('../saved/saved-state.js');
   try {
     const r = await resurrectApps(registry);
     log.info({ file: r.file, started: r.started, failed: r.failed }, 'resurrected saved apps');

@@ -1,8 +1,10 @@
 // The registry of apps and the operations on them. The control handlers call these;
 // nothing here parses wire input (lib/ipc/protocol.js did) or talks to sockets.
 //
-// It gets its collaborators at construction and calls nothing that calls it back. Others
-// learn what happens from its events, and read it through `reader` (registry-reader.js):
+// It is the only writer of app state (an app's busy mark, clientEnv, source, pending
+// config) and keeps its apps private: others run its commands, learn what happens from its
+// events, and read it through `reader` (registry-reader.js). It gets its collaborators at
+// construction and calls nothing that calls it back. Events:
 //   'worker'       {app, slot, pid, state, prev, restarts, ...}   a worker state change
 //   'reload'       {app, slot?, step, ...}                        reload progress
 //   'app-added'    {app}                                          a new app is registered
@@ -20,6 +22,8 @@ import { resolveTargets } from './targets.js';
 import { assignId } from './app-ids.js';
 import { stderrTail } from './tail-file.js';
 import { StartGate, startConcurrency } from './start-gate.js';
+import { stopDeadline } from './stop-deadline.js';
+import { appsState } from './daemon-state.js';
 
 // Node's own IPC plumbing: a `super start` run from inside a worker must not pass these on,
 // or a fork-mode child would take itself for a cluster worker. Filtered once, on receipt.
@@ -27,10 +31,12 @@ const NODE_IPC_VARS = new Set(['NODE_UNIQUE_ID', 'NODE_CHANNEL_FD', 'NODE_CHANNE
 // stop, restart, delete and scale wait this long for the operation that holds the app (a
 // cron_restart reload, a restart) before E_BUSY; a reload and a start still refuse at once.
 const BUSY_WAIT_MS = 30_000;
-const BUSY_POLL_MS = 50; // for an operation the app runs by itself (a slot replacement)
+const BUSY_POLL_MS = 50; // a guard only: every busy mark is #withBusy's, which leaves a promise to wait on
 export const inheritable = (env) => Object.fromEntries(Object.entries(env).filter(([k]) => !NODE_IPC_VARS.has(k)));
 
 export class AppRegistry extends EventEmitter {
+  #apps = new Map(); // name -> App, in registration order
+
   /**
    * @param {object} o
    * @param {string} o.home
@@ -47,12 +53,11 @@ export class AppRegistry extends EventEmitter {
     super();
     this.home = home;
     this.log = log;
-    this.apps = new Map();
     this.daemonPolicy = new DaemonPolicy({ log }); // scheduling policy and CPU sets
     this.metrics = metrics;
     this.control = control;
     this.loadDefaults = Object.freeze({ ...loadDefaults });
-    this.reader = new RegistryReader(this);
+    this.reader = new RegistryReader(this, this.#apps);
     this.ctx = {
       home,
       log,
@@ -113,18 +118,18 @@ export class AppRegistry extends EventEmitter {
     // daemon with no app never holds it.
     const { App } = await import('./app.js');
     const settings = await checkSettings(daemon, entries.map((e) => e.config), owners, { source, strict: !daemon.from_dump });
-    const added = new Set(entries.map((e) => e.config.name).filter((name) => !this.apps.has(name))).size;
+    const added = new Set(entries.map((e) => e.config.name).filter((name) => !this.#apps.has(name))).size;
     const { apps: maxApps } = workLimits();
-    if (this.apps.size + added > maxApps) {
-      throw new SuperError('E_CONFIG', `${source}: ${added} new apps beside the ${this.apps.size} the daemon has is more than the limit of ${maxApps} apps; delete some, or raise SUPER_MAX_APPS in the daemon's environment`);
+    if (this.#apps.size + added > maxApps) {
+      throw new SuperError('E_CONFIG', `${source}: ${added} new apps beside the ${this.#apps.size} the daemon has is more than the limit of ${maxApps} apps; delete some, or raise SUPER_MAX_APPS in the daemon's environment`);
     }
-    const busy = entries.map((e) => this.apps.get(e.config.name)).find((app) => app?.busy);
+    const busy = entries.map((e) => this.#apps.get(e.config.name)).find((app) => app?.busy);
     if (busy) throw new SuperError('E_BUSY', `${busy.name} is busy (${busy.busy}); try again when it is done`);
     const result = { started: [], running: [], changed: [], warnings: await applySettings(settings, owners), failed: [] };
     const toStart = [];
     const newApps = new Set();
     for (const { config, clientEnv, source: from, autostart, id } of entries) {
-      let app = this.apps.get(config.name);
+      let app = this.#apps.get(config.name);
       // Taken by another operation while the settings were applied.
       if (app?.busy) throw new SuperError('E_BUSY', `${config.name} is busy (${app.busy}); try again when it is done`);
       if (app && app.running) {
@@ -143,7 +148,7 @@ export class AppRegistry extends EventEmitter {
         app.clientEnv = clientEnv ?? app.clientEnv;
       } else {
         app = this.#add(App, config, clientEnv);
-        assignId(this.apps, app, id);
+        assignId(this.#apps, app, id);
         newApps.add(app);
       }
       app.source = from ?? app.source;
@@ -178,7 +183,7 @@ export class AppRegistry extends EventEmitter {
   /** A stopped app leaves the registry: its log files closed, its name free again. */
   #forget(app) {
     app.closeLogs();
-    this.apps.delete(app.name);
+    this.#apps.delete(app.name);
     this.emit('app-removed', { app: app.name });
   }
 
@@ -194,7 +199,7 @@ export class AppRegistry extends EventEmitter {
 
   #add(App, config, clientEnv) {
     const app = new App(config, this.ctx, clientEnv);
-    this.apps.set(config.name, app);
+    this.#apps.set(config.name, app);
     this.emit('app-added', { app: config.name });
     return app;
   }
@@ -205,7 +210,7 @@ export class AppRegistry extends EventEmitter {
 
   /** The apps a target (or a list of targets) names: lib/master/core/targets.js. */
   targets(target) {
-    return resolveTargets(this.apps, target);
+    return resolveTargets(this.#apps, target);
   }
 
   /** The one app a single-app op (describe, scale, watch) names: "all" is not an app. */
@@ -263,11 +268,45 @@ export class AppRegistry extends EventEmitter {
    * Each app's ecosystem file is re-read first (the file is the source of truth): a
    * file that is now invalid, or no longer names the app, refuses the whole reload
    * before anything changes. keepConfig reloads with the running config.
+   * overrides, for the replacements (never by a restart):
+   *   clientEnv  `reload --update-env`: the caller's environment under the app's own env (the
+   *              file's env wins, as in PM2); an app whose reload replaced no worker keeps its old one
+   *   source     {file, env}: `start <file> --env <name>` on running apps: that env block applies now
+   * A refused reload (a bad file, a busy app) leaves every app's environment and source as they were.
    */
-  async reload(target, { keepConfig = false, progress = () => {} } = {}) {
+  async reload(target, { keepConfig = false, progress = () => {}, overrides = null } = {}) {
     const apps = this.targets(target);
     const busy = apps.find((a) => a.busy);
     if (busy) throw new SuperError('E_BUSY', `${busy.name} is busy (${busy.busy}); try again when it is done`);
+    const restore = overrides ? this.#override(apps, overrides) : () => {};
+    let data;
+    try {
+      data = await this.#reload(apps, keepConfig, progress);
+    } catch (err) {
+      restore(apps);
+      throw err;
+    }
+    if (overrides?.clientEnv) {
+      const untouched = (r) => (r.skipped ? !r.skipped.startsWith('stopped') : !r.ok && !r.replaced?.length);
+      restore(apps.filter((app) => untouched(data.apps.find((r) => r.app === app.name))));
+    }
+    return data;
+  }
+
+  /** Sets the apps' clientEnv and/or source for a reload; returns what puts back those of the apps it is given. */
+  #override(apps, { clientEnv, source }) {
+    const before = new Map(apps.map((app) => [app, { clientEnv: app.clientEnv, source: app.source }]));
+    const env = clientEnv && inheritable(clientEnv);
+    for (const app of apps) {
+      if (env) app.clientEnv = env;
+      if (source) app.source = { ...app.source, ...source };
+    }
+    return (back) => {
+      for (const app of back) Object.assign(app, before.get(app));
+    };
+  }
+
+  async #reload(apps, keepConfig, progress) {
     const configs = keepConfig ? new Map() : await this.#rereadConfigs(apps);
     const results = [];
     for (const app of apps) {
@@ -379,12 +418,54 @@ export class AppRegistry extends EventEmitter {
    * replacement, or null when the app or slot is gone or busy.
    */
   async replaceSlot(name, index, reason) {
-    return (await this.apps.get(name)?.replaceSlot(index, reason)) ?? null;
+    const app = this.#apps.get(name);
+    if (!app || app.busy) return null;
+    return (await this.#withBusy(app, `replacing #${index}`, () => app.replaceSlot(index, reason))) ?? null;
+  }
+
+  /**
+   * What each app `target` names would start with again: its pending config (a `start`
+   * while it ran) or its config, the environment and the source it was started with.
+   * @returns {{config: object, clientEnv: Record<string,string>, source: object|null}[]}
+   */
+  entries(target) {
+    return this.targets(target).map((app) => ({ config: app.pendingConfig ?? app.config, clientEnv: app.clientEnv, source: app.source }));
+  }
+
+  /** `super start <app|all>` of registered apps: each starts with what entries() says; daemon-wide settings stay. */
+  startApps(target) {
+    const daemon = { scheduling: this.schedulingName, scheduling_set: false, cpu_affinity: null };
+    return this.startConfigs(this.entries(target), daemon, 'super start', undefined, { rollback: true });
+  }
+
+  /**
+   * The daemon's apps and daemon-wide settings in the dump's shape (`super save`, and the
+   * state `super upgrade` hands to the successor daemon): daemon-state.js.
+   */
+  daemonState() {
+    return {
+      apps: appsState(this.#apps),
+      scheduling: this.schedulingName,
+      daemon_cpu_affinity: this.daemonPolicy.pinnedTo,
+      metrics: this.metrics.settings,
+      control: this.control?.settings ?? null,
+    };
+  }
+
+  /** Throws E_BUSY when any app runs an operation (`super upgrade` takes the state of idle apps only). */
+  assertIdle() {
+    const busy = [...this.#apps.values()].find((app) => app.busy);
+    if (busy) throw new SuperError('E_BUSY', `${busy.name} is busy (${busy.busy}); try again when it is done`);
+  }
+
+  /** How long a graceful stop of every app may take (stop-deadline.js). */
+  stopDeadline() {
+    return stopDeadline(this.#apps.values());
   }
 
   /** Reopens every app's log files at their paths (`reload-logs`, SIGUSR2). */
   async reopenLogs() {
-    const apps = [...this.apps.values()];
+    const apps = [...this.#apps.values()];
     const files = (await Promise.all(apps.map((app) => app.logs.reopen()))).flat();
     return { apps: apps.map((a) => a.name), files };
   }
@@ -398,7 +479,7 @@ export class AppRegistry extends EventEmitter {
 
   /** Graceful stop of everything, for `kill` and daemon signals. */
   async stopAll() {
-    await Promise.all([...this.apps.values()].map((app) => app.stop()));
-    for (const app of this.apps.values()) app.closeLogs();
+    await Promise.all([...this.#apps.values()].map((app) => app.stop()));
+    for (const app of this.#apps.values()) app.closeLogs();
   }
 }

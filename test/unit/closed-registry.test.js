@@ -1,4 +1,4 @@
-// The app registry (lib/master/core/registry.js) is the only writer of app state: nothing
+// The app registry (lib/master/apps/registry.js) is the only writer of app state: nothing
 // else sets an app's busy mark, clientEnv, source or pending config, and its apps are
 // private (others run its commands and read it through registry.reader).
 import test from 'node:test';
@@ -6,10 +6,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT } from '../helpers/harness.js';
-import { AppRegistry } from '../../lib/master/core/registry.js';
+import { AppRegistry } from '../../lib/master/apps/registry.js';
 
 const MASTER = path.join(ROOT, 'lib', 'master');
-const APPS = path.join(MASTER, 'core');
+const APPS = path.join(MASTER, 'apps');
 // The registry, and the App it runs the operations of (an app's own moves: a pending config taken at a start).
 const WRITERS = new Set([path.join(APPS, 'registry.js'), path.join(APPS, 'app.js')]);
 const WRITE = /\.(busy|clientEnv|source|pendingConfig)\s*(?:=(?!=)|\?\?=|\|\|=)/g;

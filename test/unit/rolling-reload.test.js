@@ -1,10 +1,10 @@
-// The reload executor (lib/master/core/rolling-reload.js) on a host whose slots only
+// The reload executor (lib/master/reload/executor.js) on a host whose slots only
 // record what they were asked: what it does between the steps of a batch, not what a
 // worker does (test/reload/* run real workers).
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { planReload } from '../../lib/master/core/reload-plan.js';
-import { runReload } from '../../lib/master/core/rolling-reload.js';
+import { planReload } from '../../lib/master/reload/plan.js';
+import { runReload } from '../../lib/master/reload/executor.js';
 
 test('a surge batch forks one replacement per turn of the event loop: between two forks the daemon serves its I/O', async () => {
   const log = [];

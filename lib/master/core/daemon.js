@@ -21,17 +21,15 @@ import { fileURLToPath } from 'node:url';
 import { superHome, socketPath, pidPath, daemonLogPath, describeIo } from '../../home.js';
 import { prepareHome, acquirePidFile, releasePidFile, resurrectApps } from '../saved/index.js';
 import { startControlServer } from '../../ipc/server.js';
-import { AppRegistry } from './registry.js';
-import { CronRestarts } from './cron-restart.js';
+import { AppRegistry, CronRestarts } from '../apps/index.js';
 import { Monitor, MetricsSettings } from '../health/index.js';
 import { RemoteControl } from '../settings/index.js';
-import { makeHandlers } from './handlers.js';
+import { makeHandlers, reloadAllLogs } from '../control/index.js';
 import { reapAllNow, recordGroupsIn, endLeftoverGroups, protectDaemon } from '../process/index.js';
 import { SuperError } from '../../errors.js';
 import { sdNotify, startWatchdog, reloadNotices } from './systemd-notify.js';
 import { WatchManager } from '../watch/index.js';
 import { createDaemonLog } from '../../logs/daemon-log.js';
-import { reloadAllLogs } from './log-handlers.js';
 import { Diagnostics } from '../diagnostics/index.js';
 import { Upgrade, Handover, adoptInheritedSockets, trackClusterListeners } from '../upgrade/index.js';
 import { launchGateOpened } from './launch-gate.js';
@@ -125,7 +123,7 @@ export async function startDaemon({ resurrect = false, afterStop, control, loadD
   /** Stops every app gracefully, then exits with `code` (0 unless told otherwise). */
   const shutdown = (reason, code = 0) => {
     stopping ??= (async () => {
-      // The slowest worker's drain_timeout + kill_timeout, plus a margin (lib/master/core/stop-deadline.js).
+      // The slowest worker's drain_timeout + kill_timeout, plus a margin (lib/master/apps/stop-deadline.js).
       const deadline = registry.stopDeadline();
       log.info({ reason, deadline_ms: deadline }, 'daemon stopping: stopping every app');
       if (!handedOver) sdNotify(['STOPPING=1', 'STATUS=stopping every app'], log);

@@ -14,7 +14,7 @@ const READ_ONLY = new Set(['ping', 'version', 'ls', 'describe', 'env', 'logs', '
 export class Upgrade {
   /**
    * @param {object} o
-   * @param {import('../core/registry.js').AppRegistry} o.registry
+   * @param {import('../apps/registry.js').AppRegistry} o.registry
    * @param {import('../../logs/json-logger.js').JsonLogger} o.log
    * @param {(successorPid: number) => void} o.retire  retires this daemon once the successor owns
    *   SUPER_HOME: its workers are stopped gracefully and it exits, leaving the socket and pid file

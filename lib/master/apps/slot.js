@@ -2,7 +2,7 @@
 // The slot index survives restarts and reloads (it is the app's instance_var), so a
 // replacement always lands in the same slot. All state changes go through #move.
 import { EventEmitter } from 'node:events';
-import { WORKER_STATES as S, assertMove, isRunning } from './states.js';
+import { WORKER_STATES as S, assertMove, isRunning } from '../states.js';
 import { decideRestart, freshHistory } from './restart-policy.js';
 import { WorkerProcess } from '../process/index.js';
 import { waitReady, survive } from './readiness.js';

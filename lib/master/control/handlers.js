@@ -5,9 +5,7 @@ import { PROTOCOL } from '../../ipc/protocol.js';
 import { SuperError } from '../../errors.js';
 import { makeLogHandlers } from './log-handlers.js';
 import { daemonStats } from '../health/index.js';
-import { inheritable } from './registry.js';
-import { describeView } from './status-view.js';
-import { tailFile } from './tail-file.js';
+import { inheritable, describeView, tailFile } from '../apps/index.js';
 import { fileLessApp } from './file-less-app.js';
 import { applyEnvToRunning } from './env-refresh.js';
 import { signalWorkers, resetCounters, workerEnvironment } from './worker-ops.js';
@@ -17,10 +15,10 @@ import { saveApps, resurrectApps } from '../saved/index.js';
 
 /**
  * @param {object} o
- * @param {import('./registry.js').AppRegistry} o.registry
+ * @param {import('../apps/registry.js').AppRegistry} o.registry
  * @param {import('../health/monitor.js').Monitor} o.monitor  the workers' metrics and the status view of `ls`
  * @param {import('../watch/watcher.js').WatchManager} o.watcher
- * @param {import('./cron-restart.js').CronRestarts} o.cron
+ * @param {import('../apps/cron-restart.js').CronRestarts} o.cron
  * @param {import('../diagnostics/diagnostics.js').Diagnostics} o.diagnostics  profiles and heap snapshots
  * @param {import('../../logs/json-logger.js').JsonLogger} o.log
  * @param {string} o.version

@@ -5,7 +5,7 @@
 /**
  * After `start <file> --env <name>`: the running apps whose config that env changes are
  * reloaded from the file with it. Returns the reload's outcome, or null when none changed.
- * @param {import('./registry.js').AppRegistry} registry
+ * @param {import('../apps/registry.js').AppRegistry} registry
  */
 export async function applyEnvToRunning(registry, { file, env, changed, progress }) {
   if (env === undefined || !changed.length) return null;

@@ -4,13 +4,12 @@
 // (lib/logs/app-logs.js) know no app: the app gives them its settings and the function
 // that asks its workers to reopen.
 import { Slot } from './slot.js';
-import { planReload } from './reload-plan.js';
-import { runReload, reporter, slotView } from './rolling-reload.js';
+import { planReload, runReload, reporter, slotView } from '../reload/index.js';
 import { memAvailable } from './host-memory.js';
 import { AppLogs } from '../../logs/app-logs.js';
 import { resolveLogSettings } from '../../logs/settings.js';
 import { WorkerLogReports, reopenWorkerLogs } from './worker-logs.js';
-import { appStatus, isRunning, WORKER_STATES as S } from './states.js';
+import { appStatus, isRunning, WORKER_STATES as S } from '../states.js';
 
 export class App {
   /**
@@ -83,7 +82,7 @@ export class App {
     return this.slots.filter((s) => slot === null || s.index === slot).flatMap((s) => [s.proc, s.replacement]);
   }
 
-  /** What a slot may ask of its app (lib/master/core/slot.js). */
+  /** What a slot may ask of its app (lib/master/apps/slot.js). */
   #slotHost = {
     name: () => this.name,
     config: () => this.config,

@@ -1,6 +1,6 @@
 // The narrow, read-only face of the app registry for the monitor, the watcher and the
 // status view: plain data and the registry's events, never the App or Slot objects
-// themselves, so nothing outside core/ depends on their fields or can change them.
+// themselves, so nothing outside apps/ depends on their fields or can change them.
 import { appIds } from './app-ids.js';
 
 export class RegistryReader {
@@ -62,7 +62,7 @@ export class RegistryReader {
 
   /**
    * Plain data of every app and worker at `now`, what the status view
-   * (lib/master/core/status-view.js) builds `ls`, `describe`, the metrics broadcast and the
+   * (lib/master/apps/status-view.js) builds `ls`, `describe`, the metrics broadcast and the
    * Prometheus text from.
    */
   snapshot(now = Date.now()) {

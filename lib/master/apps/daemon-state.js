@@ -1,7 +1,7 @@
 // The registry's apps in the dump's shape (`super save`, and the state `super upgrade` hands
 // to the successor daemon): each app's resolved config (instances as scaled now), the
 // environment it was started with, its source and id, and whether it is stopped.
-import { WORKER_STATES as S } from './states.js';
+import { WORKER_STATES as S } from '../states.js';
 import { appIds } from './app-ids.js';
 
 /** @param {Map<string, import('./app.js').App>} apps  the registry's apps */

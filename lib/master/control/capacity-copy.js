@@ -26,7 +26,7 @@ const portVariable = (config) => config.increment_var ?? 'PORT';
 
 /**
  * Builds `<app>~capacity` and starts it with one instance, bound to `conn`.
- * @param {import('./registry.js').AppRegistry} registry
+ * @param {import('../apps/registry.js').AppRegistry} registry
  * @param {{app: string, port: number}} args
  * @param {import('../../ipc/connection.js').Connection} conn
  * @returns {Promise<{app: string, copy: string, port: number, port_var: string, exec_mode: string, listen_timeout: number,

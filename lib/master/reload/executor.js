@@ -1,8 +1,8 @@
 // The one executor of reload plans (reload-plan.js) on an app's real slots: `super reload`
 // (App#reload) and the one-slot replacement of max_memory_restart (App#replaceSlot) both
 // run through it, report in one vocabulary and end with one outcome.
-import { nextSteps, settle } from './reload-plan.js';
-import { WORKER_STATES as S } from './states.js';
+import { nextSteps, settle } from './plan.js';
+import { WORKER_STATES as S } from '../states.js';
 
 // The steps of a reload, and who hears each: the client that asked for the reload
 // (progress frames, rendered by lib/ctl/commands/reload.js), the subscribers of 'reload'
@@ -38,7 +38,7 @@ export const slotView = (slot) => ({ index: slot.index, serving: slot.state === 
  * overlaps the batch's last boots and probations instead of following them, and the
  * stagger only adds time where replacements get through together. A surge step ends when
  * its old worker has exited, so the next batch starts on the memory the retired ones freed.
- * @param {import('./reload-plan.js').Plan} plan
+ * @param {import('./plan.js').Plan} plan
  * @param {object} o
  * @param {object} o.host  the app: {name, slot(i): Slot, addSlot(): Slot, dropSlot(i): Slot, adopt(config)}
  * @param {object} o.config  the config the new workers run

@@ -208,7 +208,7 @@ export class AppRegistry extends EventEmitter {
     return this.daemonPolicy.schedulingName;
   }
 
-  /** The apps a target (or a list of targets) names: lib/master/core/targets.js. */
+  /** The apps a target (or a list of targets) names: lib/master/apps/targets.js. */
   targets(target) {
     return resolveTargets(this.#apps, target);
   }

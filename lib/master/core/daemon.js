@@ -33,13 +33,13 @@ import { createDaemonLog } from '../../logs/daemon-log.js';
 import { Diagnostics } from '../diagnostics/index.js';
 import { Upgrade, Handover, adoptInheritedSockets, trackClusterListeners } from '../upgrade/index.js';
 import { launchGateOpened } from './launch-gate.js';
+import { EXIT_ALREADY_RUNNING, readyMessage, failedMessage } from '../../ipc/launch-protocol.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const agentPath = path.join(here, '..', '..', 'worker', 'agent.cjs');
 const { version } = JSON.parse(fs.readFileSync(path.join(here, '..', '..', '..', 'package.json'), 'utf8'));
 
-/** Exit status of a daemon that lost the race to another one (the CLI then just connects). */
-export const EXIT_ALREADY_RUNNING = 10;
+export { EXIT_ALREADY_RUNNING };
 
 /**
  * Runs this process as the daemon. Resolves once it is ready (the returned handles are
@@ -239,7 +239,7 @@ export async function startDaemon({ resurrect = false, afterStop, control, loadD
   startWatchdog(log); // WATCHDOG=1 from this loop while it turns, when the unit has WatchdogSec=
   if (resurrect) await resurrectAtBoot(registry, log);
   if (process.send && !handover) {
-    process.send({ cmd: 'super:daemon-ready', pid: process.pid });
+    process.send(readyMessage(process.pid));
     process.disconnect();
   }
   // A successor is not systemd's main process: the daemon it replaced said MAINPID for it.
@@ -263,7 +263,7 @@ async function bootFailed(err, status) {
   try {
     process.stderr.write(`superd: ${code}: ${err.message}\n`);
   } catch {} // stderr on a full disk
-  if (process.send) await new Promise((resolve) => process.send({ cmd: 'super:daemon-failed', error: { code, message: err.message } }, resolve));
+  if (process.send) await new Promise((resolve) => process.send(failedMessage(code, err.message), resolve));
   process.exit(status);
 }
 

@@ -17,6 +17,7 @@ import { unmappedWarning } from '../../config/check-affinity.js';
 import { instancesProblem, workLimits } from '../../config/work-limits.js';
 import { shellQuote } from '../../config/shell-split.js';
 import { SuperError } from '../../errors.js';
+import { appBusy, readyBound } from '../../error-messages.js';
 import { changedKeys } from './config-diff.js';
 import { resolveTargets } from './targets.js';
 import { assignId } from './app-ids.js';
@@ -123,15 +124,14 @@ export class AppRegistry extends EventEmitter {
     if (this.#apps.size + added > maxApps) {
       throw new SuperError('E_CONFIG', `${source}: ${added} new apps beside the ${this.#apps.size} the daemon has is more than the limit of ${maxApps} apps; delete some, or raise SUPER_MAX_APPS in the daemon's environment`);
     }
-    const busy = entries.map((e) => this.#apps.get(e.config.name)).find((app) => app?.busy);
-    if (busy) throw new SuperError('E_BUSY', `${busy.name} is busy (${busy.busy}); try again when it is done`);
+    this.#assertIdle(entries.map((e) => this.#apps.get(e.config.name)).filter(Boolean));
     const result = { started: [], running: [], changed: [], warnings: await applySettings(settings, owners), failed: [] };
     const toStart = [];
     const newApps = new Set();
     for (const { config, clientEnv, source: from, autostart, id } of entries) {
       let app = this.#apps.get(config.name);
       // Taken by another operation while the settings were applied.
-      if (app?.busy) throw new SuperError('E_BUSY', `${config.name} is busy (${app.busy}); try again when it is done`);
+      if (app?.busy) throw appBusy(config.name, app.busy);
       if (app && app.running) {
         const keys = changedKeys(app.config, config);
         result.running.push(config.name);
@@ -192,7 +192,7 @@ export class AppRegistry extends EventEmitter {
       if (o.failed) {
         result.failed.push({ app: app.name, slot: o.slot, reason: o.failed, ...(await stderrTail(app, o.slot)) });
       } else if (!o.ready) {
-        result.warnings.push(`${app.name}#${o.slot} did not become ready within listen_timeout (${app.config.listen_timeout} ms, ready_on: ${app.config.ready_on}); it is kept running. Apps that never listen need ready_on: spawn.`);
+        result.warnings.push(`${app.name}#${o.slot} did not become ready ${readyBound(app.config)}; it is kept running. Apps that never listen need ready_on: spawn.`);
       }
     }
   }
@@ -223,7 +223,7 @@ export class AppRegistry extends EventEmitter {
 
   async #withBusy(app, op, fn, { wait = false } = {}) {
     if (wait) await this.#idle(app);
-    if (app.busy) throw new SuperError('E_BUSY', `${app.name} is busy (${app.busy}); try again when it is done`);
+    if (app.busy) throw appBusy(app.name, app.busy);
     app.busy = op;
     let ended;
     this.#operations.set(app, new Promise((resolve) => (ended = resolve)));
@@ -276,8 +276,7 @@ export class AppRegistry extends EventEmitter {
    */
   async reload(target, { keepConfig = false, progress = () => {}, overrides = null } = {}) {
     const apps = this.targets(target);
-    const busy = apps.find((a) => a.busy);
-    if (busy) throw new SuperError('E_BUSY', `${busy.name} is busy (${busy.busy}); try again when it is done`);
+    this.#assertIdle(apps);
     const restore = overrides ? this.#override(apps, overrides) : () => {};
     let data;
     try {
@@ -454,8 +453,11 @@ export class AppRegistry extends EventEmitter {
 
   /** Throws E_BUSY when any app runs an operation (`super upgrade` takes the state of idle apps only). */
   assertIdle() {
-    const busy = [...this.#apps.values()].find((app) => app.busy);
-    if (busy) throw new SuperError('E_BUSY', `${busy.name} is busy (${busy.busy}); try again when it is done`);
+    this.#assertIdle(this.#apps.values());
+  }
+
+  #assertIdle(apps) {
+    for (const app of apps) if (app.busy) throw appBusy(app.name, app.busy);
   }
 
   /** How long a graceful stop of every app may take (stop-deadline.js). */

@@ -4,6 +4,7 @@
 import { nextSteps, settle } from './plan.js';
 import { WORKER_STATES as S } from '../states.js';
 import { retirementFor } from './retirement.js';
+import { readyBound } from '../../error-messages.js';
 
 // The steps of a reload, and who hears each: the client that asked for the reload
 // (progress frames, rendered by lib/ctl/commands/reload.js), the subscribers of 'reload'
@@ -81,7 +82,7 @@ export function runReload(plan, { host, config, reason, emit }) {
       const slot = host.addSlot();
       slot.resetHistory();
       const r = await slot.start('scale', config);
-      if (!r.ready) throw new Error(`not ready within listen_timeout (${config.listen_timeout} ms)`);
+      if (!r.ready) throw new Error(`not ready ${readyBound(config)}`);
     },
     retire(step) {
       retirements.push(host.dropSlot(step.slot).stop());

@@ -7,7 +7,9 @@
 //           -> "ready" to the launching CLI (IPC) if any, and to systemd (READY=1) when
 //           NOTIFY_SOCKET is set.
 // Shutdown: SIGTERM/SIGINT/`super kill` -> every worker retired gracefully (drain, kill_signal,
-//           SIGKILL after kill_timeout) -> socket and pid file removed -> exit 0.
+//           SIGKILL after kill_timeout) -> the parts closed in reverse (lifecycle.js: the
+//           control socket first, the pid file last) -> exit 0. A boot failure closes the
+//           parts opened so far the same way.
 // SIGHUP:   rolling reload of every app.
 // SIGUSR2:  reopen every log file at its path (after an external logrotate).
 // Upgrade:  `super upgrade` starts a successor (lib/master/upgrade/), which boots with

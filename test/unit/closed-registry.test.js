@@ -1,6 +1,6 @@
 // The app registry (lib/master/apps/registry.js) is the only writer of app state: nothing
-// else sets an app's busy mark, clientEnv, source or pending config, and its apps are
-// private (others run its commands and read it through registry.reader).
+// else sets an app's busy mark, clientEnv, source or pending config, nor a slot's restart
+// count, and its apps are private (others run its commands and read it through registry.reader).
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -10,9 +10,10 @@ import { AppRegistry } from '../../lib/master/apps/registry.js';
 
 const MASTER = path.join(ROOT, 'lib', 'master');
 const APPS = path.join(MASTER, 'apps');
-// The registry, and the App it runs the operations of (an app's own moves: a pending config taken at a start).
-const WRITERS = new Set([path.join(APPS, 'registry.js'), path.join(APPS, 'app.js')]);
-const WRITE = /\.(busy|clientEnv|source|pendingConfig)\s*(?:=(?!=)|\?\?=|\|\|=)/g;
+// The registry, and the App and Slot it runs the operations of (their own moves: a pending
+// config taken at a start, a slot counting its restarts).
+const WRITERS = new Set(['registry.js', 'app.js', 'slot.js'].map((f) => path.join(APPS, f)));
+const WRITE = /\.(busy|clientEnv|source|pendingConfig|restarts)\s*(?:=(?!=)|\?\?=|\|\|=|\+\+|\+=)/g;
 const READ_APPS = /\bregistry\??\.apps\b/g;
 
 function sources(dir) {
@@ -38,12 +39,13 @@ function hits(files, re) {
 test('the scan sees a write and a read when there is one', () => {
   assert.equal('x.busy = 1'.match(WRITE).length, 1);
   assert.equal('app.clientEnv ??= env'.match(WRITE).length, 1);
+  assert.equal('s.restarts++'.match(WRITE).length, 1);
   assert.equal('a.source === b'.match(WRITE), null);
   assert.equal('this.registry.apps.values()'.match(READ_APPS).length, 1);
   assert.ok(hits([...WRITERS], WRITE).length > 0, 'the registry itself writes them');
 });
 
-test('nothing in lib/master but the registry writes an app\'s busy, clientEnv, source or pendingConfig', () => {
+test('nothing in lib/master but the registry writes an app\'s busy, clientEnv, source or pendingConfig, or a slot\'s restarts', () => {
   assert.deepEqual(hits(sources(MASTER).filter((f) => !WRITERS.has(f)), WRITE), []);
 });
 

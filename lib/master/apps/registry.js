@@ -25,6 +25,7 @@ import { stderrTail } from './tail-file.js';
 import { StartGate, startConcurrency } from './start-gate.js';
 import { stopDeadline } from './stop-deadline.js';
 import { appsState } from './daemon-state.js';
+import { rereadConfigs } from './reread-configs.js';
 
 // Node's own IPC plumbing: a `super start` run from inside a worker must not pass these on,
 // or a fork-mode child would take itself for a cluster worker. Filtered once, on receipt.
@@ -306,7 +307,7 @@ export class AppRegistry extends EventEmitter {
   }
 
   async #reload(apps, keepConfig, progress) {
-    const configs = keepConfig ? new Map() : await this.#rereadConfigs(apps);
+    const configs = keepConfig ? new Map() : await rereadConfigs(apps, { policy: this.daemonPolicy, log: this.log, home: this.home, loadDefaults: this.loadDefaults });
     const results = [];
     for (const app of apps) {
       // A stopped app stays stopped; an errored (crash-looping) one is reloaded: that is
@@ -336,30 +337,6 @@ export class AppRegistry extends EventEmitter {
       results.push(outcome);
     }
     return { apps: results };
-  }
-
-  /** app -> its config as its file says now; throws E_CONFIG, E_LOG_PATH or E_SCHEDULING_FIXED before anything changes. */
-  async #rereadConfigs(apps) {
-    const { loadEcosystemOffThread } = await import('../../config/load-off-thread.js');
-    const files = new Map();
-    const configs = new Map();
-    for (const app of apps) {
-      if (!app.source?.file) continue; // not started from a file: reloads with its running config
-      const key = `${app.source.file}\0${app.source.env ?? ''}`;
-      if (!files.has(key)) files.set(key, await loadEcosystemOffThread(app.source.file, { env: app.source.env, allowedCpus: this.daemonPolicy.allowed, callerEnv: app.clientEnv, home: this.home, ...this.loadDefaults }));
-      const config = files.get(key).apps.find((c) => c.name === app.name);
-      if (!config) {
-        throw new SuperError('E_CONFIG', `${app.name} is no longer in ${app.source.file}; nothing was reloaded. Remove it with \`super delete ${shellQuote(app.name)}\`, or reload the running config with --keep-config`);
-      }
-      configs.set(app, config);
-    }
-    // Each file's log files and daemon-wide settings, as `start` checks them
-    // (lib/master/settings/start-settings.js): every file is checked before any is applied.
-    const owners = { policy: this.daemonPolicy, log: this.log };
-    const plans = [];
-    for (const eco of files.values()) plans.push(await checkSettings(eco.daemon, eco.apps, owners, { source: eco.file, withControl: false }));
-    for (const plan of plans) await applySettings(plan, owners);
-    return configs;
   }
 
   async delete(target) {
@@ -463,6 +440,13 @@ export class AppRegistry extends EventEmitter {
   /** How long a graceful stop of every app may take (stop-deadline.js). */
   stopDeadline() {
     return stopDeadline(this.#apps.values());
+  }
+
+  /** Zeroes the restart counters of every slot of the apps `target` names (`super reset`). */
+  resetCounters(target) {
+    const apps = this.targets(target);
+    for (const app of apps) for (const s of app.slots) s.restarts = 0;
+    return { apps: apps.map((a) => a.name) };
   }
 
   /** Reopens every app's log files at their paths (`reload-logs`, SIGUSR2). */

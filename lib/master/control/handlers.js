@@ -8,7 +8,7 @@ import { daemonStats } from '../health/index.js';
 import { inheritable, describeView, tailFile } from '../apps/index.js';
 import { fileLessApp } from './file-less-app.js';
 import { applyEnvToRunning } from './env-refresh.js';
-import { signalWorkers, resetCounters, workerEnvironment } from './worker-ops.js';
+import { signalWorkers, workerEnvironment } from './worker-ops.js';
 import { diagnosticsTargets } from './diagnostics-targets.js';
 import { startCapacityCopy } from './capacity-copy.js';
 import { saveApps, resurrectApps } from '../saved/index.js';
@@ -68,7 +68,7 @@ export function makeHandlers({ registry, monitor, watcher, cron, diagnostics, lo
       return [a.target].flat().includes('all') ? reloadNotice(reload) : reload();
     },
     signal: (a) => signalWorkers(registry.targets(a.target), a.signal, a.slot),
-    reset: (a) => resetCounters(registry.targets(a.target)),
+    reset: (a) => registry.resetCounters(a.target),
     env: (a) => workerEnvironment(registry.app(a.app, 'env'), a.slot),
     delete: (a) => registry.delete(a.target),
     scale: (a) => registry.scale(a.app, a.count),

@@ -23,16 +23,12 @@ import { fileURLToPath } from 'node:url';
 import { superHome, socketPath, pidPath, daemonLogPath, describeIo } from '../../home.js';
 import { prepareHome, acquirePidFile, releasePidFile } from '../saved/index.js';
 import { startControlServer } from '../../ipc/server.js';
-import { AppRegistry, CronRestarts } from '../apps/index.js';
-import { Monitor, MetricsSettings } from '../health/index.js';
-import { RemoteControl } from '../settings/index.js';
 import { makeHandlers, reloadAllLogs } from '../control/index.js';
+import { composeParts } from './compose.js';
 import { reapAllNow, recordGroupsIn, endLeftoverGroups, protectDaemon } from '../process/index.js';
 import { SuperError } from '../../errors.js';
 import { sdNotify, startWatchdog, reloadNotices } from './systemd-notify.js';
-import { WatchManager } from '../watch/index.js';
 import { createDaemonLog } from '../../logs/daemon-log.js';
-import { Diagnostics } from '../diagnostics/index.js';
 import { Upgrade, Handover, adoptInheritedSockets, trackClusterListeners } from '../upgrade/index.js';
 import { launchGateOpened } from './launch-gate.js';
 import { EXIT_ALREADY_RUNNING, readyMessage } from '../../ipc/launch-protocol.js';
@@ -95,47 +91,9 @@ async function bootDaemon({ resurrect = false, afterStop, control, loadDefaults,
   recordGroupsIn(home);
   parts.add('process groups', reapAllNow);
 
-  // The composition root: each part gets its collaborators here, at construction. The
-  // registry calls none of the others; they hear its events and read it through its
-  // read-only face (registry.reader).
-  let server = null;
-  const broadcast = (topic, data) => server?.broadcast(topic, data);
-  // The Prometheus text and the workers' memory are asked for later (a scrape, a surge
-  // reload), when the monitor below exists.
-  const metrics = new MetricsSettings({ log, render: () => monitor.prometheusText(), readiness: (app) => monitor.readiness(app) });
-  parts.add('metrics listener', () => metrics.close());
-  const registry = new AppRegistry({
-    home,
-    log,
-    agentPath,
-    metrics,
-    control: new RemoteControl({ home, log, server: () => server }),
-    loadDefaults,
-    workerMemory: (pids) => monitor.memoryOf(pids),
-  });
-  const monitor = new Monitor({
-    reader: registry.reader,
-    settings: metrics,
-    replaceSlot: (app, slot, reason) => registry.replaceSlot(app, slot, reason),
-    version,
-    log,
-    broadcast,
-    subscribed: (topic) => server?.subscribed(topic) ?? false,
-  });
-  parts.add('monitor', () => monitor.close());
-  const watcher = new WatchManager({
-    reader: registry.reader,
-    reload: (name) => registry.reload(name, { keepConfig: true }),
-    log,
-    emit: (data) => broadcast('watch', data),
-  });
-  parts.add('watcher', () => watcher.close());
-  const cron = new CronRestarts({ reader: registry.reader, reload: (name) => registry.reload(name, { keepConfig: true }), log });
-  parts.add('cron restarts', () => cron.close());
-  const diagnostics = new Diagnostics({ home, reader: registry.reader, log });
-  parts.add('diagnostics', () => diagnostics.close());
-  registry.on('worker', (event) => broadcast('worker', event));
-  registry.on('reload', (info) => broadcast('reload', info));
+  // The composition root (compose.js): each part gets its collaborators at construction.
+  const link = { server: null }; // the control server, once it listens
+  const { registry, monitor, watcher, cron, diagnostics } = composeParts({ home, log, loadDefaults, agentPath, version, parts, link });
 
   let stopping = null;
   let handedOver = false; // a successor owns the control socket and the pid file
@@ -180,16 +138,17 @@ async function bootDaemon({ resurrect = false, afterStop, control, loadDefaults,
     retire: (successor) => {
       handedOver = true;
       sdNotify([`MAINPID=${successor}`, `STATUS=handed over to pid ${successor}`], log);
-      server.remote?.close().catch(() => {});
+      link.server.remote?.close().catch(() => {});
       shutdown(`upgraded: pid ${successor} took over`);
     },
   });
-  server = await startControlServer({
+  const server = await startControlServer({
     socketPath: controlPath,
     handlers: upgrade.guard(makeHandlers({ registry, monitor, watcher, cron, diagnostics, log, version, shutdown, stopping: () => stopping !== null, reloadNotice })),
     hello: { version, pid: process.pid },
     log,
   });
+  link.server = server;
   // Closing a unix socket server unlinks its path, which after a handover is the successor's: left alone then.
   parts.add('control socket', async () => {
     if (handedOver) return;

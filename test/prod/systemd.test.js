@@ -9,19 +9,21 @@ import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { sandbox, freePort, lsJson, workerPids, waitGone, ROOT } from '../helpers/harness.js';
 import { foreground } from './foreground.js';
+import { request, killDaemon } from '../helpers/requests.js';
 
 const LISTENER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'notify-listener.py');
 const hasVerify = spawnSync('systemd-analyze', ['--version']).status === 0;
 // CI installs systemd (.ci/run); elsewhere a missing systemd-analyze skips, never passes.
 const needVerify = hasVerify || process.env.CI ? {} : { skip: 'systemd-analyze is not installed (apt-get install systemd)' };
 
-async function savedApp(box, { killTimeout = '20s' } = {}) {
+/** An app saved (`super save`) with no daemon left running (`super kill`), done in-process. */
+async function savedApp(box, { killTimeout = '20s', instances = 2 } = {}) {
   const port = await freePort();
   box.fixture('http-server.js');
-  const eco = box.write('eco.yml', `apps:\n  - name: web\n    script: http-server.js\n    instances: 2\n    kill_timeout: ${killTimeout}\n    env: { PORT: ${port} }\n`);
+  const eco = box.write('eco.yml', `apps:\n  - name: web\n    script: http-server.js\n    instances: ${instances}\n    kill_timeout: ${killTimeout}\n    env: { PORT: ${port} }\n`);
   await box.start(eco);
-  assert.equal((await box.cli(['save'])).code, 0);
-  assert.equal((await box.cli(['kill'])).code, 0);
+  await request(box, 'save');
+  await killDaemon(box);
   return port;
 }
 
@@ -32,7 +34,7 @@ function verify(box, name, text, args = []) {
 
 test('the generated unit passes systemd-analyze verify and says what the daemon needs', needVerify, async (t) => {
   const box = await sandbox(t);
-  await savedApp(box, { killTimeout: '20s' });
+  await savedApp(box, { killTimeout: '20s', instances: 1 });
   const r = await box.cli(['startup', 'systemd', '--print']);
   assert.equal(r.code, 0, r.stderr);
   const unit = r.stdout;

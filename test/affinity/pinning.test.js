@@ -1,26 +1,19 @@
 // Issue 5: cpu_affinity pins every thread of a worker, including threads started after boot
 // (libuv's thread pool, worker_threads), through taskset in the exec chain; slot i keeps its
 // CPUs across crash restarts and scale-ups.
-import test, { after } from 'node:test';
+import test from 'node:test';
 import assert from 'node:assert/strict';
 import { sandbox, freePort, httpGet, lsJson, watchEvents, describeJson } from '../helpers/harness.js';
 import { ALLOWED, ALL, masksOf } from '../helpers/cpus.js';
-import { request } from '../helpers/requests.js';
+import { sharedSandbox } from '../helpers/shared-daemon.js';
 
 const skip = ALLOWED.length < 2 ? 'needs at least 2 CPUs' : false;
 // libuv starts this many pool threads at its first use (the web app's env sets it).
 const POOL = 3;
 
-// One daemon for the tests that pin apps of their own (each deletes them after); the
-// daemon.cpu_affinity test pins its daemon and has one of its own.
-let shared = null;
-after(async () => (await shared)?.cleanup());
-async function sharedBox(t, names) {
-  shared ??= sandbox({ after: () => {} });
-  const box = await shared;
-  t.after(() => request(box, 'delete', { target: names }).catch(() => {}));
-  return box;
-}
+// One daemon for the tests that pin apps of their own; the daemon.cpu_affinity test pins
+// its daemon and has one of its own.
+const sharedBox = sharedSandbox();
 
 /** GETs `path` on fresh connections until `count` workers (round-robin) answered; their pids. */
 async function fromEach(port, path, count, re) {

@@ -1,23 +1,15 @@
 // Issue 3: every line of several workers lands intact and complete; `super logs --lines`,
 // --out/--err and --json print what a user expects.
-import test, { after } from 'node:test';
+import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { sandbox } from '../helpers/harness.js';
 import { allLines, checkNumbered } from './log-files.js';
-import { request } from '../helpers/requests.js';
+import { sharedSandbox } from '../helpers/shared-daemon.js';
 
-// One daemon: each test starts apps of its own and deletes them after (their files stay, so
-// the second test reads only its own).
-let shared = null;
-after(async () => (await shared)?.cleanup());
-async function sharedBox(t, names) {
-  shared ??= sandbox({ after: () => {} });
-  const box = await shared;
-  t.after(() => request(box, 'delete', { target: names }).catch(() => {}));
-  return box;
-}
+// One daemon: each test starts apps of its own (deleted after; their log files stay, so the
+// second test leaves the first one's out of its listing).
+const sharedBox = sharedSandbox();
 
 test('4 workers x 5,000 lines (1.1 MB through the pipes, lines cut across reads): all on disk, none split, none lost; logs --lines/--out/--err/--json', async (t) => {
   const box = await sharedBox(t, ['flood']);

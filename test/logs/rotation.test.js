@@ -1,28 +1,21 @@
 // Issue 3: rotation by rename + reopen under writes loses nothing (lines counted across
 // rotated files), reopen after an external rename (super reload-logs, SIGUSR2), fork-mode
 // apps without the agent, and the daemon's own log.
-import test, { after } from 'node:test';
+import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { sandbox, freePort, httpGet, lsJson } from '../helpers/harness.js';
 import { allLines, checkNumbered, eventually } from './log-files.js';
 import { request } from '../helpers/requests.js';
+import { sharedSandbox } from '../helpers/shared-daemon.js';
 
-// One daemon for the tests that only start an app of their own and read its files; each
-// deletes its app when done. The reopen test (daemon.log, SIGUSR2) has a daemon of its own.
-let shared = null;
-after(async () => (await shared)?.cleanup());
-/** The shared daemon's sandbox, with `name`'s app deleted after test `t`. */
-async function sharedBox(t, name) {
-  shared ??= sandbox({ after: () => {} });
-  const box = await shared;
-  t.after(() => request(box, 'delete', { target: [name] }).catch(() => {}));
-  return box;
-}
+// One daemon for the tests that only start an app of their own and read its files. The
+// reopen test (it renames daemon.log and signals the daemon) has a daemon of its own.
+const sharedBox = sharedSandbox();
 
 test('rotation at log_max_size while 4 workers write 25,000 lines each: 0 lost, 0 split, gzip, retain', async (t) => {
-  const box = await sharedBox(t, 'rot');
+  const box = await sharedBox(t, ['rot']);
   box.fixture('log-writer.js');
   const eco = box.write('rot.yml', `
 logs:
@@ -51,7 +44,7 @@ apps:
 });
 
 test('log_retain keeps that many rotated files, the newest as .1', async (t) => {
-  const box = await sharedBox(t, 'keep2');
+  const box = await sharedBox(t, ['keep2']);
   const port = await freePort();
   box.fixture('log-writer.js');
   const eco = box.write('keep2.yml', `
@@ -119,7 +112,7 @@ apps:
 });
 
 test('fork mode without the agent (interpreter none): rotation renames, the child keeps its file until it restarts', async (t) => {
-  const box = await sharedBox(t, 'sh');
+  const box = await sharedBox(t, ['sh']);
   const script = box.write('chatty.sh', '#!/bin/sh\ni=0\nwhile [ $i -lt 400 ]; do echo "line $i slot $NODE_APP_INSTANCE"; i=$((i+1)); done\nexec sleep 300\n');
   fs.chmodSync(script, 0o755);
   const eco = box.write('sh.yml', `
@@ -144,7 +137,7 @@ apps:
 });
 
 test('super logs --lines reaches back into the rotated file when the current one is short', async (t) => {
-  const box = await sharedBox(t, 'tail');
+  const box = await sharedBox(t, ['tail']);
   const port = await freePort();
   box.fixture('log-writer.js');
   const eco = box.write('tail.yml', `
@@ -164,7 +157,7 @@ apps:
 });
 
 test('fork mode with the agent (interpreter node): the child moves to the new file by itself after reload-logs', async (t) => {
-  const box = await sharedBox(t, 'fk');
+  const box = await sharedBox(t, ['fk']);
   const port = await freePort();
   box.fixture('log-writer.js');
   const eco = box.write('fk.yml', `

@@ -9,6 +9,7 @@ import { sandbox, freePort, httpGet, lsJson, waitGone, describeJson } from '../h
 import { writeDump, readDump, parseDump, dumpPath, bakPath } from '../../lib/master/saved/dump.js';
 import { foreground, waitForDaemon } from './foreground.js';
 import { request, killDaemon, resurrect } from '../helpers/requests.js';
+import { eventually } from '../helpers/wait.js';
 import { ensureDaemon } from '../../lib/ctl/launch-daemon.js';
 
 async function twoApps(box) {
@@ -267,15 +268,10 @@ test('super daemon --foreground --resurrect boots without a dump, and starts the
 
   const d = foreground(box, t, ['daemon', '--foreground', '--resurrect']);
   await waitForDaemon(box);
-  // The daemon answers once apps are started (resurrect runs before it reports ready to
-  // systemd, but the socket is up before): wait for the apps through the CLI.
-  const deadline = Date.now() + 20000;
-  let apps;
-  do {
-    apps = await appsOf(box);
-    if (apps.length === 2 && apps.every((a) => a[1] === 'online')) break;
-    await new Promise((r) => setTimeout(r, 50));
-  } while (Date.now() < deadline);
+  // The socket is up before the saved apps are started (resurrect runs before the daemon
+  // reports ready to systemd): wait until both are online.
+  let apps = [];
+  await eventually(async () => (apps = await appsOf(box)).length === 2 && apps.every((a) => a[1] === 'online'), { timeout: 20000, what: 'the saved apps online', last: () => JSON.stringify(apps) });
   assert.deepEqual(apps, [['web', 'online', 1], ['idle', 'online', 1]]);
   assert.match((await httpGet(port)).body, /app=web/);
   assert.deepEqual(await d.stop('SIGTERM'), { code: 0, signal: null });

@@ -10,6 +10,7 @@ import { spawn } from 'node:child_process';
 import { sandbox, freePort, lsJson, httpGet, waitGone, alive, SUPER, ROOT } from '../helpers/harness.js';
 import { startLoad } from '../helpers/load.js';
 import { connect } from '../../lib/ipc/client.js';
+import { eventually } from '../helpers/wait.js';
 
 const APP = `const http = require('node:http');
 const fs = require('node:fs');
@@ -179,11 +180,10 @@ test('super upgrade: bad input, failing successors, upgrades under load, SIGKILL
     await u.done;
     assert.deepEqual(await waitGone([oldPid, ...oldWorkers], 30000), [], 'the old daemon and its workers are gone');
     // The successor commits on its own once its workers are ready.
-    let app = null;
-    for (let i = 0; i < 400 && !(app?.status === 'online' && alive(box.daemonPid() ?? 0) && box.daemonPid() !== oldPid); i++) {
-      app = (await lsJson(box).catch(() => null))?.apps[0] ?? null;
-      if (app?.status !== 'online') await new Promise((r) => setTimeout(r, 50));
-    }
+    const app = await eventually(async () => {
+      const web = (await lsJson(box).catch(() => null))?.apps[0];
+      return web?.status === 'online' && alive(box.daemonPid() ?? 0) && box.daemonPid() !== oldPid ? web : null;
+    }, { timeout: 20000, what: 'web online under a daemon other than the killed one' });
     assert.equal(box.daemonPid(), successor, 'the pid file names the successor');
     assert.equal(app?.status, 'online');
     assert.equal((await httpGet(port)).status, 200);

@@ -9,6 +9,7 @@ import { sandbox, freePort, httpGet } from '../helpers/harness.js';
 import { waitForLog } from '../helpers/metrics.js';
 import { topSelfTime } from '../../lib/diagnostics/profile-summary.js';
 import { connect } from '../../lib/ipc/client.js';
+import { request } from '../helpers/requests.js';
 
 /**
  * Requests that burn CPU in burnCpuInHotLoop, two at a time, until stop() (bounded), from
@@ -100,9 +101,8 @@ apps:
     assert.match(ls.stdout, /stally#0: stall capture/);
     await waitForLog(box, new RegExp(`stall capture written: ${last.file.replace(/[.]/g, '\\.')}`));
     // It blocks its loop 300 ms a second: stopped here, it costs nothing to the checks after.
-    await box.client().then((c) => c.request('delete', { target: ['stally'] }, { timeout: 0 }).finally(() => c.close()));
+    await request(box, 'delete', { target: ['stally'] });
   });
-
 
   await t.test('a profile under load names the hot function; meanwhile a heap snapshot of that worker is E_BUSY, one of a fork-mode worker and bad inputs are served', async () => {
     const stopLoad = burnLoad(hot);

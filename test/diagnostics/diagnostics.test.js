@@ -171,7 +171,10 @@ apps:
     const r = await box.cli(['profile', 'doomed#0', '--duration', '3s']);
     assert.equal(r.code, 1);
     oneLine(r.stderr.replace(/^profiling.*\n/, ''), 'E_WORKER_EXITED');
-    assert.match(r.stderr, /doomed#0 exited with code 3 before its CPU profile was written/);
+    // Its process.exit(3) can end in SIGSEGV instead: Node 20's inspector, stopping a CPU
+    // profile while the process exits, sometimes crashes (seen once in 5 runs on a loaded
+    // machine). Either way the worker is gone before the profile is written.
+    assert.match(r.stderr, /doomed#0 exited (with code 3|on signal SIGSEGV) before its CPU profile was written/);
     assert.deepEqual(fs.readdirSync(profiles).filter((n) => n.startsWith('doomed')), []);
   });
 

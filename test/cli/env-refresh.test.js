@@ -6,6 +6,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { sandbox, freePort, lsJson, alive } from '../helpers/harness.js';
+import { request } from '../helpers/requests.js';
 
 const environOf = (pid) => Object.fromEntries(fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean)
   .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
@@ -88,7 +89,7 @@ test('environment refresh on running apps', async (t) => {
     assert.equal(data.reloaded, undefined);
     assert.deepEqual(await pidsOf(box, 'api'), pids);
     // a later reload reads the file with the env it was started with
-    const reload = await box.request('reload', { target: ['api'] });
+    const reload = await request(box, 'reload', { target: ['api'] });
     assert.ok(reload.apps.every((a) => a.ok), JSON.stringify(reload));
     for (const pid of await pidsOf(box, 'api')) assert.equal(environOf(pid).LEVEL, 'prod');
   });

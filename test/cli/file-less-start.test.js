@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { sandbox, freePort, httpGet, lsJson, describeJson } from '../helpers/harness.js';
+import { request } from '../helpers/requests.js';
 
 // Answers with what it was started with: its slot, argv after the script, and its cwd.
 const SERVER = `const http = require('node:http');
@@ -71,7 +72,7 @@ test('file-less start, PM2 forms', async (t) => {
   await t.test('a script alone runs as pm2 start app.js: fork mode, ready once it runs; PM2 flags set their keys', async (tt) => {
     // The later subtests list the apps; one at a time, as a name that is not there refuses the whole list.
     tt.after(async () => {
-      await box.request('delete', { target: ['q', 'cl'] });
+      await request(box, 'delete', { target: ['q', 'cl'] });
     });
     box.fixture('idle.js'); // a queue consumer: never listens
     const r = await cli(['start', 'idle.js', '--name', 'q', '--max-memory-restart', '200M', '--no-autorestart', '-c', '0 3 * * *',
@@ -115,7 +116,7 @@ test('file-less start, PM2 forms', async (t) => {
   });
 
   await t.test('start <name> and start <id> start stopped apps again', async () => {
-    await box.request('stop', { target: ['api', 'cmd'] });
+    await request(box, 'stop', { target: ['api', 'cmd'] });
     let ls = await lsJson(box);
     assert.equal(appOf(ls, 'api').status, 'stopped');
     assert.equal(appOf(ls, 'cmd').status, 'stopped');
@@ -134,8 +135,8 @@ test('file-less start, PM2 forms', async (t) => {
   });
 
   await t.test('save and resurrect bring a file-less app back with its arguments', async () => {
-    await box.request('stop', { target: ['web'] });
-    await box.request('save');
+    await request(box, 'stop', { target: ['web'] });
+    await request(box, 'save');
     assert.equal((await cli(['kill'])).code, 0);
     const r = await cli(['resurrect']);
     assert.equal(r.code, 0, r.stderr);

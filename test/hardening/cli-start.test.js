@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { sandbox, tmpfsSandbox, freePort, httpGet, lsJson } from '../helpers/harness.js';
+import { request } from '../helpers/requests.js';
 
 test('super start on one daemon: concurrent starts, a port in use, a crash loop', { timeout: 90000 }, async (t) => {
   const box = await sandbox(t);
@@ -44,7 +45,7 @@ test('super start on one daemon: concurrent starts, a port in use, a crash loop'
     const free = await freePort();
     const again = box.write('again.yml', `apps:\n  - name: again\n    script: http-server.js\n    env: { PORT: ${free} }\n`);
     await box.start(again);
-    await box.request('stop', { target: ['again'] });
+    await request(box, 'stop', { target: ['again'] });
     const squatter = net.createServer().listen(free, '127.0.0.1');
     t2.after(() => squatter.close());
     await new Promise((res) => squatter.once('listening', res));

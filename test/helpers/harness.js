@@ -108,19 +108,6 @@ export async function sandbox(t) {
     },
     client: () => connect(home),
     /**
-     * Sends `op` (`delete`, `stop`, `reload`, `save`, ...; args as the CLI sends them) to the
-     * daemon in-process and resolves with its reply: for setup, clean-up and steps whose CLI
-     * output is not under test, without a CLI's node start-up. Rejects with the daemon's error.
-     */
-    async request(op, args = {}) {
-      const client = await connect(home);
-      try {
-        return await client.request(op, args, { timeout: 0 });
-      } finally {
-        client.close();
-      }
-    },
-    /**
      * `super start <file>` for a test's setup, in-process: the CLI's own launch of the daemon
      * (lib/ctl/launch-daemon.js) and its `start` request, with the environment a `box.cli`
      * would send, without a CLI's node start-up (~0.2-0.3 s of CPU). Resolves with the

@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { sandbox, lsJson, describeJson, httpGet, FIXTURES } from '../helpers/harness.js';
+import { request } from '../helpers/requests.js';
 import { ALLOWED } from '../helpers/cpus.js';
 
 const dir = path.join(FIXTURES, 'pm2');
@@ -147,7 +148,7 @@ test('every corpus file starts unchanged with the right number of workers', asyn
     await answers(ls, answering, env.CORPUS_PORTS);
     await check?.(box, env);
     // Cleared for the next file over the control socket: a CLI start-up per file saved.
-    await box.request('delete', { target: 'all' });
+    await request(box, 'delete', { target: 'all' });
   }
   t.diagnostic(`started by the CLI: ${viaCli.join(', ')}`);
 });

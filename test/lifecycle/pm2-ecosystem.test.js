@@ -5,6 +5,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { sandbox, freePort, httpGet, lsJson, watchEvents, describeJson } from '../helpers/harness.js';
+import { request } from '../helpers/requests.js';
 import { startLoad } from '../helpers/load.js';
 
 const SERVER = `const http = require('http');
@@ -116,7 +117,7 @@ module.exports = { apps: [{ name: 'envy', script: 'server.cjs', env: { PORT: ${e
     assert.deepEqual(await json(envy).then((b) => [b.greeting, b.version]), ['hello from the shell', 'v1']);
     box.write('VERSION', 'v2\n');
     // A reload from an environment without GREETING: the one given at start is kept.
-    const re = await box.request('reload', { target: ['envy'] });
+    const re = await request(box, 'reload', { target: ['envy'] });
     assert.ok(re.apps.every((a) => a.ok), JSON.stringify(re));
     assert.deepEqual(await json(envy).then((b) => [b.greeting, b.version]), ['hello from the shell', 'v2']);
     // The file now throws at reload: refused in one line, the workers keep serving.
@@ -127,7 +128,7 @@ module.exports = { apps: [{ name: 'envy', script: 'server.cjs', env: { PORT: ${e
     assert.match(bad.stderr, /envy\.config\.js:3:\d+: the file threw Error: VERSION says bad/);
     assert.deepEqual(await pidsOf(box), before);
     assert.equal((await json(envy)).version, 'v2');
-    await box.request('delete', { target: ['envy'] }); // no idle workers through the later tests
+    await request(box, 'delete', { target: ['envy'] }); // no idle workers through the later tests
   });
 
   await t.test('TypeScript (interfaces, export default), ESM and JSON files start', async () => {
@@ -149,7 +150,7 @@ export default { apps: [{ name: 'mjs', script: path.resolve('server.cjs'), env: 
     assert.equal((await json(jsonPort)).port, String(jsonPort));
     const ls = Object.fromEntries((await lsJson(box)).apps.map((a) => [a.name, a]));
     assert.equal(ls.ts.workers.filter((w) => w.status === 'online').length, 2);
-    await box.request('delete', { target: ['ts', 'mjs', 'json'] });
+    await request(box, 'delete', { target: ['ts', 'mjs', 'json'] });
   });
 
   await t.test('uid/gid: workers run as that user, fork and cluster alike (daemon as root)', { skip: process.getuid() !== 0 && 'the daemon does not run as root' }, async () => {
@@ -169,7 +170,7 @@ export default { apps: [{ name: 'mjs', script: path.resolve('server.cjs'), env: 
     assert.deepEqual(apps['as-nobody-cluster'].workers.map((w) => uidOf(w.pid)), [nobody]);
     // cluster settings persist between forks: an app without uid is not run as the previous app's user
     assert.deepEqual(apps['as-root'].workers.map((w) => uidOf(w.pid)), [0]);
-    await box.request('delete', { target: ['as-nobody', 'as-nobody-cluster', 'as-root'] });
+    await request(box, 'delete', { target: ['as-nobody', 'as-nobody-cluster', 'as-root'] });
   });
 
   await t.test('cron_restart: scheduled rolling reloads, 0 failed requests under load', async () => {

@@ -4,6 +4,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { sandbox, lsJson } from '../helpers/harness.js';
+import { request } from '../helpers/requests.js';
 
 test('ids survive upgrade and resurrect, gaps included', async (t) => {
   const box = await sandbox(t);
@@ -12,7 +13,7 @@ test('ids survive upgrade and resurrect, gaps included', async (t) => {
   const file = box.write('eco.yml', `apps:\n${names.map((n) => `  - { name: ${n}, script: idle.js, exec_mode: fork }\n`).join('')}`);
   await box.start(file);
   // Setup and the save in-process (no CLI start-up): what is under test is the ids.
-  await box.request('delete', { target: ['a', 'c'] });
+  await request(box, 'delete', { target: ['a', 'c'] });
   const ids = async () => Object.fromEntries((await lsJson(box)).apps.map((a) => [a.name, a.workers[0]?.id ?? a.id]));
   const before = await ids();
   assert.deepEqual(before, { b: 1, d: 3 });
@@ -21,7 +22,7 @@ test('ids survive upgrade and resurrect, gaps included', async (t) => {
   assert.equal(up.code, 0, up.stderr);
   assert.deepEqual(await ids(), before, 'after upgrade');
 
-  await box.request('save');
+  await request(box, 'save');
   assert.equal((await box.cli(['kill'])).code, 0);
   const back = await box.cli(['resurrect']);
   assert.equal(back.code, 0, back.stderr);

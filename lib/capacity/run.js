@@ -6,7 +6,7 @@
 // saturated, or the bottleneck is elsewhere.
 import net from 'node:net';
 import { SuperError } from '../errors.js';
-import { startFailure } from '../ctl/coded-error.js';
+import { startFailure } from '../worker-failure.js';
 import { runProbe, GENERATOR_SATURATED } from './load.js';
 import { searchMaxRate } from './search.js';
 import { pct } from './render.js';

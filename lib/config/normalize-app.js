@@ -19,7 +19,7 @@ import { defaultInterpreter, resolveScript } from './resolve-script.js';
 import { shellSplit } from './shell-split.js';
 import { scriptEntry } from './script-entry.js';
 import { parseDuration, parseSize } from './units.js';
-import { MIN_PROFILE_MS, MAX_PROFILE_MS } from '../diagnostics/limits.js';
+import { MIN_PROFILE_MS, MAX_PROFILE_MS } from './profile-limits.js';
 
 const SIGNALS = Object.keys(os.constants.signals);
 const MAX_TIMER_MS = 2 ** 31 - 1; // setTimeout's bound: Node sets a longer delay to 1 ms

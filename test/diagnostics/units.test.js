@@ -9,7 +9,7 @@ import path from 'node:path';
 import { shouldCapture } from '../../lib/master/diagnostics/stall-rule.js';
 import { diagnosticName, isDiagnosticName, stallCapturesOf, pruneStallCaptures } from '../../lib/master/diagnostics/profile-files.js';
 import { outPath } from '../../lib/diagnostics/out-path.js';
-import { profileDuration } from '../../lib/diagnostics/limits.js';
+import { profileDuration } from '../../lib/config/profile-limits.js';
 import memory from '../../lib/worker/diagnostics-memory.cjs';
 import { renderLs } from '../../lib/ctl/render-ls.js';
 import { renderFrame } from '../../lib/ctl/monit/render.js';

@@ -58,7 +58,7 @@ export async function runDashboard({ home = superHome(), terminal = new Terminal
   // beside the file); its modules load on the first p only.
   const profile = async (app, slot) => {
     const who = `${app}#${slot}`;
-    const { DEFAULT_PROFILE_MS } = await import('../../diagnostics/limits.js');
+    const { DEFAULT_PROFILE_MS } = await import('../../config/profile-limits.js');
     model.message = `profiling ${who} for ${DEFAULT_PROFILE_MS / 1000} s...`;
     redraw();
     try {

@@ -8,7 +8,7 @@ import { planReload } from './reload-plan.js';
 import { runReload, reporter, slotView } from './rolling-reload.js';
 import { memAvailable } from './host-memory.js';
 import { AppLogs } from '../../logs/app-logs.js';
-import { resolveLogSettings } from '../../logs/settings.js';
+import { resolveLogSettings } from '../../config/log-settings.js';
 import { WorkerLogReports, reopenWorkerLogs } from './worker-logs.js';
 import { appStatus, isRunning, WORKER_STATES as S } from './states.js';
 

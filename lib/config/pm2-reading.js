@@ -7,7 +7,8 @@
 
 import path from 'node:path';
 import { ecosystemSchema } from './schema-check.js';
-import { PM2_ALIASES, PM2_KEYS, PM2_NUMBER_KEYS, isMap, pm2Names } from './pm2-format.js';
+import { isMap, pm2Names } from './pm2-format.js';
+import { PM2_ALIASES, PM2_KEYS, PM2_NUMBER_KEYS } from './pm2-keys.js';
 import check from './schema-validator.generated.js';
 
 const SCHEMA = ecosystemSchema();
@@ -87,7 +88,7 @@ function appList(data) {
 
 /**
  * Two of PM2's names for one key: PM2 takes the first with a truthy value, in its order
- * (pm2-format.js PM2_ALIASES); the others go, with a warning when their value differs.
+ * (pm2-keys.js PM2_APP_KEYS); the others go, with a warning when their value differs.
  * A name superd does not know (`outFile`, `exec`, `cmd`) is renamed to PM2's key.
  */
 function resolveNames(app, here, notes, renames) {

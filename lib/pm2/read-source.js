@@ -8,7 +8,7 @@ import path from 'node:path';
 import yaml from 'js-yaml';
 import { SuperError } from '../errors.js';
 import { dumpApps, isDump } from './dump-apps.js';
-import { PM2_ONLY_KEYS } from './pm2-keys.js';
+import { PM2_ONLY } from '../config/pm2-keys.js';
 import { holdsMoreValues, MAX_VALUES } from '../config/value-count.js';
 
 /**
@@ -56,7 +56,7 @@ function fromEcosystem(data, file) {
   else if (data && typeof data === 'object' && 'apps' in data) {
     apps = Array.isArray(data.apps) ? data.apps : [data.apps];
     for (const key of Object.keys(data)) {
-      if (key !== 'apps') notes.push(`${key}: left out: ${PM2_ONLY_KEYS[key] ?? 'not a top-level key of a PM2 ecosystem file'}`);
+      if (key !== 'apps') notes.push(`${key}: left out: ${PM2_ONLY.top[key] ?? 'not a top-level key of a PM2 ecosystem file'}`);
     }
   } else if (data && typeof data === 'object' && 'script' in data) apps = [data];
   else throw importError(`${file} holds no PM2 apps (expected {apps: [...]}, a list of apps, or one app with a script)`);

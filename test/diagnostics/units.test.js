@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { shouldCapture } from '../../lib/master/diagnostics/stall-rule.js';
 import { diagnosticName, isDiagnosticName, stallCapturesOf, pruneStallCaptures } from '../../lib/master/diagnostics/profile-files.js';
-import { outPath } from '../../lib/diagnostics/out-path.js';
+import { outPath } from '../../lib/profiles/out-path.js';
 import { profileDuration } from '../../lib/config/profile-limits.js';
 import memory from '../../lib/worker/diagnostics-memory.cjs';
 import { renderLs } from '../../lib/ctl/render-ls.js';

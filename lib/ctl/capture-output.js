@@ -3,7 +3,7 @@
 // (the daemon's own path when local, a copy fetched over --host otherwise).
 import path from 'node:path';
 import { fetchDiagnostic } from './fetch-diagnostic.js';
-import { outPath, checkOutDir } from '../diagnostics/out-path.js';
+import { outPath, checkOutDir } from '../profiles/out-path.js';
 
 /**
  * `--out FILE` as an absolute path whose directory exists, or undefined. (Whether a file

@@ -115,7 +115,7 @@ export function flagsOf(keys) {
     if (key === 'exec_mode') out.push(v === 'cluster' ? '--cluster' : '-x');
     else if (key === 'ready_on') out.push('--ready-on', String(v));
     else {
-      const row = PM2_START_FLAGS.find(([flags, , what]) => what.key === key && (what.value === undefined || what.value === v));
+      const row = PM2_START_FLAGS.find(([, , what]) => what.key === key && (what.value === undefined || what.value === v));
       const flag = row && /--[\w-]+/.exec(row[0])[0];
       if (!flag) continue;
       out.push(flag);

@@ -47,7 +47,7 @@ const hasPromtool = spawnSync('promtool', ['--version']).status === 0;
 const needPromtool = hasPromtool || process.env.CI ? {} : { skip: 'promtool is not installed (apt-get install prometheus)' };
 
 /** The identity of every series: name and labels, the pid of superd_worker_info left out. */
-const seriesKeys = (fam, skip = []) => [...fam].filter(([name]) => !skip.includes(name)).flatMap(([name, f]) => f.samples.map((s) => `${s.name}${JSON.stringify({ ...s.labels, pid: undefined })}`)).sort();
+const seriesKeys = (fam, skip = []) => [...fam].filter(([name]) => !skip.includes(name)).flatMap(([, f]) => f.samples.map((s) => `${s.name}${JSON.stringify({ ...s.labels, pid: undefined })}`)).sort();
 const total = (fam, name) => fam.get(name).samples.reduce((sum, s) => sum + s.value, 0);
 
 test('the metrics listener: Prometheus conventions, counters, /healthz and /readyz', async (t) => {

@@ -115,7 +115,7 @@ async function scenario(t, { redispatch }) {
         stopping = a.box.cli(['stop', 'hello']);
       }
     },
-    done: (rs) => phase === 'a-down' && ++downAfter > 500,
+    done: () => phase === 'a-down' && ++downAfter > 500,
   });
   assert.equal((await stopping).code, 0);
   await lb.waitFor(/host-a is DOWN/);

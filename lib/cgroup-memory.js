@@ -25,6 +25,7 @@ const NO_LIMIT = 2 ** 62;
  * @returns {{version: 1|2, path: string}|null}
  */
 export function parseProcCgroup(text) {
+  /** @type {{version: 1|2, path: string}|null} */
   let v2 = null;
   for (const line of text.split('\n')) {
     const m = /^(\d+):([^:]*):(\/.*)$/.exec(line);

@@ -40,7 +40,7 @@ function childCommand(abs) {
  * Run a JS/TS ecosystem file and take its exported config.
  * @param {string} file  path as the user gave it (used as is in messages)
  * @param {{ env?: Record<string,string>, timeoutMs?: number }} [o]  env: the caller's environment
- * @returns {Promise<{ data: unknown } | { problem: string }>}  problem: `<file>[:line:col]: <what>; <what to do>`
+ * @returns {Promise<{ data?: unknown, problem?: string }>}  problem: `<file>[:line:col]: <what>; <what to do>`
  */
 export function evaluateConfigFile(file, { env = process.env, timeoutMs = EVAL_TIMEOUT_MS } = {}) {
   const abs = path.resolve(file);

@@ -88,7 +88,10 @@ export const PM2_APP_KEYS = Object.freeze({
   io: { only: "PM2's dashboard (PM2.io)" },
 });
 
-/** PM2's top-level keys of an ecosystem file, treated as PM2_APP_KEYS' are. */
+/**
+ * PM2's top-level keys of an ecosystem file, treated as PM2_APP_KEYS' are.
+ * @type {Readonly<Record<string, {only?: string}>>}
+ */
 export const PM2_TOP_KEYS = Object.freeze({
   apps: {},
   pm2: {},
@@ -137,6 +140,7 @@ export const ALIASES = Object.freeze(Object.fromEntries(Object.entries(PM2_NAME_
  * @returns {Record<string, string>}
  */
 export function writtenKeys(raw, here, problems) {
+  /** @type {Record<string, string>} */
   const written = {};
   for (const key of Object.keys(raw)) {
     const canonical = ALIASES[key] ?? key;
@@ -148,7 +152,7 @@ export function writtenKeys(raw, here, problems) {
 
 /**
  * One warning per PM2-only key in the file.
- * @param {unknown} data  the parsed file
+ * @param {*} data  the parsed file
  * @param {import('./problems.js').Problems} problems  for positions
  * @returns {string[]}  `<file>[:line:col]: <key path>: PM2-only key (<why>): ignored`
  */

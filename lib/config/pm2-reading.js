@@ -25,7 +25,7 @@ const WHOLE = /^\s*-?\d+\s*$/;
 
 /**
  * @param {unknown} data  the parsed file
- * @param {import('./positions.js').PositionMap|undefined} positions
+ * @param {import('./positions.js').Positions|undefined} positions
  * @param {{ envName?: string }} [o]  envName: `--env <name>`
  * @returns {{ data: unknown, positions: RemappedPositions|undefined, toWritten: Function, notes: Note[], derivedNames: Set<number> }}
  *   toWritten: a key path of `data` -> the path as the file writes it; derivedNames: the apps named after their script
@@ -212,7 +212,7 @@ function nameAfterScript(app, here, notes) {
 /** Positions of the file as written, looked up by key paths of the file in superd's shape. */
 export class RemappedPositions {
   /**
-   * @param {import('./positions.js').PositionMap} inner
+   * @param {import('./positions.js').Positions} inner
    * @param {(segs: (string|number)[]) => (string|number)[]} toWritten
    */
   constructor(inner, toWritten) {
@@ -220,11 +220,8 @@ export class RemappedPositions {
     this.toWritten = toWritten;
   }
 
+  /** @param {(string|number)[]} segments  @param {'value'|'key'} [which] */
   locate(segments, which = 'value') {
     return this.inner.locate(this.toWritten(segments), which);
-  }
-
-  lineCol(offset) {
-    return this.inner.lineCol(offset);
   }
 }

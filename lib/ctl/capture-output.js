@@ -19,6 +19,8 @@ export async function checkOut(out) {
 /**
  * The local path of each file of a profile/heap answer: over --host (`remote`), each file
  * is fetched to `out` (per slot) or to its own name in the current directory.
+ * @param {object} client  @param {object[]} files
+ * @param {{remote: boolean, out?: string, force?: boolean}} o
  */
 export async function localFiles(client, files, { remote, out, force = false }) {
   if (!remote) return files;

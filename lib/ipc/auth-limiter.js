@@ -11,7 +11,10 @@ export const MAX_ENTRIES = 4096;
 
 export class AuthLimiter {
   constructor({ maxFailures = MAX_FAILURES, windowMs = WINDOW_MS, lockMs = LOCK_MS, maxEntries = MAX_ENTRIES } = {}) {
-    Object.assign(this, { maxFailures, windowMs, lockMs, maxEntries });
+    this.maxFailures = maxFailures;
+    this.windowMs = windowMs;
+    this.lockMs = lockMs;
+    this.maxEntries = maxEntries;
     /** address -> {first, count, lockedUntil, told}; Map order = insertion order = age */
     this.entries = new Map();
   }

@@ -47,8 +47,9 @@ export function connectWebSocket(where) {
       if (end < 0) return;
       const head = buf.subarray(0, end).toString('latin1');
       if (!/^HTTP\/1\.1 101/.test(head)) {
-        const err = new Error(`websocket upgrade refused: ${head.split('\r\n')[0]}`);
-        err.status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(head)?.[1]) || null;
+        const err = Object.assign(new Error(`websocket upgrade refused: ${head.split('\r\n')[0]}`), {
+          status: Number(/^HTTP\/1\.[01] (\d{3})/.exec(head)?.[1]) || null,
+        });
         fail(err);
         return;
       }

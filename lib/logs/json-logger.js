@@ -20,7 +20,7 @@ const MIN_LEVEL = LEVELS.info;
  */
 export function createJsonLogger(dest, base) {
   const baseText = Object.entries(base).map(([k, v]) => `,${JSON.stringify(k)}:${JSON.stringify(v)}`).join('');
-  const logger = { flush: (cb) => dest.flush(cb) };
+  const logger = /** @type {JsonLogger} */ ({ flush: (cb) => dest.flush(cb) });
   for (const [name, level] of Object.entries(LEVELS)) {
     logger[name] = level < MIN_LEVEL ? () => {} : (fields, msg) => dest.write(formatLine(level, baseText, fields, msg));
   }

@@ -35,6 +35,8 @@ export async function tailLines(file, o) {
 /**
  * tailLines, and whether older lines may still be wanted: the whole file was read and
  * none of it was cut by `lines` or `since` (then the file rotated before it may hold more).
+ * @param {string} file
+ * @param {{lines: number, maxBytes: number, since?: number, timeOf?: (line: string) => number|null, end?: number}} o
  * @returns {Promise<{lines: string[], wantsOlder: boolean}>}
  */
 async function readTail(file, { lines, maxBytes, since, timeOf, end }) {

@@ -143,7 +143,7 @@ function envBlock(block, note) {
 
 /** 209715200 -> "200M": PM2 dumps sizes in bytes. */
 function humanSize(bytes) {
-  for (const [unit, size] of [['G', 1024 ** 3], ['M', 1024 ** 2], ['K', 1024]]) {
+  for (const [unit, size] of /** @type {[string, number][]} */ ([['G', 1024 ** 3], ['M', 1024 ** 2], ['K', 1024]])) {
     if (bytes >= size && bytes % size === 0) return `${bytes / size}${unit}`;
   }
   return bytes;

@@ -23,6 +23,7 @@ const path = require('node:path');
 // own class. register and registerHooks are set on it by node:module only: that module is
 // required only where it is used, so that a worker on a Node without registerHooks whose
 // app never requires node:module does not pay for it (~0.2 ms per worker).
+/** @type {any} Node's Module class: _resolveFilename and _nodeModulePaths are its internals this hooks */
 const Module = module.constructor;
 const [major, minor] = process.versions.node.split('.').map(Number);
 const HAS_REGISTER_HOOKS = major > 23 || (major === 23 && minor >= 5) || (major === 22 && minor >= 15);

@@ -198,6 +198,7 @@ export class App {
     this.busy = `replacing #${index}`;
     try {
       const plan = planReload({ slots: this.slots.map(slotView), only: [index] });
+      /** @type {{pid: number, ready_ms: number}|null} */
       let ready = null;
       const event = (step) => {
         if (step.step === 'ready') ready = step;

@@ -92,10 +92,10 @@ export class AppRegistry extends EventEmitter {
   /**
    * Starts already-resolved app configs: from a file just loaded, or from a saved dump
    * (lib/master/saved/saved-state.js). Apps already running are reported, not touched.
-   * @param {{config: object, clientEnv?: Record<string,string>, source?: {file: string, env?: string}, autostart?: boolean}[]} entries
+   * @param {{config: object, clientEnv?: Record<string,string>, source?: {file?: string, env?: string, command?: object}, autostart?: boolean, id?: number}[]} entries
    *   autostart false (from a file): registered, not started
-   *   source: the ecosystem file (and --env) a reload re-reads
-   * @param {{scheduling: string, scheduling_set: boolean, cpu_affinity: unknown}} daemon  a
+   *   source: the ecosystem file (and --env) a reload re-reads; id: the app's id before (a dump's)
+   * @param {{scheduling: string, scheduling_set: boolean, cpu_affinity: unknown, from_dump?: boolean}} daemon  a
    *   file's daemon settings, or what a dump saved
    * @param {string} [source]  where they come from, for messages
    * @param {() => Promise<void>} [beforeStart]  runs once the apps are registered, before
@@ -220,6 +220,7 @@ export class AppRegistry extends EventEmitter {
     if (wait) await this.#idle(app);
     if (app.busy) throw new SuperError('E_BUSY', `${app.name} is busy (${app.busy}); try again when it is done`);
     app.busy = op;
+    /** @type {(value?: unknown) => void} */
     let ended;
     this.#operations.set(app, new Promise((resolve) => (ended = resolve)));
     try {
@@ -263,6 +264,8 @@ export class AppRegistry extends EventEmitter {
    * Each app's ecosystem file is re-read first (the file is the source of truth): a
    * file that is now invalid, or no longer names the app, refuses the whole reload
    * before anything changes. keepConfig reloads with the running config.
+   * @param {string} target
+   * @param {{keepConfig?: boolean, progress?: (p: object) => void}} [o]
    */
   async reload(target, { keepConfig = false, progress = () => {} } = {}) {
     const apps = this.targets(target);

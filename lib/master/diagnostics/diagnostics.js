@@ -74,6 +74,10 @@ export class Diagnostics {
     workerProcesses.off('new', this.onNew);
   }
 
+  /**
+   * @param {string} kind  @param {object[]} workers
+   * @param {{out?: string, force?: boolean, remote: boolean, duration?: number, timeout: number}} o
+   */
   async #take(kind, workers, { out, force = false, remote, duration, timeout }) {
     // Everything is checked before any worker is asked: a refused request touches none.
     if (out && remote) throw new SuperError('E_LOCAL_ONLY', '--out names a file on the daemon\'s host, refused over the TCP control listener; without --out the file is sent back to you');

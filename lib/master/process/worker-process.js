@@ -21,7 +21,7 @@ import { listenToAgent, tellAgent } from './agent-channel.js';
 export const workerProcesses = new EventEmitter();
 
 export class WorkerProcess extends EventEmitter {
-  /** @param {{app: object, env: object, stdio: {out: number, err: number}, agentPath: string}} opts */
+  /** @param {{app: object, env: object, stdio: {out: number, err: number}, agentPath: string, cpus?: string|null}} opts  cpus: the worker's CPU list for taskset (affinity.js) */
   constructor(opts) {
     super();
     this.kind = opts.app.exec_mode;

@@ -110,7 +110,7 @@ export async function capByCgroup(host) {
 }
 
 /** @returns {Promise<number|null>} bytes this process's cgroups leave; null without a limit (or cgroups) */
-export async function cgroupAvailable() {
+async function cgroupAvailable() {
   mine ??= await findMine();
   return mine.dirs.length ? leastLeft(mine.dirs, mine.version) : null;
 }

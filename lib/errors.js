@@ -86,7 +86,3 @@ const PERMISSION_ERRNOS = new Set(['EACCES', 'EPERM', 'EROFS']);
 export function fileErrorCode(err, otherwise) {
   return PERMISSION_ERRNOS.has(err?.code) ? 'E_PERMISSION' : otherwise;
 }
-
-export function exitStatusOf(code) {
-  return (CODES[code] ?? CODES.E_INTERNAL)[0];
-}

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import Ajv2020 from 'ajv/dist/2020.js';
 import standaloneCode from 'ajv/dist/standalone/index.js';
 
-export const SCHEMA_URL = new URL('../../config/schema.json', import.meta.url);
+const SCHEMA_URL = new URL('../../config/schema.json', import.meta.url);
 export const OUTPUT_URL = new URL('./schema-validator.generated.js', import.meta.url);
 
 /** @returns {string} the source of the generated module */

@@ -210,7 +210,7 @@ function nameAfterScript(app, here, notes) {
 }
 
 /** Positions of the file as written, looked up by key paths of the file in superd's shape. */
-export class RemappedPositions {
+class RemappedPositions {
   /**
    * @param {import('./positions.js').Positions} inner
    * @param {(segs: (string|number)[]) => (string|number)[]} toWritten

@@ -37,7 +37,7 @@ export function describeValue(v) {
  * The most problems a refused file lists: a file of 70,000 unknown keys made an 8 MB list,
  * and building it stalled its reader. The rest are counted in one closing line.
  */
-export const MAX_LISTED = 50;
+const MAX_LISTED = 50;
 
 export class Problems {
   /**

@@ -12,7 +12,7 @@ export async function connectDaemon({ home = superHome(), timeout } = {}) {
   return connect(home, { timeout, remote: remote ?? undefined });
 }
 
-export async function withDaemon(fn, { home = superHome() } = {}) {
+async function withDaemon(fn, { home = superHome() } = {}) {
   const client = await connectDaemon({ home });
   try {
     return await fn(client);

@@ -22,7 +22,7 @@ import { shiftChain, finishRotation } from './rotate.js';
 
 const CHECK_MS = 5000;
 /** Bytes of lines waiting for the disk; beyond it lines are dropped (and counted). */
-export const DAEMON_LOG_QUEUE_BYTES = 1024 * 1024;
+const DAEMON_LOG_QUEUE_BYTES = 1024 * 1024;
 // The daemon's own file: never follow a link planted at its path.
 const OPEN_FLAGS = fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW;
 const rotation = { maxSize: 10 * 1024 * 1024, retain: 5, compress: false };

@@ -5,7 +5,7 @@
 // and an `err` field written as pino's standard serializer does: {type, message, stack,
 // ...its own fields}, causes appended to message and stack.
 
-export const LEVELS = { debug: 20, info: 30, warn: 40, error: 50, fatal: 60 };
+const LEVELS = { debug: 20, info: 30, warn: 40, error: 50, fatal: 60 };
 const MIN_LEVEL = LEVELS.info;
 
 /**

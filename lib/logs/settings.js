@@ -5,7 +5,7 @@
 import path from 'node:path';
 
 /** `api-out.log` -> `api-out-2.log` for slot 2 of an app with merge_logs: false. */
-export function slotPath(file, slot) {
+function slotPath(file, slot) {
   const ext = path.extname(file);
   return `${file.slice(0, file.length - ext.length)}-${slot}${ext}`;
 }

@@ -15,12 +15,12 @@ import { holdsMoreValues, MAX_VALUES } from '../config/value-count.js';
  * Dumps and ecosystem files larger than this are refused unread (a dump records each
  * process's whole environment: a few KB a process).
  */
-export const MAX_SOURCE_BYTES = 16 * 1024 * 1024;
+const MAX_SOURCE_BYTES = 16 * 1024 * 1024;
 
 const SCRIPT_FILE = /\.[cm]?[jt]s$/;
 
 /** PM2's home: --pm2-home, else $PM2_HOME, else ~/.pm2 (as PM2 decides it). */
-export const pm2HomeOf = (given) => path.resolve(given ?? process.env.PM2_HOME ?? path.join(os.homedir(), '.pm2'));
+const pm2HomeOf = (given) => path.resolve(given ?? process.env.PM2_HOME ?? path.join(os.homedir(), '.pm2'));
 
 /**
  * @param {{ pm2Home?: string, file?: string, here?: object }} opts

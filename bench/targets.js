@@ -55,7 +55,10 @@ export function freePort() {
   });
 }
 
-/** Runs a command to completion (async, so the driver's loop stays free). Rejects on failure. */
+/**
+ * Runs a command to completion (async, so the driver's loop stays free). Rejects on failure.
+ * @param {string} cmd  @param {string[]} args  @param {{env?: object, timeout?: number}} [o]
+ */
 export function run(cmd, args, { env, timeout = 60000 } = {}) {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], timeout, killSignal: 'SIGKILL' });

@@ -4,7 +4,7 @@
 declare module 'node:*';
 // The modules whose types superd's JSDoc names (`import('node:cluster').Worker`).
 declare module 'node:cluster' { const cluster: any; export default cluster; export const isPrimary: any, isWorker: any, worker: any; export type Worker = any; }
-declare module 'node:net' { const net: any; export default net; export const Server: any, Socket: any; export type Socket = any; export type Server = any; }
+declare module 'node:net' { const net: any; export default net; export const Server: any, Socket: any, createServer: any, connect: any, createConnection: any, isIP: any; export type Socket = any; export type Server = any; }
 declare module 'node:http' { const http: any; export default http; export const Server: any; export type Server = any; export type IncomingMessage = any; export type ServerResponse = any; }
 declare module 'node:child_process' {
   export const spawn: any, spawnSync: any, execFile: any, execFileSync: any, fork: any;

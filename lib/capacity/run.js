@@ -101,7 +101,11 @@ function toRow(instances, s) {
   };
 }
 
-/** Why no more instances are tried after the last row, or null to go on. */
+/**
+ * Why no more instances are tried after the last row, or null to go on.
+ * @param {object[]} rows
+ * @param {{plan: object, bound?: string|null, maxInstances: number, forkMode?: boolean}} o
+ */
 export function stopReason(rows, { plan, bound, maxInstances, forkMode }) {
   const last = rows.at(-1);
   if (bound === 'time') return timeBound(plan);

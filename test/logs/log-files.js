@@ -111,6 +111,9 @@ export function followCli(box, args, t) {
  * Polls `fn` until it returns a truthy value (log files have no events to wait on). A file
  * missing for a moment (ENOENT: a rotation renamed it, its writer has not reopened yet)
  * counts as not yet.
+ * @param {() => any} fn
+ * @param {{timeout?: number, what?: string}} [o]
+ * @returns {Promise<any>}  fn's first truthy value
  */
 export async function eventually(fn, { timeout = 30000, what = 'condition' } = {}) {
   const deadline = Date.now() + timeout;

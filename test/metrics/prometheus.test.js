@@ -172,7 +172,7 @@ test('the metrics listener: Prometheus conventions, counters, /healthz and /read
 });
 
 test('label values are escaped (quotes, backslashes, newlines)', () => {
-  const text = renderPrometheus({ apps: [{ name: 'a"b\\c', workers: [{ slot: 0, pid: 1, status: 'online', restarts: 0, uptime_ms: 1, metrics: { cpu: 1, resources: { 'x\ny': 1 } } }] }] }, { cpuSeconds: 1, rss: 1, startTime: 1 });
+  const text = renderPrometheus({ apps: [{ name: 'a"b\\c', workers: [{ slot: 0, pid: 1, status: 'online', restarts: 0, uptime_ms: 1, metrics: { cpu: 1, resources: { 'x\ny': 1 } } }] }] }, { cpuSeconds: 1, rss: 1, startTime: 1, version: '0.0.0', node: 'v0' });
   const fam = parsePrometheus(text);
   assert.equal(fam.get('superd_worker_up').samples[0].labels.app, 'a\\"b\\\\c');
   assert.equal(fam.get('superd_worker_active_resources').samples[0].labels.type, 'x\\ny');

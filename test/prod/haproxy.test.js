@@ -102,6 +102,7 @@ async function scenario(t, { redispatch }) {
   }
 
   let phase = 'both-up';
+  /** @type {Promise<{code: number}>|null} */
   let stopping = null;
   let downAfter = 0;
   lb.waitFor(/host-a is DOWN/, 60000).then(() => { phase = 'a-down'; }, () => {});

@@ -143,10 +143,12 @@ export class Diagnostics {
     const fields = { app, slot, pid: proc.pid, loop_p99_ms: p99, file };
     this.log.warn(fields, `${who} event-loop delay p99 ${p99} ms is over profile_on_stall.loop_delay ${settings.loop_delay} ms: recording a ${settings.duration} ms CPU profile (stall capture ${path.basename(file)})`);
     await askAgent(proc, { kind: 'profile', file, duration: settings.duration, timeout: settings.duration + WRITE_MARGIN_MS, who });
-    recordStallCapture(proc, { file, at, loop_p99_ms: p99 });
-    this.log.info(fields, `${who} stall capture written: ${file}`);
+    // Pruned before it is announced: whoever reads the capture from `ls` or an event finds
+    // at most `keep` files, never the moment between the write and the prune.
     const removed = await pruneStallCaptures(dir, app, settings.keep);
     if (removed.length) this.log.info({ app, removed }, `${app}: removed ${removed.length} stall capture(s) beyond profile_on_stall.keep ${settings.keep}`);
+    recordStallCapture(proc, { file, at, loop_p99_ms: p99 });
+    this.log.info(fields, `${who} stall capture written: ${file}`);
   }
 }
 

@@ -49,7 +49,7 @@ export function freePort() {
   return new Promise((resolve, reject) => {
     const srv = net.createServer().once('error', reject);
     srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
+      const { port } = /** @type {import('node:net').AddressInfo} */ (srv.address());
       srv.close(() => resolve(port));
     });
   });

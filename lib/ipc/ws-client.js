@@ -17,6 +17,11 @@ function nonce(n) {
 }
 
 /**
+ * @typedef {EventEmitter & {send(text: string): boolean, sendRaw(buffer: Buffer): boolean, close(code?: number): void,
+ *   destroy(): void, pause(): void, resume(): void}} WebSocketConnection
+ */
+
+/**
  * Opens a websocket. Emits 'open', 'message' (string), 'close' (code, reason), 'error'.
  * A refused upgrade is an 'error' whose `status` is the HTTP status (401, 403, 429, ...).
  * @param {{socketPath?: string, host?: string, port?: number, path?: string, headers?: object,
@@ -26,7 +31,7 @@ function nonce(n) {
  *   carry the handshake
  */
 export function connectWebSocket(where) {
-  const ee = new EventEmitter();
+  const ee = /** @type {WebSocketConnection} */ (new EventEmitter());
   const sock = where.socket ?? (where.socketPath ? net.connect(where.socketPath) : net.connect(where.port, where.host));
   const key = nonce(16).toString('base64');
   let buf = Buffer.alloc(0);

@@ -144,7 +144,7 @@ function lossyFile(file, onRecovered) {
     reopen() {
       opening++;
       return new Promise((resolve) => {
-        fs.open(file, OPEN_FLAGS, 0o600, (err, newFd) => {
+        fs.open(/** @type {string} a descriptor (stderr) is never reopened */ (file), OPEN_FLAGS, 0o600, (err, newFd) => {
           opening--;
           if (err) {
             dropped++; // the line that would say so could not be written either: count it

@@ -45,6 +45,7 @@ function exposeApi() {
     });
   }
   const resolveFilename = Module._resolveFilename;
+  // @ts-expect-error registerHooks is Node 22.15+ (HAS_REGISTER_HOOKS checks); the typings are Node 20's
   if (HAS_REGISTER_HOOKS) require('node:module').registerHooks({ resolve: resolveSync });
   else if (esmEntryNeedsHook(resolveFilename) && require('node:worker_threads').isMainThread) require('node:module').register('./resolve-hook.mjs', fileUrl(__filename));
   Module._resolveFilename = function superdResolveFilename(request, ...rest) {

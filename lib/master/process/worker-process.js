@@ -26,6 +26,8 @@ export class WorkerProcess extends EventEmitter {
     super();
     this.kind = opts.app.exec_mode;
     this.exited = null;
+    /** @type {object|null} the CPUs the slot gave it, {cpus, pinned} (lib/master/settings/affinity.js) */
+    this.affinity = null;
     this.killSignal = opts.app.kill_signal;
     this.killTimeout = opts.app.kill_timeout;
     this.drainTimeout = opts.app.drain_timeout;

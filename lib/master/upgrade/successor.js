@@ -49,7 +49,7 @@ export async function startSuccessor({ home, pkg, state, deadline, progress, log
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   /** @type {{message?: string}|null} */
   let failure = null;
-  child.on('message', (m) => {
+  child.on('message', (/** @type {{text?: string, message?: string}} */ m) => {
     if (isStep(m, 'progress') && typeof m.text === 'string') progress(m.text.slice(0, 500));
     if (isStep(m, 'failed')) failure = m;
   });

@@ -87,7 +87,8 @@ async function parseWithCommander() {
     .option('--token-file <file>', 'the token for --host (default: $SUPER_HOME/token); also SUPER_TOKEN_FILE')
     .option('--tls', 'connect to --host over TLS (control.tls); also SUPER_TLS=1')
     .option('--tls-ca <file>', 'trust this certificate (PEM) for --host; implies --tls; also SUPER_TLS_CA');
-  program.on('option:host', (v) => (process.env.SUPER_HOST = v));
+  const hosts = []; // every --host: `super dashboard` shows several daemons
+  program.on('option:host', (v) => hosts.push(process.env.SUPER_HOST = v));
   program.on('option:token-file', (v) => (process.env.SUPER_TOKEN_FILE = v));
   program.on('option:tls', () => (process.env.SUPER_TLS = '1'));
   program.on('option:tls-ca', (v) => (process.env.SUPER_TLS_CA = v));
@@ -149,6 +150,15 @@ async function parseWithCommander() {
     .option('--json', 'print JSON').action(run('signal'));
   program.command('reset').argument('<targets...>', TARGETS).description('set the restart counters of apps back to 0').action(run('reset'));
   program.command('monit').description('live dashboard: CPU, memory, event-loop delay, requests and logs of every worker').action(run('monit'));
+  program.command('dashboard').description('live web dashboard of the local daemon, or of every --host given (a process of its own; Ctrl-C stops it)')
+    .option('--listen <host:port>', 'where to serve the page (default 127.0.0.1:9615; another address needs TLS and the token)')
+    .option('--read-only', 'no actions: the page only shows')
+    .option('--tls-cert <file>', 'PEM certificate: serve the page over HTTPS')
+    .option('--tls-key <file>', 'PEM private key for --tls-cert')
+    .option('--insecure-http', 'allow plain HTTP on a non-loopback --listen (behind a TLS proxy)')
+    .option('--origin <origin...>', 'other browser origins allowed (the page as a proxy serves it)')
+    .option('--open', 'open the page in the desktop\'s browser')
+    .action((opts) => run('dashboard')({ ...opts, hosts }));
   program.command('logs').argument('[app]', 'app name or "all"', 'all')
     .description('print the last lines of the app logs; with -f, follow them live')
     .option('--lines <n>', 'lines of each file to print first (default 20)')

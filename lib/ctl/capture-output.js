@@ -2,7 +2,7 @@
 // --duration made before the daemon is asked, and where each file ends up on this machine
 // (the daemon's own path when local, a copy fetched over --host otherwise).
 import path from 'node:path';
-import { fetchDiagnostic } from './fetch-diagnostic.js';
+import { fetchDiagnostic } from '../profiles/fetch-file.js';
 import { outPath, checkOutDir } from '../profiles/out-path.js';
 
 /**

@@ -5,10 +5,15 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { sandbox, freePort, httpGet, lsJson, watchEvents, describeJson } from '../helpers/harness.js';
 import { ALLOWED, ALL, masksOf } from '../helpers/cpus.js';
+import { sharedSandbox } from '../helpers/shared-daemon.js';
 
 const skip = ALLOWED.length < 2 ? 'needs at least 2 CPUs' : false;
 // libuv starts this many pool threads at its first use (the web app's env sets it).
 const POOL = 3;
+
+// One daemon for the tests that pin apps of their own; the daemon.cpu_affinity test pins
+// its daemon and has one of its own.
+const sharedBox = sharedSandbox();
 
 /** GETs `path` on fresh connections until `count` workers (round-robin) answered; their pids. */
 async function fromEach(port, path, count, re) {
@@ -23,7 +28,7 @@ async function fromEach(port, path, count, re) {
 }
 
 test('spread, a list and a fork-mode app: every thread has its slot\'s mask, also the thread pool and a worker_thread started later; a crash replacement keeps it', { skip }, async (t) => {
-  const box = await sandbox(t);
+  const box = await sharedBox(t, ['web', 'free', 'job']);
   const [p1, p2] = [await freePort(), await freePort()];
   box.fixture('threads.js');
   box.fixture('threads.cjs'); // CommonJS: no pool thread before GET /pool
@@ -99,34 +104,34 @@ apps:
 });
 
 test('a per-slot map pins the slots it names and leaves the others on every CPU', { skip }, async (t) => {
-  const box = await sandbox(t);
+  const box = await sharedBox(t, ['map']);
   const port = await freePort();
   box.fixture('threads.js');
   const b = ALLOWED[1];
-  const eco = box.write('eco.yml', `apps:\n  - name: web\n    script: threads.js\n    instances: 2\n    cpu_affinity:\n      1: "${b}"\n    env: { PORT: ${port} }\n`);
+  const eco = box.write('map.yml', `apps:\n  - name: map\n    script: threads.js\n    instances: 2\n    cpu_affinity:\n      1: "${b}"\n    env: { PORT: ${port} }\n`);
   await box.start(eco);
-  const web = (await lsJson(box)).apps[0].workers;
+  const web = (await lsJson(box)).apps.find((x) => x.name === 'map').workers;
   assert.deepEqual(web.map((w) => [w.cpus, w.pinned]), [[ALL, false], [String(b), true]]);
   assert.deepEqual(masksOf(web[0].pid).masks, [ALL]);
   assert.deepEqual(masksOf(web[1].pid).masks, [String(b)]);
 });
 
 test('a per-slot map naming an instance the app does not run yet: start warns, and a scale-up pins it', { skip }, async (t) => {
-  const box = await sandbox(t);
+  const box = await sharedBox(t, ['later']);
   const port = await freePort();
   box.fixture('threads.js');
   const [a, b] = ALLOWED;
-  const eco = box.write('eco.yml', `apps:\n  - name: web\n    script: threads.js\n    cpu_affinity: { 0: "${a}", 1: "${b}" }\n    env: { PORT: ${port} }\n`);
+  const eco = box.write('later.yml', `apps:\n  - name: later\n    script: threads.js\n    cpu_affinity: { 0: "${a}", 1: "${b}" }\n    env: { PORT: ${port} }\n`);
   const r = await box.cli(['start', eco]);
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stderr, /^super: warning: web: cpu_affinity maps instance 1, but web runs 1 instance \(0\); that entry pins nothing until `super scale web 2` adds it; instance numbers count from 0$/m);
-  const one = (await lsJson(box)).apps[0].workers;
+  assert.match(r.stderr, /^super: warning: later: cpu_affinity maps instance 1, but later runs 1 instance \(0\); that entry pins nothing until `super scale later 2` adds it; instance numbers count from 0$/m);
+  const one = (await lsJson(box)).apps.find((x) => x.name === 'later').workers;
   assert.deepEqual(one.map((w) => [w.slot, w.cpus, w.pinned]), [[0, String(a), true]]);
 
-  const sc = await box.cli(['scale', 'web', '2']);
+  const sc = await box.cli(['scale', 'later', '2']);
   assert.equal(sc.code, 0, sc.stderr);
   assert.doesNotMatch(sc.stderr, /warning/);
-  const two = (await lsJson(box)).apps[0].workers;
+  const two = (await lsJson(box)).apps.find((x) => x.name === 'later').workers;
   assert.deepEqual(two.map((w) => [w.slot, w.cpus, w.pinned]), [[0, String(a), true], [1, String(b), true]], 'the new instance got the CPUs its entry names');
   assert.equal(two[0].pid, one[0].pid);
   assert.deepEqual(two.map((w) => masksOf(w.pid).masks), [[String(a)], [String(b)]]);

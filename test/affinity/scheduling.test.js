@@ -2,12 +2,13 @@
 // themselves; under round-robin only the daemon holds it), and a running daemon refuses a
 // file that asks for another policy, with a message that points at `super upgrade --config`, at
 // `start` and at a `reload` (which re-reads the file) alike.
-import test from 'node:test';
+import test, { after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { sandbox, freePort, httpGet, lsJson, describeJson } from '../helpers/harness.js';
 import { waitForLog } from '../helpers/metrics.js';
 import { ALLOWED, ALL, masksOf } from '../helpers/cpus.js';
+import { request } from '../helpers/requests.js';
 
 /** Pids (among `pids`) holding the IPv4 listening socket of 127.0.0.1:port as an open fd. */
 function listenHolders(port, pids) {
@@ -38,8 +39,19 @@ async function startWeb(t, scheduling) {
   return { box, port, pids };
 }
 
-test('scheduling: os is in force: describe says so and the workers accept from the socket themselves', async (t) => {
-  const { box, port, pids } = await startWeb(t, 'os');
+// One daemon per policy (`os`, and the default), its `web` shared by the tests that only
+// read it or add apps of their own (deleted after); none changes `web`, so each sees it as started.
+const webs = new Map();
+after(async () => {
+  for (const web of webs.values()) await (await web).box.cleanup();
+});
+const sharedWeb = (scheduling) => {
+  if (!webs.has(scheduling)) webs.set(scheduling, startWeb({ after: () => {} }, scheduling));
+  return webs.get(scheduling);
+};
+
+test('scheduling: os is in force: describe says so and the workers accept from the socket themselves', async () => {
+  const { box, port, pids } = await sharedWeb('os');
   const d = await describeJson(box, 'web');
   assert.equal(d.scheduling, 'os');
   assert.match((await box.cli(['describe', 'web'])).stdout, /scheduling os/);
@@ -47,8 +59,8 @@ test('scheduling: os is in force: describe says so and the workers accept from t
   assert.match((await httpGet(port)).body, /app=web/);
 });
 
-test('round-robin (the default) is in force: only the daemon holds the listening socket', async (t) => {
-  const { box, port, pids } = await startWeb(t, null);
+test('round-robin (the default) is in force: only the daemon holds the listening socket', async () => {
+  const { box, port, pids } = await sharedWeb(null);
   assert.equal((await describeJson(box, 'web')).scheduling, 'round-robin');
   assert.deepEqual(listenHolders(port, [box.daemonPid(), ...pids]), [box.daemonPid()]);
   // and hands fresh connections to both workers in turn
@@ -58,7 +70,8 @@ test('round-robin (the default) is in force: only the daemon holds the listening
 });
 
 test('a running daemon refuses another scheduling policy (restart needed) and accepts files that do not say', async (t) => {
-  const { box, port, pids } = await startWeb(t, 'os');
+  const { box, port, pids } = await sharedWeb('os');
+  t.after(() => request(box, 'delete', { target: ['same', 'silent'] }).catch(() => {}));
   const other = box.write('rr.yml', `scheduling: round-robin\napps:\n  - name: more\n    script: http-server.js\n    env: { PORT: ${await freePort()} }\n`);
   const r = await box.cli(['start', other]);
   assert.equal(r.code, 2, r.stderr);
@@ -77,9 +90,11 @@ test('a running daemon refuses another scheduling policy (restart needed) and ac
 });
 
 test('a reload re-reads the file\'s scheduling too: another policy is refused before anything changes, by `super reload` and by SIGHUP', async (t) => {
-  const { box, port, pids } = await startWeb(t, 'round-robin');
+  const { box, port, pids } = await sharedWeb(null);
   const file = `${box.dir}/eco.yml`;
-  box.write('eco.yml', fs.readFileSync(file, 'utf8').replace('scheduling: round-robin', 'scheduling: os').replace(`PORT: ${port}`, `PORT: ${port}, VERSION: v2`));
+  const started = fs.readFileSync(file, 'utf8');
+  t.after(() => fs.writeFileSync(file, started));
+  box.write('eco.yml', started.replace(/^/, 'scheduling: os\n').replace(`PORT: ${port}`, `PORT: ${port}, VERSION: v2`));
   const r = await box.cli(['reload', 'web']);
   assert.equal(r.code, 2, r.stdout + r.stderr);
   assert.match(r.stderr, /^super: E_SCHEDULING_FIXED: .*eco\.yml asks for scheduling: os, but this daemon runs round-robin .*`super upgrade --config /m);
@@ -102,10 +117,7 @@ test('reload all checks every file\'s scheduling before any file pins the daemon
   const [p1, p2] = [await freePort(), await freePort()];
   const a = (head) => `${head}apps:\n  - name: a\n    script: http-server.js\n    env: { PORT: ${p1} }\n`;
   const b = (head) => `${head}apps:\n  - name: b\n    script: http-server.js\n    env: { PORT: ${p2} }\n`;
-  for (const [name, text] of [['a.yml', a('')], ['b.yml', b('scheduling: round-robin\n')]]) {
-    const r = await box.cli(['start', box.write(name, text)]);
-    assert.equal(r.code, 0, r.stderr);
-  }
+  for (const [name, text] of [['a.yml', a('')], ['b.yml', b('scheduling: round-robin\n')]]) await box.start(box.write(name, text));
   const before = (await lsJson(box)).apps.map((x) => x.workers.map((w) => w.pid));
   const daemonMask = masksOf(box.daemonPid()).masks;
   // a.yml (reloaded first) would now pin the daemon; b.yml asks for another policy.

@@ -9,6 +9,7 @@ import { sandbox, freePort, httpGet } from '../helpers/harness.js';
 import { waitForLog } from '../helpers/metrics.js';
 import { topSelfTime } from '../../lib/profiles/profile-summary.js';
 import { connect } from '../../lib/ipc/client.js';
+import { request } from '../helpers/requests.js';
 
 /**
  * Requests that burn CPU in burnCpuInHotLoop, two at a time, until stop() (bounded), from
@@ -73,7 +74,7 @@ apps:
 `);
   await box.start(eco);
   const profiles = path.join(box.home, 'profiles');
-  // The stall captures come by themselves from now on; they are checked last.
+  // The stall captures come by themselves from now on; they are checked first.
   const captures = new Map(); // file -> capture, in the order seen
   const metrics = await box.client();
   t.after(() => metrics.close());
@@ -86,11 +87,29 @@ apps:
   });
   await metrics.request('subscribe', { topics: ['metrics'] });
 
+  await t.test('stall capture: one per cooldown, the oldest beyond keep removed, named by ls and daemon.log', async () => {
+    if (captures.size < 3) await new Promise((resolve) => (capturesSeen = resolve));
+    const list = [...captures.values()];
+    for (let i = 1; i < list.length; i++) assert.ok(list[i].at - list[i - 1].at >= 1500, `at most one per cooldown: ${JSON.stringify(list)}`);
+    const last = list.at(-1);
+    assert.ok(last.loop_p99_ms >= 200);
+    const kept = fs.readdirSync(profiles).filter((n) => n.startsWith('stall-stally-'));
+    assert.ok(kept.length <= 2, `keep: 2, found ${kept}`);
+    assert.ok(kept.includes(path.basename(last.file)));
+    assert.equal(mode(last.file), 0o600);
+    const ls = await box.cli(['ls']);
+    assert.match(ls.stdout, /stally#0: stall capture/);
+    await waitForLog(box, new RegExp(`stall capture written: ${last.file.replace(/[.]/g, '\\.')}`));
+    // It blocks its loop 300 ms a second: stopped here, it costs nothing to the checks after.
+    await request(box, 'delete', { target: ['stally'] });
+  });
+
   await t.test('a profile under load names the hot function; meanwhile a heap snapshot of that worker is E_BUSY, one of a fork-mode worker and bad inputs are served', async () => {
     const stopLoad = burnLoad(hot);
     const client = await box.client();
     t.after(() => client.close());
-    const held = client.request('profile', { app: 'hot', slot: 0, duration: 2500 }, { timeout: 60000 });
+    // The load ends with the profile, not with the slowest CLI run below (each burns a core).
+    const held = client.request('profile', { app: 'hot', slot: 0, duration: 2500 }, { timeout: 60000 }).finally(stopLoad);
     // Requests on one connection are taken in order: hot#0 is being profiled for this one.
     const busy = await client.request('heap', { app: 'hot', slot: 0 }).catch((err) => err);
     const [heap, unknownApp, unknownSlot, tooLong, missingDir, native] = await Promise.all([
@@ -102,7 +121,6 @@ apps:
       box.cli(['profile', 'native']),
     ]);
     const done = await held;
-    await stopLoad();
 
     assert.equal(busy.code, 'E_BUSY');
     assert.match(busy.message, /^hot#0: a CPU profile of this worker is being taken/);
@@ -140,7 +158,7 @@ apps:
   await t.test('super profile prints the top functions with file:line and writes the flame graph beside the profile', async () => {
     const stopLoad = burnLoad(hot2);
     const out = path.join(box.dir, 'hot.cpuprofile');
-    const r = await box.cli(['profile', 'hot2', '--duration', '1500ms', '--out', out]);
+    const r = await box.cli(['profile', 'hot2', '--duration', '1000ms', '--out', out]);
     await stopLoad();
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /burnCpuInHotLoop/);
@@ -153,7 +171,10 @@ apps:
     const r = await box.cli(['profile', 'doomed#0', '--duration', '3s']);
     assert.equal(r.code, 1);
     oneLine(r.stderr.replace(/^profiling.*\n/, ''), 'E_WORKER_EXITED');
-    assert.match(r.stderr, /doomed#0 exited with code 3 before its CPU profile was written/);
+    // Its process.exit(3) can end in SIGSEGV instead: Node 20's inspector, stopping a CPU
+    // profile while the process exits, sometimes crashes (seen once in 5 runs on a loaded
+    // machine). Either way the worker is gone before the profile is written.
+    assert.match(r.stderr, /doomed#0 exited (with code 3|on signal SIGSEGV) before its CPU profile was written/);
     assert.deepEqual(fs.readdirSync(profiles).filter((n) => n.startsWith('doomed')), []);
   });
 
@@ -189,20 +210,6 @@ apps:
     assert.equal(fs.existsSync(path.join(box.dir, 'chosen.cpuprofile')), false);
   });
 
-  await t.test('stall capture: one per cooldown, the oldest beyond keep removed, named by ls and daemon.log', async () => {
-    if (captures.size < 3) await new Promise((resolve) => (capturesSeen = resolve));
-    const list = [...captures.values()];
-    for (let i = 1; i < list.length; i++) assert.ok(list[i].at - list[i - 1].at >= 1500, `at most one per cooldown: ${JSON.stringify(list)}`);
-    const last = list.at(-1);
-    assert.ok(last.loop_p99_ms >= 200);
-    const kept = fs.readdirSync(profiles).filter((n) => n.startsWith('stall-stally-'));
-    assert.ok(kept.length <= 2, `keep: 2, found ${kept}`);
-    assert.ok(kept.includes(path.basename(last.file)));
-    assert.equal(mode(last.file), 0o600);
-    const ls = await box.cli(['ls']);
-    assert.match(ls.stdout, /stally#0: stall capture/);
-    await waitForLog(box, new RegExp(`stall capture written: ${last.file.replace(/[.]/g, '\\.')}`));
-  });
 });
 
 /** The number of heap-graph nodes of class `name` in a parsed .heapsnapshot. */

@@ -28,7 +28,7 @@ test('a cluster fork refused by a pids limit is a failed start, retried until th
   });
   const box = await sandbox(t);
   box.fixture('idle.js');
-  const eco = box.write('eco.yml', 'apps:\n  - name: web\n    script: idle.js\n');
+  const eco = box.write('eco.yml', 'apps:\n  - name: web\n    script: idle.js\n    ready_on: spawn\n');
   // The CLI enters the group before it execs, so the daemon it starts is born there.
   const cli = spawn('sh', ['-c', 'echo $$ > "$0/cgroup.procs" && exec "$@"', cgroup, process.execPath, SUPER, 'start', eco], { env: { ...process.env, SUPER_HOME: box.home }, stdio: 'ignore' });
   assert.equal((await once(cli, 'exit'))[0], 0);

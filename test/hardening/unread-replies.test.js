@@ -82,7 +82,7 @@ test('a daemon with a client that never reads: that client is cut, the daemon st
   const box = await sandbox(t);
   box.fixture('idle.js');
   // Each `describe` reply carries the app's env: ~60 KB.
-  const eco = box.write('eco.yml', `apps:\n  - name: web\n    script: idle.js\n    env: { PAD: ${'p'.repeat(60_000)} }\n`);
+  const eco = box.write('eco.yml', `apps:\n  - name: web\n    script: idle.js\n    ready_on: spawn\n    env: { PAD: ${'p'.repeat(60_000)} }\n`);
   await box.start(eco);
   const pid = box.daemonPid();
   const rssBefore = memoryKb(pid, 'VmRSS');
@@ -100,7 +100,7 @@ test('a daemon with a client that never reads: that client is cut, the daemon st
   const lsMs = Date.now() - asked;
 
   const logFile = daemonLogPath(box.home);
-  await eventually(() => fs.readFileSync(logFile, { what: 'utf8', every: 10 }).includes('control connection cut'), 'the daemon logs the cut');
+  await eventually(() => fs.readFileSync(logFile, 'utf8').includes('control connection cut'), { what: 'the daemon logs the cut', every: 10 });
   const grewMb = (memoryKb(pid, 'VmHWM') - rssBefore) / 1024;
 
   let replies = 0;

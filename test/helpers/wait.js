@@ -12,7 +12,9 @@
  * @param {{timeout?: number, what?: string, every?: number, last?: () => string}} [opts]
  * @returns {Promise<T>}
  */
-export async function eventually(fn, { timeout = 30000, what = 'condition', every = 50, last } = {}) {
+export async function eventually(fn, opts = {}) {
+  if (typeof opts !== 'object') throw new TypeError('eventually(fn, {timeout, what, every, last}): the options are an object');
+  const { timeout = 30000, what = 'condition', every = 50, last } = opts;
   const deadline = Date.now() + timeout;
   for (;;) {
     const v = await Promise.resolve().then(fn).catch((err) => {

@@ -4,13 +4,17 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { sandbox } from '../helpers/harness.js';
 import { allLines, checkNumbered } from './log-files.js';
+import { sharedSandbox } from '../helpers/shared-daemon.js';
+
+// One daemon: each test starts apps of its own (deleted after; their log files stay, so the
+// second test leaves the first one's out of its listing).
+const sharedBox = sharedSandbox();
 
 test('4 workers x 5,000 lines (1.1 MB through the pipes, lines cut across reads): all on disk, none split, none lost; logs --lines/--out/--err/--json', async (t) => {
-  const box = await sandbox(t);
+  const box = await sharedBox(t, ['flood']);
   box.fixture('log-writer.js');
-  const eco = box.write('eco.yml', `
+  const eco = box.write('flood.yml', `
 apps:
   - name: flood
     script: log-writer.js
@@ -50,9 +54,9 @@ apps:
 });
 
 test('merge_logs: false writes one file per slot; disable_logs writes none; flush empties', async (t) => {
-  const box = await sandbox(t);
+  const box = await sharedBox(t, ['split', 'quiet']);
   box.fixture('log-writer.js');
-  const eco = box.write('eco.yml', `
+  const eco = box.write('split.yml', `
 apps:
   - name: split
     script: log-writer.js
@@ -68,7 +72,7 @@ apps:
 `);
   await box.start(eco);
   const dir = path.join(box.home, 'logs');
-  assert.deepEqual(fs.readdirSync(dir).sort(), ['split-err-0.log', 'split-err-1.log', 'split-out-0.log', 'split-out-1.log']);
+  assert.deepEqual(fs.readdirSync(dir).filter((n) => !n.startsWith('flood-')).sort(), ['split-err-0.log', 'split-err-1.log', 'split-out-0.log', 'split-out-1.log']);
   for (const s of [0, 1]) {
     const lines = fs.readFileSync(path.join(dir, `split-out-${s}.log`), 'utf8').trimEnd().split('\n');
     assert.equal(lines.length, 100);

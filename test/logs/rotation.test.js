@@ -7,11 +7,17 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { sandbox, freePort, httpGet, lsJson } from '../helpers/harness.js';
 import { allLines, checkNumbered, eventually } from './log-files.js';
+import { request } from '../helpers/requests.js';
+import { sharedSandbox } from '../helpers/shared-daemon.js';
+
+// One daemon for the tests that only start an app of their own and read its files. The
+// reopen test (it renames daemon.log and signals the daemon) has a daemon of its own.
+const sharedBox = sharedSandbox();
 
 test('rotation at log_max_size while 4 workers write 25,000 lines each: 0 lost, 0 split, gzip, retain', async (t) => {
-  const box = await sandbox(t);
+  const box = await sharedBox(t, ['rot']);
   box.fixture('log-writer.js');
-  const eco = box.write('eco.yml', `
+  const eco = box.write('rot.yml', `
 logs:
   compress: true
 apps:
@@ -34,14 +40,14 @@ apps:
   assert.ok(files.filter((f) => f.endsWith('.gz')).length >= 2, `rotated several times: ${files.map((f) => path.basename(f)).join(' ')}`);
   assert.deepEqual(checkNumbered(lines, { workers: 4, perWorker: 25000 }), { count: 100000, bad: 0, missing: 0, dups: 0 });
   const log = fs.readFileSync(path.join(box.home, 'daemon.log'), 'utf8');
-  assert.match(log, /"msg":"log rotated"/);
+  assert.match(log, /"app":"rot".*"msg":"log rotated"|"msg":"log rotated".*"app":"rot"/);
 });
 
 test('log_retain keeps that many rotated files, the newest as .1', async (t) => {
-  const box = await sandbox(t);
+  const box = await sharedBox(t, ['keep2']);
   const port = await freePort();
   box.fixture('log-writer.js');
-  const eco = box.write('eco.yml', `
+  const eco = box.write('keep2.yml', `
 apps:
   - name: keep2
     script: log-writer.js
@@ -106,10 +112,10 @@ apps:
 });
 
 test('fork mode without the agent (interpreter none): rotation renames, the child keeps its file until it restarts', async (t) => {
-  const box = await sandbox(t);
+  const box = await sharedBox(t, ['sh']);
   const script = box.write('chatty.sh', '#!/bin/sh\ni=0\nwhile [ $i -lt 400 ]; do echo "line $i slot $NODE_APP_INSTANCE"; i=$((i+1)); done\nexec sleep 300\n');
   fs.chmodSync(script, 0o755);
-  const eco = box.write('eco.yml', `
+  const eco = box.write('sh.yml', `
 apps:
   - name: sh
     script: chatty.sh
@@ -125,36 +131,36 @@ apps:
   assert.deepEqual(allLines(out).lines.map((l) => Number(l.split(' ')[1])).sort((a, b) => a - b), Array.from({ length: 400 }, (_, i) => i));
   // restart: the new child gets the current file (and rotates on from there)
   const firstFiles = allLines(out).files.length;
-  assert.equal((await box.cli(['restart', 'sh'])).code, 0);
+  await request(box, 'restart', { target: ['sh'] });
   await eventually(() => allLines(out).lines.length === 800, { what: 'the restarted child writing its 400 lines' });
   assert.ok(allLines(out).files.length > firstFiles, 'the restarted child wrote to a new file, which rotated in turn');
 });
 
 test('super logs --lines reaches back into the rotated file when the current one is short', async (t) => {
-  const box = await sandbox(t);
+  const box = await sharedBox(t, ['tail']);
   const port = await freePort();
   box.fixture('log-writer.js');
-  const eco = box.write('eco.yml', `
+  const eco = box.write('tail.yml', `
 apps:
-  - name: web
+  - name: tail
     script: log-writer.js
     log_max_size: 10K
     env: { PORT: ${port}, PAD: 1000 }
 `);
   await box.start(eco);
-  const out = path.join(box.home, 'logs', 'web-out.log');
+  const out = path.join(box.home, 'logs', 'tail-out.log');
   await httpGet(port, '/write?n=12');
   await eventually(() => fs.existsSync(`${out}.1`) && fs.statSync(out).size === 0, { what: 'a rotation' });
   await httpGet(port, '/write?n=2');
-  const r = await box.cli(['logs', 'web', '--out', '--lines', '5']);
+  const r = await box.cli(['logs', 'tail', '--out', '--lines', '5']);
   assert.deepEqual(r.stdout.trimEnd().split('\n').map((l) => l.split(' ')[4]), ['0000009', '0000010', '0000011', '0000012', '0000013']);
 });
 
 test('fork mode with the agent (interpreter node): the child moves to the new file by itself after reload-logs', async (t) => {
-  const box = await sandbox(t);
+  const box = await sharedBox(t, ['fk']);
   const port = await freePort();
   box.fixture('log-writer.js');
-  const eco = box.write('eco.yml', `
+  const eco = box.write('fk.yml', `
 apps:
   - name: fk
     script: log-writer.js
@@ -165,8 +171,7 @@ apps:
   const out = path.join(box.home, 'logs', 'fk-out.log');
   await eventually(async () => (await httpGet(port, '/write?n=5').catch(() => null)) !== null, { what: 'the fork-mode app listening' });
   fs.renameSync(out, `${out}.moved`);
-  const r = await box.cli(['reload-logs']); // returns once the child acked
-  assert.equal(r.code, 0, r.stderr);
+  await request(box, 'reload-logs'); // `super reload-logs`: returns once the child acked
   await httpGet(port, '/write?n=7');
   assert.equal(fs.readFileSync(`${out}.moved`, 'utf8').trimEnd().split('\n').length, 5);
   assert.equal(fs.readFileSync(out, 'utf8').trimEnd().split('\n').length, 7);

@@ -1,12 +1,13 @@
 // Issue 4: `super monit` driven in a real terminal (tmux): it shows the apps, moves the
 // selection, shows the selected app's log pane, reloads with confirmation, resizes, and
 // quits leaving the terminal as it was. Without a TTY it prints one plain snapshot and exits 0.
-import test from 'node:test';
+import test, { after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { execFileSync, execFile } from 'node:child_process';
 import { sandbox, freePort, SUPER, lsJson, httpGet } from '../helpers/harness.js';
 import { TOPICS } from '../../lib/ipc/protocol.js';
+import { request } from '../helpers/requests.js';
 
 const lsJsonOf = async (box) => (await lsJson(box)).apps.find((a) => a.name === 'web').workers;
 
@@ -77,7 +78,7 @@ test('super monit in tmux: apps, selection, log pane, reload prompt, resize, cle
   await term.waitScreen((s) => /── web#1 /.test(s), 'back to web#1 after k');
 
   // The log pane follows the selected app: a restart of web shows there.
-  assert.equal((await box.cli(['restart', 'web'])).code, 0);
+  await request(box, 'restart', { target: ['web'] });
   screen = await term.waitScreen((s) => /web#1 starting -> online pid \d+/.test(s), 'web\'s worker events in the pane');
   assert.match(screen, /── (events|logs and events): web /);
   if (TOPICS.includes('log')) {
@@ -108,11 +109,22 @@ test('super monit in tmux: apps, selection, log pane, reload prompt, resize, cle
   assert.doesNotMatch(screen, /superd monit/, 'the alternate screen is gone: the terminal is as it was');
 });
 
+// The last two tests only watch: they share one daemon running web (2 workers), left as started.
+let shared = null;
+after(async () => (await shared)?.cleanup());
+function watchedWeb() {
+  shared ??= (async () => {
+    const box = await sandbox({ after: () => {} });
+    const port = await freePort();
+    box.fixture('loop-lab.js');
+    await box.start(box.write('eco.yml', `metrics: { interval: 250ms }\napps:\n  - name: web\n    script: loop-lab.js\n    instances: 2\n    env: { PORT: ${port} }\n`));
+    return box;
+  })();
+  return shared;
+}
+
 test('super monit quits on Ctrl-C too', { skip }, async (t) => {
-  const box = await sandbox(t);
-  const port = await freePort();
-  box.fixture('loop-lab.js');
-  assert.equal((await box.cli(['start', box.write('eco.yml', `apps:\n  - name: web\n    script: loop-lab.js\n    env: { PORT: ${port} }\n`)])).code, 0);
+  const box = await watchedWeb();
   const term = tmux(box, t);
   await term.start(`SUPER_HOME=${box.home} ${process.execPath} ${SUPER} monit; echo MONIT-EXIT=$?; sleep 60`);
   await term.waitScreen((s) => /^web\s+0\s+\d+\s+online/m.test(s), 'the app');
@@ -120,12 +132,8 @@ test('super monit quits on Ctrl-C too', { skip }, async (t) => {
   await term.waitScreen((s) => /MONIT-EXIT=0/.test(s) && !/superd monit/.test(s), 'a clean exit on Ctrl-C');
 });
 
-test('super monit without a terminal prints one plain snapshot of the worker table and exits 0', async (t) => {
-  const box = await sandbox(t);
-  const port = await freePort();
-  box.fixture('loop-lab.js');
-  const eco = box.write('eco.yml', `metrics: { interval: 250ms }\napps:\n  - name: web\n    script: loop-lab.js\n    instances: 2\n    env: { PORT: ${port} }\n`);
-  await box.start(eco);
+test('super monit without a terminal prints one plain snapshot of the worker table and exits 0', async () => {
+  const box = await watchedWeb();
   const pids = (await lsJsonOf(box)).map((w) => w.pid);
   // Colours allowed (no NO_COLOR): off a terminal there must be none anyway.
   const r = await box.cli(['monit'], { env: { NO_COLOR: '' } });

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { sandbox, freePort, httpGet, lsJson, FIXTURES, ROOT } from '../helpers/harness.js';
 import { watchMetrics } from '../helpers/metrics.js';
+import { request, killDaemon, resurrect } from '../helpers/requests.js';
 import { renderPrometheus } from '../../lib/master/health/prometheus-text.js';
 import { loadEcosystemText } from '../../lib/config/index.js';
 
@@ -149,7 +150,7 @@ test('the metrics listener: Prometheus conventions, counters, /healthz and /read
     assert.match(unknown.body, /no app named \\"nope\\"/);
 
     // A rolling reload keeps two ready workers: every probe meanwhile says 200.
-    const reloading = box.cli(['reload', 'web']);
+    const reloading = request(box, 'reload', { target: ['web'] });
     let done = false;
     reloading.then(() => (done = true));
     const answers = [];
@@ -158,11 +159,11 @@ test('the metrics listener: Prometheus conventions, counters, /healthz and /read
       answers.push(`${h.status}/${r.status}`);
       await new Promise((res) => setTimeout(res, 10)); // a probe's pace, not a load on the daemon it probes
     }
-    assert.equal((await reloading).code, 0);
+    assert.ok((await reloading).apps.every((a) => a.ok), 'reloaded');
     assert.ok(answers.length > 0, 'probed during the reload');
     assert.deepEqual([...new Set(answers)], ['200/200'], `${answers.length} probes`);
 
-    assert.equal((await box.cli(['stop', 'web'])).code, 0);
+    await request(box, 'stop', { target: ['web'] });
     const stopped = await httpGet(mport, '/readyz?app=web');
     assert.equal(stopped.status, 503);
     assert.deepEqual(JSON.parse(stopped.body).apps, [{ app: 'web', desired: 2, ready: 0, ok: false }]);
@@ -178,33 +179,18 @@ test('label values are escaped (quotes, backslashes, newlines)', () => {
   assert.equal(fam.get('superd_worker_active_resources').samples[0].labels.type, 'x\\ny');
 });
 
-test('a metrics.listen port in use is a start warning, apps still start', async (t) => {
-  const box = await sandbox(t);
-  const port = await freePort();
-  const net = await import('node:net');
-  const blocker = net.createServer().listen(0, '127.0.0.1');
-  await new Promise((r) => blocker.once('listening', r));
-  t.after(() => blocker.close());
-  box.fixture('loop-lab.js');
-  const eco = box.write('eco.yml', `metrics: { listen: 127.0.0.1:${blocker.address().port} }\napps:\n  - name: web\n    script: loop-lab.js\n    env: { PORT: ${port} }\n`);
-  const r = await box.cli(['start', eco]);
-  assert.equal(r.code, 0);
-  assert.match(r.stderr + r.stdout, /metrics endpoint could not listen on 127\.0\.0\.1:\d+ \(EADDRINUSE\)/);
-  assert.equal((await lsJson(box)).apps[0].status, 'online');
-});
-
 test('save / resurrect keep the metrics settings: the endpoint is back after a daemon restart', async (t) => {
   const box = await sandbox(t);
   const [port, mport] = [await freePort(), await freePort()];
   box.fixture('loop-lab.js');
   const eco = box.write('eco.yml', `metrics:\n  listen: 127.0.0.1:${mport}\n  interval: 400ms\napps:\n  - name: web\n    script: loop-lab.js\n    env: { PORT: ${port} }\n`);
   await box.start(eco);
-  assert.equal((await box.cli(['save'])).code, 0);
+  await request(box, 'save');
   const dump = JSON.parse(fs.readFileSync(path.join(box.home, 'dump.json'), 'utf8'));
   assert.deepEqual(dump.metrics, { listen: `127.0.0.1:${mport}`, interval: 400 });
-  assert.equal((await box.cli(['kill'])).code, 0);
+  await killDaemon(box);
   await assert.rejects(httpGet(mport, '/metrics'), 'the endpoint went with the daemon');
-  assert.equal((await box.cli(['resurrect'])).code, 0);
+  await resurrect(box);
   const res = await httpGet(mport, '/metrics');
   assert.equal(res.status, 200);
   assert.match(res.body, /^superd_worker_up\{app="web",slot="0"\} 1$/m);
@@ -238,37 +224,51 @@ function listeningSockets(pid) {
   return found.sort((a, b) => a.port - b.port);
 }
 
-test('metrics.listen as a bare port (9209 or "9209") means 127.0.0.1:9209', async (t) => {
+test('metrics.listen as a bare port (9209 or "9209") means 127.0.0.1:9209', () => {
   const file = path.join(FIXTURES, 'good-config', 'eco.yml'); // next to its app.js
   const listenOf = (v) => loadEcosystemText(`metrics: { listen: ${v} }\napps:\n  - { name: a, script: app.js }\n`, file, { cpus: 1 }).daemon.metrics.listen;
   assert.equal(listenOf('9209'), '127.0.0.1:9209');
   assert.equal(listenOf('"9209"'), '127.0.0.1:9209');
   assert.equal(listenOf('"[::1]:9209"'), '[::1]:9209', 'host:port stays as written');
   assert.throws(() => listenOf('70000'), (err) => /metrics\.listen: port 70000 is out of range/.test(err.details.problems.join('\n')));
-
-  const box = await sandbox(t);
-  const [port, mport] = [await freePort(), await freePort()];
-  box.fixture('loop-lab.js');
-  const eco = box.write('eco.yml', `metrics:\n  listen: ${mport}\napps:\n  - name: web\n    script: loop-lab.js\n    env: { PORT: ${port} }\n`);
-  const r = await box.cli(['start', eco]);
-  assert.equal(r.code, 0, r.stderr);
-  assert.doesNotMatch(r.stderr, /metrics endpoint could not listen/);
-  const res = await httpGet(mport, '/metrics');
-  assert.equal(res.status, 200);
-  assert.match(res.body, /^superd_worker_up\{app="web",slot="0"\} 1$/m);
-  // Bound to loopback only (not 0.0.0.0 or ::), beside the app's port (loop-lab.js listens
-  // on 127.0.0.1; the cluster primary holds that socket).
-  const expected = [{ host: '127.0.0.1', port }, { host: '127.0.0.1', port: mport }].sort((a, b) => a.port - b.port);
-  assert.deepEqual(listeningSockets(box.daemonPid()), expected);
 });
 
-test('without a metrics section the daemon opens no metrics port', async (t) => {
+// One daemon, each step a file with an app of its own: the endpoint opens with the first
+// file that asks for it and can have it (lib/master/health/metrics-settings.js).
+test('the metrics endpoint on one daemon: none without a metrics section; a port in use is a start warning; a bare port is 127.0.0.1', async (t) => {
   const box = await sandbox(t);
-  const port = await freePort();
   box.fixture('loop-lab.js');
-  const eco = box.write('eco.yml', `apps:\n  - name: web\n    script: loop-lab.js\n    env: { PORT: ${port} }\n`);
-  await box.start(eco);
+  const appFile = async (name, metrics) => {
+    const port = await freePort();
+    return { port, file: box.write(`${name}.yml`, `${metrics ? `metrics: ${metrics}\n` : ''}apps:\n  - name: ${name}\n    script: loop-lab.js\n    env: { PORT: ${port} }\n`) };
+  };
+  const byPort = (list) => list.sort((a, b) => a.port - b.port);
+
   // The only TCP socket the daemon listens on is the app's own port (the cluster primary
   // holds it in round-robin mode): found, so the check sees the daemon's sockets.
-  assert.deepEqual(listeningSockets(box.daemonPid()), [{ host: '127.0.0.1', port }]);
+  const plain = await appFile('plain');
+  await box.start(plain.file);
+  assert.deepEqual(listeningSockets(box.daemonPid()), [{ host: '127.0.0.1', port: plain.port }], 'without a metrics section the daemon opens no metrics port');
+
+  const net = await import('node:net');
+  const blocker = net.createServer().listen(0, '127.0.0.1');
+  await new Promise((r) => blocker.once('listening', r));
+  t.after(() => blocker.close());
+  const blocked = await appFile('blocked', `{ listen: 127.0.0.1:${blocker.address().port} }`);
+  const r = await box.cli(['start', blocked.file]);
+  assert.equal(r.code, 0);
+  assert.match(r.stderr + r.stdout, /metrics endpoint could not listen on 127\.0\.0\.1:\d+ \(EADDRINUSE\)/);
+  assert.equal((await lsJson(box)).apps.find((a) => a.name === 'blocked').status, 'online', 'apps still start');
+
+  const mport = await freePort();
+  const bare = await appFile('bare', `{ listen: ${mport} }`);
+  const { warnings = [] } = await box.start(bare.file);
+  assert.deepEqual(warnings.filter((w) => /metrics endpoint could not listen/.test(w)), []);
+  const res = await httpGet(mport, '/metrics');
+  assert.equal(res.status, 200);
+  assert.match(res.body, /^superd_worker_up\{app="bare",slot="0"\} 1$/m);
+  // Bound to loopback only (not 0.0.0.0 or ::), beside the apps' ports (loop-lab.js listens
+  // on 127.0.0.1; the cluster primary holds those sockets).
+  const expected = byPort([plain.port, blocked.port, bare.port, mport].map((port) => ({ host: '127.0.0.1', port })));
+  assert.deepEqual(listeningSockets(box.daemonPid()), expected);
 });

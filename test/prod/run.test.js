@@ -24,6 +24,32 @@ process.on('SIGINT', () => process.exit(0));
   return { port, eco };
 }
 
+// The live dashboard in a real terminal (tmux, as test/metrics/monit.test.js) on a `super run` daemon.
+const noTmux = spawnSync('tmux', ['-V']).status === 0 ? false : 'tmux is not installed (apt-get install tmux)';
+
+/** `super monit` in tmux on the daemon of `box` (the foreground `run`): it shows the apps, and quits leaving `run` running. */
+async function monitAttaches(box, t, run) {
+  const tmux = (...a) => new Promise((resolve, reject) => execFile('tmux', ['-S', path.join(box.dir, 'tmux.sock'), ...a], (err, out) => (err ? reject(err) : resolve(out))));
+  await tmux('new-session', '-d', '-s', 'm', '-x', '120', '-y', '34', `SUPER_HOME=${box.home} NO_COLOR=1 ${process.execPath} ${SUPER} monit; echo MONIT-EXIT=$?; sleep 60`);
+  const server = Number(await tmux('display-message', '-p', '#{pid}'));
+  t.after(() => { try { process.kill(server, 'SIGTERM'); } catch {} });
+  // A terminal sends no event to wait on: poll the screen.
+  const screenWith = async (re) => {
+    for (const deadline = Date.now() + 15000; ; await new Promise((r) => setTimeout(r, 100))) {
+      const s = await tmux('capture-pane', '-p', '-t', 'm');
+      if (re.test(s) || Date.now() > deadline) return s;
+    }
+  };
+  const screen = await screenWith(/^talker\s+1\s+\d+\s+online/m);
+  assert.match(screen, /superd monit\s+1 app\(s\), 2 worker\(s\)\s+daemon pid (\d+)/);
+  assert.equal(Number(/daemon pid (\d+)/.exec(screen)[1]), run.child.pid, 'the foreground daemon');
+  assert.match(screen, /^talker\s+0\s+\d+\s+online/m);
+  await tmux('send-keys', '-t', 'm', 'q');
+  assert.match(await screenWith(/MONIT-EXIT=/), /MONIT-EXIT=0/);
+  assert.equal(run.child.exitCode, null, 'super run goes on');
+}
+
+// One `super run` for the output, the attaching clients (ls, and monit in tmux) and the stop.
 test('super run: the apps\' output on stdout/stderr with prefixes, super ls attaches, SIGTERM stops gracefully with exit 0', async (t) => {
   const box = await sandbox(t);
   const { port, eco } = await talker(box);
@@ -39,6 +65,8 @@ test('super run: the apps\' output on stdout/stderr with prefixes, super ls atta
   const ls = await lsJson(box);
   assert.deepEqual(ls.apps.map((a) => [a.name, a.status, a.workers.length]), [['talker', 'online', 2]]);
   assert.equal(box.daemonPid(), run.child.pid, 'no detached daemon: this process is the daemon');
+
+  await t.test('super monit attaches to a super run daemon and quits leaving it running', { skip: noTmux }, () => monitAttaches(box, t, run));
 
   const workers = await workerPids(run.child.pid);
   const exit = await run.stop('SIGTERM');
@@ -80,35 +108,6 @@ test('super run exits 1 when an app fails to start (everything stopped), 2 for a
   assert.equal(r.code, 2);
   assert.match(r.stderr, /^super: E_CONFIG: 1 problem in /);
   assert.equal(fs.existsSync(path.join(box.home, 'daemon.pid')), false, 'no daemon was started');
-});
-
-// The live dashboard in a real terminal (tmux, as test/metrics/monit.test.js) on a `super run` daemon.
-const noTmux = spawnSync('tmux', ['-V']).status === 0 ? false : 'tmux is not installed (apt-get install tmux)';
-
-test('super monit attaches to a super run daemon and quits leaving it running', { skip: noTmux }, async (t) => {
-  const box = await sandbox(t);
-  const { eco } = await talker(box);
-  const run = foreground(box, t, ['run', eco]);
-  await run.waitFor(/talker online/, { stream: 'err' });
-  const tmux = (...a) => new Promise((resolve, reject) => execFile('tmux', ['-S', path.join(box.dir, 'tmux.sock'), ...a], (err, out) => (err ? reject(err) : resolve(out))));
-  await tmux('new-session', '-d', '-s', 'm', '-x', '120', '-y', '34', `SUPER_HOME=${box.home} NO_COLOR=1 ${process.execPath} ${SUPER} monit; echo MONIT-EXIT=$?; sleep 60`);
-  const server = Number(await tmux('display-message', '-p', '#{pid}'));
-  t.after(() => { try { process.kill(server, 'SIGTERM'); } catch {} });
-  // A terminal sends no event to wait on: poll the screen.
-  const screenWith = async (re) => {
-    for (const deadline = Date.now() + 15000; ; await new Promise((r) => setTimeout(r, 100))) {
-      const s = await tmux('capture-pane', '-p', '-t', 'm');
-      if (re.test(s) || Date.now() > deadline) return s;
-    }
-  };
-  const screen = await screenWith(/^talker\s+1\s+\d+\s+online/m);
-  assert.match(screen, /superd monit\s+1 app\(s\), 2 worker\(s\)\s+daemon pid (\d+)/);
-  assert.equal(Number(/daemon pid (\d+)/.exec(screen)[1]), run.child.pid, 'the foreground daemon');
-  assert.match(screen, /^talker\s+0\s+\d+\s+online/m);
-  await tmux('send-keys', '-t', 'm', 'q');
-  assert.match(await screenWith(/MONIT-EXIT=/), /MONIT-EXIT=0/);
-  assert.equal(run.child.exitCode, null, 'super run goes on');
-  assert.deepEqual(await run.stop('SIGTERM'), { code: 0, signal: null }, run.stderr);
 });
 
 // A PID namespace of our own makes `super run` PID 1, as in a container (needs root).

@@ -8,6 +8,9 @@ import path from 'node:path';
 import { sandbox, freePort, httpGet, lsJson, waitGone, describeJson } from '../helpers/harness.js';
 import { writeDump, readDump, parseDump, dumpPath, bakPath } from '../../lib/master/saved/dump.js';
 import { foreground, waitForDaemon } from './foreground.js';
+import { request, killDaemon } from '../helpers/requests.js';
+import { eventually } from '../helpers/wait.js';
+import { ensureDaemon } from '../../lib/ctl/launch-daemon.js';
 
 async function twoApps(box) {
   const port = await freePort();
@@ -34,7 +37,7 @@ const appsOf = async (box) => (await lsJson(box)).apps.map((a) => [a.name, a.sta
 test('save writes resolved configs atomically; resurrect brings the same apps back after kill', async (t) => {
   const box = await sandbox(t);
   const { port } = await twoApps(box);
-  assert.equal((await box.cli(['scale', 'web', '3'])).code, 0);
+  await request(box, 'scale', { app: 'web', count: '2' });
 
   const s1 = await box.cli(['save']);
   assert.equal(s1.code, 0, s1.stderr);
@@ -42,7 +45,7 @@ test('save writes resolved configs atomically; resurrect brings the same apps ba
   const dump = JSON.parse(fs.readFileSync(dumpFile(box), 'utf8'));
   assert.equal(dump.superd, 1);
   const web = dump.apps.find((a) => a.config.name === 'web');
-  assert.equal(web.config.instances, 3, 'the scaled count is saved');
+  assert.equal(web.config.instances, 2, 'the scaled count is saved');
   assert.equal(web.config.env.GREETING, 'saved');
   assert.ok(path.isAbsolute(web.config.script));
   assert.equal(fs.statSync(dumpFile(box)).mode & 0o777, 0o600);
@@ -54,16 +57,14 @@ test('save writes resolved configs atomically; resurrect brings the same apps ba
   assert.deepEqual(JSON.parse(fs.readFileSync(`${dumpFile(box)}.bak`, 'utf8')).apps, dump.apps);
   assert.deepEqual(fs.readdirSync(box.home).filter((f) => f.endsWith('.tmp')), [], 'no temp file left');
 
-  const daemon = box.daemonPid();
-  assert.equal((await box.cli(['kill'])).code, 0);
-  assert.deepEqual(await waitGone([daemon]), []);
+  const daemon = await killDaemon(box);
   assert.deepEqual(JSON.parse(fs.readFileSync(dumpFile(box), 'utf8')).apps, dump.apps, 'kill leaves the dump alone');
 
   const r = await box.cli(['resurrect']);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /started web/);
   assert.notEqual(box.daemonPid(), daemon);
-  assert.deepEqual(await appsOf(box), [['web', 'online', 3], ['idle', 'online', 1]]);
+  assert.deepEqual(await appsOf(box), [['web', 'online', 2], ['idle', 'online', 1]]);
   assert.match((await httpGet(port)).body, /app=web/);
 
   // Resurrecting again leaves running apps alone.
@@ -75,26 +76,23 @@ test('save writes resolved configs atomically; resurrect brings the same apps ba
 test('resurrect normalizes each app again from its ecosystem file, keeping the scale count; a file gone falls back to the saved config, saying so', async (t) => {
   const box = await sandbox(t);
   const { eco } = await twoApps(box);
-  assert.equal((await box.cli(['scale', 'web', '2'])).code, 0);
-  assert.equal((await box.cli(['save'])).code, 0);
+  await request(box, 'scale', { app: 'web', count: '2' });
+  await request(box, 'save');
   const describeWeb = () => describeJson(box, 'web');
-  const restart = async () => {
-    const daemon = box.daemonPid();
-    assert.equal((await box.cli(['kill'])).code, 0);
-    assert.deepEqual(await waitGone([daemon]), []);
-    return box.cli(['resurrect']);
-  };
 
+  await killDaemon(box);
   fs.writeFileSync(eco, fs.readFileSync(eco, 'utf8').replace('GREETING: saved', 'GREETING: edited'));
-  const r = await restart();
+  const r = await box.cli(['resurrect']);
   assert.equal(r.code, 0, r.stderr);
   assert.doesNotMatch(r.stderr, /warning/);
   const web = await describeWeb();
   assert.equal(web.config.env.GREETING, 'edited', 'the file as it is now');
   assert.deepEqual([web.config.instances, web.workers.length], [2, 2], 'the scale count of the save');
 
+  // The apps deleted, the next resurrect (this daemon's) starts them from the dump again.
+  await request(box, 'delete', { target: ['all'] });
   fs.rmSync(eco);
-  const gone = await restart();
+  const gone = await box.cli(['resurrect']);
   assert.equal(gone.code, 0, gone.stderr);
   for (const name of ['web', 'idle']) {
     assert.match(gone.stderr, new RegExp(`super: warning: ${name} started from the config saved in .*dump\\.json: .*eco\\.yml cannot be used \\(.*no such file`));
@@ -106,10 +104,10 @@ test('resurrect normalizes each app again from its ecosystem file, keeping the s
 test('an empty list never replaces a good dump (stopped apps, stopping daemon); --force does', async (t) => {
   const box = await sandbox(t);
   await twoApps(box);
-  assert.equal((await box.cli(['save'])).code, 0);
+  await request(box, 'save');
   const before = fs.readFileSync(dumpFile(box), 'utf8');
 
-  assert.equal((await box.cli(['stop', 'all'])).code, 0);
+  await request(box, 'stop', { target: ['all'] });
   const r = await box.cli(['save']);
   assert.equal(r.code, 1);
   assert.match(r.stderr, /^super: E_DUMP: no app is running: saving would replace the 2 app\(s\) in .*dump\.json with an empty list; run `super save --force`/);
@@ -121,15 +119,14 @@ test('an empty list never replaces a good dump (stopped apps, stopping daemon); 
   assert.deepEqual(await waitGone([daemon]), []);
   assert.equal(fs.readFileSync(dumpFile(box), 'utf8'), before, 'dump untouched by a stopping daemon');
 
-  assert.equal((await box.cli(['resurrect'])).code, 0);
+  // A daemon with no app: were it to write its list as it dies, the dump would be empty.
+  (await ensureDaemon(box.home)).close();
   process.kill(box.daemonPid(), 'SIGKILL');
   assert.equal(fs.readFileSync(dumpFile(box), 'utf8'), before, 'dump untouched by a dying daemon');
   await waitGone([box.daemonPid()]);
-  assert.equal((await box.cli(['resurrect'])).code, 0);
-  assert.equal((await box.cli(['delete', 'all'])).code, 0);
 
-  const f = await box.cli(['save', '--force']);
-  assert.equal(f.code, 0, f.stderr);
+  (await ensureDaemon(box.home)).close(); // a daemon with no app, for the forced save
+  await request(box, 'save', { force: true });
   assert.equal(JSON.parse(fs.readFileSync(dumpFile(box), 'utf8')).apps.length, 0);
   assert.equal(fs.readFileSync(`${dumpFile(box)}.bak`, 'utf8'), before, 'the good dump is the .bak');
 });
@@ -141,9 +138,9 @@ test('a corrupt dump is a clear error naming the .bak; a missing one says to sav
   assert.match(missing.stderr, /^super: E_DUMP: no saved process list at .*dump\.json; run `super save`/);
 
   await twoApps(box);
-  assert.equal((await box.cli(['save'])).code, 0);
-  assert.equal((await box.cli(['save'])).code, 0);
-  assert.equal((await box.cli(['kill'])).code, 0);
+  await request(box, 'save');
+  await request(box, 'save');
+  await killDaemon(box);
   fs.writeFileSync(dumpFile(box), '{"superd": 1, "apps": [');
   const r = await box.cli(['resurrect']);
   assert.equal(r.code, 1);
@@ -169,8 +166,8 @@ test('a corrupt dump is a clear error naming the .bak; a missing one says to sav
 test('a corrupt dump never goes over the good .bak; an empty save over it needs --force', async (t) => {
   const box = await sandbox(t);
   await twoApps(box);
-  assert.equal((await box.cli(['save'])).code, 0);
-  assert.equal((await box.cli(['save'])).code, 0);
+  await request(box, 'save');
+  await request(box, 'save');
   const bak = `${dumpFile(box)}.bak`;
   const good = fs.readFileSync(bak, 'utf8');
   const broken = '{"superd": 1, "apps": [';
@@ -189,7 +186,7 @@ test('a corrupt dump never goes over the good .bak; an empty save over it needs 
 
   // No app running: refused as over a good dump (it may have listed apps), nothing touched.
   fs.writeFileSync(dumpFile(box), broken);
-  assert.equal((await box.cli(['stop', 'all'])).code, 0);
+  await request(box, 'stop', { target: ['all'] });
   const r = await box.cli(['save']);
   assert.equal(r.code, 1);
   assert.ok(r.stderr.startsWith(`super: E_DUMP: no app is running: saving would replace ${dumpFile(box)}, which is corrupt (not valid JSON`), r.stderr);
@@ -251,8 +248,6 @@ test('super daemon --foreground --resurrect with a corrupt dump says so, naming 
   const [line] = await d.waitFor(/^superd: E_DUMP: .*$/m, { stream: 'err' });
   assert.ok(line.startsWith(`superd: E_DUMP: ${dumpFile(box)} is corrupt (not valid JSON`), line);
   assert.ok(line.includes(`the previous dump is ${bak}: \`cp ${bak} ${dumpFile(box)}\``), line);
-  const ping = await box.cli(['ping']);
-  assert.equal(ping.code, 0, ping.stderr);
   assert.deepEqual((await lsJson(box)).apps, []);
   assert.equal(box.daemonPid(), d.child.pid, 'the foreground daemon answered');
   assert.deepEqual(await d.stop('SIGTERM'), { code: 0, signal: null });
@@ -260,31 +255,25 @@ test('super daemon --foreground --resurrect with a corrupt dump says so, naming 
   assert.equal(fs.readFileSync(dumpFile(box), 'utf8'), '{"superd": 1, "apps": [', 'the dump is left for the user to restore');
 });
 
-test('super daemon --foreground --resurrect starts the saved apps at boot, and boots without a dump', async (t) => {
+test('super daemon --foreground --resurrect boots without a dump, and starts the saved apps at boot', async (t) => {
   const box = await sandbox(t);
+  // No dump yet: it boots with no apps and says nothing. The apps are then started and
+  // saved on this daemon (box.start finds it running).
+  const d1 = foreground(box, t, ['daemon', '--foreground', '--resurrect']);
+  await waitForDaemon(box);
+  assert.deepEqual((await lsJson(box)).apps, []);
+  assert.equal(d1.stderr, '');
   const { port } = await twoApps(box);
-  assert.equal((await box.cli(['save'])).code, 0);
-  assert.equal((await box.cli(['kill'])).code, 0);
+  await request(box, 'save');
+  assert.deepEqual(await d1.stop('SIGINT'), { code: 0, signal: null });
 
   const d = foreground(box, t, ['daemon', '--foreground', '--resurrect']);
   await waitForDaemon(box);
-  // The daemon answers once apps are started (resurrect runs before it reports ready to
-  // systemd, but the socket is up before): wait for the apps through the CLI.
-  const deadline = Date.now() + 20000;
-  let apps;
-  do {
-    apps = await appsOf(box);
-    if (apps.length === 2 && apps.every((a) => a[1] === 'online')) break;
-    await new Promise((r) => setTimeout(r, 50));
-  } while (Date.now() < deadline);
+  // The socket is up before the saved apps are started (resurrect runs before the daemon
+  // reports ready to systemd): wait until both are online.
+  let apps = [];
+  await eventually(async () => (apps = await appsOf(box)).length === 2 && apps.every((a) => a[1] === 'online'), { timeout: 20000, what: 'the saved apps online', last: () => JSON.stringify(apps) });
   assert.deepEqual(apps, [['web', 'online', 1], ['idle', 'online', 1]]);
   assert.match((await httpGet(port)).body, /app=web/);
   assert.deepEqual(await d.stop('SIGTERM'), { code: 0, signal: null });
-
-  fs.rmSync(dumpFile(box));
-  const d2 = foreground(box, t, ['daemon', '--foreground', '--resurrect']);
-  await waitForDaemon(box);
-  assert.deepEqual((await lsJson(box)).apps, []);
-  assert.equal(d2.stderr, '');
-  assert.deepEqual(await d2.stop('SIGINT'), { code: 0, signal: null });
 });

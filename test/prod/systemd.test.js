@@ -9,19 +9,21 @@ import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { sandbox, freePort, lsJson, workerPids, waitGone, ROOT } from '../helpers/harness.js';
 import { foreground } from './foreground.js';
+import { request, killDaemon } from '../helpers/requests.js';
 
 const LISTENER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'notify-listener.py');
 const hasVerify = spawnSync('systemd-analyze', ['--version']).status === 0;
 // CI installs systemd (.ci/run); elsewhere a missing systemd-analyze skips, never passes.
 const needVerify = hasVerify || process.env.CI ? {} : { skip: 'systemd-analyze is not installed (apt-get install systemd)' };
 
+/** An app (one worker) saved (`super save`) with no daemon left running (`super kill`), done in-process. */
 async function savedApp(box, { killTimeout = '20s' } = {}) {
   const port = await freePort();
   box.fixture('http-server.js');
-  const eco = box.write('eco.yml', `apps:\n  - name: web\n    script: http-server.js\n    instances: 2\n    kill_timeout: ${killTimeout}\n    env: { PORT: ${port} }\n`);
+  const eco = box.write('eco.yml', `apps:\n  - name: web\n    script: http-server.js\n    instances: 1\n    kill_timeout: ${killTimeout}\n    env: { PORT: ${port} }\n`);
   await box.start(eco);
-  assert.equal((await box.cli(['save'])).code, 0);
-  assert.equal((await box.cli(['kill'])).code, 0);
+  await request(box, 'save');
+  await killDaemon(box);
   return port;
 }
 
@@ -128,7 +130,7 @@ test('ExecStart for real: READY=1 once the saved apps are up; SIGTERM stops them
   const d = foreground(box, t, ['daemon', '--foreground', '--resurrect'], { env: { NOTIFY_SOCKET: notify.sock } });
   const ready = await notify.waitFor(hasField('READY=1'));
   // Readiness is sent after the resurrected apps are started, so they are online now.
-  assert.deepEqual((await lsJson(box)).apps.map((a) => [a.name, a.status, a.workers.length]), [['web', 'online', 2]]);
+  assert.deepEqual((await lsJson(box)).apps.map((a) => [a.name, a.status, a.workers.length]), [['web', 'online', 1]]);
   assert.ok(ready.fields.includes(`MAINPID=${d.child.pid}`), JSON.stringify(ready));
   assert.ok(notify.messages.some((m) => m.fields?.includes('BARRIER=1')), 'systemd-notify waited for the manager');
 
@@ -139,7 +141,7 @@ test('ExecStart for real: READY=1 once the saved apps are up; SIGTERM stops them
   const reload = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'super.js'), 'reload', 'all'], { encoding: 'utf8', env: { ...process.env, SUPER_HOME: box.home } });
   assert.equal(reload.status, 0, reload.stderr);
   const workers = await appPids();
-  assert.equal(workers.length, 2);
+  assert.equal(workers.length, 1);
   assert.ok((await workerPids(d.child.pid)).includes(workers[0]), 'the daemon\'s own workers');
   assert.deepEqual(workers.filter((p) => before.includes(p)), [], 'every worker replaced');
   assert.equal(d.child.exitCode, null);

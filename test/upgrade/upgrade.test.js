@@ -9,6 +9,8 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { sandbox, freePort, lsJson, httpGet, waitGone, alive, SUPER, ROOT } from '../helpers/harness.js';
 import { startLoad } from '../helpers/load.js';
+import { connect } from '../../lib/ipc/client.js';
+import { eventually } from '../helpers/wait.js';
 
 const APP = `const http = require('node:http');
 const fs = require('node:fs');
@@ -123,13 +125,14 @@ test('super upgrade: bad input, failing successors, upgrades under load, SIGKILL
     const keepAlive = startLoad({ port, connections: 4, keepAlive: true, maxMs: 60000 });
     const close = startLoad({ port, connections: 8, keepAlive: false, maxMs: 60000 });
     let upgrading = true;
+    // What `super ls --json` asks, in-process (the CLI retries nothing), every 50 ms.
     const probe = (async () => {
       const failures = [];
       let n = 0;
       while (upgrading) {
-        const r = await box.cli(['ls', '--json']);
+        await lsJson(box).catch((err) => failures.push(err.message));
         n++;
-        if (r.code !== 0) failures.push(r.stderr);
+        await new Promise((r) => setTimeout(r, 50));
       }
       return { n, failures };
     })();
@@ -157,8 +160,13 @@ test('super upgrade: bad input, failing successors, upgrades under load, SIGKILL
     const app = (await lsJson(box)).apps[0];
     assert.equal(app.status, 'online');
     assert.equal(app.workers.length, 2);
-    const remote = await box.cli(['--host', `127.0.0.1:${control}`, 'ls', '--json']);
-    assert.equal(remote.code, 0, `the TCP control listener moved: ${remote.stderr}`);
+    const token = fs.readFileSync(path.join(box.home, 'token'), 'utf8').trim();
+    const remote = await connect(box.home, { remote: { where: { host: '127.0.0.1', port: control, headers: { authorization: `Bearer ${token}` } }, label: 'test' } });
+    try {
+      assert.equal((await remote.request('ls')).apps.length, 1, 'the TCP control listener moved');
+    } finally {
+      remote.close();
+    }
     assert.match(fs.readFileSync(path.join(box.home, 'daemon.log'), 'utf8'), /"scheduling":"os".*cluster scheduling policy fixed/);
   });
 
@@ -173,11 +181,10 @@ test('super upgrade: bad input, failing successors, upgrades under load, SIGKILL
     await u.done;
     assert.deepEqual(await waitGone([oldPid, ...oldWorkers], 30000), [], 'the old daemon and its workers are gone');
     // The successor commits on its own once its workers are ready.
-    let app = null;
-    for (let i = 0; i < 200 && !(app?.status === 'online' && alive(box.daemonPid() ?? 0) && box.daemonPid() !== oldPid); i++) {
-      const r = await box.cli(['ls', '--json']);
-      app = r.code === 0 ? JSON.parse(r.stdout).apps[0] : null;
-    }
+    const app = await eventually(async () => {
+      const web = (await lsJson(box).catch(() => null))?.apps[0];
+      return web?.status === 'online' && alive(box.daemonPid() ?? 0) && box.daemonPid() !== oldPid ? web : null;
+    }, { timeout: 20000, what: 'web online under a daemon other than the killed one' });
     assert.equal(box.daemonPid(), successor, 'the pid file names the successor');
     assert.equal(app?.status, 'online');
     assert.equal((await httpGet(port)).status, 200);

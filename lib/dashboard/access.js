@@ -1,0 +1,54 @@
+// Who may see the dashboard and who may act through it: pure checks of the listen
+// address, the Host and Origin headers, and the token, unit-tested directly.
+//
+// - Loopback only unless told otherwise; any other address needs TLS (or --insecure-http)
+//   and the dashboard token to see anything.
+// - Host must name this dashboard (a DNS-rebinding page reaches 127.0.0.1 under its own
+//   name, which is refused), and a websocket's Origin must be the dashboard's own origin or
+//   one given with --origin: no other site's page can open the socket.
+// - Actions need the token, on loopback too, unless --read-only (then there are none).
+import net from 'node:net';
+import { tokenMatches } from '../ipc/token.js';
+import { isLoopbackHost as isLoopback } from '../config/listen-address.js';
+
+/**
+ * The rules of one dashboard, from its listen address and options.
+ * @param {{host: string, port: number, tls: boolean, origins?: string[], readOnly?: boolean}} o
+ */
+export function accessPolicy({ host, port, tls, origins = [], readOnly = false }) {
+  const scheme = tls ? 'https' : 'http';
+  const bracket = (h) => (net.isIPv6(h) ? `[${h}]` : h);
+  const names = isLoopback(host) ? ['localhost', '127.0.0.1', '[::1]', bracket(host)] : [bracket(host)];
+  const extra = origins.map((o) => new URL(o));
+  const hosts = new Set([...names.map((n) => `${n}:${port}`), ...extra.map((u) => u.host)]);
+  const allowedOrigins = new Set([...names.map((n) => `${scheme}://${n}:${port}`), ...extra.map((u) => u.origin)]);
+  return {
+    loopback: isLoopback(host),
+    readOnly,
+    /** Viewing needs the token everywhere but on loopback. */
+    viewNeedsToken: !isLoopback(host),
+    hosts,
+    allowedOrigins,
+  };
+}
+
+/** The Host header names this dashboard (not some other name resolving to its address). */
+export const hostAllowed = (policy, hostHeader) => typeof hostHeader === 'string' && policy.hosts.has(hostHeader.toLowerCase());
+
+/** A browser's Origin is this dashboard's own (or one allowed); a missing Origin is refused. */
+export const originAllowed = (policy, origin) => typeof origin === 'string' && policy.allowedOrigins.has(origin.toLowerCase());
+
+/**
+ * What a connection that showed `given` (or no token) may do: {tokenOk, view, act}.
+ * @param {string|null} expected  the dashboard token
+ */
+export function grants(policy, given, expected) {
+  const tokenOk = given != null && tokenMatches(given, expected);
+  return { tokenOk, view: tokenOk || !policy.viewNeedsToken, act: tokenOk && !policy.readOnly };
+}
+
+/** The token of an `Authorization: Bearer <token>` header, or null. */
+export function bearer(header) {
+  const m = /^Bearer ([0-9a-f]{64})$/.exec(header ?? '');
+  return m ? m[1] : null;
+}

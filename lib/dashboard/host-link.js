@@ -1,0 +1,109 @@
+// The dashboard's connection to one daemon, over the control channel every `super` command
+// uses (the local socket, or a --host TCP listener with its token and TLS). It reconnects
+// by itself (1 s, doubling to 30 s), and subscribes to the daemon's events only while
+// `wanted` (a page is open): with no page, the daemon sends this dashboard nothing.
+import { EventEmitter } from 'node:events';
+import { connect } from '../ipc/client.js';
+
+const TOPICS = ['metrics', 'worker', 'reload', 'log'];
+const RETRY_MS = [1000, 2000, 5000, 10000, 30000];
+
+export class HostLink extends EventEmitter {
+  /**
+   * @param {{name: string, home: string, remote?: () => Promise<{where: object, label: string}>}} o
+   *   remote: builds a fresh TCP target per attempt (a TLS socket is single-use)
+   */
+  constructor({ name, home, remote }) {
+    super();
+    this.name = name;
+    this.home = home;
+    this.remote = remote;
+    this.state = 'connecting'; // connecting | up | down
+    this.error = null;
+    this.client = null;
+    this.hello = null;
+    this.wanted = false;
+    this.subscribed = false;
+    this.attempt = 0;
+    this.timer = null;
+    this.closed = false;
+  }
+
+  start() {
+    this.#connect();
+    return this;
+  }
+
+  async #connect() {
+    if (this.closed) return;
+    this.state = 'connecting';
+    this.emit('state');
+    let client;
+    try {
+      client = await connect(this.home, { remote: this.remote ? await this.remote() : undefined });
+    } catch (err) {
+      return this.#down(err);
+    }
+    if (this.closed) return client.close();
+    this.client = client;
+    this.hello = client.hello;
+    this.attempt = 0;
+    this.subscribed = false;
+    client.onEvent((msg) => {
+      if (msg.closed) {
+        if (this.client === client) this.#down({ code: 'E_NO_DAEMON', message: `the daemon closed the connection (${msg.code})` });
+      } else this.emit('event', msg);
+    });
+    this.state = 'up';
+    this.error = null;
+    this.emit('state');
+    this.emit('up');
+    this.#sync();
+  }
+
+  #down(err) {
+    this.client = null;
+    this.subscribed = false;
+    this.state = 'down';
+    this.error = `${err.code ?? 'E_NO_DAEMON'}: ${err.message}`;
+    this.emit('state');
+    if (this.closed) return;
+    const delay = RETRY_MS[Math.min(this.attempt++, RETRY_MS.length - 1)];
+    this.timer = setTimeout(() => this.#connect(), delay);
+  }
+
+  /** Pages are open (true) or not (false): subscribe or unsubscribe to match. */
+  want(on) {
+    this.wanted = on;
+    this.#sync();
+  }
+
+  async #sync() {
+    const client = this.client;
+    if (!client || this.wanted === this.subscribed) return;
+    this.subscribed = this.wanted;
+    try {
+      if (this.wanted) {
+        const seed = await client.request('ls', { history: true });
+        this.emit('seed', seed);
+        await client.request('subscribe', { topics: TOPICS });
+      } else await client.request('unsubscribe', {});
+    } catch {
+      // the connection went away: #down() reconnects and syncs again
+    }
+    if (this.client === client && this.wanted !== this.subscribed) this.#sync();
+  }
+
+  /** One request to the daemon; E_NO_DAEMON while it is not connected. */
+  request(op, args, opts) {
+    if (!this.client) return Promise.reject(Object.assign(new Error(`host ${this.name} is not connected (${this.error ?? this.state})`), { code: 'E_NO_DAEMON' }));
+    return this.client.request(op, args, opts);
+  }
+
+  close() {
+    this.closed = true;
+    clearTimeout(this.timer);
+    this.client?.close();
+    this.client = null;
+  }
+}

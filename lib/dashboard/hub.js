@@ -1,0 +1,154 @@
+// The dashboard process's model: the hosts (one HostLink each), their last `ls` snapshot,
+// the history of the last minutes and the last log lines; and the pages (viewers) it sends
+// them to. The first page subscribes every link, the last one leaving unsubscribes them.
+//
+// To a page (JSON text frames):
+//   {type: "hello", canAct, readOnly, needToken}        on connect, and after auth
+//   {type: "history", host, series: {key: [[t, cpu, rss, loop_p99_ms, rps], ...]}}  once per host
+//   {type: "state", t, hosts: [{name, state, error, pid, version, loading, apps}]}   at least once a second
+//   {type: "logs", lines: [{host, app, slot, stream, text}], skipped}        as they come
+//   {type: "event", host, kind: "worker"|"reload", data}                     restarts, reload steps
+//   {type: "result", id, ok, data?, error?}, {type: "progress", id, data}   of an action
+import { HistoryStore } from './history.js';
+
+const TICK_MS = 250;
+const FULL_EVERY_MS = 1000;
+const LOG_RING = 500; // lines of each host kept for a page that opens
+const LOG_BATCH = 400; // lines sent per tick at most; the rest are counted as skipped
+const SLOW_PAGE_BYTES = 4 * 1024 * 1024; // a page this far behind gets no frame until it catches up
+
+export class Hub {
+  /** @param {import('./host-link.js').HostLink[]} links */
+  constructor(links) {
+    this.history = new HistoryStore();
+    // seeded: apps holds the daemon's answer since the first page opened (not a stale one)
+    this.hosts = new Map(links.map((link) => [link.name, { link, apps: [], logs: [], seeded: false }]));
+    this.viewers = new Set();
+    this.pendingLogs = [];
+    this.skippedLogs = 0;
+    this.dirty = false;
+    this.lastFull = 0;
+    this.timer = null;
+    for (const link of links) this.#wire(link);
+  }
+
+  #wire(link) {
+    const host = this.hosts.get(link.name);
+    link.on('state', () => {
+      if (link.state !== 'up') host.seeded = false;
+      this.dirty = true;
+    });
+    link.on('seed', ({ apps }) => {
+      const t = Date.now() / 1000;
+      for (const app of apps) for (const w of app.workers) this.history.seedWorker(link.name, app.name, w.slot, w.metrics?.history, t, 1);
+      host.apps = apps.map(strip);
+      host.seeded = true;
+      this.#toViewers({ type: 'history', host: link.name, series: this.history.dump(link.name) });
+      this.dirty = true;
+      this.#tick(); // the pages waiting for their first rows get them now
+    });
+    link.on('event', ({ event, data }) => {
+      if (event === 'metrics') {
+        host.apps = data.apps.map(strip);
+        this.history.addSnapshot(link.name, host.apps, Math.round(Date.now() / 1000));
+        this.dirty = true;
+      } else if (event === 'worker') {
+        patchWorker(host.apps, data);
+        this.dirty = true;
+        this.#toViewers({ type: 'event', host: link.name, kind: 'worker', data });
+      } else if (event === 'reload') {
+        this.#toViewers({ type: 'event', host: link.name, kind: 'reload', data });
+      } else if (event === 'log') {
+        this.#addLog(link.name, data);
+      }
+    });
+  }
+
+  #addLog(hostName, { app, slot, stream, text, skipped }) {
+    const host = this.hosts.get(hostName);
+    if (skipped) this.skippedLogs += skipped;
+    for (const line of String(text ?? '').split('\n')) {
+      if (!line) continue;
+      const entry = { host: hostName, app, slot, stream, text: line.slice(0, 4096) };
+      host.logs.push(entry);
+      if (host.logs.length > LOG_RING) host.logs.splice(0, host.logs.length - LOG_RING);
+      if (this.pendingLogs.length < LOG_BATCH) this.pendingLogs.push(entry);
+      else this.skippedLogs++;
+    }
+  }
+
+  /** A page connected; `viewer` = {send(obj), backlog(): bytes}. */
+  addViewer(viewer) {
+    this.viewers.add(viewer);
+    for (const [name, host] of this.hosts) {
+      viewer.send({ type: 'history', host: name, series: this.history.dump(name) });
+      if (host.logs.length) viewer.send({ type: 'logs', lines: host.logs, skipped: 0 });
+    }
+    viewer.send(this.stateMessage());
+    if (this.viewers.size === 1) {
+      for (const { link } of this.hosts.values()) link.want(true);
+      this.timer = setInterval(() => this.#tick(), TICK_MS);
+    }
+  }
+
+  removeViewer(viewer) {
+    if (!this.viewers.delete(viewer) || this.viewers.size) return;
+    for (const host of this.hosts.values()) {
+      host.link.want(false);
+      // what the next page sees first is the daemon's answer then, not these old values
+      host.seeded = false;
+      host.apps = [];
+    }
+    clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  stateMessage(now = Date.now()) {
+    const hosts = [...this.hosts.values()].map(({ link, apps, seeded }) => ({
+      name: link.name, state: link.state, error: link.error, pid: link.hello?.pid ?? null, version: link.hello?.version ?? null,
+      loading: link.state === 'up' && !seeded, apps: link.state === 'up' ? apps : [],
+    }));
+    return { type: 'state', t: now, hosts };
+  }
+
+  #tick(now = Date.now()) {
+    if (this.pendingLogs.length || this.skippedLogs) {
+      this.#toViewers({ type: 'logs', lines: this.pendingLogs, skipped: this.skippedLogs });
+      this.pendingLogs = [];
+      this.skippedLogs = 0;
+    }
+    if (!this.dirty && now - this.lastFull < FULL_EVERY_MS) return;
+    this.dirty = false;
+    this.lastFull = now;
+    this.#toViewers(this.stateMessage(now));
+  }
+
+  #toViewers(msg) {
+    if (!this.viewers.size) return;
+    const text = JSON.stringify(msg);
+    for (const v of this.viewers) if (v.backlog() < SLOW_PAGE_BYTES) v.sendText(text);
+  }
+
+  link(name) {
+    return this.hosts.get(name)?.link ?? null;
+  }
+
+  close() {
+    clearInterval(this.timer);
+    for (const { link } of this.hosts.values()) link.close();
+  }
+}
+
+/** An app of `ls` without what the page does not show (the daemon's own sparkline points). */
+function strip(app) {
+  return { ...app, workers: app.workers.map((w) => (w.metrics?.history ? { ...w, metrics: { ...w.metrics, history: undefined } } : w)) };
+}
+
+/** A "worker" event applied to the last snapshot: a restart shows before the next one. */
+function patchWorker(apps, e) {
+  const w = apps.find((a) => a.name === e.app)?.workers.find((x) => x.slot === e.slot);
+  if (!w) return;
+  w.status = e.state;
+  if (e.pid !== undefined) w.pid = e.pid;
+  if (e.restarts !== undefined) w.restarts = e.restarts;
+}

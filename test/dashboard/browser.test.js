@@ -1,0 +1,166 @@
+// `super dashboard` in a real headless Chromium against a real daemon with real apps: one
+// browser, one daemon and one dashboard for the whole file. The page lists the workers and
+// their values move; a worker killed with SIGKILL shows its restart within 2 s; a reload
+// from the page completes with 0 failed requests under load; log lines appear and filter;
+// an action without the token is refused; a hostile app name and log line render as text.
+/* global document, window, location -- in the functions page.evaluate runs in the page */
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import WebSocket from 'ws';
+import { sandbox, freePort, lsJson } from '../helpers/harness.js';
+import { startLoad } from '../helpers/load.js';
+import { noChromium, launchChromium, startDashboard } from '../helpers/chromium.js';
+
+const HOSTILE = '<img src=x onerror=window.__xss=1>';
+const HOSTILE_LINE = '<b id=hostile-log>bold?</b> tick';
+
+test('super dashboard in a browser', { skip: noChromium() ?? false, timeout: 120_000 }, async (t) => {
+  const box = await sandbox(t);
+  const port = await freePort();
+  box.fixture('http-server.js');
+  // An app whose name and output are markup: the page must show them as text.
+  box.write('talker.js', `let n = 0;\nsetInterval(() => console.log(${JSON.stringify(HOSTILE_LINE)} + ' ' + n++), 200);\n`);
+  const eco = box.write('eco.yml', [
+    'apps:',
+    '  - name: web', '    script: http-server.js', '    instances: 2', `    env: { PORT: "${port}", API_SECRET: hunter2 }`, '    kill_timeout: 5s',
+    `  - name: "${HOSTILE}"`, '    script: talker.js', '    ready_on: spawn', '    exec_mode: fork',
+  ].join('\n'));
+  await box.start(eco);
+  const dashPort = await freePort();
+  // A second host that nothing answers: shown down beside the live one.
+  const deadHost = `127.0.0.1:${await freePort()}`;
+  fs.writeFileSync(path.join(box.home, 'token'), `${'c'.repeat(64)}\n`, { mode: 0o600 });
+  const dash = await startDashboard(box.home, ['--listen', `127.0.0.1:${dashPort}`, '--host', 'local', '--host', deadHost]);
+  t.after(() => dash.stop());
+  const browser = await launchChromium();
+  t.after(() => browser.close());
+  const page = await browser.newPage();
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => m.type() === 'error' && problems.push(`console: ${m.text()}`));
+  await page.goto(dash.url);
+  const row = (slot) => page.locator(`[data-app="web"] tr[data-worker="web#${slot}"]`);
+
+  await t.test('the page lists the workers of the daemon, with their pids', async () => {
+    await row(1).waitFor({ timeout: 10_000 });
+    const { apps } = await lsJson(box);
+    const web = apps.find((a) => a.name === 'web');
+    for (const w of web.workers) assert.equal(await row(w.slot).getAttribute('data-pid'), String(w.pid));
+    assert.equal(new URL(page.url()).hash, '', 'the token is taken out of the address bar');
+  });
+
+  await t.test('a host nothing answers is shown down, with why, beside the live one', async () => {
+    await page.locator(`[data-host="${deadHost}"] [data-state="down"]`).waitFor({ timeout: 10_000 });
+    assert.match(await page.locator(`[data-host="${deadHost}"] h2`).textContent(), /E_NO_DAEMON.*retrying by itself/);
+    assert.equal(await page.locator('[data-host="local"] [data-state]').getAttribute('data-state'), 'up');
+  });
+
+  await t.test('values change over time (at least once a second)', async () => {
+    const uptime = () => row(0).locator('td').nth(3).textContent();
+    const first = await uptime();
+    await page.waitForFunction(([sel, v]) => document.querySelector(sel)?.children[3].textContent !== v, ['[data-app="web"] tr[data-worker="web#0"]', first], { timeout: 2500 });
+  });
+
+  await t.test('a worker killed with SIGKILL shows its restart within 2 s', async () => {
+    const pid = Number(await row(0).getAttribute('data-pid'));
+    const restarts = Number(await row(0).getAttribute('data-restarts'));
+    const killed = Date.now();
+    process.kill(pid, 'SIGKILL');
+    await page.waitForFunction(([sel, oldPid, r]) => {
+      const tr = document.querySelector(sel);
+      return tr && tr.dataset.pid && tr.dataset.pid !== String(oldPid) && Number(tr.dataset.restarts) === r + 1;
+    }, ['[data-app="web"] tr[data-worker="web#0"]', pid, restarts], { timeout: 2000 });
+    assert.ok(Date.now() - killed <= 2000);
+    // and the state changes are among the log lines
+    await page.waitForFunction(() => /web#0 .*online -> \w+.*SIGKILL/.test(document.getElementById('log-lines').textContent), null, { timeout: 2000 });
+  });
+
+  await t.test('a reload from the page completes with 0 failed requests under load', async () => {
+    const before = (await lsJson(box)).apps.find((a) => a.name === 'web').workers.map((w) => w.pid);
+    const load = startLoad({ port, connections: 4, maxMs: 60_000 });
+    await page.locator('[data-app="web"] button[data-action="reload"]').click();
+    await page.locator('#confirm-yes').click();
+    const entry = page.locator('.actions-log [data-status]').first();
+    await page.waitForFunction(() => document.querySelector('.actions-log [data-status]')?.dataset.status !== 'running', null, { timeout: 60_000 });
+    const r = await load.stop();
+    const text = await entry.textContent();
+    assert.equal(await entry.getAttribute('data-status'), 'done', text);
+    assert.match(text, /reload web on local: done \(2 ready, last: done\) - done: 2 worker\(s\) replaced in \d+ ms/);
+    assert.equal(r.failed, 0, JSON.stringify(r.errors));
+    assert.ok(r.ok > 50, `only ${r.ok} requests answered`);
+    const after = (await lsJson(box)).apps.find((a) => a.name === 'web').workers.map((w) => w.pid);
+    assert.ok(after.every((pid) => !before.includes(pid)), 'every worker replaced');
+  });
+
+  await t.test('log lines appear, filter, and stay text', async () => {
+    await page.waitForFunction(() => document.getElementById('log-lines')?.textContent.includes('tick'), null, { timeout: 5000 });
+    await page.fill('#log-filter', 'no such line');
+    await page.waitForFunction(() => document.getElementById('log-lines').children.length === 0, null, { timeout: 2000 });
+    await page.fill('#log-filter', 'hostile-log');
+    await page.waitForFunction(() => document.getElementById('log-lines').children.length > 0, null, { timeout: 2000 });
+    assert.match(await page.locator('#log-lines').textContent(), /<b id=hostile-log>bold\?<\/b> tick \d+/);
+    assert.equal(await page.locator('#hostile-log').count(), 0, 'a log line became markup');
+  });
+
+  await t.test('a hostile app name renders as text', async () => {
+    const names = await page.locator('.app-name').allTextContents();
+    assert.ok(names.some((n) => n.includes(HOSTILE)), names.join(' | '));
+    assert.equal(await page.locator('img').count(), 0);
+    assert.equal(await page.evaluate(() => window.__xss), undefined);
+  });
+
+  await t.test('settings and worker charts are shown, secrets masked', async () => {
+    await page.locator('[data-app="web"] .app-name').click();
+    await page.waitForFunction(() => document.querySelector('[data-app="web"] .settings pre')?.textContent.includes('API_SECRET'), null, { timeout: 5000 });
+    const text = await page.locator('[data-app="web"] .settings pre').textContent();
+    assert.match(text, /"API_SECRET": "\*+"/);
+    assert.doesNotMatch(text, /hunter2/);
+    // and each worker's charts, from the dashboard's history
+    assert.equal(await page.locator('[data-app="web"] .settings canvas').count(), 2 * 4);
+  });
+
+  await t.test('a heap snapshot taken from the page downloads', async () => {
+    const download = page.waitForEvent('download', { timeout: 30_000 });
+    await row(1).locator('button[data-action="heap"]').click();
+    await page.locator('#confirm-yes').click();
+    const file = await download;
+    assert.match(file.suggestedFilename(), /\.heapsnapshot$/);
+    const saved = path.join(box.dir, 'got.heapsnapshot');
+    await file.saveAs(saved);
+    assert.ok(JSON.parse(fs.readFileSync(saved, 'utf8')).snapshot, 'a heap snapshot');
+  });
+
+  await t.test('an action without the token is refused, a foreign Origin too', async () => {
+    // A page of this dashboard opened without the link's token: no buttons, and an action
+    // sent by hand over its websocket is refused.
+    const bare = await browser.newPage();
+    await bare.goto(dash.base);
+    await bare.locator('tr[data-worker="web#0"]').waitFor({ timeout: 10_000 });
+    assert.equal(await bare.locator('button[data-action]').count(), 0);
+    const restarts = (await lsJson(box)).apps.find((a) => a.name === 'web').workers.map((w) => w.restarts);
+    const reply = await bare.evaluate(() => new Promise((resolve) => {
+      const ws = new WebSocket(`ws://${location.host}/ws`);
+      ws.onmessage = (e) => {
+        const m = JSON.parse(e.data);
+        if (m.type === 'hello') ws.send(JSON.stringify({ type: 'action', id: 7, action: 'restart', host: 'local', app: 'web' }));
+        if (m.type === 'result') resolve(m);
+      };
+    }));
+    await bare.close();
+    assert.equal(reply.ok, false);
+    assert.equal(reply.error.code, 'E_AUTH');
+    // Another site's page (its Origin) cannot even open the websocket, token or not.
+    const status = await new Promise((resolve) => {
+      const ws = new WebSocket(`ws://127.0.0.1:${dashPort}/ws`, { origin: 'http://evil.example' });
+      ws.on('unexpected-response', (req, res) => resolve(res.statusCode));
+      ws.on('open', () => resolve('open'));
+      ws.on('error', () => {});
+    });
+    assert.equal(status, 403);
+    assert.deepEqual((await lsJson(box)).apps.find((a) => a.name === 'web').workers.map((w) => w.restarts), restarts, 'nothing restarted');
+  });
+
+  assert.deepEqual(problems, []);
+});

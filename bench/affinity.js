@@ -116,6 +116,7 @@ async function throughput({ duration, rounds }) {
       other: median(ss.map((s) => s.other)),
     };
   };
+  /** @type {Record<string, any>[]} a row's name and each manager's cell */
   const results = ROWS.map((row) => ({ row: row.row, ...Object.fromEntries(MANAGERS.map((m) => [m, cell(row, m)])) }));
   const base = Object.fromEntries(MANAGERS.map((m) => [m, results[0][m]?.rps]));
   const superdUnpinned = results[1].superd?.rps;

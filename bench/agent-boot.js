@@ -27,6 +27,7 @@ const childrenOf = (pid) => fs.readFileSync(`/proc/${pid}/task/${pid}/children`,
 
 /** One primary with or without the agent: each worker's CPU (ms) when all listen. */
 async function bootRun(agent) {
+  /** @type {NodeJS.ProcessEnv} */
   const env = { ...process.env, AGENT: agent ? '1' : '0', WORKERS: String(args.workers), APP: HELLO, PORT: String(await freePort()) };
   delete env.SUPER_LOG;
   if (args.log === 'raw') {

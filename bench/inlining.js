@@ -22,7 +22,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import { median, ratio, fmt, table } from './stats.js';
 import { ROOT, SUPER_BIN, run, startSuperd, stopAll, killEverythingSync } from './targets.js';
-import { topSelfTime } from '../lib/diagnostics/profile-summary.js';
+import { topSelfTime } from '../lib/profiles/profile-summary.js';
 import { benchArgs } from './lib/args.js';
 import { connect } from '../lib/ipc/client.js';
 

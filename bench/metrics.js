@@ -67,6 +67,7 @@ async function raw(n) {
   return { pid: child.pid, stop: async () => { try { process.kill(-child.pid, 'SIGKILL'); } catch {} } };
 }
 
+/** @type {[string, (n: number) => Promise<any>][]} */
 const SYSTEMS = [['raw node:cluster', raw], ['superd', superd], ['pm2', pm2]];
 
 async function idle({ window, rounds }) {

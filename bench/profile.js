@@ -31,7 +31,7 @@ import { median, ratio, fmt, table } from './stats.js';
 import { ROOT, SUPER_BIN, HELLO, run, startSuperd, stopAll, cpuSnapshot, cpuDelta, killEverythingSync, sleep } from './targets.js';
 import { benchArgs } from './lib/args.js';
 import { connect } from '../lib/ipc/client.js';
-import { topSelfTime } from '../lib/diagnostics/profile-summary.js';
+import { topSelfTime } from '../lib/profiles/profile-summary.js';
 
 const USAGE = 'node bench/profile.js [--rounds 5] [--load 3] [--apps hello,cpu] [--heap-mb 500] [--only profile|heap] [--out bench/results/profile.json]';
 const opts = benchArgs(process.argv.slice(2), {

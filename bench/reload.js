@@ -87,6 +87,7 @@ const TARGETS = {
 
 // The daemon's steps of the last reload, and what the wall time adds to them: the CLI's
 // start-up and connection, the file's re-read, and the CLI's exit after the answer.
+/** @param {string} home  @param {number[]} window  [start, end] of the reload, ms epoch */
 function superdTimeline(home, [a, b]) {
   const t = lastReloadTimeline(home, 'bench-hello');
   return t ? `${formatTimeline(t)} | outside it (CLI, connect, file re-read) ${b - a - Math.round(t.total)}` : formatTimeline(t);

@@ -43,6 +43,7 @@ function load(port, duration) {
   return autocannon({ url: `http://127.0.0.1:${port}/`, connections: CONNECTIONS, pipelining: 1, duration });
 }
 
+/** @type {[string, (o: {instances: number}) => Promise<any>][]} */
 const STARTERS = [['raw node:cluster', startRaw], ['superd', startSuperd], ['pm2', startPm2]];
 
 async function throughput({ duration, rounds }) {

@@ -295,7 +295,10 @@ try {
   await cleanup();
 }
 
-/** The keep-alive and the close clients' results as one (their buckets share t0 within ms). */
+/**
+ * The keep-alive and the close clients' results as one (their buckets share t0 within ms).
+ * @param {object[]} results  the two clients'
+ */
 function mergeResults([a, b]) {
   const add = (x, y) => {
     const out = { ...x };

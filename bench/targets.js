@@ -49,13 +49,16 @@ export function freePort() {
   return new Promise((resolve, reject) => {
     const srv = net.createServer().once('error', reject);
     srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
+      const { port } = /** @type {import('node:net').AddressInfo} */ (srv.address());
       srv.close(() => resolve(port));
     });
   });
 }
 
-/** Runs a command to completion (async, so the driver's loop stays free). Rejects on failure. */
+/**
+ * Runs a command to completion (async, so the driver's loop stays free). Rejects on failure.
+ * @param {string} cmd  @param {string[]} args  @param {{env?: object, timeout?: number}} [o]
+ */
 export function run(cmd, args, { env, timeout = 60000 } = {}) {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], timeout, killSignal: 'SIGKILL' });

@@ -25,6 +25,7 @@ const NO_LIMIT = 2 ** 62;
  * @returns {{version: 1|2, path: string}|null}
  */
 export function parseProcCgroup(text) {
+  /** @type {{version: 1|2, path: string}|null} */
   let v2 = null;
   for (const line of text.split('\n')) {
     const m = /^(\d+):([^:]*):(\/.*)$/.exec(line);
@@ -109,7 +110,7 @@ export async function capByCgroup(host) {
 }
 
 /** @returns {Promise<number|null>} bytes this process's cgroups leave; null without a limit (or cgroups) */
-export async function cgroupAvailable() {
+async function cgroupAvailable() {
   mine ??= await findMine();
   return mine.dirs.length ? leastLeft(mine.dirs, mine.version) : null;
 }

@@ -5,7 +5,7 @@ import { SuperError } from './errors.js';
 /**
  * A factory of SuperErrors of `code` whose message is `template` with each %s replaced, in
  * order, by an argument. An unknown code throws at once, when the module loads.
- * @param {keyof import('./errors.js').CODES} code
+ * @param {string} code  a code of lib/errors.js CODES
  * @param {string} template
  * @returns {(...args: unknown[]) => SuperError}
  */

@@ -6,7 +6,7 @@
 /** Exit statuses of the `super` CLI. */
 export const EXIT = Object.freeze({ OK: 0, FAILED: 1, BAD_INPUT: 2, NO_DAEMON: 3 });
 
-/** code -> [exit status, what it means / what to do] */
+/** @type {Readonly<Record<string, [number, string]>>} code -> [exit status, what it means / what to do] */
 export const CODES = Object.freeze({
   E_CONFIG: [EXIT.BAD_INPUT, 'The ecosystem file is invalid; fix the listed problems and run the command again.'],
   E_LOG_PATH: [EXIT.BAD_INPUT, 'A log file of an app cannot be written (missing or unwritable directory); nothing was started. Fix the path or the permissions.'],
@@ -85,8 +85,4 @@ const PERMISSION_ERRNOS = new Set(['EACCES', 'EPERM', 'EROFS']);
 /** E_PERMISSION for a permission error of the file system, else `otherwise`. */
 export function fileErrorCode(err, otherwise) {
   return PERMISSION_ERRNOS.has(err?.code) ? 'E_PERMISSION' : otherwise;
-}
-
-export function exitStatusOf(code) {
-  return (CODES[code] ?? CODES.E_INTERNAL)[0];
 }

@@ -14,7 +14,6 @@ export const socketPath = (home) => path.join(home, 'super.sock');
 export const pidPath = (home) => path.join(home, 'daemon.pid');
 export const daemonLogPath = (home) => path.join(home, 'daemon.log');
 export const daemonErrPath = (home) => path.join(home, 'daemon.err');
-export const logsDir = (home) => path.join(home, 'logs');
 export const tokenPath = (home) => path.join(home, 'token');
 
 /**

@@ -32,7 +32,7 @@ const KEYWORD_PASSWORD = /\b((?:password|passwd|pwd)\s*=\s*)[^;&\s]+/gi;
 const DSN_CREDENTIALS = /^([^:/@\s]+:)(?!\/\/)[^@\s]+@/;
 
 /** The text with every password it shows masked: in URLs, connection strings and DSNs. */
-export const maskSecretText = (text) => maskUrlCredentials(text).replace(KEYWORD_PASSWORD, `$1${MASK}`).replace(DSN_CREDENTIALS, `$1${MASK}@`);
+const maskSecretText = (text) => maskUrlCredentials(text).replace(KEYWORD_PASSWORD, `$1${MASK}`).replace(DSN_CREDENTIALS, `$1${MASK}@`);
 
 /** A copy of an environment map safe to show. */
 export function maskEnv(env) {

@@ -8,7 +8,11 @@ import { spawn } from 'node:child_process';
 export class DaemonSupervisor {
   /** @param {{argv: string[], env: object, cwd: string, logFile: string, restartDelayMs?: number}} o */
   constructor({ argv, env, cwd, logFile, restartDelayMs = 100 }) {
-    Object.assign(this, { argv, env, cwd, logFile, restartDelayMs });
+    this.argv = argv;
+    this.env = env;
+    this.cwd = cwd;
+    this.logFile = logFile;
+    this.restartDelayMs = restartDelayMs;
     this.lives = []; // {pid, startedAt, exitedAt, code, signal}
     this.child = null;
     this.stopping = false;

@@ -40,6 +40,7 @@ export function lastReloadTimeline(home, app) {
   if (begin < 0 || end < begin) return null;
   const t0 = entries[begin].time;
   const of = (name, field) => entries.slice(begin, end).filter((e) => e.step === name).map((e) => e[field] - t0);
+  /** @type {Record<string, [number, number]>} */
   const steps = {};
   for (const [name] of STEPS) {
     const at = name === 'retire' ? of('retired', 'asked_at') : of(name, 'time');

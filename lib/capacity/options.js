@@ -60,6 +60,7 @@ export function parseTarget(text) {
   return rate;
 }
 
+/** @param {string} flag  @param {unknown} value  @param {readonly number[]} range  @param {number|null} fallback */
 function integer(flag, value, [min, max], fallback) {
   if (value === undefined) return fallback;
   const n = /^\d{1,9}$/.test(String(value)) ? Number(value) : NaN;
@@ -67,6 +68,7 @@ function integer(flag, value, [min, max], fallback) {
   return n;
 }
 
+/** @param {string} flag  @param {unknown} value  @param {readonly number[]} range  @param {number} fallback */
 function duration(flag, value, [min, max], fallback) {
   if (value === undefined) return fallback;
   const ms = parseDuration(String(value));

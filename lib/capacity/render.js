@@ -4,7 +4,7 @@
 
 /**
  * The fewest instances whose max rate reaches `target`, and the headroom left at it.
- * @returns {{target_rps: number, instances: number|null, max_rps: number, headroom_pct: number|null}|null}
+ * @returns {{target_rps: number, instances: number|null, max_rps: number, headroom_pct: number|null, best_instances?: number}|null}
  */
 export function recommend(rows, target) {
   if (!target) return null;

@@ -6,7 +6,7 @@
 // saturated, or the bottleneck is elsewhere.
 import net from 'node:net';
 import { SuperError } from '../errors.js';
-import { startFailure } from '../ctl/coded-error.js';
+import { startFailure } from '../worker-failure.js';
 import { runProbe, GENERATOR_SATURATED } from './load.js';
 import { searchMaxRate } from './search.js';
 import { pct } from './render.js';
@@ -101,7 +101,11 @@ function toRow(instances, s) {
   };
 }
 
-/** Why no more instances are tried after the last row, or null to go on. */
+/**
+ * Why no more instances are tried after the last row, or null to go on.
+ * @param {object[]} rows
+ * @param {{plan: object, bound?: string|null, maxInstances: number, forkMode?: boolean}} o
+ */
 export function stopReason(rows, { plan, bound, maxInstances, forkMode }) {
   const last = rows.at(-1);
   if (bound === 'time') return timeBound(plan);
@@ -155,7 +159,7 @@ function freeLoopbackPort() {
     const s = net.createServer();
     s.once('error', reject);
     s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
+      const { port } = /** @type {import('node:net').AddressInfo} */ (s.address());
       s.close(() => resolve(port));
     });
   });

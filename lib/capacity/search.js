@@ -20,6 +20,7 @@ export async function searchMaxRate({ probe, start, maxRate, probes, canProbe = 
   let hi = null;
   let best = null;
   let failed = null;
+  /** @type {'rate'|'probes'|'time'|null} */
   let bound = null;
   const tried = [];
   let rate = Math.max(1, Math.min(start, maxRate));

@@ -10,15 +10,16 @@ import { fileURLToPath } from 'node:url';
 import Ajv2020 from 'ajv/dist/2020.js';
 import standaloneCode from 'ajv/dist/standalone/index.js';
 
-export const SCHEMA_URL = new URL('../../config/schema.json', import.meta.url);
+const SCHEMA_URL = new URL('../../config/schema.json', import.meta.url);
 export const OUTPUT_URL = new URL('./schema-validator.generated.js', import.meta.url);
 
 /** @returns {string} the source of the generated module */
 export function buildValidatorSource() {
   const schema = JSON.parse(readFileSync(SCHEMA_URL, 'utf8'));
-  const ajv = new Ajv2020({ allErrors: true, allowUnionTypes: true, strict: true, code: { source: true, esm: true } });
+  // ajv is CommonJS: its module.exports is the class, and its `default` the same class (the one TypeScript sees).
+  const ajv = new Ajv2020.default({ allErrors: true, allowUnionTypes: true, strict: true, code: { source: true, esm: true } });
   ajv.addVocabulary(['x-expected', 'x-hint', 'x-alias-of', 'x-pm2-only']);
-  const code = standaloneCode(ajv, ajv.compile(schema));
+  const code = standaloneCode.default(ajv, ajv.compile(schema));
   // ajv's output requires its runtime helper ucs2length (a string's length in code points,
   // for minLength/maxLength): inlined, so ajv is a build-time (dev) dependency only.
   const inlined = code.replaceAll('require("ajv/dist/runtime/ucs2length")', '{ default: (s) => [...s].length }');

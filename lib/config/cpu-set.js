@@ -6,12 +6,12 @@ import os from 'node:os';
 import { which } from '../which.js';
 
 /** CPU numbers above this are refused: no machine superd runs on has more, and a typo like 0-99999 should not build a huge list. */
-export const MAX_CPU = 4095;
+const MAX_CPU = 4095;
 
 /**
  * Parse one CPU set as written in the file.
  * @param {unknown} value  an integer, a list of integers, or a string like "0,2,4-6"
- * @returns {{cpus: number[]}|{error: string}} cpus sorted, without duplicates, never empty
+ * @returns {{cpus?: number[], error?: string}} cpus sorted, without duplicates, never empty
  */
 export function parseCpuSet(value) {
   let cpus = [];

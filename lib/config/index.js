@@ -59,6 +59,7 @@ const YAML_SCHEMA = yaml.CORE_SCHEMA.extend({ implicit: [yaml.types.merge] });
  * @property {boolean} [isRoot]  whether the daemon runs as root, for uid/gid (default: this process)
  * @property {Record<string,string>} [callerEnv]  environment a JS/TS file runs with: the
  *   caller's (`super start`'s), default this process's
+ * @property {boolean} [asPm2]  read with PM2's semantics or not (default: pm2-format.js decides by the file)
  * @property {string} [home]  SUPER_HOME, where default log files go (default: lib/home.js superHome())
  */
 
@@ -164,8 +165,8 @@ function syntaxError(file, line, col, message) {
 
 /**
  * Check and normalize parsed ecosystem data.
- * @param {unknown} data
- * @param {import('./positions.js').PositionMap|undefined} positions  where keys sit in the file, if known
+ * @param {*} data  parsed, not yet checked
+ * @param {import('./positions.js').Positions|undefined} positions  where keys sit in the file, if known
  * @param {string} file
  * @param {LoadOptions & { baseDir?: string, mergeLogsDefault?: boolean, capLogs?: boolean, asPm2?: boolean }} options
  *   asPm2: read with PM2's semantics or not (default: pm2-format.js decides by the file)

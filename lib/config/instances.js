@@ -7,7 +7,7 @@
  *   -N         -> cpus - N (leave N CPUs free); must leave at least 1 worker
  * Unlike PM2, which silently rounds a result below 1 up to 1, superd refuses it:
  * a file that asks for "all but 3 CPUs" on a 2-CPU host is a mistake worth hearing about.
- * @param {unknown} spec  as written in the file
+ * @param {*} spec  as written in the file
  * @param {number} cpus  CPUs available (integer >= 1)
  * @returns {number} an integer >= 1
  * @throws {RangeError} with a one-line reason when the spec is not an integer / "max" or leaves no worker

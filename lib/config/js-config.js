@@ -15,11 +15,11 @@ const CHILD = fileURLToPath(new URL('./js-config-child.mjs', import.meta.url));
 export const SCRIPT_EXTENSIONS = new Set(['.js', '.cjs', '.mjs', '.ts', '.cts', '.mts']);
 
 /** A config file that runs longer than this is killed. */
-export const EVAL_TIMEOUT_MS = 10_000;
+const EVAL_TIMEOUT_MS = 10_000;
 /** The most JSON a config file may produce (an ecosystem file is a few KB). */
-export const MAX_RESULT_BYTES = 4 * 1024 * 1024;
+const MAX_RESULT_BYTES = 4 * 1024 * 1024;
 /** The child's V8 heap bound: an ecosystem file needs a few MB; one grew to 2 GB in 10 s. */
-export const HEAP_MB = 256;
+const HEAP_MB = 256;
 const STDERR_KEPT = 4096;
 const EXIT_GRACE_MS = 1000;
 const OUT_OF_MEMORY = /JavaScript heap out of memory|Reached heap limit/;
@@ -40,7 +40,7 @@ function childCommand(abs) {
  * Run a JS/TS ecosystem file and take its exported config.
  * @param {string} file  path as the user gave it (used as is in messages)
  * @param {{ env?: Record<string,string>, timeoutMs?: number }} [o]  env: the caller's environment
- * @returns {Promise<{ data: unknown } | { problem: string }>}  problem: `<file>[:line:col]: <what>; <what to do>`
+ * @returns {Promise<{ data?: unknown, problem?: string }>}  problem: `<file>[:line:col]: <what>; <what to do>`
  */
 export function evaluateConfigFile(file, { env = process.env, timeoutMs = EVAL_TIMEOUT_MS } = {}) {
   const abs = path.resolve(file);

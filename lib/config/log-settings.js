@@ -11,7 +11,7 @@ const require = createRequire(import.meta.url);
 const { refusedToken } = require('../logs/date-format.cjs');
 
 /** Rotated files kept when neither log_retain nor logs.retain says. */
-export const DEFAULT_RETAIN = 5;
+const DEFAULT_RETAIN = 5;
 /**
  * `super run` (containers): files whose size neither the app nor the file's `logs:` set are
  * capped, so they cannot fill the container's writable layer: 10 MiB, one rotated file kept
@@ -21,7 +21,7 @@ export const CAPPED = { maxSize: 10 * 1024 * 1024, retain: 1 };
 
 /**
  * @param {object} app  a normalized app (normalize-app.js)
- * @param {{dir: string|null, max_size: number|null, retain: number|null, compress: boolean}} [defaults]  the file's `logs:`
+ * @param {{dir?: string|null, max_size?: number|null, retain?: number|null, compress?: boolean}|null|undefined} defaults  the file's `logs:`
  * @param {string} home  SUPER_HOME
  * @param {{capped?: boolean, createFileDirs?: boolean}} [o]  capped: CAPPED size and retention
  *   unless said (`super run`); createFileDirs: create the missing directory of a log file (PM2 does)
@@ -55,7 +55,7 @@ export function resolveLogSettings(app, defaults, home, { capped = false, create
 }
 
 /** The schedules log_rotate accepts besides a cron expression. */
-export const ROTATE_EVERY = { daily: '0 0 * * *', hourly: '0 * * * *' };
+const ROTATE_EVERY = { daily: '0 0 * * *', hourly: '0 * * * *' };
 
 /**
  * Checks what the schema cannot: the tokens of log_date_format and the schedule of

@@ -19,7 +19,7 @@ import { defaultInterpreter, resolveScript } from './resolve-script.js';
 import { shellSplit } from './shell-split.js';
 import { scriptEntry } from './script-entry.js';
 import { parseDuration, parseSize } from './units.js';
-import { MIN_PROFILE_MS, MAX_PROFILE_MS } from '../diagnostics/limits.js';
+import { MIN_PROFILE_MS, MAX_PROFILE_MS } from './profile-limits.js';
 
 const SIGNALS = Object.keys(os.constants.signals);
 const MAX_TIMER_MS = 2 ** 31 - 1; // setTimeout's bound: Node sets a longer delay to 1 ms
@@ -93,7 +93,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1; // setTimeout's bound: Node sets a longer dela
  */
 
 /**
- * @param {unknown} raw  the app entry as parsed
+ * @param {*} raw  the app entry as parsed
  * @param {number} index  its place in `apps`
  * @param {object} ctx
  * @param {import('./problems.js').Problems} ctx.problems
@@ -106,6 +106,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1; // setTimeout's bound: Node sets a longer dela
  * @param {boolean} [ctx.mergeLogsDefault]  merge_logs when the file does not say (`super run`: false)
  * @param {string[]} [ctx.warnings]  where keys accepted but ignored are noted
  * @param {boolean} [ctx.isRoot]  whether the daemon runs as root (uid/gid need it; default: this process)
+ * @param {{instances: number, apps: number}} [ctx.limits]  lib/config/work-limits.js workLimits() (default: read there)
  * @returns {App|null} null when the entry is not a mapping
  */
 export function normalizeApp(raw, index, ctx) {

@@ -7,7 +7,8 @@
 
 import path from 'node:path';
 import { ecosystemSchema } from './schema-check.js';
-import { PM2_ALIASES, PM2_KEYS, PM2_NUMBER_KEYS, isMap, pm2Names } from './pm2-format.js';
+import { isMap, pm2Names } from './pm2-format.js';
+import { PM2_ALIASES, PM2_KEYS, PM2_NUMBER_KEYS } from './pm2-keys.js';
 import check from './schema-validator.generated.js';
 
 const SCHEMA = ecosystemSchema();
@@ -24,7 +25,7 @@ const WHOLE = /^\s*-?\d+\s*$/;
 
 /**
  * @param {unknown} data  the parsed file
- * @param {import('./positions.js').PositionMap|undefined} positions
+ * @param {import('./positions.js').Positions|undefined} positions
  * @param {{ envName?: string }} [o]  envName: `--env <name>`
  * @returns {{ data: unknown, positions: RemappedPositions|undefined, toWritten: Function, notes: Note[], derivedNames: Set<number> }}
  *   toWritten: a key path of `data` -> the path as the file writes it; derivedNames: the apps named after their script
@@ -87,7 +88,7 @@ function appList(data) {
 
 /**
  * Two of PM2's names for one key: PM2 takes the first with a truthy value, in its order
- * (pm2-format.js PM2_ALIASES); the others go, with a warning when their value differs.
+ * (pm2-keys.js PM2_APP_KEYS); the others go, with a warning when their value differs.
  * A name superd does not know (`outFile`, `exec`, `cmd`) is renamed to PM2's key.
  */
 function resolveNames(app, here, notes, renames) {
@@ -209,9 +210,9 @@ function nameAfterScript(app, here, notes) {
 }
 
 /** Positions of the file as written, looked up by key paths of the file in superd's shape. */
-export class RemappedPositions {
+class RemappedPositions {
   /**
-   * @param {import('./positions.js').PositionMap} inner
+   * @param {import('./positions.js').Positions} inner
    * @param {(segs: (string|number)[]) => (string|number)[]} toWritten
    */
   constructor(inner, toWritten) {
@@ -219,11 +220,8 @@ export class RemappedPositions {
     this.toWritten = toWritten;
   }
 
+  /** @param {(string|number)[]} segments  @param {'value'|'key'} [which] */
   locate(segments, which = 'value') {
     return this.inner.locate(this.toWritten(segments), which);
-  }
-
-  lineCol(offset) {
-    return this.inner.lineCol(offset);
   }
 }

@@ -42,6 +42,12 @@ export function parseWithPositions(text, options = {}) {
   return { data, positions };
 }
 
+/**
+ * What problems need of positions: a PositionMap, or a PM2 file's (pm2-reading.js
+ * RemappedPositions, which maps renamed keys back to the file's own).
+ * @typedef {{locate(segments: (string|number)[], which?: 'value'|'key'): {line: number, col: number}}} Positions
+ */
+
 /** Key path (array of segments) -> { key?, value? } text offsets, with line/column lookup. */
 export class PositionMap {
   /** @param {string} text */
@@ -104,7 +110,7 @@ export class PositionMap {
     return pos;
   }
 
-  /** @private */
+  /** Records where each node of the YAML tree sits (yaml-positions' listener builds the tree). */
   walk(node, segments) {
     if (node.kind === null && node.result === null) return; // empty value: callers fall back to the key
     this.set(segments, 'value', this.start(node.open));

@@ -37,12 +37,12 @@ export function describeValue(v) {
  * The most problems a refused file lists: a file of 70,000 unknown keys made an 8 MB list,
  * and building it stalled its reader. The rest are counted in one closing line.
  */
-export const MAX_LISTED = 50;
+const MAX_LISTED = 50;
 
 export class Problems {
   /**
    * @param {string} display  the file name as the user gave it
-   * @param {import('./positions.js').PositionMap} [positions]
+   * @param {import('./positions.js').Positions} [positions]
    * @param {(segments: (string|number)[]) => (string|number)[]} [toWritten]  a key path -> the
    *   path as the file writes it (a PM2 file read in superd's shape: pm2-reading.js)
    */
@@ -85,7 +85,10 @@ export class Problems {
     return formatPath(this.toWritten(segments));
   }
 
-  /** `<file>:<line>:<col>: ` of a key path, or `<file>: ` when the file has no positions. */
+  /**
+   * `<file>:<line>:<col>: ` of a key path, or `<file>: ` when the file has no positions.
+   * @param {(string|number)[]} segments  @param {'value'|'key'} [which]
+   */
   where(segments, which = 'value') {
     if (!this.positions) return `${this.display}: `;
     const { line, col } = this.positions.locate(segments, which);

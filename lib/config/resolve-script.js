@@ -84,7 +84,7 @@ function readHead(file) {
  * @param {string} cwd  absolute directory
  * @param {'node'|'none'|'auto'} interpreter
  * @param {string} [searchPath]  PATH to search (the app's own PATH when its env sets one)
- * @returns {{ path: string, interpreter: 'node'|'none' } | { error: string }}  error: `<what is wrong>; <what to do>`
+ * @returns {{ path?: string, interpreter?: 'node'|'none', error?: string }}  error: `<what is wrong>; <what to do>`
  */
 export function resolveScript(script, cwd, interpreter, searchPath = process.env.PATH ?? '') {
   const candidate = path.resolve(cwd, script);
@@ -119,7 +119,7 @@ const MAX_PACKAGE_BYTES = 1024 * 1024;
  * The file `node <dir>` runs: package.json `main` (as a file, with .js, or its index.js),
  * else index.js.
  * @param {string} dir  absolute
- * @returns {{ path: string } | { error: string }}
+ * @returns {{ path?: string, error?: string }}
  */
 export function directoryEntry(dir) {
   const main = readPackageJson(dir)?.main;

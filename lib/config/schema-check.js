@@ -43,7 +43,7 @@ export function schemaProblems(data, room = Infinity) {
 
   const out = [];
   const seen = new Set();
-  const unlisted = (segments) => ({ segments, which: 'value', message: null });
+  const unlisted = (segments) => ({ segments, which: /** @type {'value'} */ ('value'), message: null });
   for (const e of errors) {
     if (e.keyword === 'additionalProperties') {
       const key = e.params.additionalProperty;
@@ -72,7 +72,7 @@ export function schemaProblems(data, room = Infinity) {
   // `sript: app.js` is one mistake: the unknown key's "did you mean script"
   // says it all, without a second "script: required key missing".
   const meant = new Set(out.filter((p) => p.suggestion).map((p) => JSON.stringify([...p.segments.slice(0, -1), p.suggestion])));
-  return out.filter((p) => !(p.missing && meant.has(JSON.stringify(p.segments)))).map(({ segments, which, message }) => ({ segments, which, message }));
+  return out.filter((p) => !(p.missing && meant.has(JSON.stringify(p.segments)))).map(({ segments, which, message }) => ({ segments, which: /** @type {'key'|'value'} */ (which), message }));
 }
 
 function unknownKey(parent, key) {

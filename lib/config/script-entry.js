@@ -51,6 +51,7 @@ export function packageNodeCommand(line) {
   } catch {
     return null;
   }
+  /** @type {Record<string, string>} */
   const env = {};
   while (words.length && ENV_ASSIGNMENT.test(words[0])) {
     const [, k, v] = ENV_ASSIGNMENT.exec(words.shift());

@@ -1,6 +1,6 @@
 // A js-yaml syntax error -> one problem line with its position and what to do.
 
-/** reason (as js-yaml words it) -> what to do */
+/** @type {[RegExp, string][]} reason (as js-yaml words it) -> what to do */
 const FIXES = [
   [/tab characters/, 'indent with spaces, not tabs'],
   [/indentation/, 'fix the indentation'],

@@ -25,13 +25,13 @@ export const DEFAULTS = Object.freeze({
 /** 8000 -> 8s, 1600 -> 1.6s, 250 -> 250ms, 120000 -> 2m, 5400000 -> 1.5h */
 export function humanDuration(ms) {
   if (ms < 1000) return `${ms}ms`;
-  for (const [unit, per] of [['h', 3_600_000], ['m', 60_000]]) if (ms >= per && ms % (per / 10) === 0) return `${ms / per}${unit}`;
+  for (const [unit, per] of /** @type {[string, number][]} */ ([['h', 3_600_000], ['m', 60_000]])) if (ms >= per && ms % (per / 10) === 0) return `${ms / per}${unit}`;
   return ms % 1000 === 0 ? `${ms / 1000}s` : `${+(ms / 1000).toFixed(3)}s`;
 }
 
 /** 314572800 -> 300M, 1073741824 -> 1G, 1536 -> 1.5K, 1000 -> 1000 */
 export function humanSize(bytes) {
-  for (const [unit, per] of [['T', 1024 ** 4], ['G', 1024 ** 3], ['M', 1024 ** 2], ['K', 1024]]) {
+  for (const [unit, per] of /** @type {[string, number][]} */ ([['T', 1024 ** 4], ['G', 1024 ** 3], ['M', 1024 ** 2], ['K', 1024]])) {
     if (bytes >= per && (bytes / per) * 10 === Math.round((bytes / per) * 10)) return `${bytes / per}${unit}`;
   }
   return String(bytes);

@@ -105,7 +105,7 @@ function launch(home, { warm, gated, timeout }) {
     const timer = setTimeout(() => resolve({ timeout: true }), timeout);
     timer.unref(); // the IPC channel keeps this process waiting; a held daemon sent away leaves no timer behind
     let failed = null;
-    child.on('message', (m) => {
+    child.on('message', (/** @type {{cmd?: string, error?: string}} */ m) => {
       if (m?.cmd === LAUNCH.FAILED) failed = m.error;
       if (m?.cmd === LAUNCH.READY) {
         clearTimeout(timer);

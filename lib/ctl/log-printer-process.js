@@ -45,7 +45,7 @@ client.onEvent((e) => {
   }
 });
 
-process.on('message', (m) => {
+process.on('message', (/** @type {{drain?: boolean}} */ m) => {
   if (!m?.drain) return;
   const started = Date.now();
   const check = setInterval(() => {

@@ -19,7 +19,7 @@ export function runUnderReaper(argv) {
     return null;
   }
   const child = spawn('tini', ['-s', '-g', '--', process.execPath, ...argv], { stdio: 'inherit', env: { ...process.env, [REAPED]: '1' } });
-  for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGUSR1', 'SIGUSR2', 'SIGQUIT']) {
+  for (const sig of /** @type {NodeJS.Signals[]} */ (['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGUSR1', 'SIGUSR2', 'SIGQUIT'])) {
     process.on(sig, () => child.kill(sig));
   }
   return new Promise((resolve) => {

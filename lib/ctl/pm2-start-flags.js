@@ -9,8 +9,9 @@ const seconds = (v) => (/^\d+(\.\d+)?$/.test(v) ? Math.round(Number(v) * 1000) :
 /**
  * [flags as commander takes them, help, what it does]: `key` (with `value` fixed, or
  * `convert`), `ignored: why`, or `refused: why`. A `--no-x` flag counts only when given.
+ * @typedef {[string, string, {key?: string, value?: unknown, convert?: (v: any) => unknown, ignored?: string, refused?: string}]} StartFlag
  */
-export const PM2_START_FLAGS = Object.freeze([
+export const PM2_START_FLAGS = Object.freeze(/** @type {StartFlag[]} */ ([
   ['--interpreter <interpreter>', 'run the script with this program (node, python3, a path)', { key: 'interpreter' }],
   ['--node-args <args>', 'options of node itself ("--max-old-space-size=512")', { key: 'node_args' }],
   ['--interpreter-args <args>', 'options of the interpreter (as --node-args)', { key: 'node_args' }],
@@ -72,7 +73,7 @@ export const PM2_START_FLAGS = Object.freeze([
   ['--no-daemon', 'refused: use super run', { refused: 'for a foreground daemon, run super run <ecosystem file>' }],
   ['-w, --write', 'refused: use super import pm2', { refused: 'superd does not write a config from start flags; write an ecosystem file, or super import pm2' }],
   ...['--hp <dir>', '--wait-ip', '--service-name <name>'].map((flags) => [flags, 'refused (pm2 startup\'s)', { refused: 'a flag of pm2 startup; see super startup --help' }]),
-]);
+]));
 
 /** commander's camelCase name of a flag's long form (`--no-x` -> x, `--kill-timeout` -> killTimeout). */
 export function optionName(flags) {
@@ -87,6 +88,7 @@ export function optionName(flags) {
  *   refused: `<flag>: <why>` for the first flag superd cannot honour; given: the long flags used
  */
 export function pm2StartKeys(opts) {
+  /** @type {Record<string, unknown>} */
   const keys = {};
   const warnings = [];
   const given = [];
@@ -115,7 +117,7 @@ export function flagsOf(keys) {
     if (key === 'exec_mode') out.push(v === 'cluster' ? '--cluster' : '-x');
     else if (key === 'ready_on') out.push('--ready-on', String(v));
     else {
-      const row = PM2_START_FLAGS.find(([flags, , what]) => what.key === key && (what.value === undefined || what.value === v));
+      const row = PM2_START_FLAGS.find(([, , what]) => what.key === key && (what.value === undefined || what.value === v));
       const flag = row && /--[\w-]+/.exec(row[0])[0];
       if (!flag) continue;
       out.push(flag);

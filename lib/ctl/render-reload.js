@@ -1,5 +1,6 @@
 // A reload's progress and outcome, as `super reload` and `super start --env` print them.
-import { printError, reloadFailure } from './coded-error.js';
+import { printError } from './coded-error.js';
+import { reloadFailure } from '../worker-failure.js';
 
 const secs = (ms) => `${(ms / 1000).toFixed(2)} s`;
 const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;

@@ -13,6 +13,7 @@ export async function runCommand(name, args) {
     if (err.code === 'EPIPE') process.exit(EXIT.OK);
     throw err;
   });
+  /** @type {number} */
   let status = EXIT.OK;
   try {
     if (process.env.SUPER_HOST && LOCAL_ONLY.has(name)) {

@@ -22,7 +22,7 @@ export function startLogPrinter({ home, json }) {
     },
   };
   return new Promise((resolve, reject) => {
-    child.once('message', (m) => (m?.following ? resolve(printer) : reject(new Error(m?.error ?? 'log printer failed'))));
+    child.once('message', (/** @type {{following?: boolean, error?: string}} */ m) => (m?.following ? resolve(printer) : reject(new Error(m?.error ?? 'log printer failed'))));
     child.once('exit', (code) => reject(new Error(`log printer exited with code ${code}`)));
   });
 }

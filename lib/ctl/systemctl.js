@@ -11,7 +11,7 @@ export const userUnitDir = () => path.join(process.env.XDG_CONFIG_HOME || path.j
 export function systemctl(args) {
   const r = spawnSync('systemctl', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   if (r.status === 0) return true;
-  const why = r.error ? r.error.code : (r.stderr || r.stdout).trim().split('\n')[0];
+  const why = r.error ? /** @type {NodeJS.ErrnoException} */ (r.error).code : (r.stderr || r.stdout).trim().split('\n')[0];
   process.stderr.write(`super: warning: systemctl ${args.join(' ')} failed: ${why}\n`);
   return false;
 }

@@ -5,14 +5,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const TEMPLATE = path.join(ROOT, 'config', 'superd.service.in');
-export const SUPER_BIN = path.join(ROOT, 'bin', 'super.js');
+const TEMPLATE = path.join(ROOT, 'config', 'superd.service.in');
+const SUPER_BIN = path.join(ROOT, 'bin', 'super.js');
 
 /** systemd learned exponential restart backoff (RestartSteps=, RestartMaxDelaySec=) in 254. */
 export const BACKOFF_SINCE = 254;
 
 /** WatchdogSec=: how long the daemon's loop may go without a WATCHDOG=1 (sent every half of it). */
-export const WATCHDOG_SEC = 30;
+const WATCHDOG_SEC = 30;
 
 /** OOMScoreAdjust= of a system unit: the daemon's own value (lib/master/process/oom-score.js, DAEMON_ADJ). */
 export const OOM_SCORE_ADJUST = -900;

@@ -5,7 +5,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs';
-import { fetchDiagnostic } from '../ctl/fetch-diagnostic.js';
+import { fetchDiagnostic } from '../profiles/fetch-file.js';
 
 export const PROFILE_MS = 10_000;
 const APP_RE = /^[^\p{Cc}\p{Zl}\p{Zp}/]{1,64}$/u; // as config/schema.json's app name

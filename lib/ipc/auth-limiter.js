@@ -5,13 +5,16 @@
 // Memory is bounded: at most MAX_ENTRIES addresses are tracked; the oldest entry goes first.
 
 export const MAX_FAILURES = 5;
-export const WINDOW_MS = 60_000;
-export const LOCK_MS = 60_000;
-export const MAX_ENTRIES = 4096;
+const WINDOW_MS = 60_000;
+const LOCK_MS = 60_000;
+const MAX_ENTRIES = 4096;
 
 export class AuthLimiter {
   constructor({ maxFailures = MAX_FAILURES, windowMs = WINDOW_MS, lockMs = LOCK_MS, maxEntries = MAX_ENTRIES } = {}) {
-    Object.assign(this, { maxFailures, windowMs, lockMs, maxEntries });
+    this.maxFailures = maxFailures;
+    this.windowMs = windowMs;
+    this.lockMs = lockMs;
+    this.maxEntries = maxEntries;
     /** address -> {first, count, lockedUntil, told}; Map order = insertion order = age */
     this.entries = new Map();
   }

@@ -83,6 +83,8 @@ export function connect(home, { timeout = 5000, remote } = {}) {
       /**
        * Sends {id, op, args} and resolves with `data`, or rejects with the SuperError of
        * the reply; progress frames of long ops (reload) go to onProgress as they come.
+       * @param {string} op  @param {object} [args]
+       * @param {{timeout?: number, onProgress?: (data: object) => void}} [o]
        */
       request(op, args = {}, { timeout: t = 30000, onProgress } = {}) {
         return new Promise((res, rej) => {

@@ -9,20 +9,20 @@
 import fs from 'node:fs';
 
 /** Default bound and share of the descriptor limit of each listener. */
-export const LISTENER_BOUNDS = {
+const LISTENER_BOUNDS = {
   local: { max: 256, share: 1 / 4 },
   remote: { max: 256, share: 1 / 8 },
   metrics: { max: 64, share: 1 / 8 },
 };
 /** Time a peer has to send its request headers (each listener speaks HTTP first). */
-export const HEADERS_TIMEOUT_MS = 10_000;
+const HEADERS_TIMEOUT_MS = 10_000;
 /** A connection that sends nothing for this long is closed (websockets excepted: ws clears it). */
-export const IDLE_TIMEOUT_MS = 30_000;
+const IDLE_TIMEOUT_MS = 30_000;
 const CHECK_INTERVAL_MS = 2_000;
 
 let nofile;
 /** The soft RLIMIT_NOFILE of this process (Linux: /proc/self/limits), or Infinity. */
-export function descriptorLimit() {
+function descriptorLimit() {
   if (nofile === undefined) {
     try {
       const m = /^Max open files\s+(\d+|unlimited)/m.exec(fs.readFileSync('/proc/self/limits', 'utf8'));
@@ -35,7 +35,7 @@ export function descriptorLimit() {
 }
 
 /** The most connections listener `kind` may hold at once. */
-export function connectionBound(kind) {
+function connectionBound(kind) {
   const { max, share } = LISTENER_BOUNDS[kind];
   return Math.max(4, Math.min(max, Math.floor(descriptorLimit() * share)));
 }

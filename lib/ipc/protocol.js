@@ -101,7 +101,7 @@
 // slowly (the daemon never queues more than about 1 MiB per connection). slot is null for a
 // file all slots share.
 
-import { MIN_PROFILE_MS, MAX_PROFILE_MS } from '../diagnostics/limits.js';
+import { MIN_PROFILE_MS, MAX_PROFILE_MS } from '../config/profile-limits.js';
 
 export const PROTOCOL = 1;
 export const MAX_FRAME = 1024 * 1024;

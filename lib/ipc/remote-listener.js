@@ -29,6 +29,7 @@ import { boundServer, serverOptions } from './connection-limits.js';
  * @property {(req, socket, head, from: {remote: string}) => void} accept  lib/ipc/server.js
  * @property {import('../logs/json-logger.js').JsonLogger} log
  * @property {AuthLimiter} [limiter]
+ * @property {number|null} [fd]  a listening socket inherited (upgrade, systemd) instead of a new one
  */
 
 /**

@@ -13,6 +13,7 @@ const TOKEN_RE = /^[0-9a-f]{64}$/;
 
 /**
  * The token of `file`, or null when the file does not exist. Throws on a malformed file.
+ * @param {string} file
  * @param {{followLinks?: boolean}} [o]  followLinks: a client's own --token-file may be a link
  *   (a mounted secret); the daemon's never is
  */

@@ -17,6 +17,11 @@ function nonce(n) {
 }
 
 /**
+ * @typedef {EventEmitter & {send(text: string): boolean, sendRaw(buffer: Buffer): boolean, close(code?: number): void,
+ *   destroy(): void, pause(): void, resume(): void}} WebSocketConnection
+ */
+
+/**
  * Opens a websocket. Emits 'open', 'message' (string), 'close' (code, reason), 'error'.
  * A refused upgrade is an 'error' whose `status` is the HTTP status (401, 403, 429, ...).
  * @param {{socketPath?: string, host?: string, port?: number, path?: string, headers?: object,
@@ -26,7 +31,7 @@ function nonce(n) {
  *   carry the handshake
  */
 export function connectWebSocket(where) {
-  const ee = new EventEmitter();
+  const ee = /** @type {WebSocketConnection} */ (new EventEmitter());
   const sock = where.socket ?? (where.socketPath ? net.connect(where.socketPath) : net.connect(where.port, where.host));
   const key = nonce(16).toString('base64');
   let buf = Buffer.alloc(0);
@@ -47,8 +52,9 @@ export function connectWebSocket(where) {
       if (end < 0) return;
       const head = buf.subarray(0, end).toString('latin1');
       if (!/^HTTP\/1\.1 101/.test(head)) {
-        const err = new Error(`websocket upgrade refused: ${head.split('\r\n')[0]}`);
-        err.status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(head)?.[1]) || null;
+        const err = Object.assign(new Error(`websocket upgrade refused: ${head.split('\r\n')[0]}`), {
+          status: Number(/^HTTP\/1\.[01] (\d{3})/.exec(head)?.[1]) || null,
+        });
         fail(err);
         return;
       }

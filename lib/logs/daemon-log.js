@@ -22,7 +22,7 @@ import { shiftChain, finishRotation } from './rotate.js';
 
 const CHECK_MS = 5000;
 /** Bytes of lines waiting for the disk; beyond it lines are dropped (and counted). */
-export const DAEMON_LOG_QUEUE_BYTES = 1024 * 1024;
+const DAEMON_LOG_QUEUE_BYTES = 1024 * 1024;
 // The daemon's own file: never follow a link planted at its path.
 const OPEN_FLAGS = fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW;
 const rotation = { maxSize: 10 * 1024 * 1024, retain: 5, compress: false };
@@ -144,7 +144,7 @@ function lossyFile(file, onRecovered) {
     reopen() {
       opening++;
       return new Promise((resolve) => {
-        fs.open(file, OPEN_FLAGS, 0o600, (err, newFd) => {
+        fs.open(/** @type {string} a descriptor (stderr) is never reopened */ (file), OPEN_FLAGS, 0o600, (err, newFd) => {
           opening--;
           if (err) {
             dropped++; // the line that would say so could not be written either: count it

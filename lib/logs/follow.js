@@ -13,7 +13,7 @@ import { openForReading } from './open-for-reading.js';
 const TICK_MS = 100;
 const CHUNK = 256 * 1024;
 const BUDGET = 4 * 1024 * 1024; // per file and tick
-export const HIGH_WATER = 1024 * 1024;
+const HIGH_WATER = 1024 * 1024;
 
 function countLines(buf) {
   let n = 0;

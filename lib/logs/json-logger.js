@@ -5,7 +5,7 @@
 // and an `err` field written as pino's standard serializer does: {type, message, stack,
 // ...its own fields}, causes appended to message and stack.
 
-export const LEVELS = { debug: 20, info: 30, warn: 40, error: 50, fatal: 60 };
+const LEVELS = { debug: 20, info: 30, warn: 40, error: 50, fatal: 60 };
 const MIN_LEVEL = LEVELS.info;
 
 /**
@@ -20,7 +20,7 @@ const MIN_LEVEL = LEVELS.info;
  */
 export function createJsonLogger(dest, base) {
   const baseText = Object.entries(base).map(([k, v]) => `,${JSON.stringify(k)}:${JSON.stringify(v)}`).join('');
-  const logger = { flush: (cb) => dest.flush(cb) };
+  const logger = /** @type {JsonLogger} */ ({ flush: (cb) => dest.flush(cb) });
   for (const [name, level] of Object.entries(LEVELS)) {
     logger[name] = level < MIN_LEVEL ? () => {} : (fields, msg) => dest.write(formatLine(level, baseText, fields, msg));
   }

@@ -78,7 +78,7 @@ export async function applyLogs({ rotation, dirs }) {
  */
 async function cannotAppend(file, ownDir, unsafeDir) {
   const dir = path.dirname(file);
-  const st = await fs.lstat(file).catch((err) => err);
+  const st = await fs.lstat(file).catch((/** @type {NodeJS.ErrnoException} */ err) => err);
   if (!(st instanceof Error)) {
     if (st.isDirectory()) return 'it is a directory; give a file path';
     if (st.isSymbolicLink()) return 'it is a symbolic link; log files are never opened through a link';
@@ -86,7 +86,7 @@ async function cannotAppend(file, ownDir, unsafeDir) {
   }
   if (st.code === 'ENOTDIR') return `${dir} is not a directory`;
   if (st.code !== 'ENOENT') return notWritableReason(st, dir);
-  const dirSt = await fs.stat(dir).catch((err) => err);
+  const dirSt = await fs.stat(dir).catch((/** @type {NodeJS.ErrnoException} */ err) => err);
   if (dirSt instanceof Error) {
     if (dirSt.code === 'ENOTDIR') return `${dir} is not a directory`;
     if (dirSt.code !== 'ENOENT') return notWritableReason(dirSt, dir);

@@ -24,7 +24,7 @@ export async function unsafeDirReason(dir) {
     return `cannot resolve ${dir}: ${err.code ?? err.message}`;
   }
   for (let d = real, top = true; ; d = path.dirname(d), top = false) {
-    const st = await fs.stat(d).catch((err) => err);
+    const st = await fs.stat(d).catch((/** @type {NodeJS.ErrnoException} */ err) => err);
     if (st instanceof Error) return `cannot check ${d}: ${st.code ?? st.message}`;
     const mode = (st.mode & 0o7777).toString(8);
     if (st.uid !== uid && st.uid !== 0) {

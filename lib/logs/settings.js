@@ -1,12 +1,11 @@
 // The files an app's log settings name. The settings themselves (its own keys over the
 // file's `logs:` defaults, every path resolved) are part of the normalized config, derived
-// by lib/config/log-settings.js, so lib/logs never looks at raw config keys.
+// by lib/config/log-settings.js, so lib/logs never looks at raw config keys (and never
+// imports lib/config, which uses lib/logs/date-format.cjs).
 import path from 'node:path';
 
-export { resolveLogSettings } from '../config/log-settings.js';
-
 /** `api-out.log` -> `api-out-2.log` for slot 2 of an app with merge_logs: false. */
-export function slotPath(file, slot) {
+function slotPath(file, slot) {
   const ext = path.extname(file);
   return `${file.slice(0, file.length - ext.length)}-${slot}${ext}`;
 }

@@ -18,23 +18,14 @@ const MAX_GUNZIP = 256 * 1024 * 1024; // nor decompress more than this of a rota
 const MAX_ROTATED = 16; // nor look into more rotated files than this, newest first
 
 /**
- * The last lines of a file.
+ * The last lines of a file, and whether older lines may still be wanted: the whole file
+ * was read and none of it was cut by `lines` or `since` (then the file rotated before it
+ * may hold more).
  * @param {string} file
- * @param {object} o
- * @param {number} o.lines  how many lines at most (the last ones)
- * @param {number} o.maxBytes  at most this much text in the result (the last lines win)
- * @param {number} [o.since]  epoch ms: only lines at or after it (needs o.timeOf)
- * @param {(line: string) => number|null} [o.timeOf]  the time of a line, null when it has none
- * @param {number} [o.end]  read up to this offset (default: the current size)
- * @returns {Promise<string[]>}
- */
-export async function tailLines(file, o) {
-  return (await readTail(file, o)).lines;
-}
-
-/**
- * tailLines, and whether older lines may still be wanted: the whole file was read and
- * none of it was cut by `lines` or `since` (then the file rotated before it may hold more).
+ * @param {{lines: number, maxBytes: number, since?: number, timeOf?: (line: string) => number|null, end?: number}} o
+ *   lines: how many at most (the last ones); maxBytes: at most this much text (the last lines
+ *   win); since: epoch ms, only lines at or after it (needs timeOf); timeOf: the time of a line,
+ *   null when it has none; end: read up to this offset (default: the current size)
  * @returns {Promise<{lines: string[], wantsOlder: boolean}>}
  */
 async function readTail(file, { lines, maxBytes, since, timeOf, end }) {
@@ -122,7 +113,7 @@ function olderThan(buf, since, timeOf) {
 }
 
 /** Lines at or after `since`; an undated line (a stack trace) goes with the line before it. */
-export function sinceFilter(lines, since, timeOf) {
+function sinceFilter(lines, since, timeOf) {
   const out = [];
   let keep = false;
   for (const l of lines) {

@@ -3,7 +3,7 @@
 // of one app (same name and script) become one app with `instances` = their count.
 import os from 'node:os';
 import path from 'node:path';
-import { DUMP_CONFIG_KEYS, PM2_DEFAULTS } from './pm2-keys.js';
+import { DUMP_CONFIG_KEYS, PM2_DEFAULTS } from './dump-keys.js';
 import { dumpEnv } from './dump-env.js';
 
 /** Does this parsed JSON look like a PM2 dump (rather than an ecosystem file)? */

@@ -63,6 +63,7 @@ function isModuleStash(name, value, appName) {
  * @returns {{ env: Record<string, string|number|boolean>, sameAsHere: string[] }}
  */
 export function dumpEnv(entry, here) {
+  /** @type {Record<string, string|number|boolean>} */
   const env = {};
   const sameAsHere = [];
   const recorded = entry.env && typeof entry.env === 'object' ? entry.env : {};

@@ -2,7 +2,7 @@
 // could not be carried over. Pure: no file system, no process state.
 import path from 'node:path';
 import { parseDuration, parseSize } from '../config/index.js';
-import { PM2_ALIASES, PM2_NAMED_KEYS, PM2_ONLY_KEYS } from './pm2-keys.js';
+import { PM2_NAME_TO_SUPERD, PM2_ONLY } from '../config/pm2-keys.js';
 import { superdAppKeys } from './superd-keys.js';
 
 // config/schema.json's rule for a name: 1 to 64 characters, no control character nor `/`,
@@ -33,8 +33,7 @@ export function mapApp(raw, { baseDir, outDir }) {
     if (key === 'name' || value === undefined || value === null) continue;
     const carry = CARRY[key];
     if (carry) carry(value, app, (why) => note(key, why), { pm2, baseDir, outDir });
-    else if (PM2_NAMED_KEYS.has(key)) app[key] = value;
-    else if (key in PM2_ONLY_KEYS) note(key, `left out: ${PM2_ONLY_KEYS[key]}`);
+    else if (PM2_ONLY.app[key]) note(key, `left out: ${PM2_ONLY.app[key]}`);
     else if (superdAppKeys.has(key) || /^env_[A-Za-z0-9_-]+$/.test(key)) app[key] = key.startsWith('env_') ? envBlock(value, (why) => note(key, why)) : value;
     else note(key, 'left out: neither PM2 nor superd knows this key');
   }
@@ -48,7 +47,7 @@ export function mapApp(raw, { baseDir, outDir }) {
 function canonical(raw) {
   const out = {};
   for (const [key, value] of Object.entries(raw)) {
-    const key2 = PM2_ALIASES[key] ?? key;
+    const key2 = PM2_NAME_TO_SUPERD[key] ?? key;
     if (key2 !== key && key2 in raw) continue;
     out[key2] = value;
   }
@@ -144,7 +143,7 @@ function envBlock(block, note) {
 
 /** 209715200 -> "200M": PM2 dumps sizes in bytes. */
 function humanSize(bytes) {
-  for (const [unit, size] of [['G', 1024 ** 3], ['M', 1024 ** 2], ['K', 1024]]) {
+  for (const [unit, size] of /** @type {[string, number][]} */ ([['G', 1024 ** 3], ['M', 1024 ** 2], ['K', 1024]])) {
     if (bytes >= size && bytes % size === 0) return `${bytes / size}${unit}`;
   }
   return bytes;

@@ -8,19 +8,19 @@ import path from 'node:path';
 import yaml from 'js-yaml';
 import { SuperError } from '../errors.js';
 import { dumpApps, isDump } from './dump-apps.js';
-import { PM2_ONLY_KEYS } from './pm2-keys.js';
+import { PM2_ONLY } from '../config/pm2-keys.js';
 import { holdsMoreValues, MAX_VALUES } from '../config/value-count.js';
 
 /**
  * Dumps and ecosystem files larger than this are refused unread (a dump records each
  * process's whole environment: a few KB a process).
  */
-export const MAX_SOURCE_BYTES = 16 * 1024 * 1024;
+const MAX_SOURCE_BYTES = 16 * 1024 * 1024;
 
 const SCRIPT_FILE = /\.[cm]?[jt]s$/;
 
 /** PM2's home: --pm2-home, else $PM2_HOME, else ~/.pm2 (as PM2 decides it). */
-export const pm2HomeOf = (given) => path.resolve(given ?? process.env.PM2_HOME ?? path.join(os.homedir(), '.pm2'));
+const pm2HomeOf = (given) => path.resolve(given ?? process.env.PM2_HOME ?? path.join(os.homedir(), '.pm2'));
 
 /**
  * @param {{ pm2Home?: string, file?: string, here?: object }} opts
@@ -56,7 +56,7 @@ function fromEcosystem(data, file) {
   else if (data && typeof data === 'object' && 'apps' in data) {
     apps = Array.isArray(data.apps) ? data.apps : [data.apps];
     for (const key of Object.keys(data)) {
-      if (key !== 'apps') notes.push(`${key}: left out: ${PM2_ONLY_KEYS[key] ?? 'not a top-level key of a PM2 ecosystem file'}`);
+      if (key !== 'apps') notes.push(`${key}: left out: ${PM2_ONLY.top[key] ?? 'not a top-level key of a PM2 ecosystem file'}`);
     }
   } else if (data && typeof data === 'object' && 'script' in data) apps = [data];
   else throw importError(`${file} holds no PM2 apps (expected {apps: [...]}, a list of apps, or one app with a script)`);

@@ -35,6 +35,7 @@ function listen(table) {
     }
     return emit.apply(this, arguments);
   };
+  // @ts-expect-error require() gives the cluster object; Node's typings declare it an ES default export
   if (!require('node:cluster').isWorker) receiveInForkedChild();
 }
 

@@ -20,7 +20,10 @@ const reply = (id, fields) => send(FROM_AGENT.DIAGNOSTIC_DONE, { id, ...fields }
 const failure = (code, message) => ({ ok: false, error: { code, message } });
 const partial = (file) => `${file}.partial`;
 
-/** Runs `task` unless another diagnostic runs, and answers the daemon with its outcome. */
+/**
+ * Runs `task` unless another diagnostic runs, and answers the daemon with its outcome.
+ * @param {string} kind  @param {number} id  @param {() => Promise<object>} task
+ */
 function exclusive(kind, id, task) {
   if (running) {
     reply(id, failure('E_BUSY', `a ${running === 'heap' ? 'heap snapshot' : 'CPU profile'} of this worker is being taken`));

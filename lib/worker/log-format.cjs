@@ -136,6 +136,7 @@ function install(cfg) {
     tell(FROM_AGENT.LOGS_REOPENED);
   }
 
+  // @ts-expect-error require() gives the cluster object; Node's typings declare it an ES default export
   if (!require('node:cluster').isWorker && typeof process.send === 'function') {
     // A fork-mode child is not told to reopen (the daemon sends REOPEN_LOGS to cluster
     // workers only). It notices itself, once a second, that its path now names another

@@ -143,7 +143,8 @@ function startMetrics() {
     requests = 0;
     responseMicros = 0;
     // A full channel means the daemon is behind: drop this sample rather than queue it.
-    if (process.channel && process.channel.writeQueueSize > 65536) return;
+    // writeQueueSize: the IPC pipe's bytes not yet written (libuv's; not in Node's typings).
+    if (process.channel && /** @type {any} */ (process.channel).writeQueueSize > 65536) return;
     send(FROM_AGENT.METRICS, { data });
   };
 

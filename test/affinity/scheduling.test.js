@@ -50,7 +50,7 @@ const sharedWeb = (scheduling) => {
   return webs.get(scheduling);
 };
 
-test('scheduling: os is in force: describe says so and the workers accept from the socket themselves', async (t) => {
+test('scheduling: os is in force: describe says so and the workers accept from the socket themselves', async () => {
   const { box, port, pids } = await sharedWeb('os');
   const d = await describeJson(box, 'web');
   assert.equal(d.scheduling, 'os');
@@ -59,7 +59,7 @@ test('scheduling: os is in force: describe says so and the workers accept from t
   assert.match((await httpGet(port)).body, /app=web/);
 });
 
-test('round-robin (the default) is in force: only the daemon holds the listening socket', async (t) => {
+test('round-robin (the default) is in force: only the daemon holds the listening socket', async () => {
   const { box, port, pids } = await sharedWeb(null);
   assert.equal((await describeJson(box, 'web')).scheduling, 'round-robin');
   assert.deepEqual(listenHolders(port, [box.daemonPid(), ...pids]), [box.daemonPid()]);

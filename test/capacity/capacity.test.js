@@ -42,6 +42,7 @@ test('super capacity', async (t) => {
   }
 
   await t.test('bad input: one coded line, exit 2, the running apps untouched', async () => {
+    /** @type {[string[], string, RegExp?][]} */
     const cases = [
       [['capacity', 'nope', '--slo', 'p99=20ms'], 'E_APP_NOT_FOUND'],
       [['capacity', 'svc'], 'E_USAGE', /--slo is required/],

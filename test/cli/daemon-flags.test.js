@@ -13,6 +13,7 @@ test('super daemon: --help and refused flags answer as commander did, and start 
   assert.match(help.stdout, /^Usage: super daemon \[options\]/);
   assert.match(help.stdout, /--log-to <where>/);
 
+  /** @type {[string[], RegExp][]} */
   const refusals = [
     [['--bogus'], /^super: E_USAGE: unknown option '--bogus'/],
     [['--listen'], /^super: E_USAGE: option '--listen <host:port>' argument missing/],

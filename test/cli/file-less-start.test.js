@@ -93,6 +93,7 @@ test('file-less start, PM2 forms', async (t) => {
 
   await t.test('bad input: one line with a code, exit 2, nothing started', async () => {
     const before = (await lsJson(box)).apps.map((a) => a.name);
+    /** @type {[string[], RegExp][]} */
     const cases = [
       [['start', 'server.cjs', '-i', 'lots'], /^super: E_USAGE: -i lots: give a number of workers/],
       [['start', 'server.cjs', '-i', '5000'], /^super: E_USAGE: -i 5000/],

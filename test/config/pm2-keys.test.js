@@ -7,7 +7,8 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { loadEcosystemText } from '../../lib/config/index.js';
 import { problems } from '../helpers/config-problems.js';
-import { ALIASES, PM2_ONLY } from '../../lib/config/pm2-keys.js';
+import { ALIASES, PM2_ONLY, PM2_APP_KEYS, PM2_TOP_KEYS } from '../../lib/config/pm2-keys.js';
+import { ecosystemSchema } from '../../lib/config/schema-check.js';
 
 const dir = fileURLToPath(new URL('../fixtures/good-config/', import.meta.url));
 const file = path.join(dir, 'eco.yml');
@@ -86,9 +87,9 @@ deploy:
   production: { user: node, host: example.com, ref: origin/main, repo: git@example.com:x.git, path: /srv }
 `);
   assert.deepEqual(eco.warnings, [
-    `${file}:7:1: deploy: PM2-only key (pm2 deploy): ignored`,
+    `${file}:7:1: deploy: PM2-only key (pm2 deploy; keep your deploy tool, then \`super reload <app>\`): ignored`,
     `${file}:4:5: apps[0].vizion: PM2-only key (PM2's versioning metadata): ignored`,
-    `${file}:5:5: apps[0].pmx: PM2-only key (PM2's monitoring agent): ignored`,
+    `${file}:5:5: apps[0].pmx: PM2-only key (PM2's monitoring agent; superd's agent reports metrics itself): ignored`,
     `${file}:6:5: apps[0].post_update: PM2-only key (commands PM2's dashboard runs after a pull): ignored`,
   ]);
   for (const key of ['vizion', 'pmx', 'automation', 'post_update', 'force']) assert.ok(PM2_ONLY.app[key], key);
@@ -117,4 +118,25 @@ test('typos get the right suggestion; PM2 keys are never "did you mean" another 
   assert.doesNotThrow(() => app('interpreter_args: --x\nautostart: true'));
   // a typo never points at a PM2-only key (it would be ignored)
   assert.deepEqual(problems(() => app('vizon: true')), [`${file}:4:5: apps[0].vizon: unknown key; remove it, or see config/schema.json for the keys`]);
+});
+
+test('one table of PM2\'s keys: config/schema.json and docs/pm2.md say what lib/config/pm2-keys.js says', () => {
+  const schema = ecosystemSchema();
+  const app = schema.$defs.app.properties;
+  const marked = (props, mark) => Object.fromEntries(Object.keys(props).filter((k) => props[k][mark]).map((k) => [k, props[k][mark]]).sort());
+  const sorted = (o) => Object.fromEntries(Object.entries(o).sort());
+  assert.deepEqual(marked(app, 'x-alias-of'), sorted(ALIASES));
+  assert.deepEqual(marked(app, 'x-pm2-only'), sorted(PM2_ONLY.app));
+  assert.deepEqual(marked(schema.properties, 'x-pm2-only'), sorted(PM2_ONLY.top));
+  for (const [key, why] of Object.entries({ ...PM2_ONLY.app, ...PM2_ONLY.top })) {
+    const props = PM2_ONLY.top[key] ? schema.properties : app;
+    assert.equal(props[key].description, `PM2 only (${why}): accepted and ignored, with a warning.`, key);
+  }
+  // docs/pm2.md's table of PM2-only keys: a row per key (with its other names), the reason as the table says it.
+  const docs = fs.readFileSync(new URL('../../docs/pm2.md', import.meta.url), 'utf8');
+  const section = docs.slice(docs.indexOf('### PM2-only keys'), docs.indexOf('\n## ', docs.indexOf('### PM2-only keys')));
+  const rows = [...section.matchAll(/^\| (?:top-level )?((?:`[^`]+`(?:, )?)+) \| (.+) \|$/gm)];
+  const documented = Object.fromEntries(rows.flatMap((m) => [...m[1].matchAll(/`([^`]+)`/g)].map((k) => [k[1], m[2]])));
+  assert.deepEqual(sorted(documented), sorted({ ...PM2_ONLY.app, ...PM2_ONLY.top }));
+  assert.ok(Object.keys(PM2_APP_KEYS).length > 60 && PM2_TOP_KEYS.deploy.only, 'the table holds every PM2 key');
 });

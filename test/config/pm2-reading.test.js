@@ -9,7 +9,8 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { loadEcosystemText } from '../../lib/config/index.js';
 import { problems } from '../helpers/config-problems.js';
-import { PM2_ALIASES, PM2_KEYS, PM2_NUMBER_KEYS, camelCase, isPm2Format } from '../../lib/config/pm2-format.js';
+import { camelCase, isPm2Format } from '../../lib/config/pm2-format.js';
+import { PM2_ALIASES, PM2_KEYS, PM2_NUMBER_KEYS } from '../../lib/config/pm2-keys.js';
 
 const dir = fileURLToPath(new URL('../fixtures/good-config/', import.meta.url));
 const json = path.join(dir, 'eco.json');

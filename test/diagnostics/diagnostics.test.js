@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { sandbox, freePort, httpGet } from '../helpers/harness.js';
 import { waitForLog } from '../helpers/metrics.js';
-import { topSelfTime } from '../../lib/diagnostics/profile-summary.js';
+import { topSelfTime } from '../../lib/profiles/profile-summary.js';
 import { connect } from '../../lib/ipc/client.js';
 import { request } from '../helpers/requests.js';
 

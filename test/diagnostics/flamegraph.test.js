@@ -1,4 +1,4 @@
-// The CPU-profile readers (lib/diagnostics/): the self-time summary and the HTML flame
+// The CPU-profile readers (lib/profiles/): the self-time summary and the HTML flame
 // graph, on a real .cpuprofile written by `node --cpu-prof` and on built profiles for
 // the bounds (huge, deep, cyclic). No daemon.
 import test from 'node:test';
@@ -9,8 +9,8 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { topSelfTime, formatTopSelfTime, INLINED_NOTE } from '../../lib/diagnostics/profile-summary.js';
-import { flameGraphHtml } from '../../lib/diagnostics/flamegraph.js';
+import { topSelfTime, formatTopSelfTime, INLINED_NOTE } from '../../lib/profiles/profile-summary.js';
+import { flameGraphHtml } from '../../lib/profiles/flamegraph.js';
 
 const HOSTILE_NAME = '</title><script>alert(1)</script>';
 const HOSTILE_FILE = '<img src=x onerror=alert(2)>.js';

@@ -123,6 +123,7 @@ export function makeGenerator(rand, { ghost }) {
     ])();
   }
 
+  /** @type {[number, string, () => any][]} weight, kind, generator */
   const generators = [
     [30, 'typed', () => typed()],
     [10, 'truncated', () => {

@@ -78,6 +78,7 @@ function requestLoop(port) {
  * ping, and checks that every message was answered. Reconnects if the daemon closes it.
  */
 async function fuzzConnection(socketPath, next, count, stats, label) {
+  /** @type {any} a raw websocket connection (rawConnect) */
   let conn = null;
   let pending = new Map(); // id -> replies still expected
   let outstanding = 0; // sum of pending
@@ -288,7 +289,7 @@ test(`the daemon survives ${COUNT} hostile control messages (seed ${SEED})`, asy
 
   // 2. framing violations and oversized frames: the daemon closes those connections
   const closes = {};
-  for (const [what, code, send] of FRAMING) {
+  for (const [what, code, send] of /** @type {[string, number, (c: any) => void][]} */ (FRAMING)) {
     const c = await rawConnect(socketPath);
     send(c);
     const end = await Promise.race([c.ended, new Promise((r) => setTimeout(() => r({ timeout: true }), 20000).unref())]);

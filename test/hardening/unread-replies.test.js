@@ -23,7 +23,7 @@ async function controlServer(t, handlers) {
   const socketPath = path.join(dir, 's.sock');
   const cuts = [];
   const nop = () => {};
-  const log = { debug: nop, info: nop, error: nop, fatal: nop, warn: (o, msg) => cuts.push(o.reason ?? msg) };
+  const log = { debug: nop, info: nop, error: nop, fatal: nop, warn: (o, msg) => cuts.push(o.reason ?? msg), flush: (cb) => cb?.() };
   const server = await startControlServer({ socketPath, handlers, hello: {}, log });
   t.after(async () => {
     await server.close();

@@ -90,7 +90,8 @@ export function startLoad({ host = '127.0.0.1', port, path = '/', connections = 
 
 function open(host, port) {
   return new Promise((resolve, reject) => {
-    const sock = net.connect({ host, port, noDelay: true });
+    /** @type {import('node:net').Socket & {usable: boolean, buf: Buffer, waiter: {data(): void, gone(): void}|null, gone?: string}} */
+    const sock = /** @type {any} */ (net.connect({ host, port, noDelay: true }));
     sock.usable = true;
     sock.buf = Buffer.alloc(0);
     sock.waiter = null;

@@ -64,7 +64,7 @@ module.exports = {
   await t.test('CJS file with PM2 keys: each key has its effect on real workers', async () => {
     const r = await box.cli(['start', cjs], { env: { GREETING: '' } });
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stderr, /warning: .*ecosystem\.config\.js: deploy: PM2-only key \(pm2 deploy\): ignored/);
+    assert.match(r.stderr, /warning: .*ecosystem\.config\.js: deploy: PM2-only key \(pm2 deploy; keep your deploy tool, then `super reload <app>`\): ignored/);
     assert.match(r.stderr, /warning: .*ecosystem\.config\.js: apps\[0\]\.vizion: PM2-only key/);
     // increment_var: slot i listens on PORT + i
     const [w0, w1] = [await json(base), await json(base + 1)];

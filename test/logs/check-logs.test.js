@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { checkLogs, applyLogs } from '../../lib/logs/prepare.js';
-import { resolveLogSettings } from '../../lib/logs/settings.js';
+import { resolveLogSettings } from '../../lib/config/log-settings.js';
 
 const appIn = (home, o = {}, defaults = null) => {
   const raw = { name: 'api', instances: 2, disable_logs: false, merge_logs: true, log_type: 'raw', out_file: null, error_file: null, ...o };

@@ -71,7 +71,7 @@ test('ls --json, describe and ls show every metric of each worker', async (t) =>
   const d = await describeJson(box, 'lab');
   for (const x of d.workers) assert.deepEqual(Object.keys(x.metrics ?? {}).sort(), Object.keys(w.metrics).sort(), 'describe --json carries every metric');
   const human = (await box.cli(['describe', 'lab'])).stdout;
-  assert.match(human, /^health:\n  #0 loop p50\/p99\/max \S+\/\S+\/\S+, elu [\d.]+, heap \S+\/\S+, 1 process\(es\), http [\d.]+ req\/s.*active: .*PipeWrap 1/m);
+  assert.match(human, /^health:\n {2}#0 loop p50\/p99\/max \S+\/\S+\/\S+, elu [\d.]+, heap \S+\/\S+, 1 process\(es\), http [\d.]+ req\/s.*active: .*PipeWrap 1/m);
   const table = (await box.cli(['ls'])).stdout;
   assert.match(table, /cpu\s+memory\s+loop p99$/m);
   assert.match(table, /^0\s+lab\s+0\s+\d+\s+online\s+\S+\s+\d+\s+\d+\.\d%\s+\d+(\.\d)?M\s+\d+(\.\d)?ms$/m);

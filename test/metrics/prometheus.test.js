@@ -48,7 +48,7 @@ const hasPromtool = spawnSync('promtool', ['--version']).status === 0;
 const needPromtool = hasPromtool || process.env.CI ? {} : { skip: 'promtool is not installed (apt-get install prometheus)' };
 
 /** The identity of every series: name and labels, the pid of superd_worker_info left out. */
-const seriesKeys = (fam, skip = []) => [...fam].filter(([name]) => !skip.includes(name)).flatMap(([name, f]) => f.samples.map((s) => `${s.name}${JSON.stringify({ ...s.labels, pid: undefined })}`)).sort();
+const seriesKeys = (fam, skip = []) => [...fam].filter(([name]) => !skip.includes(name)).flatMap(([, f]) => f.samples.map((s) => `${s.name}${JSON.stringify({ ...s.labels, pid: undefined })}`)).sort();
 const total = (fam, name) => fam.get(name).samples.reduce((sum, s) => sum + s.value, 0);
 
 test('the metrics listener: Prometheus conventions, counters, /healthz and /readyz', async (t) => {
@@ -173,7 +173,7 @@ test('the metrics listener: Prometheus conventions, counters, /healthz and /read
 });
 
 test('label values are escaped (quotes, backslashes, newlines)', () => {
-  const text = renderPrometheus({ apps: [{ name: 'a"b\\c', workers: [{ slot: 0, pid: 1, status: 'online', restarts: 0, uptime_ms: 1, metrics: { cpu: 1, resources: { 'x\ny': 1 } } }] }] }, { cpuSeconds: 1, rss: 1, startTime: 1 });
+  const text = renderPrometheus({ apps: [{ name: 'a"b\\c', workers: [{ slot: 0, pid: 1, status: 'online', restarts: 0, uptime_ms: 1, metrics: { cpu: 1, resources: { 'x\ny': 1 } } }] }] }, { cpuSeconds: 1, rss: 1, startTime: 1, version: '0.0.0', node: 'v0' });
   const fam = parsePrometheus(text);
   assert.equal(fam.get('superd_worker_up').samples[0].labels.app, 'a\\"b\\\\c');
   assert.equal(fam.get('superd_worker_active_resources').samples[0].labels.type, 'x\\ny');

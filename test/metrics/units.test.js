@@ -38,7 +38,7 @@ test('Ring keeps the newest points, oldest first', () => {
 });
 
 test('a loop spike between two samples is kept for the next sample', () => {
-  const rec = new WorkerRecord({ pid: 1, appName: 'a', slotIndex: 0 });
+  const rec = new WorkerRecord(/** @type {any} a WorkerProcess's fields the record reads */ ({ pid: 1, appName: 'a', slotIndex: 0 }));
   const report = (p99, max) => rec.onReport({ loop: { p50: 0.1, p99, max, mean: 0.1 } }, 1000);
   report(1, 2);
   report(300, 300);

@@ -76,7 +76,7 @@ warning: ${file}:6:5: apps[0].vizion: PM2-only key (PM2's versioning metadata): 
 
 test('check also lists the start warnings that need no daemon: a cpu_affinity entry beyond the instances', () => {
   const app = { name: 'job', namespace: 'default', script: '/srv/job.js', args: [], interpreter: 'node', node_path: null, node_args: [], exec_mode: 'fork', instances: 1, instances_spec: 1, cwd: '/srv', autostart: true, env: { API_TOKEN: 't0k3n' }, cpu_affinity: { 0: 0, 5: 0 } };
-  const view = checkView({ file: '/srv/ecosystem.yml', apps: [app], warnings: ['from the file'] });
+  const view = checkView(/** @type {any} the fields check reads of a loaded file */ ({ file: '/srv/ecosystem.yml', apps: [app], warnings: ['from the file'] }));
   assert.deepEqual(view.apps[0].env, { API_TOKEN: '********' });
   assert.equal(view.warnings.length, 2);
   assert.match(view.warnings[1], /^job: cpu_affinity maps instance 5, but job runs 1 instance \(0\)/);

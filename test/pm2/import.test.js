@@ -9,6 +9,7 @@ import { execFile } from 'node:child_process';
 import yaml from 'js-yaml';
 import { loadEcosystem } from '../../lib/config/index.js';
 import { mapApp } from '../../lib/pm2/map-app.js';
+import { PM2_ONLY } from '../../lib/config/pm2-keys.js';
 import { dumpApps } from '../../lib/pm2/dump-apps.js';
 import { importPm2 } from '../../lib/pm2/index.js';
 import { ROOT, sandbox, superCli, freePort, httpGet, waitGone, alive } from '../helpers/harness.js';
@@ -283,6 +284,15 @@ test('PM2-named keys are carried over under their PM2 names', () => {
     cron_restart: '0 3 * * *', increment_var: 'PORT', source_map_support: true, autostart: false, log_file: 'all.log',
   });
   assert.deepEqual(notes, []);
+});
+
+test('import and super start read PM2\'s keys from one table: the same reason for a PM2-only key, cmd as script', () => {
+  const only = Object.keys(PM2_ONLY.app).filter((k) => k !== 'pid'); // pid is pid_file's other name
+  const { app, notes } = mapApp({
+    name: 'api', cmd: 'a.js', disable_source_map_support: true, ...Object.fromEntries(only.map((k) => [k, 'x'])),
+  }, { baseDir: '/srv', outDir: '/srv' });
+  assert.deepEqual(app, { name: 'api', script: 'a.js', exec_mode: 'fork', disable_source_map_support: true });
+  assert.deepEqual(notes, only.map((k) => `api: ${k}: left out: ${PM2_ONLY.app[k]}`));
 });
 
 test('instances: max and -1 are kept as written; a dump, which keeps only the count, gets a note', () => {

@@ -4,6 +4,10 @@
 import { spawn } from 'node:child_process';
 import { SUPER } from '../helpers/harness.js';
 
+/**
+ * @param {object} box  @param {object} t  @param {string[]} args
+ * @param {{env?: object, cmd?: string, argv?: string[]}} [o]  argv: the whole command line after cmd (default: super and args)
+ */
 export function foreground(box, t, args, { env = {}, cmd = process.execPath, argv } = {}) {
   const child = spawn(cmd, argv ?? [SUPER, ...args], {
     cwd: box.dir,

@@ -102,6 +102,7 @@ async function scenario(t, { redispatch }) {
   }
 
   let phase = 'both-up';
+  /** @type {Promise<{code: number}>|null} */
   let stopping = null;
   let downAfter = 0;
   lb.waitFor(/host-a is DOWN/, 60000).then(() => { phase = 'a-down'; }, () => {});
@@ -115,7 +116,7 @@ async function scenario(t, { redispatch }) {
         stopping = a.box.cli(['stop', 'hello']);
       }
     },
-    done: (rs) => phase === 'a-down' && ++downAfter > 500,
+    done: () => phase === 'a-down' && ++downAfter > 500,
   });
   assert.equal((await stopping).code, 0);
   await lb.waitFor(/host-a is DOWN/);

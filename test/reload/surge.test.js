@@ -104,7 +104,7 @@ test('surge reload', async (t) => {
     assert.doesNotMatch(r.stdout, /batch 2\/2/);
     assert.match(r.stderr, /^super: E_RELOAD_FAILED: flaky#1 exited with code 4 during probation/m);
     assert.match(r.stderr, /slots 1, 2, 3 still run the old version; slot 0 already runs the new one/);
-    assert.match(r.stderr, /^  flaky \| slot 1 dies on probation$/m);
+    assert.match(r.stderr, /^ {2}flaky \| slot 1 dies on probation$/m);
     const after = await pidsOf('flaky');
     assert.notEqual(after[0], before[0]);
     assert.deepEqual(after.slice(1), before.slice(1), 'slots not switched keep their old workers');

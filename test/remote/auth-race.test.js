@@ -48,7 +48,7 @@ test(`${BURST} parallel wrong-token upgrades: at most ${MAX_FAILURES} get 401, t
       accepted.push(req);
       socket.destroy();
     },
-    log: { info() {}, error() {}, warn: (o, msg) => warnings.push(msg) },
+    log: { debug() {}, info() {}, error() {}, fatal() {}, flush() {}, warn: (o, msg) => warnings.push(msg) },
   });
   t.after(() => listener.close());
 

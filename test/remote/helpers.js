@@ -8,6 +8,8 @@ import crypto from 'node:crypto';
 /**
  * Sends one websocket upgrade request; resolves {status, headers} (101 when let in, the
  * socket is then closed at once).
+ * @param {number} port
+ * @param {{token?: string, origin?: string, localAddress?: string, ca?: Buffer, host?: string}} [o]
  */
 export function upgrade(port, { token, origin, localAddress, ca, host = '127.0.0.1' } = {}) {
   const headers = { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': crypto.randomBytes(16).toString('base64') };

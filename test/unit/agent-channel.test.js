@@ -129,7 +129,7 @@ test('over a real IPC channel: each side routes only its peer\'s messages; the a
   const child = fork(path.join(FIXTURES, 'apps', 'agent-channel-peer.cjs'), { serialization: 'json', stdio: 'inherit' });
   t.after(() => child.kill('SIGKILL'));
   const got = [];
-  const handlers = Object.fromEntries(agentNames.map((name) => [name, (fields) => got.push(name)]));
+  const handlers = Object.fromEntries(agentNames.map((name) => [name, () => got.push(name)]));
   listenToAgent(child, handlers);
   const next = (want) => new Promise((resolve) => {
     const on = (m) => (want(m) ? (child.off('message', on), resolve(m)) : undefined);

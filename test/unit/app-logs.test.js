@@ -8,7 +8,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import pino from 'pino';
 import { AppLogs } from '../../lib/logs/app-logs.js';
-import { resolveLogSettings } from '../../lib/logs/settings.js';
+import { resolveLogSettings } from '../../lib/config/log-settings.js';
 
 const config = (over) => ({ name: 'api', disable_logs: false, out_file: null, error_file: null, merge_logs: true, log_type: 'raw', log_date_format: null, time: false, log_max_size: null, log_retain: 2, ...over });
 

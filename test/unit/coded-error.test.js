@@ -3,7 +3,8 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { SuperError } from '../../lib/errors.js';
-import { renderError, startFailure, reloadFailure } from '../../lib/ctl/coded-error.js';
+import { renderError } from '../../lib/ctl/coded-error.js';
+import { startFailure, reloadFailure } from '../../lib/worker-failure.js';
 
 test('a daemon error with config problems', () => {
   const err = new SuperError('E_CONFIG', '2 problems in eco.yml', { problems: ['eco.yml:3:5: apps[0].x: unknown key', 'eco.yml:4:5: apps[0].y: unknown key'] });

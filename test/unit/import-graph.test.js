@@ -67,6 +67,41 @@ test('lib/ has no import cycle', () => {
   assert.deepEqual(cycles(importGraph()).map((c) => c.join(' -> ')), []);
 });
 
+/** The folder a file belongs to: lib/<folder>, lib/master/<sub-system>, or the file itself for
+ * a file directly in lib/ or lib/master/ (a leaf everyone may import). */
+function folderOf(file) {
+  const parts = path.relative(LIB, file).split(path.sep);
+  const depth = parts[0] === 'master' ? 2 : 1;
+  return ['lib', ...parts.slice(0, depth)].join('/');
+}
+
+/** folder -> folders its files import (an import inside one folder is no edge). */
+function libFolderGraph(graph) {
+  const folders = new Map();
+  for (const [file, deps] of graph) {
+    const from = folderOf(file);
+    if (!folders.has(from)) folders.set(from, new Set());
+    for (const dep of deps) if (folderOf(dep) !== from) folders.get(from).add(folderOf(dep));
+  }
+  return new Map([...folders].map(([f, deps]) => [f, [...deps]]));
+}
+
+test('the folders of lib/ (and the sub-systems of lib/master) import each other without a cycle', () => {
+  const graph = importGraph();
+  const folders = libFolderGraph(graph);
+  assert.ok(folders.get('lib/ctl').includes('lib/config'), 'the folder graph sees lib/ctl -> lib/config');
+  // Each cycle with one file-level import per step, so the message says what to move.
+  const example = (from, to) => {
+    for (const [file, deps] of graph) {
+      const dep = folderOf(file) === from && deps.find((d) => folderOf(d) === to);
+      if (dep) return `${rel(file)} -> ${rel(dep)}`;
+    }
+  };
+  const found = cycles(new Map([...folders].map(([f, deps]) => [path.join(ROOT, f), deps.map((d) => path.join(ROOT, d))])))
+    .map((c) => `${c.join(' -> ')}\n    ${c.slice(1).map((to, i) => example(c[i], to)).join('\n    ')}`);
+  assert.equal(found.length, 0, `folder cycles:\n  ${found.join('\n  ')}`);
+});
+
 test('lib/ctl imports nothing of lib/master but its face, lib/master/index.js', () => {
   const ctl = path.join(LIB, 'ctl') + path.sep;
   const master = path.join(LIB, 'master') + path.sep;

@@ -16,6 +16,7 @@ test('daemon log lines are pino\'s lines, field for field', () => {
   const cycleA = new Error('A');
   cycleA.cause = new Error('B', { cause: cycleA });
   const nested = Object.assign(new Error('n'), { other: new RangeError('o'), info: { a: 1 } });
+  /** @type {[string, ...any[]][]} level, then the arguments */
   const calls = [
     ['info', 'a message alone'],
     ['info', { a: 1, b: 'x"y\n', c: undefined, d: null, e: [1, { f: 2 }], g: { h: undefined } }, 'fields'],

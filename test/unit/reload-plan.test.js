@@ -16,8 +16,11 @@ const shape = (plan) => plan.batches.map((b) => `${b.kind}/${b.window}: ${b.step
  * Runs a plan as the executor does. Of the running steps, `pick` chooses the one that ends
  * next (default: the first started), `fails(step)` whether it fails. After each change it
  * checks the capacity: serving slots never fewer than before, nor than the target.
+ * @param {object} plan  @param {object[]} view  @param {number} instances
+ * @param {{fails?: (step: object) => boolean, pick?: (running: object[]) => object}} [o]
  */
 function run(plan, view, instances, { fails = () => false, pick = (running) => running[0] } = {}) {
+  /** @type {Map<number, any>} */
   const states = new Map();
   const started = [];
   const before = view.filter((s) => s.serving).length;
@@ -93,6 +96,7 @@ test('scale down during reload: the kept slots are replaced first, then the extr
 test('reload_parallel 2: two replacements at once, the next one starts as soon as one ends', () => {
   const plan = planReload({ slots: serving(5), target: { instances: 5, reload_parallel: 2 } });
   assert.deepEqual(shape(plan), ['replace/2: replace 0, replace 1, replace 2, replace 3, replace 4']);
+  /** @type {Map<number, any>} */
   const states = new Map();
   const first = nextSteps(plan, states).start.map((s) => s.slot);
   assert.deepEqual(first, [0, 1]);
@@ -198,6 +202,7 @@ test('one slot only (max_memory_restart): that slot, with no change of count or 
 test('probation overlaps the next boot: a step on probation frees the window, the batch waits for it', () => {
   const plan = planReload({ slots: serving(3), target: { instances: 3, reload_parallel: 1 } });
   const [s0, s1, s2] = plan.batches[0].steps;
+  /** @type {Map<number, any>} */
   const states = new Map([[s0.id, 'probation']]);
   assert.deepEqual(nextSteps(plan, states).start.map((s) => s.slot), [1], 'slot 1 boots while slot 0 is on probation');
   states.set(s1.id, 'running');
@@ -235,6 +240,7 @@ test('surge batch sizes: a number, a percentage rounded up, never more than the 
   assert.deepEqual(sizes(8, '50%'), [4, 4]);
   // Batches run one after another: the second starts only once the first is through.
   const plan = planReload({ slots: serving(4), target: surgeTarget(4, { max_surge: 2 }) });
+  /** @type {Map<number, any>} */
   const states = new Map(plan.batches[0].steps.map((s) => [s.id, 'ok']));
   states.set(plan.batches[0].steps[1].id, 'probation');
   assert.deepEqual(nextSteps(plan, states).start, []);

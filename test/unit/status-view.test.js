@@ -62,7 +62,7 @@ test('describe: the ls row plus masked config, pending keys, logs and what the c
 });
 
 test('the Prometheus text and the metrics broadcast come from the ls rows', () => {
-  const countersOf = (app, slot) => ({ cpuSeconds: 1.5 + slot, httpRequests: 7 });
+  const countersOf = (app, slot) => ({ cpuSeconds: 1.5 + slot, httpRequests: 7, httpSeconds: 0 });
   const text = renderPrometheus(lsView(snapshot(), metricsOf), { cpuSeconds: 1, rss: 2, startTime: 3, version: '1.2.3', node: 'v24.0.0' }, { countersOf });
   assert.match(text, /^superd_worker_up\{app="api",slot="0"\} 1$/m);
   assert.match(text, /^superd_worker_up\{app="api",slot="1"\} 0$/m);

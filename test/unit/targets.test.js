@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { resolveTargets } from '../../lib/master/apps/targets.js';
 import { appIds } from '../../lib/master/apps/app-ids.js';
 
+/** @param {string} name  @param {{namespace?: string, file?: string}} [o] */
 const app = (name, { namespace, file } = {}) => ({ name, config: { name, ...(namespace ? { namespace } : {}) }, source: file ? { file } : null });
 function registry(...apps) {
   return new Map(apps.map((a) => [a.name, a]));
@@ -40,7 +41,7 @@ test('ids are stable and never reused', () => {
 
 test('one unknown target refuses the whole list', () => {
   const apps = registry(app('api'));
-  for (const [t, re] of [[['api', 'nope'], /no app named "nope"; known apps: api/], ['3', /no app with id 3/], ['/x.yml', /no app was started from \/x\.yml/]]) {
+  for (const [t, re] of /** @type {[string|string[], RegExp][]} */ ([[['api', 'nope'], /no app named "nope"; known apps: api/], ['3', /no app with id 3/], ['/x.yml', /no app was started from \/x\.yml/]])) {
     assert.throws(() => resolveTargets(apps, t), (err) => err.code === 'E_APP_NOT_FOUND' && re.test(err.message));
   }
   assert.throws(() => resolveTargets(new Map(), 'api'), /no apps are running/);

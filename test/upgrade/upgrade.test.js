@@ -22,6 +22,7 @@ if (fs.existsSync(process.env.FAIL_FILE)) {
 http.createServer((req, res) => res.end('pid=' + process.pid + '\\n')).listen(Number(process.env.PORT), '127.0.0.1');
 `;
 
+/** @param {{port: number, control: number, failFile: string, scheduling?: string}} o */
 const eco = ({ port, control, failFile, scheduling }) => `${scheduling ? `scheduling: ${scheduling}\n` : ''}control: { listen: "127.0.0.1:${control}" }
 apps:
   - name: web

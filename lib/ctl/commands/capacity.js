@@ -53,7 +53,7 @@ export default async function capacity(app, opts) {
   const { recommend, renderReport } = await import('../../capacity/render.js');
   const { svgChart } = await import('../../capacity/svg.js');
   const name = result.copy.app;
-  const report = { app: name, copy: result.copy.copy, plan, rows: result.rows, stopped: result.stopped, recommendation: recommend(result.rows, plan.target) };
+  const report = { app: name, copy: result.copy.copy, plan, rows: result.rows, stopped: result.stopped, recommendation: recommend(result.rows, plan.target), svg: null };
   report.svg = writeSvg(plan.svg ?? path.join(superHome(), `capacity-${name}.svg`), svgChart(report));
   if (plan.json) {
     const { plan: p, ...rest } = report;

@@ -42,7 +42,7 @@ function sourceLine(source) {
 }
 
 /** describe's cron_restart line (the daemon's cron-restart.js status()). */
-export function cronLine({ pattern, next, never }) {
+function cronLine({ pattern, next, never }) {
   const when = next ?? (never ? 'never: no such date' : 'not scheduled (app stopped)');
   return `  cron_restart: ${pattern}, next run ${when}`;
 }

@@ -2,7 +2,7 @@
 // the worker straight to the file (never through the daemon), with its heap size before.
 import { connectDaemon } from '../session.js';
 import { workerTarget } from '../worker-target.js';
-import { checkOut, localFiles } from '../diagnostics-output.js';
+import { checkOut, localFiles } from '../capture-output.js';
 import { formatBytes } from '../format.js';
 
 const ANSWER_TIMEOUT_MS = 16 * 60_000; // a heap of gigabytes takes minutes (the daemon gives up at 15)

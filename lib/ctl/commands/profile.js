@@ -4,10 +4,10 @@
 import { connectDaemon } from '../session.js';
 import { workerTarget } from '../worker-target.js';
 import { printError } from '../coded-error.js';
-import { checkOut, localFiles } from '../diagnostics-output.js';
-import { profileDuration, DEFAULT_PROFILE_MS } from '../../diagnostics/limits.js';
-import { reportProfile } from '../../diagnostics/profile-report.js';
-import { formatTopSelfTime } from '../../diagnostics/profile-summary.js';
+import { checkOut, localFiles } from '../capture-output.js';
+import { profileDuration, DEFAULT_PROFILE_MS } from '../../config/profile-limits.js';
+import { reportProfile } from '../../profiles/profile-report.js';
+import { formatTopSelfTime } from '../../profiles/profile-summary.js';
 import { SuperError, EXIT } from '../../errors.js';
 import { formatBytes } from '../format.js';
 

@@ -5,7 +5,8 @@ import { request } from '../session.js';
 import { EXIT, SuperError } from '../../errors.js';
 import { reloadPrinter } from '../render-reload.js';
 import { toTargets } from '../targets.js';
-import { printError, reloadFailure } from '../coded-error.js';
+import { printError } from '../coded-error.js';
+import { reloadFailure } from '../../worker-failure.js';
 
 export default async function reload(targets, opts) {
   if (opts.updateEnv && process.env.SUPER_HOST) {

@@ -14,7 +14,8 @@ import path from 'node:path';
 import { loadEcosystem } from '../../config/index.js';
 import { needsReaper, runUnderReaper, REAPED } from '../pid1.js';
 import { startLogPrinter } from '../run-log-printer.js';
-import { printError, startFailure } from '../coded-error.js';
+import { printError } from '../coded-error.js';
+import { startFailure } from '../../worker-failure.js';
 
 export default async function run(file, opts = {}) {
   if (needsReaper()) {

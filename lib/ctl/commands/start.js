@@ -88,6 +88,7 @@ function startScript(what, scriptArgs, opts, pm2) {
 }
 
 /** The file-less app as the daemon's `start-script` takes it; lib/config validates it there. */
+/** @param {string} what  @param {string[]} scriptArgs  @param {object} opts  @param {Record<string, any>} [pm2Keys] */
 function scriptRequest(what, scriptArgs, opts, pm2Keys = {}) {
   let words = [what];
   if (/\s/.test(what)) {

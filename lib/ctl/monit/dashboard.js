@@ -58,12 +58,12 @@ export async function runDashboard({ home = superHome(), terminal = new Terminal
   // beside the file); its modules load on the first p only.
   const profile = async (app, slot) => {
     const who = `${app}#${slot}`;
-    const { DEFAULT_PROFILE_MS } = await import('../../diagnostics/limits.js');
+    const { DEFAULT_PROFILE_MS } = await import('../../config/profile-limits.js');
     model.message = `profiling ${who} for ${DEFAULT_PROFILE_MS / 1000} s...`;
     redraw();
     try {
-      const { localFiles } = await import('../diagnostics-output.js');
-      const { reportProfile } = await import('../../diagnostics/profile-report.js');
+      const { localFiles } = await import('../capture-output.js');
+      const { reportProfile } = await import('../../profiles/profile-report.js');
       const data = await client.request('profile', { app, slot, duration: DEFAULT_PROFILE_MS }, { timeout: DEFAULT_PROFILE_MS + 90_000 });
       const [f] = await localFiles(client, data.files, { remote: Boolean(process.env.SUPER_HOST) });
       const { html, top } = await reportProfile(f.path, { title: `${who} (pid ${f.pid})`, limit: 1 });

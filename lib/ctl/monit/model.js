@@ -15,6 +15,8 @@ export class MonitModel {
     this.message = null; // one-line status (reload result, errors)
     this.daemon = null; // {pid}
     this.updatedAt = null;
+    /** @type {'log'|'events'|null} where the log pane's lines come from (dashboard.js) */
+    this.logSource = null;
   }
 
   /** A snapshot of `ls` (metrics topic, or the first `ls {history: true}`). */

@@ -19,7 +19,7 @@ const COLUMNS = [
 
 const fit = (s, w) => (s.length > w ? s.slice(0, w) : s.padEnd(w));
 
-function cells(row, now) {
+function cells(row) {
   const { app, worker: w } = row;
   if (!w) return [app.name, '-', '-', app.status, '-', '-', '-', '-', '-', '-', '-', '-'];
   const m = w.metrics ?? {};
@@ -48,7 +48,7 @@ function titleText(model, now) {
  * @returns {string[]}
  */
 export function renderTable(model, now = Date.now()) {
-  const rows = model.rows.length ? model.rows.map((r) => rowText(cells(r, now))) : ['no apps (start some with `super start <ecosystem.yml>`)'];
+  const rows = model.rows.length ? model.rows.map((r) => rowText(cells(r))) : ['no apps (start some with `super start <ecosystem.yml>`)'];
   return [titleText(model, now), rowText(COLUMNS.map((c) => c[0])), ...rows].map((l) => l.trimEnd());
 }
 
@@ -84,7 +84,7 @@ export function renderFrame(model, { cols, rows, now = Date.now(), color = true 
     const r = model.rows[i];
     const st = r.worker?.status ?? r.app.status;
     const styles = i === model.selected ? ['inverse'] : st === 'errored' || st === 'exited' ? ['red'] : st === 'online' ? [] : ['yellow'];
-    line(rowText(cells(r, now)), ...styles);
+    line(rowText(cells(r)), ...styles);
   }
   while (out.length < 2 + tableH) line('');
 

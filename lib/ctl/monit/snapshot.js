@@ -8,7 +8,7 @@ import { MonitModel } from './model.js';
 import { renderTable } from './render.js';
 
 /**
- * @param {{why: string, home?: string, out?: NodeJS.WritableStream}} o
+ * @param {{why: string, home?: string, out?: NodeJS.WritableStream, notes?: NodeJS.WritableStream}} o
  *   why: which side is not a terminal, e.g. "stdout is not a terminal"
  * @returns {Promise<number>} the exit status
  */

@@ -20,7 +20,7 @@ export function appIds(apps) {
  * first `ls`: an app deleted before anyone listed it still used its number.
  * @param {Map<string, object>} apps  the registry's app Map
  * @param {object} app  an App of `apps`
- * @param {unknown} [id]
+ * @param {*} [id]  a dump's or an upgrade's: checked here
  */
 export function assignId(apps, app, id) {
   const taken = (n) => [...apps.values()].some((other) => other !== app && ids.get(other) === n);

@@ -7,7 +7,7 @@ import { Slot } from './slot.js';
 import { planReload, runReload, reporter, slotView } from '../reload/index.js';
 import { memAvailable } from './host-memory.js';
 import { AppLogs } from '../../logs/app-logs.js';
-import { resolveLogSettings } from '../../logs/settings.js';
+import { resolveLogSettings } from '../../config/log-settings.js';
 import { WorkerLogReports, reopenWorkerLogs } from './worker-logs.js';
 import { appStatus, isRunning, WORKER_STATES as S } from '../states.js';
 
@@ -195,6 +195,7 @@ export class App {
     const slot = this.slots[index];
     if (!slot || slot.replacement) return null;
     const plan = planReload({ slots: this.slots.map(slotView), only: [index] });
+    /** @type {{pid: number, ready_ms: number}|null} */
     let ready = null;
     const event = (step) => {
       if (step.step === 'ready') ready = step;

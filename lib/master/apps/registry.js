@@ -44,7 +44,7 @@ export class AppRegistry extends EventEmitter {
    * @param {string} o.home
    * @param {import('../../logs/json-logger.js').JsonLogger} o.log
    * @param {string} o.agentPath  the agent preloaded into workers
-   * @param {{configure: (m: object) => Promise<string[]>, interval: number}} o.metrics  the daemon-wide
+   * @param {{configure: (m: object) => Promise<string[]>, interval: number, settings: object}} o.metrics  the daemon-wide
    *   metrics settings (lib/master/health/metrics-settings.js)
    * @param {import('../settings/remote-control.js').RemoteControl} [o.control]  the TCP control listener
    * @param {object} [o.loadDefaults]  loadEcosystem options for every file it reads (`super run`: per-slot logs)
@@ -99,10 +99,10 @@ export class AppRegistry extends EventEmitter {
   /**
    * Starts already-resolved app configs: from a file just loaded, or from a saved dump
    * (lib/master/saved/saved-state.js). Apps already running are reported, not touched.
-   * @param {{config: object, clientEnv?: Record<string,string>, source?: {file: string, env?: string}, autostart?: boolean}[]} entries
+   * @param {{config: object, clientEnv?: Record<string,string>, source?: {file?: string, env?: string, command?: object}, autostart?: boolean, id?: number}[]} entries
    *   autostart false (from a file): registered, not started
    *   source: the ecosystem file (and --env) a reload re-reads
-   * @param {{scheduling: string, scheduling_set: boolean, cpu_affinity: unknown}} daemon  a
+   * @param {{scheduling: string, scheduling_set: boolean, cpu_affinity: unknown, from_dump?: boolean}} daemon  a
    *   file's daemon settings, or what a dump saved
    * @param {string} [source]  where they come from, for messages
    * @param {() => Promise<void>} [beforeStart]  runs once the apps are registered, before
@@ -226,6 +226,7 @@ export class AppRegistry extends EventEmitter {
     if (wait) await this.#idle(app);
     if (app.busy) throw appBusy(app.name, app.busy);
     app.busy = op;
+    /** @type {(value?: unknown) => void} */
     let ended;
     this.#operations.set(app, new Promise((resolve) => (ended = resolve)));
     try {

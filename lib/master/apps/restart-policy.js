@@ -31,9 +31,9 @@ export function defaultBackoff(n) {
  *   config normalized by lib/config (a saved one too: resurrect normalizes it again)
  * @param {{unstable: number, backoff: number}} history  consecutive unstable exits; last backoff delay (0 = none yet)
  * @param {{code: number|null, signal: string|null, uptime: number, error?: string}} exit  error: why it could not be spawned
- * @returns {{action: 'restart', delay: number, history: object, reason: string}
- *          |{action: 'stop', reason: string}
- *          |{action: 'errored', reason: string, history: object}}
+ * @returns {{action: 'restart'|'stop'|'errored', reason: string, delay?: number, history?: object}}
+ *   restart: after `delay` ms, with the new `history`; stop: no restart; errored: too many
+ *   unstable exits (`history` kept)
  */
 export function decideRestart(app, history, exit) {
   // A process that could not be spawned (EAGAIN at a pids limit) never ran: say why.

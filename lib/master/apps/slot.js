@@ -25,6 +25,7 @@ export class Slot extends EventEmitter {
     this.host = host;
     this.index = index;
     this.ctx = ctx;
+    /** @type {string} one of states.js S */
     this.state = S.STOPPED;
     this.proc = null;
     this.config = null; // the config the current worker runs (a reload changes it slot by slot)
@@ -126,6 +127,8 @@ export class Slot extends EventEmitter {
    * If the replacement dies, or is not ready in time, it is killed and the old worker
    * keeps serving; the promise rejects with {slot, reason}. The executor of reloads
    * (rolling-reload.js) calls this; onForked(pid, oldPid) tells it of the fork.
+   * @param {object} config
+   * @param {{reason?: string, onForked?: (pid: number, oldPid: number|null) => void, onReady?: (pid: number) => void}} [o]
    * @returns {Promise<{ready_ms: number, pid: number, oldPid: number|null, retire: (() => Promise<{code, signal}>)|null}>}
    *   retire: null when no old worker serves beside the new one
    */
@@ -173,10 +176,12 @@ export class Slot extends EventEmitter {
    * old worker stops gracefully, then a worker with `config` starts and serves probation.
    * If it fails, it is stopped and the slot starts its old config again (the rejection
    * waits for that start), so the slot is down only for the length of the attempt.
+   * @param {object} config
+   * @param {{reason?: string, onForked?: (pid: number, oldPid: number|null) => void, onReady?: (pid: number) => void}} [o]
    * @returns {Promise<{ready_ms: number, pid: number, oldPid: number|null, retire: null}>}
    */
   async replaceDownFirst(config, { reason = 'reload', onForked = () => {}, onReady = () => {} } = {}) {
-    const oldConfig = this.config ?? this.app.config;
+    const oldConfig = this.config ?? this.host.config();
     const oldPid = this.pid;
     await this.stop();
     try {
@@ -191,7 +196,11 @@ export class Slot extends EventEmitter {
     }
   }
 
-  /** A plain start of `config` in a slot where nothing serves, as a replacement. */
+  /**
+   * A plain start of `config` in a slot where nothing serves, as a replacement.
+   * @param {object} config  @param {string} reason  @param {(pid: number) => void} onReady
+   * @param {(pid: number) => void} [onForked]
+   */
   async #startFresh(config, reason, onReady, onForked = () => {}) {
     this.resetHistory();
     const starting = this.start(reason, config);

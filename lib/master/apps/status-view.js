@@ -44,6 +44,7 @@ export function lsView(snapshot, metricsOf) {
  * its config with secrets masked, the keys a pending config changes, what the caller
  * read from outside the snapshot, and where the app came from (a file-less app's command
  * masked like its env). Null when the snapshot has no such app.
+ * @param {object} snapshot  @param {string} name  @param {MetricsOf} metricsOf
  * @param {{lastStderr: string, watch: object|null, cron?: object|null}} extra  the tail of its
  *   stderr file, its watch status (lib/master/watch/watcher.js status()), its cron_restart
  *   schedule (cron-restart.js status())

@@ -12,7 +12,7 @@
 import path from 'node:path';
 import { SuperError } from '../../errors.js';
 import { deepFreeze } from '../../config/deep-freeze.js';
-import { resolveLogSettings } from '../../logs/settings.js';
+import { resolveLogSettings } from '../../config/log-settings.js';
 
 const COPY_SUFFIX = '~capacity';
 // A delete refused with E_BUSY (the copy is being scaled) is tried again, this long at most.

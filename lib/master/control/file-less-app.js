@@ -33,6 +33,7 @@ export async function fileLessApp(spec, { allowedCpus, loadDefaults = {} }) {
     cwd: spec.cwd,
   };
   if (spec.keys) command.keys = spec.keys;
+  /** @type {Record<string, unknown>} */
   const raw = { ...spec.keys, name: command.name, script: command.script, args: command.args, cwd: command.cwd, env: command.env };
   // `node server.js ...` as one command line, read as a file's `script: "node server.js"` is.
   if (nodeCommand([command.script, ...command.args])) Object.assign(raw, { script: [command.script, ...command.args].map(quote).join(' '), args: [] });

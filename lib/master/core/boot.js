@@ -15,7 +15,10 @@ export function requireLinux() {
   }
 }
 
-/** What protectDaemon did, said once at boot. */
+/**
+ * What protectDaemon did, said once at boot.
+ * @param {{before: number|null, now: number|null, error?: string}} r  @param {object} log
+ */
 export function logOomScore({ before, now, error }, log) {
   if (now === null) return;
   if (error) log.info({ oom_score_adj: now, error }, `oom_score_adj stays ${now}: lowering it needs root with CAP_SYS_RESOURCE (or OOMScoreAdjust= in the daemon's systemd unit); workers keep the same`);

@@ -71,6 +71,7 @@ export async function startDaemon(opts = {}) {
   }
 }
 
+/** @param {Parameters<typeof startDaemon>[0]} opts  @param {Lifecycle} parts  @param {{log: object|null}} boot */
 async function bootDaemon({ resurrect = false, afterStop, control, loadDefaults, logTo }, parts, boot) {
   const home = superHome();
   const handover = Handover.fromEnv(); // started by `super upgrade`

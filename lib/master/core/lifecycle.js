@@ -13,7 +13,10 @@ export class Lifecycle {
     this.#parts.push({ name, close });
   }
 
-  /** Closes every part added so far, last first, each once. */
+  /**
+   * Closes every part added so far, last first, each once.
+   * @param {(name: string, err: Error) => void} [onError]
+   */
   async closeAll(onError = () => {}) {
     while (this.#parts.length) {
       const { name, close } = this.#parts.pop();

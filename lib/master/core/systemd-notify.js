@@ -84,7 +84,7 @@ export function reloadNotices(log, env = process.env) {
   let running = 0;
   let queue = Promise.resolve();
   const send = (fields) => {
-    queue = queue.then(() => sdNotify(fields, log, env));
+    queue = queue.then(() => sdNotify(fields, log, env)).then(() => {});
   };
   return async (reload) => {
     if (running++ === 0) send(['RELOADING=1', `MONOTONIC_USEC=${monotonicUsec()}`, 'STATUS=reloading every app']);

@@ -16,8 +16,8 @@ import { workerProcesses } from '../process/index.js';
 import { WORKER_STATES as S } from '../states.js';
 import { askAgent } from './ask-agent.js';
 import { profilesDir, diagnosticName, pruneStallCaptures } from './profile-files.js';
-import { outPath, checkOutDir, htmlPathOf, firstExisting } from '../../diagnostics/out-path.js';
-import { existsError } from '../../diagnostics/new-file.js';
+import { outPath, checkOutDir, htmlPathOf, firstExisting } from '../../profiles/out-path.js';
+import { existsError } from '../../profiles/new-file.js';
 import { shouldCapture } from './stall-rule.js';
 import { recordStallCapture } from './stall-captures.js';
 import { sendFile } from './send-file.js';
@@ -74,6 +74,10 @@ export class Diagnostics {
     workerProcesses.off('new', this.onNew);
   }
 
+  /**
+   * @param {string} kind  @param {object[]} workers
+   * @param {{out?: string, force?: boolean, remote: boolean, duration?: number, timeout: number}} o
+   */
   async #take(kind, workers, { out, force = false, remote, duration, timeout }) {
     // Everything is checked before any worker is asked: a refused request touches none.
     if (out && remote) throw new SuperError('E_LOCAL_ONLY', '--out names a file on the daemon\'s host, refused over the TCP control listener; without --out the file is sent back to you');

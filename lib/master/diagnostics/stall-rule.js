@@ -5,7 +5,7 @@
  * @param {object} o
  * @param {number|null|undefined} o.p99  the event-loop delay p99 of the worker's last report (ms)
  * @param {{loop_delay: number, cooldown: number}} o.settings  profile_on_stall (ms)
- * @param {number|undefined} o.lastAt  when the worker's last capture started (ms), if any
+ * @param {number} [o.lastAt]  when the worker's last capture started (ms), if any
  * @param {boolean} o.busy  a diagnostic of the worker is running
  * @param {number} o.now
  * @returns {boolean} true: record a profile now

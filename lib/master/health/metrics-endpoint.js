@@ -24,7 +24,7 @@ const JSON_TYPE = { 'content-type': 'application/json' };
  * @param {() => Promise<string>} o.render  the exposition text
  * @param {(app: string|null) => ({app: string, desired: number, ready: number, ok: boolean}[]|null)} o.readiness
  *   null for an unknown app (health/monitor.js readiness)
- * @returns {Promise<http.Server>}  rejects with the listen error (EADDRINUSE, EACCES, ...)
+ * @returns {Promise<import('node:http').Server>}  rejects with the listen error (EADDRINUSE, EACCES, ...)
  */
 export function startMetricsEndpoint(listen, { render, readiness }) {
   let lastBeat = Date.now();

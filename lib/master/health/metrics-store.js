@@ -91,6 +91,7 @@ export class WorkerRecord {
     this.staleMs = 3000; // a report older than this is stale (onSample says, from the report interval)
     this.pingedAt = null; // when the daemon last asked the agent for a report (liveness)
     this.watched = false; // the agent was told to report once per interval
+    /** @type {{promise: Promise<void>, resolve: () => void}|null} */
     this.answered = null; // resolves the waiters of the next report
   }
 

@@ -62,10 +62,10 @@ const HELP = {
  * @param {{apps: object[]}} ls   the `ls` rows (status-view.js lsView), workers with `metrics`
  * @param {{cpuSeconds: number, rss: number, startTime: number, version: string, node: string}} daemon
  *   the daemon's own process
- * @param {object} o
- * @param {(app: string, slot: number) => ({cpuSeconds: number, httpRequests: number, httpSeconds: number}|null)} o.countersOf
+ * @param {object} [o]
+ * @param {(app: string, slot: number) => ({cpuSeconds: number, httpRequests: number, httpSeconds: number}|null)} [o.countersOf]
  *   the slot's counters (health/metrics-store.js SlotCounters)
- * @param {number} o.now  the time of the snapshot `ls` was built from (ms epoch)
+ * @param {number} [o.now]  the time of the snapshot `ls` was built from (ms epoch)
  */
 export function renderPrometheus(ls, daemon, { countersOf = () => null, now = Date.now() } = {}) {
   const f = new Families();

@@ -21,11 +21,13 @@ import { listenToAgent, tellAgent } from './agent-channel.js';
 export const workerProcesses = new EventEmitter();
 
 export class WorkerProcess extends EventEmitter {
-  /** @param {{app: object, env: object, stdio: {out: number, err: number}, agentPath: string}} opts */
+  /** @param {{app: object, env: object, stdio: {out: number, err: number}, agentPath: string, cpus?: string|null}} opts  cpus: the worker's CPU list for taskset (affinity.js) */
   constructor(opts) {
     super();
     this.kind = opts.app.exec_mode;
     this.exited = null;
+    /** @type {object|null} the CPUs the slot gave it, {cpus, pinned} (lib/master/settings/affinity.js) */
+    this.affinity = null;
     this.killSignal = opts.app.kill_signal;
     this.killTimeout = opts.app.kill_timeout;
     this.drainTimeout = opts.app.drain_timeout;

@@ -20,7 +20,10 @@ import { readyBound } from '../../error-messages.js';
 //   done    the outcome                                          both (App#reload, the registry)
 const HEARD_BY = Object.freeze({ surge: 'both', forked: 'event', probation: 'event', ready: 'both', batch: 'both', retired: 'event', scaled: 'client' });
 
-/** emit(step) for runReload: each step goes to those who hear it. */
+/**
+ * emit(step) for runReload: each step goes to those who hear it.
+ * @param {{progress?: (step: object) => void, event?: (step: object) => void}} o
+ */
 export function reporter({ progress = () => {}, event = () => {} }) {
   return (step) => {
     const to = HEARD_BY[step.step];

@@ -65,7 +65,8 @@ export const MEMORY_GROWTH = 1.25;
 /**
  * @param {object} o
  * @param {SlotView[]} o.slots  the app's slots, in index order
- * @param {{instances: number, reload_parallel: number}} [o.target]  the config the app reloads to
+ * @param {{instances: number, reload_parallel: number, reload_strategy?: string, max_surge?: number|string,
+ *   max_unavailable?: number|string, retire_interval?: number}} [o.target]  the config the app reloads to
  * @param {number[]} [o.only]   instead of a target: replace these slots only, with no change
  *   of count or config (max_memory_restart)
  * @param {Memory|null} [o.memory]  for the surge memory guard; null: not measured
@@ -80,6 +81,7 @@ export function planReload({ slots, target, only = null, memory = null }) {
     if (steps.length) batches.push({ kind, window: Math.min(Math.max(1, window), steps.length), steps: steps.map((s) => ({ id: id++, ...s })) });
   };
   const replaced = slots.filter((s) => (only ? only.includes(s.index) : s.index < instances));
+  /** @type {{action: string, slot: number, serving: boolean, down?: boolean}[]} */
   const steps = replaced.map((s) => ({ action: 'replace', slot: s.index, serving: s.serving }));
   const surge = !only && target.reload_strategy === 'surge' ? surgeSize(target, steps.length, memory) : null;
   if (!surge) batch('replace', parallel, steps);
@@ -107,7 +109,7 @@ export function planReload({ slots, target, only = null, memory = null }) {
  * the old workers, shrunk to what memory holds; when it shrinks (or max_surge is 0),
  * max_unavailable (a percentage rounds down) slots per batch go down first instead.
  * At least one slot per batch, so a reload always progresses.
- * @param {{max_surge: number|string, max_unavailable: number|string}} target
+ * @param {{max_surge?: number|string, max_unavailable?: number|string}} target
  * @param {number} count
  * @param {Memory|null} memory
  * @returns {Surge}

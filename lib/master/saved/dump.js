@@ -39,7 +39,7 @@ export { bakPath, dumpPath, parseDump, readDump } from '../../dump-file.js';
  */
 export function writeDump(home, state, opts) {
   const run = queue.then(() => write(home, state, opts));
-  queue = run.catch(() => {});
+  queue = run.then(() => {}, () => {});
   return run;
 }
 let queue = Promise.resolve();

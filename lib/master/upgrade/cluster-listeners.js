@@ -37,7 +37,7 @@ export function trackClusterListeners() {
     const own = this.listeners('connection');
     if (own.length === 1 && own[0].name === 'fail') {
       this.once('listening', () => {
-        const raw = this._handle;
+        const raw = /** @type {any} libuv's handle: Node internals, no public API gives it */ (this)._handle;
         if (!raw) return;
         handles.add(raw);
         const close = raw.close;

@@ -47,8 +47,9 @@ export async function startSuccessor({ home, pkg, state, deadline, progress, log
   progress(`successor daemon started (pid ${child.pid}) with ${sockets.length} listening socket(s)`);
 
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  /** @type {{message?: string}|null} */
   let failure = null;
-  child.on('message', (m) => {
+  child.on('message', (/** @type {{text?: string, message?: string}} */ m) => {
     if (isStep(m, 'progress') && typeof m.text === 'string') progress(m.text.slice(0, 500));
     if (isStep(m, 'failed')) failure = m;
   });

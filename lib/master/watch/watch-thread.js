@@ -65,8 +65,8 @@ async function start({ app, paths, ignore, files, delay }) {
       w.count = 0;
     }, delay);
   };
-  for (const ev of ['add', 'change', 'unlink', 'addDir', 'unlinkDir']) watcher.on(ev, onChange);
-  watcher.on('error', (err) => parentPort.postMessage({ app, error: `${err.code ?? ''} ${err.message}`.trim() }));
+  for (const ev of /** @type {const} */ (['add', 'change', 'unlink', 'addDir', 'unlinkDir'])) watcher.on(ev, onChange);
+  watcher.on('error', (/** @type {NodeJS.ErrnoException} */ err) => parentPort.postMessage({ app, error: `${err.code ?? ''} ${err.message}`.trim() }));
   watcher.on('ready', () => {
     if (watchers.get(app) !== w) return;
     let count = 0;

@@ -87,6 +87,7 @@ export function formatTopSelfTime(rows, { cwd = process.cwd() } = {}) {
   ]);
   const header = ['self ms', 'self %', 'function', 'location', 'hottest line'];
   const widths = header.map((title, col) => Math.max(title.length, ...table.map((cells) => cells[col].length)));
+  /** @param {string[]} cells */
   const line = ([ms, percent, name, location, hot]) =>
     [ms.padStart(widths[0]), percent.padStart(widths[1]), name.padEnd(widths[2]), location.padEnd(widths[3]), hot].join('  ').trimEnd();
   const note = rows.some((row) => row.inlinedHere) ? [INLINED_NOTE] : [];

@@ -2,8 +2,8 @@
 // --duration made before the daemon is asked, and where each file ends up on this machine
 // (the daemon's own path when local, a copy fetched over --host otherwise).
 import path from 'node:path';
-import { fetchDiagnostic } from './fetch-diagnostic.js';
-import { outPath, checkOutDir } from '../diagnostics/out-path.js';
+import { fetchDiagnostic } from '../profiles/fetch-file.js';
+import { outPath, checkOutDir } from '../profiles/out-path.js';
 
 /**
  * `--out FILE` as an absolute path whose directory exists, or undefined. (Whether a file
@@ -19,6 +19,8 @@ export async function checkOut(out) {
 /**
  * The local path of each file of a profile/heap answer: over --host (`remote`), each file
  * is fetched to `out` (per slot) or to its own name in the current directory.
+ * @param {object} client  @param {object[]} files
+ * @param {{remote: boolean, out?: string, force?: boolean}} o
  */
 export async function localFiles(client, files, { remote, out, force = false }) {
   if (!remote) return files;

@@ -1,10 +1,10 @@
-// Over --host the daemon's disk is not ours: a finished profile or snapshot is sent back
-// over the control connection (op diagnostic-file, progress frames of base64 chunks) and
-// written here as a new file (0600; an existing one only replaced with --force, by rename:
-// lib/diagnostics/new-file.js); a failed transfer leaves no file.
+// For the CLI over --host and for the dashboard, the daemon's disk is not ours: a finished
+// profile or snapshot is sent back over the control connection (op diagnostic-file,
+// progress frames of base64 chunks) and written here as a new file (0600; an existing one
+// only replaced with --force, by rename: new-file.js); a failed transfer leaves no file.
 import fs from 'node:fs';
 import path from 'node:path';
-import { openNewFile } from '../diagnostics/new-file.js';
+import { openNewFile } from './new-file.js';
 
 /**
  * @param {object} client  a connected lib/ipc/client.js client

@@ -5,7 +5,7 @@
 import { flameGraphHtml } from './flamegraph.js';
 import { topSelfTime } from './profile-summary.js';
 import { readRegularFile, writeNewFile } from './new-file.js';
-import { MAX_PROFILE_BYTES } from './limits.js';
+import { MAX_PROFILE_BYTES } from '../config/profile-limits.js';
 import { htmlPathOf } from './out-path.js';
 
 

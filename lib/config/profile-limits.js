@@ -1,6 +1,7 @@
 // Bounds of the live diagnostics (`super profile`, `super heap`, profile_on_stall), shared
-// by the CLI, the control protocol and the daemon.
-import { parseDuration } from '../config/units.js';
+// by the CLI, the control protocol and the daemon; part of lib/config because the
+// ecosystem file's profile_on_stall is checked against them.
+import { parseDuration } from './units.js';
 import { SuperError } from '../errors.js';
 
 /** The longest CPU profile one may ask for: 5 minutes. */

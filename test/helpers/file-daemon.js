@@ -14,7 +14,7 @@ export function deleteAtEnd(t, box, apps) {
     const client = await box.client().catch(() => null);
     if (!client) return; // no daemon (it never started, or the test killed it)
     try {
-      await client.request('delete', { target: apps }, { timeout: 0 });
+      await client.request('delete', { target: apps }, { timeout: 60000 }); // bounded: a hung daemon fails the hook, not the run
     } catch {
       // an app that never started
     } finally {

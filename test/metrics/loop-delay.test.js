@@ -82,14 +82,15 @@ test('ls --json, describe and ls show every metric of each worker', async (t) =>
 
 test('CPU and memory of a worker count the processes it started', async (t) => {
   const port = await freePort();
-  // The worker idles; its child burns a core.
-  box.write('burner.js', `import http from 'node:http';\nimport { spawn } from 'node:child_process';\nspawn(process.execPath, ['-e', 'for(;;);'], { stdio: 'ignore' });\nhttp.createServer((q, r) => r.end('ok')).listen(${port}, '127.0.0.1');\n`);
+  // The worker idles; its child spins 30 ms of every 100 (a third of a core: its CPU shows
+  // however loaded the machine is, without taking a whole core for the test's length).
+  box.write('burner.js', `import http from 'node:http';\nimport { spawn } from 'node:child_process';\nspawn(process.execPath, ['-e', 'setInterval(() => { const end = Date.now() + 30; while (Date.now() < end); }, 100)'], { stdio: 'ignore' });\nhttp.createServer((q, r) => r.end('ok')).listen(${port}, '127.0.0.1');\n`);
   const eco = box.write('burn.yml', 'metrics: { interval: 300ms }\napps:\n  - name: burn\n    script: burner.js\n');
   deleteAtEnd(t, box, ['burn']);
   await box.start(eco);
   const m = await watchMetrics(box, t);
-  // Once booted the worker alone idles under 0.5% of a core; its child burns whatever CPU
-  // it gets, at least a few % however loaded the machine is.
+  // Once booted the worker alone idles under 0.5% of a core; its child's spins take at least
+  // a few % however loaded the machine is.
   const w = await m.waitFor((x, app) => app.name === 'burn' && x.uptime_ms > 2000 && x.metrics?.processes === 2 && x.metrics.cpu >= 3, 30000, 'two processes, the child\'s CPU counted');
   assert.ok(w.metrics.memory > w.metrics.rss_self, `tree memory ${w.metrics.memory} > the worker's own ${w.metrics.rss_self}`);
 });

@@ -10,6 +10,7 @@ import { sandbox, freePort, lsJson, watchEvents, httpGet, alive } from '../helpe
 import { deleteAtEnd } from '../helpers/file-daemon.js';
 import { ensureDaemon } from '../../lib/ctl/launch-daemon.js';
 import { reloadFailure, renderError } from '../../lib/ctl/coded-error.js';
+import { lsJson as renderLsJson } from '../../lib/ctl/render-ls.js';
 import { startLoad } from '../helpers/load.js';
 
 const MiB = 1024 ** 2;
@@ -97,9 +98,12 @@ test('surge reload', async (t) => {
     let reloading = true;
     const reload = box.cli(['reload', 'flaky']).finally(() => (reloading = false));
     // While it runs, every `ls` answer shows 3 workers online, each alive.
+    // (one connection for every sample, the answer shaped as ls --json's: lib/ctl/render-ls.js)
+    const sampler = await box.client();
+    st.after(() => sampler.close());
     const answers = [];
     for (let i = 0; i < 400 && reloading; i++) {
-      answers.push((await lsJson(box)).apps.find((a) => a.name === 'flaky').workers);
+      answers.push(renderLsJson(await sampler.request('ls')).apps.find((a) => a.name === 'flaky').workers);
       await new Promise((r) => setTimeout(r, 50)); // ls is answered in-process in ms: sample the whole reload
     }
     const r = await reload;

@@ -3,7 +3,7 @@
 // (examples/hello), for each worker count of --sizes.
 //
 // For each size, client mode (keep-alive, Connection: close) and target: a strict client
-// (bench/lib/strict-client.js: every request without a 2xx answer is counted, by cause)
+// (test/helpers/strict-client.js: every request without a 2xx answer is counted, by cause)
 // keeps --connections connections busy while the driver runs --reloads reloads back to
 // back. Reported per row, medians across runs: failed requests by cause, reload wall time,
 // ms per worker, the throughput dip (lowest 100 ms bucket and mean during reloads, against
@@ -16,7 +16,7 @@
 // --app adds keys (';'-separated YAML lines) to the superd targets' app, to compare settings.
 // After each superd row, stderr shows where the last reload's time went (bench/lib/reload-timeline.js).
 import { startSuperd, startPm2, startRaw, leaks, run, targetRss, SUPER_BIN, PM2_BIN, sleep, stopAllOnExit } from './targets.js';
-import { startLoad } from './lib/strict-client.js';
+import { startLoad } from '../test/helpers/strict-client.js';
 import { median, fmt, table } from './stats.js';
 import { benchArgs } from './lib/args.js';
 import { lastReloadTimeline, formatTimeline } from './lib/reload-timeline.js';

@@ -4,7 +4,7 @@
 // small supervisor that restarts it whenever it exits (bench/lib/daemon-supervisor.js, as
 // systemd would), with its own temp SUPER_HOME. It runs examples/hello with 4 cluster
 // workers (saved with `super save`, so a restarted daemon resurrects it), under constant
-// keep-alive load from the strict client (bench/lib/strict-client.js: every request
+// keep-alive load from the strict client (test/helpers/strict-client.js: every request
 // without a 2xx answer counts), plus a few `Connection: close` clients, so that new
 // connections keep going through the daemon's round-robin handoff during every operation. A driver, randomized by a printed seed (--seed replays
 // it), does one operation at a time and waits for the app to settle between them:
@@ -28,7 +28,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { markedEnv, freePort, run, reapMarked, killEverythingSync, leaks, SUPER_BIN, HELLO, ROOT, sleep } from './targets.js';
-import { startLoad } from './lib/strict-client.js';
+import { startLoad } from '../test/helpers/strict-client.js';
 import { benchArgs } from './lib/args.js';
 import { seededRandom } from './lib/seeded-random.js';
 import { DaemonSupervisor } from './lib/daemon-supervisor.js';

@@ -4,14 +4,14 @@
 // the daemon and every app, resurrect).
 //
 // For each target, a strict keep-alive client and a strict `Connection: close` client
-// (bench/lib/strict-client.js: every request without a 2xx answer is counted, by cause) run
+// (test/helpers/strict-client.js: every request without a 2xx answer is counted, by cause) run
 // together while the driver runs --upgrades replacements back to back. Reported: failed
 // requests by cause for each client, the longest gap without an answered request (either
 // client) during the replacements, and the wall time of each replacement.
 //
 //   node bench/upgrade.js [--upgrades 5] [--instances 4] [--connections 10] [--only superd,pm2]
 import { startSuperd, startPm2, leaks, run, SUPER_BIN, PM2_BIN, sleep, stopAllOnExit } from './targets.js';
-import { startLoad } from './lib/strict-client.js';
+import { startLoad } from '../test/helpers/strict-client.js';
 import { median, fmt, table } from './stats.js';
 import { benchArgs } from './lib/args.js';
 

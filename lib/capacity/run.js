@@ -1,5 +1,5 @@
 // `super capacity`: the measurement itself, run by the CLI. The daemon starts the copy
-// (`capacity-copy`, lib/master/core/capacity-copy.js) and scales it; the load comes from
+// (`capacity-copy`, lib/master/control/capacity-copy.js) and scales it; the load comes from
 // this process (lib/capacity/load.js). For 1, 2, ... instances it finds the highest rate
 // within the objective (lib/capacity/search.js), and stops adding instances when that
 // rate stops growing, saying why: the CPUs are all in use, the load generator is

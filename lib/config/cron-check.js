@@ -1,5 +1,5 @@
 // cron_restart is checked when the file is loaded, by the library that runs it
-// (croner, in lib/master/core/cron-restart.js), loaded only for files that use it.
+// (croner, in lib/master/apps/cron-restart.js), loaded only for files that use it.
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);

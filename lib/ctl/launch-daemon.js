@@ -8,13 +8,10 @@ import { fileURLToPath } from 'node:url';
 import { connect } from '../ipc/client.js';
 import { SuperError } from '../errors.js';
 import { daemonErrPath, prepareHome, describeIo } from '../home.js';
+import { LAUNCH, GATE_ENV, EXIT_ALREADY_RUNNING, goMessage } from '../ipc/launch-protocol.js';
 
 const daemonPath = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'master', 'core', 'daemon.js');
 const warmReaderUrl = new URL('../config/warm-reader.js', import.meta.url).href;
-const EXIT_ALREADY_RUNNING = 10; // lib/master/core/daemon.js (not imported: that would boot it)
-// lib/master/core/launch-gate.js: the variable that holds a new daemon, and the word that lets it go on.
-const GATE_ENV = 'SUPER_LAUNCH_GATE';
-const GATE_GO = 'super:daemon-go';
 const ERR_FLAGS = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_TRUNC | fs.constants.O_NOFOLLOW;
 
 /**
@@ -74,7 +71,7 @@ export async function ensureDaemon(home, { timeout = 120000, warmConfigReader = 
       await exited;
       throw err;
     }
-    child.send({ cmd: GATE_GO }, () => {}); // a daemon that died meanwhile: its 'close' says so
+    child.send(goMessage(), () => {}); // a daemon that died meanwhile: its 'close' says so
   }
   const result = await outcome;
   if (child.connected) child.disconnect();
@@ -109,8 +106,8 @@ function launch(home, { warm, gated, timeout }) {
     timer.unref(); // the IPC channel keeps this process waiting; a held daemon sent away leaves no timer behind
     let failed = null;
     child.on('message', (m) => {
-      if (m?.cmd === 'super:daemon-failed') failed = m.error;
-      if (m?.cmd === 'super:daemon-ready') {
+      if (m?.cmd === LAUNCH.FAILED) failed = m.error;
+      if (m?.cmd === LAUNCH.READY) {
         clearTimeout(timer);
         resolve({ ready: true });
       }

@@ -1,4 +1,4 @@
-// The targets of a command as the daemon reads them (lib/master/core/targets.js): names,
+// The targets of a command as the daemon reads them (lib/master/apps/targets.js): names,
 // ids, namespaces and `all` as typed; an ecosystem file (`super reload ecosystem.yml`) as
 // its absolute path, which names the apps started from it.
 import fs from 'node:fs';

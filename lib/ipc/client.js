@@ -34,7 +34,10 @@ export function connect(home, { timeout = 5000, remote } = {}) {
       const err = code === 1009
         ? new SuperError('E_FRAME_TOO_LARGE', `the daemon closed the connection: a message exceeded the ${MAX_FRAME}-byte frame limit`)
         : new SuperError('E_NO_DAEMON', `the daemon closed the connection (${code}${reason ? ` ${reason}` : ''})${remote && !hello ? `; if ${label} serves TLS (control.tls), add --tls or --tls-ca <file>` : ''}`);
-      for (const p of pending.values()) p.reject(err);
+      for (const p of pending.values()) {
+        clearTimeout(p.timer);
+        p.reject(err);
+      }
       pending.clear();
       if (!hello) reject(err);
       for (const fn of listeners) fn({ closed: true, code, reason });

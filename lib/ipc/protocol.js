@@ -87,7 +87,7 @@
 //               E_CAPACITY_NO_PORT when the app has no port variable to replace
 //
 // Events (topic "worker"): {app, slot, pid, state, prev, code?, signal?, restarts, reason?}
-// with state one of lib/master/core/states.js WORKER_STATES.
+// with state one of lib/master/states.js WORKER_STATES.
 // Events (topic "reload"): {app, slot, step: forked|ready, pid, oldPid, ready_ms?, reason}
 // per replaced slot (reloads, max_memory_restart), and {app, step: done, ok, ready_ms,
 // total_ms, failed?} when an app's reload ends.

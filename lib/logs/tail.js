@@ -1,6 +1,6 @@
 // The last lines of log files, read backwards in chunks (async, bounded), optionally only
 // those since a time: for `super logs`. It knows files and paths only; which files an app
-// has is the daemon's business (lib/master/core/log-handlers.js).
+// has is the daemon's business (lib/master/control/log-handlers.js).
 import fsp from 'node:fs/promises';
 import zlib from 'node:zlib';
 import { createRequire } from 'node:module';

@@ -5,16 +5,11 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { sandbox, freePort, httpGet } from '../helpers/harness.js';
+import { eventually } from '../helpers/wait.js';
 
 const threadsOf = (pid) => fs.readdirSync(`/proc/${pid}/task`).length;
 
-async function waitFor(check, what, timeout = 5000) {
-  const deadline = Date.now() + timeout;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeout} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const waitFor = (check, what, timeout = 5000) => eventually(check, { what, timeout, every: 20 });
 
 test('warm-reader: a running daemon starts its file reader thread on request; start <file> still runs', { timeout: 60000 }, async (t) => {
   const box = await sandbox(t);

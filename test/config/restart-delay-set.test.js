@@ -1,5 +1,5 @@
 // restart_delay_set tells the restart policy whether the file chose a restart delay
-// (lib/master/core/restart-policy.js applies its built-in crash-loop backoff only when not).
+// (lib/master/apps/restart-policy.js applies its built-in crash-loop backoff only when not).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';

@@ -1,6 +1,6 @@
 // Issue 7: apps cannot take the daemon down. 6 apps crash-looping at once: the daemon
 // keeps answering `super ls`, a healthy app beside them keeps serving, and the built-in
-// backoff (lib/master/core/restart-policy.js) spaces each app's restarts until it is errored.
+// backoff (lib/master/apps/restart-policy.js) spaces each app's restarts until it is errored.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawn, execFileSync } from 'node:child_process';
 import { sandbox, alive, waitGone, ROOT } from '../helpers/harness.js';
+import { LAUNCH } from '../../lib/ipc/launch-protocol.js';
 
 const DAEMON = path.join(ROOT, 'lib', 'master', 'core', 'daemon.js');
 
@@ -19,7 +20,7 @@ function boot(home) {
     child.stderr.on('data', (d) => (stderr += d));
     child.on('error', reject);
     child.on('message', (m) => {
-      if (m?.cmd !== 'super:daemon-ready') return;
+      if (m?.cmd !== LAUNCH.READY) return;
       child.stderr.destroy();
       resolve({ pid: child.pid, ready: true });
     });

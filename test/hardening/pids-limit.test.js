@@ -8,21 +8,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { eventually } from '../helpers/wait.js';
 import { sandbox, SUPER } from '../helpers/harness.js';
 
 const PIDS = '/sys/fs/cgroup/pids';
 const skip = process.getuid() !== 0 ? 'needs root (cgroups)' : !fs.existsSync(path.join(PIDS, 'cgroup.procs')) ? `no cgroup v1 pids controller at ${PIDS}` : false;
-
-/** Resolves with the first value of `fn()` that is truthy; rejects naming `what` after `ms`. */
-async function until(fn, what, ms = 20_000) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`not within ${ms} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 test('a cluster fork refused by a pids limit is a failed start, retried until the limit is raised', { skip }, async (t) => {
   const cgroup = fs.mkdtempSync(path.join(PIDS, 'superd-test-'));
@@ -38,7 +28,7 @@ test('a cluster fork refused by a pids limit is a failed start, retried until th
   });
   const box = await sandbox(t);
   box.fixture('idle.js');
-  const eco = box.write('eco.yml', 'apps:\n  - name: web\n    script: idle.js\n');
+  const eco = box.write('eco.yml', 'apps:\n  - name: web\n    script: idle.js\n    ready_on: spawn\n');
   // The CLI enters the group before it execs, so the daemon it starts is born there.
   const cli = spawn('sh', ['-c', 'echo $$ > "$0/cgroup.procs" && exec "$@"', cgroup, process.execPath, SUPER, 'start', eco], { env: { ...process.env, SUPER_HOME: box.home }, stdio: 'ignore' });
   assert.equal((await once(cli, 'exit'))[0], 0);
@@ -48,25 +38,25 @@ test('a cluster fork refused by a pids limit is a failed start, retried until th
   const client = await box.client();
   t.after(() => client.close());
   const slot = async () => (await client.request('describe', { app: 'web' })).app.workers[0];
-  const first = await until(async () => ((await slot()).status === 'online' && (await slot()).pid), 'the worker is online');
+  const first = await eventually(async () => ((await slot()).status === 'online' && (await slot()).pid), { what: 'the worker is online' });
 
   // No new task in the group from now on: the next fork gets EAGAIN.
   fs.writeFileSync(path.join(cgroup, 'pids.max'), '1');
   process.kill(first, 'SIGKILL');
-  const failed = await until(async () => {
+  const failed = await eventually(async () => {
     const w = await slot();
     return /EAGAIN/.test(w.last_exit?.error ?? '') && w;
-  }, 'the slot reports the refused fork');
+  }, { what: 'the slot reports the refused fork' });
   assert.equal(failed.pid, null);
   assert.notEqual(failed.status, 'online', 'no ghost online slot without a pid');
   const ls = (await client.request('ls')).apps[0].workers[0];
   assert.ok(['exited', 'starting'].includes(ls.status), `ls shows the failed start (${ls.status})`);
 
   fs.writeFileSync(path.join(cgroup, 'pids.max'), 'max');
-  const back = await until(async () => {
+  const back = await eventually(async () => {
     const w = await slot();
     return w.status === 'online' && w.pid && w;
-  }, 'the slot is back online once the limit is raised');
+  }, { what: 'the slot is back online once the limit is raised' });
   assert.notEqual(back.pid, first);
   assert.ok(back.restarts >= 2, `restarted after the refused fork(s) (${back.restarts})`);
 });

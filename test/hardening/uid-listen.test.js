@@ -14,6 +14,7 @@ import { execFileSync } from 'node:child_process';
 import { sandbox } from '../helpers/harness.js';
 import { unprivilegedPortStart } from '../../lib/master/process/listen-permission.js';
 import { MAX_SERVERS_PER_WORKER } from '../../lib/master/process/listen-guard.js';
+import { eventually } from '../helpers/wait.js';
 
 const notRoot = process.getuid?.() !== 0 && 'needs root: creates a user and runs an app as it';
 
@@ -29,15 +30,9 @@ async function freeLowPort(from) {
 }
 
 /** Waits (bounded) until `file` has a line matching `re`; returns that line. */
-async function lineOf(file, re, timeout = 20000) {
-  const until = Date.now() + timeout;
-  for (;;) {
-    const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
-    const line = text.split('\n').find((l) => re.test(l));
-    if (line) return line;
-    if (Date.now() > until) throw new Error(`${file}: no line matching ${re} within ${timeout} ms; it holds:\n${text}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+function lineOf(file, re, timeout = 20000) {
+  const text = () => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '');
+  return eventually(() => text().split('\n').find((l) => re.test(l)), { timeout, what: `a line of ${file} matching ${re}`, last: text });
 }
 
 const connectTo = (sock) => new Promise((resolve, reject) => {

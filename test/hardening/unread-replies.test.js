@@ -11,19 +11,11 @@ import path from 'node:path';
 import { once } from 'node:events';
 import { startControlServer } from '../../lib/ipc/server.js';
 import { daemonLogPath } from '../../lib/home.js';
+import { eventually } from '../helpers/wait.js';
 import { sandbox } from '../helpers/harness.js';
 import { rawConnect } from './raw-ws.js';
 
 const request = (id, op, args = {}) => JSON.stringify({ id, op, args });
-
-/** Resolves once `pred()` holds; rejects naming `what` after `ms`. */
-async function until(pred, what, ms = 20_000) {
-  const deadline = Date.now() + ms;
-  while (!pred()) {
-    if (Date.now() > deadline) throw new Error(`not within ${ms} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 /** A control server on a socket of its own, serving `handlers`; `cuts` receives each cut's reason. */
 async function controlServer(t, handlers) {
@@ -47,7 +39,7 @@ test('requests left unanswered: past 64, the server stops reading the client unt
   let replies = 0;
   c.on('message', (m) => m.id && replies++);
   for (let i = 1; i <= 64; i++) c.text(request(i, 'ping'));
-  await until(() => waiting.length >= 64, 'the first 64 requests reach the handler');
+  await eventually(() => waiting.length >= 64, { what: 'the first 64 requests reach the handler', every: 10 });
   const MORE = 2000; // ~100 KB: more than one read
   for (let i = 65; i <= 64 + MORE; i++) c.text(request(i, 'ping'));
   // Two round trips of another client: two turns of the server's loop, in which a server
@@ -60,11 +52,11 @@ test('requests left unanswered: past 64, the server stops reading the client unt
   assert.equal(waiting.length, 64, 'no request taken in past the 64 unanswered');
   // Answering lets the rest in; every request is answered, nothing is cut.
   let done = 0;
-  await until(() => {
+  await eventually(() => {
     while (done < waiting.length) waiting[done++]();
     return done === 64 + MORE;
-  }, 'every request reaches the handler');
-  await until(() => replies === 64 + MORE, 'every request is answered');
+  }, { what: 'every request reaches the handler', every: 10 });
+  await eventually(() => replies === 64 + MORE, { what: 'every request is answered', every: 10 });
   clock.destroy();
   c.destroy();
 });
@@ -76,7 +68,7 @@ test('replies left unread: the connection is closed past 4 MB, and what was queu
   c.pause();
   const SENT = 400; // 40 MB of replies if nothing bounded them
   for (let i = 1; i <= SENT; i++) c.text(request(i, 'describe', { app: 'x' }));
-  await until(() => cuts.length > 0, 'the server cuts the connection');
+  await eventually(() => cuts.length > 0, { what: 'the server cuts the connection', every: 10 });
   assert.match(cuts[0], /^replies not read \(more than 4 MB waiting\)$/);
   let replies = 0;
   c.on('message', (m) => m.id && replies++);
@@ -90,7 +82,7 @@ test('a daemon with a client that never reads: that client is cut, the daemon st
   const box = await sandbox(t);
   box.fixture('idle.js');
   // Each `describe` reply carries the app's env: ~60 KB.
-  const eco = box.write('eco.yml', `apps:\n  - name: web\n    script: idle.js\n    env: { PAD: ${'p'.repeat(60_000)} }\n`);
+  const eco = box.write('eco.yml', `apps:\n  - name: web\n    script: idle.js\n    ready_on: spawn\n    env: { PAD: ${'p'.repeat(60_000)} }\n`);
   await box.start(eco);
   const pid = box.daemonPid();
   const rssBefore = memoryKb(pid, 'VmRSS');
@@ -108,7 +100,7 @@ test('a daemon with a client that never reads: that client is cut, the daemon st
   const lsMs = Date.now() - asked;
 
   const logFile = daemonLogPath(box.home);
-  await until(() => fs.readFileSync(logFile, 'utf8').includes('control connection cut'), 'the daemon logs the cut');
+  await eventually(() => fs.readFileSync(logFile, 'utf8').includes('control connection cut'), { what: 'the daemon logs the cut', every: 10 });
   const grewMb = (memoryKb(pid, 'VmHWM') - rssBefore) / 1024;
 
   let replies = 0;

@@ -12,6 +12,7 @@ import { connect } from '../../lib/ipc/client.js';
 import { ensureDaemon } from '../../lib/ctl/launch-daemon.js';
 import { processAlive } from '../../lib/process-alive.js';
 import { lsJson as renderLsJson } from '../../lib/ctl/render-ls.js';
+import { eventually } from './wait.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const SUPER = path.join(ROOT, 'bin', 'super.js');
@@ -214,8 +215,7 @@ export const groupPids = (pgid) => processTable().filter((p) => p.pgid === pgid)
  * Polls: the death of a process that is not our child sends us no event.
  */
 export async function waitGone(pids, timeout = 30000) {
-  const deadline = Date.now() + timeout;
-  while (pids.some(alive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+  await eventually(() => !pids.some(alive), { timeout, every: 25 }).catch(() => {});
   return pids.filter(alive);
 }
 

@@ -2,6 +2,7 @@
 // metrics.interval) instead of sleeping.
 import fs from 'node:fs';
 import path from 'node:path';
+import { eventually } from './wait.js';
 
 /**
  * Subscribes to "metrics" and returns waitFor(pred, timeout, what), resolving with the first
@@ -49,13 +50,8 @@ export async function watchMetrics(box, t) {
 }
 
 /** Resolves with the daemon log's text once it matches `re` (pino writes asynchronously). */
-export async function waitForLog(box, re, timeout = 30000) {
+export function waitForLog(box, re, timeout = 30000) {
   const file = path.join(box.home, 'daemon.log');
-  const deadline = Date.now() + timeout;
-  for (;;) {
-    const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
-    if (re.test(text)) return text;
-    if (Date.now() > deadline) throw new Error(`daemon.log did not match ${re} within ${timeout} ms:\n${text.slice(-3000)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  const text = () => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '');
+  return eventually(() => re.test(text()) && text(), { timeout, what: `daemon.log to match ${re}`, last: () => text().slice(-3000) });
 }

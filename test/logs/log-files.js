@@ -107,20 +107,4 @@ export function followCli(box, args, t) {
   };
 }
 
-/**
- * Polls `fn` until it returns a truthy value (log files have no events to wait on). A file
- * missing for a moment (ENOENT: a rotation renamed it, its writer has not reopened yet)
- * counts as not yet.
- */
-export async function eventually(fn, { timeout = 30000, what = 'condition' } = {}) {
-  const deadline = Date.now() + timeout;
-  for (;;) {
-    const v = await Promise.resolve().then(fn).catch((err) => {
-      if (err.code === 'ENOENT') return false;
-      throw err;
-    });
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+export { eventually } from '../helpers/wait.js';

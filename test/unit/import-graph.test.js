@@ -60,7 +60,7 @@ test('the walk sees the imports (a cycle and a forbidden edge it must find)', ()
   const graph = importGraph();
   const daemonFace = path.join(LIB, 'master', 'index.js');
   assert.ok([...graph.values()].some((deps) => deps.includes(daemonFace)), 'some CLI command imports lib/master/index.js');
-  assert.ok(graph.get(path.join(LIB, 'master', 'core', 'registry.js')).length > 3, 'registry.js imports are seen');
+  assert.ok(graph.get(path.join(LIB, 'master', 'apps', 'registry.js')).length > 3, 'registry.js imports are seen');
 });
 
 test('lib/ has no import cycle', () => {
@@ -75,6 +75,72 @@ test('lib/ctl imports nothing of lib/master but its face, lib/master/index.js', 
   for (const [file, deps] of importGraph()) {
     if (!file.startsWith(ctl)) continue;
     for (const dep of deps) if (dep.startsWith(master) && dep !== face) bad.push(`${rel(file)} -> ${rel(dep)}`);
+  }
+  assert.deepEqual(bad, []);
+});
+
+// ---- lib/master's sub-systems (docs/architecture.md, "Folders and what each may import") ----
+
+const MASTER = path.join(LIB, 'master');
+/** lib/master's sub-system of a file: its folder, or the file itself for the root's leaves (index.js, states.js). */
+const subsystemOf = (file) => path.relative(MASTER, file).split(path.sep)[0];
+const inMaster = (file) => file.startsWith(MASTER + path.sep);
+
+/** sub-system -> sub-systems it imports (whatever file of it the import comes from). */
+function folderGraph(graph) {
+  const folders = new Map();
+  for (const [file, deps] of graph) {
+    if (!inMaster(file)) continue;
+    const from = subsystemOf(file);
+    if (!folders.has(from)) folders.set(from, new Set());
+    for (const dep of deps) if (inMaster(dep) && subsystemOf(dep) !== from) folders.get(from).add(subsystemOf(dep));
+  }
+  return new Map([...folders].map(([f, deps]) => [f, [...deps]]));
+}
+
+test('every relative import names a file that exists', () => {
+  const missing = [];
+  for (const [file, deps] of importGraph()) for (const dep of deps) if (!fs.existsSync(dep)) missing.push(`${rel(file)} -> ${rel(dep)}`);
+  assert.deepEqual(missing, []);
+});
+
+test('the folder walk sees lib/master\'s sub-systems and a cycle between two of them', () => {
+  const folders = folderGraph(importGraph());
+  for (const f of ['core', 'apps', 'reload', 'control', 'health']) assert.ok(folders.has(f), f);
+  assert.ok(folders.get('core').includes('apps'), 'core imports apps');
+  const a = path.join(MASTER, 'a', 'x.js');
+  const b = path.join(MASTER, 'b', 'y.js');
+  const b2 = path.join(MASTER, 'b', 'z.js');
+  assert.equal(cycles(folderGraph(new Map([[a, [b]], [b, []], [b2, [a]]]))).length, 1, 'a cycle of folders through two files of b');
+});
+
+test('no cycle between the folders of lib/master', () => {
+  assert.deepEqual(cycles(folderGraph(importGraph())).map((c) => c.join(' -> ')), []);
+});
+
+test('a lib/master sub-system imports another only through its index.js; states.js is a leaf; only lib/master/index.js imports core/', () => {
+  const states = path.join(MASTER, 'states.js');
+  const face = path.join(MASTER, 'index.js');
+  const bad = [];
+  for (const [file, deps] of importGraph()) {
+    for (const dep of deps) {
+      if (!inMaster(dep)) continue;
+      const to = subsystemOf(dep);
+      if (file === states) bad.push(`${rel(file)} -> ${rel(dep)} (states.js imports nothing of lib/master)`);
+      if (to === 'core' && inMaster(file) && subsystemOf(file) !== 'core' && file !== face) bad.push(`${rel(file)} -> ${rel(dep)} (only lib/master/index.js imports core/)`);
+      if (!inMaster(file) || subsystemOf(file) === to || dep === states || dep === face) continue;
+      if (path.basename(dep) !== 'index.js' || path.dirname(dep) !== path.join(MASTER, to)) bad.push(`${rel(file)} -> ${rel(dep)}`);
+    }
+  }
+  assert.deepEqual(bad, []);
+});
+
+test('lib/logs, lib/config and lib/ipc never import lib/master', () => {
+  const lower = ['logs', 'config', 'ipc'].map((d) => path.join(LIB, d) + path.sep);
+  const bad = [];
+  for (const [file, deps] of importGraph()) {
+    if (!lower.some((d) => file.startsWith(d))) continue;
+    for (const dep of deps) if (inMaster(dep)) bad.push(`${rel(file)} -> ${rel(dep)}`);
   }
   assert.deepEqual(bad, []);
 });

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { hostAvailable } from '../../lib/master/core/host-memory.js';
+import { hostAvailable } from '../../lib/master/apps/host-memory.js';
 import { parseProcCgroup, cgroupDirs, leftIn, leastLeft, statValue } from '../../lib/cgroup-memory.js';
 
 test('MemAvailable in bytes; null for a missing file or one without the line', async (t) => {

@@ -1,10 +1,10 @@
-// The pure reload plan (lib/master/core/reload-plan.js): the order of a rolling reload,
+// The pure reload plan (lib/master/reload/plan.js): the order of a rolling reload,
 // how many steps run at once, and what a failure at any step leaves serving. The executor
 // (rolling-reload.js) asks nextSteps() what to start and settle() what it left, exactly as
 // run() below does, with steps that end in an order the test chooses.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { planReload, nextSteps, settle, MEMORY_RESERVE, MEMORY_GROWTH } from '../../lib/master/core/reload-plan.js';
+import { planReload, nextSteps, settle, MEMORY_RESERVE, MEMORY_GROWTH } from '../../lib/master/reload/plan.js';
 
 /** Slot views: `serving` for each index 0..n-1 (true: a worker serves in it). */
 const slots = (...serving) => serving.map((s, index) => ({ index, serving: s }));

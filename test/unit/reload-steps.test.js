@@ -1,9 +1,9 @@
-// The one vocabulary of a reload's steps (lib/master/core/rolling-reload.js): who hears
+// The one vocabulary of a reload's steps (lib/master/reload/executor.js): who hears
 // each, the client that asked for the reload (progress) or the 'reload' event subscribers
 // and the daemon log (event).
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { reporter, slotView } from '../../lib/master/core/rolling-reload.js';
+import { reporter, slotView } from '../../lib/master/reload/executor.js';
 
 test('each step reaches those who hear it', () => {
   const heard = [];

@@ -1,6 +1,6 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { decideRestart, freshHistory, BACKOFF_CAP_MS } from '../../lib/master/core/restart-policy.js';
+import { decideRestart, freshHistory, BACKOFF_CAP_MS } from '../../lib/master/apps/restart-policy.js';
 
 // restart_delay_set: false is a file that sets neither delay (the built-in backoff applies).
 const app = (o = {}) => ({ autorestart: true, stop_exit_codes: [], min_uptime: 1000, max_restarts: 3, restart_delay: 0, exp_backoff_restart_delay: 0, restart_delay_set: false, ...o });

@@ -1,6 +1,6 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { appStatus, assertMove, WORKER_STATES as S } from '../../lib/master/core/states.js';
+import { appStatus, assertMove, WORKER_STATES as S } from '../../lib/master/states.js';
 
 test('app status derives from worker states', () => {
   assert.equal(appStatus([]), 'stopped');

@@ -1,9 +1,9 @@
-// The one status view (lib/master/core/status-view.js): `ls`, `describe`, the "metrics"
+// The one status view (lib/master/apps/status-view.js): `ls`, `describe`, the "metrics"
 // broadcast and the Prometheus text are all built from one registry snapshot plus the
 // workers' metrics, so they can never disagree.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { lsView, describeView, workerRow } from '../../lib/master/core/status-view.js';
+import { lsView, describeView, workerRow } from '../../lib/master/apps/status-view.js';
 import { renderPrometheus } from '../../lib/master/health/prometheus-text.js';
 import { MASK } from '../../lib/mask-secrets.js';
 

@@ -2,7 +2,7 @@
 // (it was a fixed 120 s, which systemd's TimeoutStopSec could outlast).
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { stopDeadline, STOP_MARGIN_MS } from '../../lib/master/core/stop-deadline.js';
+import { stopDeadline, STOP_MARGIN_MS } from '../../lib/master/apps/stop-deadline.js';
 
 const app = (drain, kill, slotConfigs = []) => ({
   config: { drain_timeout: drain, kill_timeout: kill },

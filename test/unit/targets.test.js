@@ -1,9 +1,9 @@
-// What the targets of a command name (lib/master/core/targets.js): names, ids in
+// What the targets of a command name (lib/master/apps/targets.js): names, ids in
 // registration order, namespaces, ecosystem files, `all`, lists; unknown targets refuse all.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { resolveTargets } from '../../lib/master/core/targets.js';
-import { appIds } from '../../lib/master/core/app-ids.js';
+import { resolveTargets } from '../../lib/master/apps/targets.js';
+import { appIds } from '../../lib/master/apps/app-ids.js';
 
 const app = (name, { namespace, file } = {}) => ({ name, config: { name, ...(namespace ? { namespace } : {}) }, source: file ? { file } : null });
 function registry(...apps) {

@@ -2,9 +2,7 @@
 // daemon loads its modules meanwhile (lib/ctl/launch-daemon.js). Such a daemon is started
 // with SUPER_LAUNCH_GATE=1 and waits here, before it touches SUPER_HOME, for the CLI's word:
 // go on, or (a bad file: the CLI closes the IPC channel) exit without a trace.
-
-const GATE_ENV = 'SUPER_LAUNCH_GATE';
-const GO = 'super:daemon-go';
+import { LAUNCH, GATE_ENV } from '../../ipc/launch-protocol.js';
 
 /** Resolves true at once when not gated; else once the launching CLI says go (false: it never will). */
 export function launchGateOpened() {
@@ -17,7 +15,7 @@ export function launchGateOpened() {
       process.off('disconnect', onDisconnect);
       resolve(go);
     };
-    const onMessage = (m) => m?.cmd === GO && settle(true);
+    const onMessage = (m) => m?.cmd === LAUNCH.GO && settle(true);
     const onDisconnect = () => settle(false);
     process.on('message', onMessage);
     process.on('disconnect', onDisconnect);

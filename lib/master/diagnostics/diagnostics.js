@@ -13,7 +13,7 @@
 import path from 'node:path';
 import { SuperError } from '../../errors.js';
 import { workerProcesses } from '../process/index.js';
-import { WORKER_STATES as S } from '../core/states.js';
+import { WORKER_STATES as S } from '../states.js';
 import { askAgent } from './ask-agent.js';
 import { profilesDir, diagnosticName, pruneStallCaptures } from './profile-files.js';
 import { outPath, checkOutDir, htmlPathOf, firstExisting } from '../../diagnostics/out-path.js';
@@ -28,7 +28,7 @@ const WHAT = { profile: 'CPU profile', heap: 'heap snapshot', stall: 'stall capt
 
 /**
  * @typedef {{app: string, slot: number, state: string, proc: object|null}} WorkerTarget
- *   one worker a request names (lib/master/core/diagnostics-targets.js)
+ *   one worker a request names (lib/master/control/diagnostics-targets.js)
  */
 
 export class Diagnostics {
@@ -38,7 +38,7 @@ export class Diagnostics {
   /**
    * @param {object} o
    * @param {string} o.home  SUPER_HOME
-   * @param {import('../core/registry-reader.js').RegistryReader} o.reader
+   * @param {import('../apps/registry-reader.js').RegistryReader} o.reader
    * @param {import('../../logs/json-logger.js').JsonLogger} o.log
    */
   constructor({ home, reader, log }) {

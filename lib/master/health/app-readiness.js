@@ -1,7 +1,7 @@
 // Whether an app serves at full strength, for GET /readyz on the metrics listener (load
 // balancers and orchestrator probes that cannot exec `super ping`). Pure: a registry
 // snapshot's app in, a verdict out.
-import { WORKER_STATES as S } from '../core/states.js';
+import { WORKER_STATES as S } from '../states.js';
 
 /**
  * @param {{name: string, config: {instances: number}, workers: {status: string, not_ready?: boolean}[]}} app

@@ -15,7 +15,7 @@
 // While someone is subscribed, every worker is sampled and every agent reports once per
 // interval (told by WATCH), as fresh as the interval says.
 //
-// It reads the apps through the registry's read-only face (core/registry-reader.js) and
+// It reads the apps through the registry's read-only face (apps/registry-reader.js) and
 // acts on them only through the replaceSlot function it was given.
 import { workerProcesses } from '../process/index.js';
 import { ProcessSampler, TICKS_PER_SEC } from './process-sampler.js';
@@ -23,8 +23,8 @@ import { WorkerRecord, CounterStore } from './metrics-store.js';
 import { decideHealthAction } from './health-rules.js';
 import { renderPrometheus } from './prometheus-text.js';
 import { appReadiness } from './app-readiness.js';
-import { WORKER_STATES as S } from '../core/states.js';
-import { lsView } from '../core/status-view.js';
+import { WORKER_STATES as S } from '../states.js';
+import { lsView } from '../apps/index.js';
 
 /** How long `ls`, describe and a scrape wait for the agents' fresh reports. */
 const REFRESH_WAIT_MS = 250;
@@ -32,7 +32,7 @@ const REFRESH_WAIT_MS = 250;
 export class Monitor {
   /**
    * @param {object} o
-   * @param {import('../core/registry-reader.js').RegistryReader} o.reader
+   * @param {import('../apps/registry-reader.js').RegistryReader} o.reader
    * @param {import('./metrics-settings.js').MetricsSettings} o.settings  the sampling interval
    * @param {(app: string, slot: number, reason: string) => Promise<{pid: number}|null>} o.replaceSlot  a
    *   ready-first replacement of one worker; null when the app was busy

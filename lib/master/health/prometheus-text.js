@@ -1,5 +1,5 @@
 // The Prometheus text exposition format (version 0.0.4) of the `ls` rows of the status
-// view (lib/master/core/status-view.js). Pure: data in, text out.
+// view (lib/master/apps/status-view.js). Pure: data in, text out.
 //
 // Conventions followed (prometheus.io/docs/practices/naming and /instrumentation):
 // - a worker's identity is app + slot: a restart or a reload changes the pid, never the

@@ -2,4 +2,4 @@
 // `super token` shares), the pid file, the saved process list.
 export { prepareHome } from '../../home.js';
 export { acquirePidFile, releasePidFile, replacePidFile } from './pid-file.js';
-export { daemonState } from './saved-state.js';
+export { saveApps, resurrectApps } from './saved-state.js';

@@ -1,43 +1,17 @@
 // `save` and `resurrect`: the registry's apps <-> the dump file (lib/master/saved/dump.js).
 import { writeDump, readDump } from './dump.js';
 import { reviveApps } from './revive.js';
-import { WORKER_STATES as S } from '../core/states.js';
-import { appIds } from '../core/app-ids.js';
 
 /**
  * Saves every app that is not stopped, with its resolved config (instances as scaled now)
  * and the environment it was started with. Stopped apps are left out and reported.
  */
 export async function saveApps(registry, { version, force }) {
-  const { apps, ...daemon } = daemonState(registry);
+  const { apps, ...daemon } = registry.daemonState();
   const skipped = apps.filter((a) => a.stopped).map((a) => a.config.name);
   const saved = apps.filter((a) => !a.stopped).map(({ stopped, ...entry }) => entry);
   const out = await writeDump(registry.home, { apps: saved, ...daemon, version }, { force });
   return { ...out, skipped };
-}
-
-/**
- * The daemon's apps and daemon-wide settings in the dump's shape (`super save`, and the
- * state `super upgrade` hands to the successor daemon): each app's resolved config
- * (instances as scaled now), the environment it was started with, and whether it is stopped.
- */
-export function daemonState(registry) {
-  // "~" names are superd's own temporary copies (`super capacity`): never saved nor handed over
-  const ids = appIds(registry.apps);
-  const apps = [...registry.apps.values()].filter((app) => !app.name.includes('~')).map((app) => ({
-    id: ids.get(app.name),
-    config: { ...app.config, instances: app.slots.length || app.config.instances },
-    clientEnv: app.clientEnv,
-    source: app.source ?? undefined,
-    stopped: app.status === S.STOPPED,
-  }));
-  return {
-    apps,
-    scheduling: registry.schedulingName,
-    daemon_cpu_affinity: registry.daemonPolicy.pinnedTo,
-    metrics: registry.metrics.settings,
-    control: registry.control?.settings ?? null,
-  };
 }
 
 /**

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { SuperError } from '../../errors.js';
 
 const OWN_PACKAGE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+// Every superd since the first upgrade starts its successor here: the path stays.
 const ENTRY = path.join('lib', 'master', 'core', 'daemon.js');
 
 /**

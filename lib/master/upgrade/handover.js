@@ -9,7 +9,7 @@
 // apps fail, it stops them and exits 1: the old daemon keeps serving.
 import fs from 'node:fs';
 import { SuperError } from '../../errors.js';
-import { WORKER_STATES as S } from '../core/states.js';
+import { WORKER_STATES as S } from '../states.js';
 import { replacePidFile } from '../saved/index.js';
 import { message, isStep } from './messages.js';
 
@@ -44,7 +44,7 @@ export class Handover {
   /**
    * Runs the handover. Resolves once this daemon is the one of SUPER_HOME; throws when its
    * apps could not take over (the caller stops them and exits 1).
-   * @param {{registry: import('../core/registry.js').AppRegistry, log: import('../../logs/json-logger.js').JsonLogger,
+   * @param {{registry: import('../apps/registry.js').AppRegistry, log: import('../../logs/json-logger.js').JsonLogger,
    *   socketPath: string, pidPath: string}} o
    */
   async run({ registry, log, socketPath, pidPath }) {

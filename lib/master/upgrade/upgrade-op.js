@@ -4,7 +4,6 @@
 // metrics, logs) come from --config FILE when given, key by key: a key the file does not
 // set keeps its value.
 import { SuperError } from '../../errors.js';
-import { daemonState } from '../saved/index.js';
 import { daemonPackage } from './daemon-package.js';
 import { startSuccessor, BOOT_MARGIN } from './successor.js';
 import { stopAccepting } from './cluster-listeners.js';
@@ -15,7 +14,7 @@ const READ_ONLY = new Set(['ping', 'version', 'ls', 'describe', 'env', 'logs', '
 export class Upgrade {
   /**
    * @param {object} o
-   * @param {import('../core/registry.js').AppRegistry} o.registry
+   * @param {import('../apps/registry.js').AppRegistry} o.registry
    * @param {import('../../logs/json-logger.js').JsonLogger} o.log
    * @param {(successorPid: number) => void} o.retire  retires this daemon once the successor owns
    *   SUPER_HOME: its workers are stopped gracefully and it exits, leaving the socket and pid file
@@ -47,12 +46,11 @@ export class Upgrade {
   async run({ daemonPath, config }, progress) {
     if (this.refuse) throw new SuperError('E_USAGE', `this daemon cannot be upgraded in place: ${this.refuse}`);
     if (this.running) throw new SuperError('E_BUSY', 'an upgrade is already running; wait for it to finish');
-    const busy = [...this.registry.apps.values()].find((app) => app.busy);
-    if (busy) throw new SuperError('E_BUSY', `${busy.name} is busy (${busy.busy}); try again when it is done`);
+    this.registry.assertIdle();
     this.running = true;
     try {
       const pkg = daemonPackage(daemonPath);
-      const { apps, ...current } = daemonState(this.registry);
+      const { apps, ...current } = this.registry.daemonState();
       const daemon = await this.#daemonSettings(current, config);
       const started = apps.filter((a) => !a.stopped).map((a) => a.config);
       const deadline = BOOT_MARGIN + Math.max(0, ...started.map((c) => c.listen_timeout + c.probation));

@@ -7,12 +7,12 @@
 //     -> reload(): the rolling, zero-downtime reload of the app (the function it was given)
 //
 // An app is watched while it exists, is not stopped, and has watch paths. The watcher
-// reads the apps through the registry's read-only face (core/registry-reader.js) and
+// reads the apps through the registry's read-only face (apps/registry-reader.js) and
 // syncs on its events (every worker state change, watch on/off, delete), so start, stop
 // and delete need no hooks here; it reloads only through the function it was given.
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { WORKER_STATES as S } from '../core/states.js';
+import { WORKER_STATES as S } from '../states.js';
 
 const THREAD_HEAP_MB = 256;
 const DEFAULT_MAX_PATHS = 20_000;
@@ -26,7 +26,7 @@ function watchMaxPaths(env = process.env) {
 export class WatchManager {
   /**
    * @param {object} o
-   * @param {import('../core/registry-reader.js').RegistryReader} o.reader
+   * @param {import('../apps/registry-reader.js').RegistryReader} o.reader
    * @param {(app: string) => Promise<{apps: object[]}>} o.reload  the rolling, zero-downtime
    *   reload of `super reload` with the running config (a code change is not a config
    *   change); on failure the old workers keep serving

@@ -1,8 +1,10 @@
 // The one executor of reload plans (reload-plan.js) on an app's real slots: `super reload`
 // (App#reload) and the one-slot replacement of max_memory_restart (App#replaceSlot) both
 // run through it, report in one vocabulary and end with one outcome.
-import { nextSteps, settle } from './reload-plan.js';
-import { WORKER_STATES as S } from './states.js';
+import { nextSteps, settle } from './plan.js';
+import { WORKER_STATES as S } from '../states.js';
+import { retirementFor } from './retirement.js';
+import { readyBound } from '../../error-messages.js';
 
 // The steps of a reload, and who hears each: the client that asked for the reload
 // (progress frames, rendered by lib/ctl/commands/reload.js), the subscribers of 'reload'
@@ -32,13 +34,9 @@ export const slotView = (slot) => ({ index: slot.index, serving: slot.state === 
 
 /**
  * Runs `plan` on the host's slots; resolves once every step has ended and every old
- * worker has retired. In a surge batch, each old worker retires as soon as its replacement
- * is through probation, but never sooner than batch.retire ms after the batch's previous
- * retirement: the replacements' probations end spread over their boots, so retirement
- * overlaps the batch's last boots and probations instead of following them, and the
- * stagger only adds time where replacements get through together. A surge step ends when
- * its old worker has exited, so the next batch starts on the memory the retired ones freed.
- * @param {import('./reload-plan.js').Plan} plan
+ * worker has retired. When an old worker retires is the plan's strategy (retirement.js:
+ * rolling or surge), chosen once here.
+ * @param {import('./plan.js').Plan} plan
  * @param {object} o
  * @param {object} o.host  the app: {name, slot(i): Slot, addSlot(): Slot, dropSlot(i): Slot, adopt(config)}
  * @param {object} o.config  the config the new workers run
@@ -55,34 +53,17 @@ export function runReload(plan, { host, config, reason, emit }) {
   let readyMs = null;
   let batch = 0;
   let done = 0;
-  const through = new Set(); // ids of surge steps through probation (a batch is through once all are, or failed)
-  const surgeBatches = new Map(); // surge batch -> {t0, done, lastRetire}: when it began, whether it is through, its last retirement's turn
-  const batchOf = (step) => plan.batches.findIndex((b) => b.steps.includes(step));
-  const surgeBatch = (b) => {
-    if (!surgeBatches.has(b)) surgeBatches.set(b, { t0: Date.now(), done: false, lastRetire: null });
-    return surgeBatches.get(b);
-  };
-  const reportBatchesThrough = () => {
-    for (const [b, w] of surgeBatches) {
-      const { steps: bs } = plan.batches[b];
-      if (w.done || !bs.every((s) => through.has(s.id) || states.get(s.id) === 'failed')) continue;
-      w.done = true;
-      const ready = bs.filter((s) => through.has(s.id)).length;
-      emit({ app, step: 'batch', batch: b + 1, of: plan.surge.batches, ready, ms: Date.now() - w.t0 });
-    }
-  };
   const retire = (step, r) => {
     const askedAt = Date.now();
     return r.retire().then((exit) => emit({ app, slot: step.slot, step: 'retired', pid: r.oldPid, code: exit.code, signal: exit.signal, reason, asked_at: askedAt, at: Date.now() }));
   };
+  const retirement = retirementFor(plan, { app, emit, retire, beside: (p) => retirements.push(p) });
 
   const steps = {
     // The slot itself tells, when the step starts, whether a worker still serves in it:
     // it may have crashed, or come back, since the plan was made.
     async replace(step) {
-      const b = batchOf(step);
-      const { retire: interval } = plan.batches[b];
-      if (interval !== undefined) surgeBatch(b);
+      retirement.started(step);
       const onForked = (pid, oldPid) => emit({ app, slot: step.slot, step: 'forked', pid, oldPid, reason });
       // Ready: the step no longer holds the window (its probation overlaps the next boot).
       const onReady = (pid) => {
@@ -95,25 +76,13 @@ export function runReload(plan, { host, config, reason, emit }) {
       emit({ app, slot: step.slot, step: 'ready', pid: r.pid, oldPid: r.oldPid, ready_ms: r.ready_ms, reason, done: ++done, of: plan.of });
       // Every replacement through probation: the app is all ready, whatever retirements remain.
       if (done === plan.of) readyMs ??= Date.now() - t0;
-      if (interval === undefined) {
-        if (r.retire) retirements.push(retire(step, r));
-        return;
-      }
-      through.add(step.id);
-      reportBatchesThrough();
-      if (!r.retire) return; // nothing serves beside it (a plain start, a slot that went down first)
-      // Its turn: now, or `interval` after the batch's previous retirement (ms since epoch).
-      const w = surgeBatches.get(b);
-      const at = Math.max(Date.now(), (w.lastRetire ?? -Infinity) + interval);
-      w.lastRetire = at;
-      if (at > Date.now()) await new Promise((resolve) => setTimeout(resolve, at - Date.now()));
-      await retire(step, r);
+      await retirement.through(step, r);
     },
     async add() {
       const slot = host.addSlot();
       slot.resetHistory();
       const r = await slot.start('scale', config);
-      if (!r.ready) throw new Error(`not ready within listen_timeout (${config.listen_timeout} ms)`);
+      if (!r.ready) throw new Error(`not ready ${readyBound(config)}`);
     },
     retire(step) {
       retirements.push(host.dropSlot(step.slot).stop());
@@ -126,7 +95,7 @@ export function runReload(plan, { host, config, reason, emit }) {
   let adopted = false;
   let pump;
   let nextTurn = Promise.resolve();
-  if (plan.surge && plan.of) emit({ app, step: 'surge', ...plan.surge });
+  retirement.begin();
   return new Promise((resolve) => {
     pump = () => {
       const next = nextSteps(plan, states);
@@ -157,7 +126,7 @@ export function runReload(plan, { host, config, reason, emit }) {
         (err) => {
           states.set(step.id, 'failed');
           failure ??= { slot: step.slot, reason: err.message, exit: err.exit };
-          reportBatchesThrough();
+          retirement.failed(step);
         },
       ).then(pump);
     };

@@ -5,7 +5,7 @@ import { SuperError } from '../../errors.js';
 import { slotsOf } from './worker-ops.js';
 
 /**
- * @param {import('./registry.js').AppRegistry} registry
+ * @param {import('../apps/registry.js').AppRegistry} registry
  * @param {{app: string, slot?: number}} a
  * @param {string} op
  * @returns {import('../diagnostics/diagnostics.js').WorkerTarget[]}

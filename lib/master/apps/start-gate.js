@@ -7,7 +7,7 @@
 //    free nothing, so it goes.
 // A waiting start costs a queued promise; every boot that ends lets the next one go.
 import { memAvailable } from './host-memory.js';
-import { MEMORY_RESERVE, MEMORY_GROWTH } from './reload-plan.js';
+import { MEMORY_RESERVE, MEMORY_GROWTH } from '../reload/index.js';
 
 /** Workers booting at once, unless SUPER_START_CONCURRENCY (the daemon's environment) says otherwise. */
 const DEFAULT_START_CONCURRENCY = 8;

@@ -1,5 +1,5 @@
-// PM2's per-worker commands: send a signal (`super signal`), zero the restart counters
-// (`super reset`), show a worker's environment (`super env`).
+// PM2's per-worker commands: send a signal (`super signal`), show a worker's environment
+// (`super env`). (`super reset` is the registry's: it writes the slots' counters.)
 import os from 'node:os';
 import { readFile } from 'node:fs/promises';
 import { SuperError } from '../../errors.js';
@@ -41,12 +41,6 @@ export function signalWorkers(apps, signal, slot) {
     }
   }
   return { signal: sig, sent };
-}
-
-/** Zeroes the restart counters of every slot of `apps`. */
-export function resetCounters(apps) {
-  for (const app of apps) for (const s of app.slots) s.restarts = 0;
-  return { apps: apps.map((a) => a.name) };
 }
 
 /**

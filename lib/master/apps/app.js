@@ -4,13 +4,12 @@
 // (lib/logs/app-logs.js) know no app: the app gives them its settings and the function
 // that asks its workers to reopen.
 import { Slot } from './slot.js';
-import { planReload } from './reload-plan.js';
-import { runReload, reporter, slotView } from './rolling-reload.js';
+import { planReload, runReload, reporter, slotView } from '../reload/index.js';
 import { memAvailable } from './host-memory.js';
 import { AppLogs } from '../../logs/app-logs.js';
 import { resolveLogSettings } from '../../logs/settings.js';
 import { WorkerLogReports, reopenWorkerLogs } from './worker-logs.js';
-import { appStatus, isRunning, WORKER_STATES as S } from './states.js';
+import { appStatus, isRunning, WORKER_STATES as S } from '../states.js';
 
 export class App {
   /**
@@ -32,7 +31,7 @@ export class App {
       reopenWriters: (slot) => reopenWorkerLogs(this.#writers(slot)),
     });
     this.logReports = new WorkerLogReports({ app: config.name, log: ctx.log });
-    this.busy = null; // name of the operation in progress, if any
+    this.busy = null; // name of the operation in progress, if any (set by the registry)
     this.source = null; // {file, env}: where the config came from, re-read by reload
     this.lastReload = null; // outcome of the last reload, shown by ls/describe
     this.stops = 0; // how many stops were asked: a start still waiting at the start gate is cancelled by one
@@ -83,7 +82,7 @@ export class App {
     return this.slots.filter((s) => slot === null || s.index === slot).flatMap((s) => [s.proc, s.replacement]);
   }
 
-  /** What a slot may ask of its app (lib/master/core/slot.js). */
+  /** What a slot may ask of its app (lib/master/apps/slot.js). */
   #slotHost = {
     name: () => this.name,
     config: () => this.config,
@@ -189,27 +188,22 @@ export class App {
   /**
    * Replaces one slot's worker ready-first, as a reload does (max_memory_restart):
    * resolves with {pid, ready_ms} of the new worker once the old one has retired, or null
-   * when the app is busy (a reload, stop...) or the slot is already being replaced.
-   * Rejects if the replacement fails (the old worker keeps serving).
+   * when the slot is gone or already being replaced (the registry marks the app busy
+   * meanwhile, and skips a busy one). Rejects if the replacement fails (the old worker keeps serving).
    */
   async replaceSlot(index, reason) {
     const slot = this.slots[index];
-    if (!slot || this.busy || slot.replacement) return null;
-    this.busy = `replacing #${index}`;
-    try {
-      const plan = planReload({ slots: this.slots.map(slotView), only: [index] });
-      let ready = null;
-      const event = (step) => {
-        if (step.step === 'ready') ready = step;
-        this.ctx.onReload(step);
-      };
-      const outcome = await runReload(plan, { host: this.#reloadHost(), config: slot.config ?? this.config, reason, emit: reporter({ event }) });
-      if (!outcome.ok) throw Object.assign(new Error(outcome.failed.reason), outcome.failed);
-      slot.restarts++; // a replacement for memory or health is a restart, as PM2 counts it
-      return { pid: ready.pid, ready_ms: ready.ready_ms };
-    } finally {
-      this.busy = null;
-    }
+    if (!slot || slot.replacement) return null;
+    const plan = planReload({ slots: this.slots.map(slotView), only: [index] });
+    let ready = null;
+    const event = (step) => {
+      if (step.step === 'ready') ready = step;
+      this.ctx.onReload(step);
+    };
+    const outcome = await runReload(plan, { host: this.#reloadHost(), config: slot.config ?? this.config, reason, emit: reporter({ event }) });
+    if (!outcome.ok) throw Object.assign(new Error(outcome.failed.reason), outcome.failed);
+    slot.restarts++; // a replacement for memory or health is a restart, as PM2 counts it
+    return { pid: ready.pid, ready_ms: ready.ready_ms };
   }
 
   /** For the surge memory guard: the host's MemAvailable and the most a worker of this app uses; null if unknown. */

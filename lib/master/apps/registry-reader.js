@@ -1,14 +1,19 @@
 // The narrow, read-only face of the app registry for the monitor, the watcher and the
 // status view: plain data and the registry's events, never the App or Slot objects
-// themselves, so nothing outside core/ depends on their fields or can change them.
+// themselves, so nothing outside apps/ depends on their fields or can change them.
 import { appIds } from './app-ids.js';
 
 export class RegistryReader {
   #registry;
+  #apps;
 
-  /** @param {import('./registry.js').AppRegistry} registry */
-  constructor(registry) {
+  /**
+   * @param {import('./registry.js').AppRegistry} registry
+   * @param {Map<string, import('./app.js').App>} apps  the registry's own (private) apps
+   */
+  constructor(registry, apps) {
     this.#registry = registry;
+    this.#apps = apps;
     this.home = registry.home;
   }
 
@@ -25,12 +30,18 @@ export class RegistryReader {
 
   /**
    * One app as others may see it, or null when there is none by that name.
-   * @returns {{name: string, config: object, status: string, busy: string|null, logs: {out: string, err: string}}|null}
+   * id: never given to another app (app-ids.js), so it tells an app from a later one of the same name.
+   * @returns {{id: number, name: string, config: object, status: string, busy: string|null, logs: {out: string, err: string}}|null}
    */
   app(name) {
-    const app = this.#registry.apps.get(name);
+    const app = this.#apps.get(name);
     if (!app) return null;
-    return { name, config: app.config, status: app.status, busy: app.busy, logs: app.logPaths() };
+    return { id: appIds(this.#apps).get(name), name, config: app.config, status: app.status, busy: app.busy, logs: app.logPaths() };
+  }
+
+  /** How many apps are registered. */
+  count() {
+    return this.#apps.size;
   }
 
   /**
@@ -38,29 +49,29 @@ export class RegistryReader {
    * @returns {{proc: object|null, state: string}|null}
    */
   worker(name, index) {
-    const slot = this.#registry.apps.get(name)?.slots[index];
+    const slot = this.#apps.get(name)?.slots[index];
     return slot ? { proc: slot.proc, state: slot.state } : null;
   }
 
   /** The pids of every live worker. */
   pids() {
     const pids = [];
-    for (const app of this.#registry.apps.values()) for (const s of app.slots) if (s.pid) pids.push(s.pid);
+    for (const app of this.#apps.values()) for (const s of app.slots) if (s.pid) pids.push(s.pid);
     return pids;
   }
 
   /**
    * Plain data of every app and worker at `now`, what the status view
-   * (lib/master/core/status-view.js) builds `ls`, `describe`, the metrics broadcast and the
+   * (lib/master/apps/status-view.js) builds `ls`, `describe`, the metrics broadcast and the
    * Prometheus text from.
    */
   snapshot(now = Date.now()) {
     const registry = this.#registry;
-    const ids = appIds(registry.apps);
+    const ids = appIds(this.#apps);
     return {
       scheduling: registry.schedulingName,
       daemon_cpus: registry.daemonPolicy.daemonCpus,
-      apps: [...registry.apps.values()].map((app) => ({
+      apps: [...this.#apps.values()].map((app) => ({
         id: ids.get(app.name),
         name: app.name,
         status: app.status,

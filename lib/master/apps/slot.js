@@ -2,12 +2,13 @@
 // The slot index survives restarts and reloads (it is the app's instance_var), so a
 // replacement always lands in the same slot. All state changes go through #move.
 import { EventEmitter } from 'node:events';
-import { WORKER_STATES as S, assertMove, isRunning } from './states.js';
+import { WORKER_STATES as S, assertMove, isRunning } from '../states.js';
 import { decideRestart, freshHistory } from './restart-policy.js';
 import { WorkerProcess } from '../process/index.js';
 import { waitReady, survive } from './readiness.js';
 import { workerAffinity } from '../settings/index.js';
 import { lastStallCapture } from '../diagnostics/index.js';
+import { readyBound } from '../../error-messages.js';
 
 const DEFER_ENV = Object.freeze({ SUPER_DEFER_TRAFFIC: '1' });
 
@@ -145,7 +146,7 @@ export class Slot extends EventEmitter {
     let readyMs;
     try {
       const r = await waitReady(proc, config);
-      if (!r.ready) throw new Error(`not ready within listen_timeout (${config.listen_timeout} ms, ready_on: ${config.ready_on})`);
+      if (!r.ready) throw new Error(`not ready ${readyBound(config)}`);
       readyMs = r.ms;
       onReady(proc.pid);
       if (config.probation > 0) await survive(proc, config.probation);
@@ -196,7 +197,7 @@ export class Slot extends EventEmitter {
     const starting = this.start(reason, config);
     if (this.pid) onForked(this.pid);
     const r = await starting;
-    if (!r.ready) throw Object.assign(new Error(`not ready within listen_timeout (${config.listen_timeout} ms)`), { slot: this.index });
+    if (!r.ready) throw Object.assign(new Error(`not ready ${readyBound(config)}`), { slot: this.index });
     onReady(this.pid);
     return { ready_ms: r.ms, pid: this.pid, oldPid: null, retire: null };
   }

@@ -1,8 +1,10 @@
 // The registry of apps and the operations on them. The control handlers call these;
 // nothing here parses wire input (lib/ipc/protocol.js did) or talks to sockets.
 //
-// It gets its collaborators at construction and calls nothing that calls it back. Others
-// learn what happens from its events, and read it through `reader` (registry-reader.js):
+// It is the only writer of app state (an app's busy mark, clientEnv, source, pending
+// config) and keeps its apps private: others run its commands, learn what happens from its
+// events, and read it through `reader` (registry-reader.js). It gets its collaborators at
+// construction and calls nothing that calls it back. Events:
 //   'worker'       {app, slot, pid, state, prev, restarts, ...}   a worker state change
 //   'reload'       {app, slot?, step, ...}                        reload progress
 //   'app-added'    {app}                                          a new app is registered
@@ -15,11 +17,15 @@ import { unmappedWarning } from '../../config/check-affinity.js';
 import { instancesProblem, workLimits } from '../../config/work-limits.js';
 import { shellQuote } from '../../config/shell-split.js';
 import { SuperError } from '../../errors.js';
+import { appBusy, readyBound } from '../../error-messages.js';
 import { changedKeys } from './config-diff.js';
 import { resolveTargets } from './targets.js';
 import { assignId } from './app-ids.js';
 import { stderrTail } from './tail-file.js';
 import { StartGate, startConcurrency } from './start-gate.js';
+import { stopDeadline } from './stop-deadline.js';
+import { appsState } from './daemon-state.js';
+import { rereadConfigs } from './reread-configs.js';
 
 // Node's own IPC plumbing: a `super start` run from inside a worker must not pass these on,
 // or a fork-mode child would take itself for a cluster worker. Filtered once, on receipt.
@@ -27,10 +33,12 @@ const NODE_IPC_VARS = new Set(['NODE_UNIQUE_ID', 'NODE_CHANNEL_FD', 'NODE_CHANNE
 // stop, restart, delete and scale wait this long for the operation that holds the app (a
 // cron_restart reload, a restart) before E_BUSY; a reload and a start still refuse at once.
 const BUSY_WAIT_MS = 30_000;
-const BUSY_POLL_MS = 50; // for an operation the app runs by itself (a slot replacement)
+const BUSY_POLL_MS = 50; // a guard only: every busy mark is #withBusy's, which leaves a promise to wait on
 export const inheritable = (env) => Object.fromEntries(Object.entries(env).filter(([k]) => !NODE_IPC_VARS.has(k)));
 
 export class AppRegistry extends EventEmitter {
+  #apps = new Map(); // name -> App, in registration order
+
   /**
    * @param {object} o
    * @param {string} o.home
@@ -47,12 +55,11 @@ export class AppRegistry extends EventEmitter {
     super();
     this.home = home;
     this.log = log;
-    this.apps = new Map();
     this.daemonPolicy = new DaemonPolicy({ log }); // scheduling policy and CPU sets
     this.metrics = metrics;
     this.control = control;
     this.loadDefaults = Object.freeze({ ...loadDefaults });
-    this.reader = new RegistryReader(this);
+    this.reader = new RegistryReader(this, this.#apps);
     this.ctx = {
       home,
       log,
@@ -113,20 +120,19 @@ export class AppRegistry extends EventEmitter {
     // daemon with no app never holds it.
     const { App } = await import('./app.js');
     const settings = await checkSettings(daemon, entries.map((e) => e.config), owners, { source, strict: !daemon.from_dump });
-    const added = new Set(entries.map((e) => e.config.name).filter((name) => !this.apps.has(name))).size;
+    const added = new Set(entries.map((e) => e.config.name).filter((name) => !this.#apps.has(name))).size;
     const { apps: maxApps } = workLimits();
-    if (this.apps.size + added > maxApps) {
-      throw new SuperError('E_CONFIG', `${source}: ${added} new apps beside the ${this.apps.size} the daemon has is more than the limit of ${maxApps} apps; delete some, or raise SUPER_MAX_APPS in the daemon's environment`);
+    if (this.#apps.size + added > maxApps) {
+      throw new SuperError('E_CONFIG', `${source}: ${added} new apps beside the ${this.#apps.size} the daemon has is more than the limit of ${maxApps} apps; delete some, or raise SUPER_MAX_APPS in the daemon's environment`);
     }
-    const busy = entries.map((e) => this.apps.get(e.config.name)).find((app) => app?.busy);
-    if (busy) throw new SuperError('E_BUSY', `${busy.name} is busy (${busy.busy}); try again when it is done`);
+    this.#assertIdle(entries.map((e) => this.#apps.get(e.config.name)).filter(Boolean));
     const result = { started: [], running: [], changed: [], warnings: await applySettings(settings, owners), failed: [] };
     const toStart = [];
     const newApps = new Set();
     for (const { config, clientEnv, source: from, autostart, id } of entries) {
-      let app = this.apps.get(config.name);
+      let app = this.#apps.get(config.name);
       // Taken by another operation while the settings were applied.
-      if (app?.busy) throw new SuperError('E_BUSY', `${config.name} is busy (${app.busy}); try again when it is done`);
+      if (app?.busy) throw appBusy(config.name, app.busy);
       if (app && app.running) {
         const keys = changedKeys(app.config, config);
         result.running.push(config.name);
@@ -143,7 +149,7 @@ export class AppRegistry extends EventEmitter {
         app.clientEnv = clientEnv ?? app.clientEnv;
       } else {
         app = this.#add(App, config, clientEnv);
-        assignId(this.apps, app, id);
+        assignId(this.#apps, app, id);
         newApps.add(app);
       }
       app.source = from ?? app.source;
@@ -178,7 +184,7 @@ export class AppRegistry extends EventEmitter {
   /** A stopped app leaves the registry: its log files closed, its name free again. */
   #forget(app) {
     app.closeLogs();
-    this.apps.delete(app.name);
+    this.#apps.delete(app.name);
     this.emit('app-removed', { app: app.name });
   }
 
@@ -187,14 +193,14 @@ export class AppRegistry extends EventEmitter {
       if (o.failed) {
         result.failed.push({ app: app.name, slot: o.slot, reason: o.failed, ...(await stderrTail(app, o.slot)) });
       } else if (!o.ready) {
-        result.warnings.push(`${app.name}#${o.slot} did not become ready within listen_timeout (${app.config.listen_timeout} ms, ready_on: ${app.config.ready_on}); it is kept running. Apps that never listen need ready_on: spawn.`);
+        result.warnings.push(`${app.name}#${o.slot} did not become ready ${readyBound(app.config)}; it is kept running. Apps that never listen need ready_on: spawn.`);
       }
     }
   }
 
   #add(App, config, clientEnv) {
     const app = new App(config, this.ctx, clientEnv);
-    this.apps.set(config.name, app);
+    this.#apps.set(config.name, app);
     this.emit('app-added', { app: config.name });
     return app;
   }
@@ -203,9 +209,9 @@ export class AppRegistry extends EventEmitter {
     return this.daemonPolicy.schedulingName;
   }
 
-  /** The apps a target (or a list of targets) names: lib/master/core/targets.js. */
+  /** The apps a target (or a list of targets) names: lib/master/apps/targets.js. */
   targets(target) {
-    return resolveTargets(this.apps, target);
+    return resolveTargets(this.#apps, target);
   }
 
   /** The one app a single-app op (describe, scale, watch) names: "all" is not an app. */
@@ -218,7 +224,7 @@ export class AppRegistry extends EventEmitter {
 
   async #withBusy(app, op, fn, { wait = false } = {}) {
     if (wait) await this.#idle(app);
-    if (app.busy) throw new SuperError('E_BUSY', `${app.name} is busy (${app.busy}); try again when it is done`);
+    if (app.busy) throw appBusy(app.name, app.busy);
     app.busy = op;
     let ended;
     this.#operations.set(app, new Promise((resolve) => (ended = resolve)));
@@ -263,12 +269,45 @@ export class AppRegistry extends EventEmitter {
    * Each app's ecosystem file is re-read first (the file is the source of truth): a
    * file that is now invalid, or no longer names the app, refuses the whole reload
    * before anything changes. keepConfig reloads with the running config.
+   * overrides, for the replacements (never by a restart):
+   *   clientEnv  `reload --update-env`: the caller's environment under the app's own env (the
+   *              file's env wins, as in PM2); an app whose reload replaced no worker keeps its old one
+   *   source     {file, env}: `start <file> --env <name>` on running apps: that env block applies now
+   * A refused reload (a bad file, a busy app) leaves every app's environment and source as they were.
    */
-  async reload(target, { keepConfig = false, progress = () => {} } = {}) {
+  async reload(target, { keepConfig = false, progress = () => {}, overrides = null } = {}) {
     const apps = this.targets(target);
-    const busy = apps.find((a) => a.busy);
-    if (busy) throw new SuperError('E_BUSY', `${busy.name} is busy (${busy.busy}); try again when it is done`);
-    const configs = keepConfig ? new Map() : await this.#rereadConfigs(apps);
+    this.#assertIdle(apps);
+    const restore = overrides ? this.#override(apps, overrides) : () => {};
+    let data;
+    try {
+      data = await this.#reload(apps, keepConfig, progress);
+    } catch (err) {
+      restore(apps);
+      throw err;
+    }
+    if (overrides?.clientEnv) {
+      const untouched = (r) => (r.skipped ? !r.skipped.startsWith('stopped') : !r.ok && !r.replaced?.length);
+      restore(apps.filter((app) => untouched(data.apps.find((r) => r.app === app.name))));
+    }
+    return data;
+  }
+
+  /** Sets the apps' clientEnv and/or source for a reload; returns what puts back those of the apps it is given. */
+  #override(apps, { clientEnv, source }) {
+    const before = new Map(apps.map((app) => [app, { clientEnv: app.clientEnv, source: app.source }]));
+    const env = clientEnv && inheritable(clientEnv);
+    for (const app of apps) {
+      if (env) app.clientEnv = env;
+      if (source) app.source = { ...app.source, ...source };
+    }
+    return (back) => {
+      for (const app of back) Object.assign(app, before.get(app));
+    };
+  }
+
+  async #reload(apps, keepConfig, progress) {
+    const configs = keepConfig ? new Map() : await rereadConfigs(apps, { policy: this.daemonPolicy, log: this.log, home: this.home, loadDefaults: this.loadDefaults });
     const results = [];
     for (const app of apps) {
       // A stopped app stays stopped; an errored (crash-looping) one is reloaded: that is
@@ -298,30 +337,6 @@ export class AppRegistry extends EventEmitter {
       results.push(outcome);
     }
     return { apps: results };
-  }
-
-  /** app -> its config as its file says now; throws E_CONFIG, E_LOG_PATH or E_SCHEDULING_FIXED before anything changes. */
-  async #rereadConfigs(apps) {
-    const { loadEcosystemOffThread } = await import('../../config/load-off-thread.js');
-    const files = new Map();
-    const configs = new Map();
-    for (const app of apps) {
-      if (!app.source?.file) continue; // not started from a file: reloads with its running config
-      const key = `${app.source.file}\0${app.source.env ?? ''}`;
-      if (!files.has(key)) files.set(key, await loadEcosystemOffThread(app.source.file, { env: app.source.env, allowedCpus: this.daemonPolicy.allowed, callerEnv: app.clientEnv, home: this.home, ...this.loadDefaults }));
-      const config = files.get(key).apps.find((c) => c.name === app.name);
-      if (!config) {
-        throw new SuperError('E_CONFIG', `${app.name} is no longer in ${app.source.file}; nothing was reloaded. Remove it with \`super delete ${shellQuote(app.name)}\`, or reload the running config with --keep-config`);
-      }
-      configs.set(app, config);
-    }
-    // Each file's log files and daemon-wide settings, as `start` checks them
-    // (lib/master/settings/start-settings.js): every file is checked before any is applied.
-    const owners = { policy: this.daemonPolicy, log: this.log };
-    const plans = [];
-    for (const eco of files.values()) plans.push(await checkSettings(eco.daemon, eco.apps, owners, { source: eco.file, withControl: false }));
-    for (const plan of plans) await applySettings(plan, owners);
-    return configs;
   }
 
   async delete(target) {
@@ -379,12 +394,64 @@ export class AppRegistry extends EventEmitter {
    * replacement, or null when the app or slot is gone or busy.
    */
   async replaceSlot(name, index, reason) {
-    return (await this.apps.get(name)?.replaceSlot(index, reason)) ?? null;
+    const app = this.#apps.get(name);
+    if (!app || app.busy) return null;
+    return (await this.#withBusy(app, `replacing #${index}`, () => app.replaceSlot(index, reason))) ?? null;
+  }
+
+  /**
+   * What each app `target` names would start with again: its pending config (a `start`
+   * while it ran) or its config, the environment and the source it was started with.
+   * @returns {{config: object, clientEnv: Record<string,string>, source: object|null}[]}
+   */
+  entries(target) {
+    return this.targets(target).map((app) => ({ config: app.pendingConfig ?? app.config, clientEnv: app.clientEnv, source: app.source }));
+  }
+
+  /** `super start <app|all>` of registered apps: each starts with what entries() says; daemon-wide settings stay. */
+  startApps(target) {
+    const daemon = { scheduling: this.schedulingName, scheduling_set: false, cpu_affinity: null };
+    return this.startConfigs(this.entries(target), daemon, 'super start', undefined, { rollback: true });
+  }
+
+  /**
+   * The daemon's apps and daemon-wide settings in the dump's shape (`super save`, and the
+   * state `super upgrade` hands to the successor daemon): daemon-state.js.
+   */
+  daemonState() {
+    return {
+      apps: appsState(this.#apps),
+      scheduling: this.schedulingName,
+      daemon_cpu_affinity: this.daemonPolicy.pinnedTo,
+      metrics: this.metrics.settings,
+      control: this.control?.settings ?? null,
+    };
+  }
+
+  /** Throws E_BUSY when any app runs an operation (`super upgrade` takes the state of idle apps only). */
+  assertIdle() {
+    this.#assertIdle(this.#apps.values());
+  }
+
+  #assertIdle(apps) {
+    for (const app of apps) if (app.busy) throw appBusy(app.name, app.busy);
+  }
+
+  /** How long a graceful stop of every app may take (stop-deadline.js). */
+  stopDeadline() {
+    return stopDeadline(this.#apps.values());
+  }
+
+  /** Zeroes the restart counters of every slot of the apps `target` names (`super reset`). */
+  resetCounters(target) {
+    const apps = this.targets(target);
+    for (const app of apps) for (const s of app.slots) s.restarts = 0;
+    return { apps: apps.map((a) => a.name) };
   }
 
   /** Reopens every app's log files at their paths (`reload-logs`, SIGUSR2). */
   async reopenLogs() {
-    const apps = [...this.apps.values()];
+    const apps = [...this.#apps.values()];
     const files = (await Promise.all(apps.map((app) => app.logs.reopen()))).flat();
     return { apps: apps.map((a) => a.name), files };
   }
@@ -398,7 +465,7 @@ export class AppRegistry extends EventEmitter {
 
   /** Graceful stop of everything, for `kill` and daemon signals. */
   async stopAll() {
-    await Promise.all([...this.apps.values()].map((app) => app.stop()));
-    for (const app of this.apps.values()) app.closeLogs();
+    await Promise.all([...this.#apps.values()].map((app) => app.stop()));
+    for (const app of this.#apps.values()) app.closeLogs();
   }
 }

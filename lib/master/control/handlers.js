@@ -5,21 +5,20 @@ import { PROTOCOL } from '../../ipc/protocol.js';
 import { SuperError } from '../../errors.js';
 import { makeLogHandlers } from './log-handlers.js';
 import { daemonStats } from '../health/index.js';
-import { inheritable } from './registry.js';
-import { describeView } from './status-view.js';
-import { tailFile } from './tail-file.js';
+import { inheritable, describeView, tailFile } from '../apps/index.js';
 import { fileLessApp } from './file-less-app.js';
-import { reloadUpdatingEnv, applyEnvToRunning } from './env-refresh.js';
-import { signalWorkers, resetCounters, workerEnvironment } from './worker-ops.js';
+import { applyEnvToRunning } from './env-refresh.js';
+import { signalWorkers, workerEnvironment } from './worker-ops.js';
 import { diagnosticsTargets } from './diagnostics-targets.js';
 import { startCapacityCopy } from './capacity-copy.js';
+import { saveApps, resurrectApps } from '../saved/index.js';
 
 /**
  * @param {object} o
- * @param {import('./registry.js').AppRegistry} o.registry
+ * @param {import('../apps/registry.js').AppRegistry} o.registry
  * @param {import('../health/monitor.js').Monitor} o.monitor  the workers' metrics and the status view of `ls`
  * @param {import('../watch/watcher.js').WatchManager} o.watcher
- * @param {import('./cron-restart.js').CronRestarts} o.cron
+ * @param {import('../apps/cron-restart.js').CronRestarts} o.cron
  * @param {import('../diagnostics/diagnostics.js').Diagnostics} o.diagnostics  profiles and heap snapshots
  * @param {import('../../logs/json-logger.js').JsonLogger} o.log
  * @param {string} o.version
@@ -58,24 +57,18 @@ export function makeHandlers({ registry, monitor, watcher, cron, diagnostics, lo
       if (watch) registry.setWatch(config.name, true);
       return warnings.length ? { ...result, warnings: [...warnings, ...(result.warnings ?? [])] } : result;
     },
-    'start-apps': (a) => {
-      const apps = registry.targets(a.target);
-      const entries = apps.map((app) => ({ config: app.pendingConfig ?? app.config, clientEnv: app.clientEnv, source: app.source }));
-      // the daemon-wide settings stay as they are
-      const daemon = { scheduling: registry.schedulingName, scheduling_set: false, cpu_affinity: null };
-      return registry.startConfigs(entries, daemon, 'super start', undefined, { rollback: true });
-    },
+    'start-apps': (a) => registry.startApps(a.target),
     watch: (a) => registry.setWatch(a.app, a.on),
     stop: (a) => registry.stop(a.target),
     restart: (a) => registry.restart(a.target),
     reload: (a, conn, progress) => {
-      const reload = () => (a.updateEnv
-        ? reloadUpdatingEnv(registry, a.target, a.updateEnv, { keepConfig: a.keepConfig, progress })
-        : registry.reload(a.target, { keepConfig: a.keepConfig, progress }));
+      // --update-env: the replacements get the caller's environment
+      const overrides = a.updateEnv ? { clientEnv: a.updateEnv } : null;
+      const reload = () => registry.reload(a.target, { keepConfig: a.keepConfig, progress, overrides });
       return [a.target].flat().includes('all') ? reloadNotice(reload) : reload();
     },
     signal: (a) => signalWorkers(registry.targets(a.target), a.signal, a.slot),
-    reset: (a) => resetCounters(registry.targets(a.target)),
+    reset: (a) => registry.resetCounters(a.target),
     env: (a) => workerEnvironment(registry.app(a.app, 'env'), a.slot),
     delete: (a) => registry.delete(a.target),
     scale: (a) => registry.scale(a.app, a.count),
@@ -104,16 +97,12 @@ export function makeHandlers({ registry, monitor, watcher, cron, diagnostics, lo
       conn.unsubscribe();
       return {};
     },
-    save: async (a) => {
+    save: (a) => {
       // A stopping daemon's list is emptying: never let it replace a good dump.
       if (stopping()) throw new SuperError('E_DUMP', 'the daemon is stopping; the saved process list was left as it was');
-      const { saveApps } = await import('../saved/saved-state.js');
       return saveApps(registry, { version, force: a.force });
     },
-    resurrect: async () => {
-      const { resurrectApps } = await import('../saved/saved-state.js');
-      return resurrectApps(registry);
-    },
+    resurrect: () => resurrectApps(registry),
     stats: (a) => daemonStats(a),
     // conn.remote: over TCP, the file is sent back (diagnostic-file), never written to an --out
     profile: (a, conn) => diagnostics.profile(diagnosticsTargets(registry, a, 'profile'), { duration: a.duration, out: a.out, force: a.force, remote: conn.remote !== null }),

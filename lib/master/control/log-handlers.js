@@ -16,7 +16,7 @@ export async function reloadAllLogs(registry, log) {
 }
 
 /**
- * @param {import('./registry.js').AppRegistry} registry
+ * @param {import('../apps/registry.js').AppRegistry} registry
  * @param {import('../../logs/json-logger.js').JsonLogger} log
  */
 export function makeLogHandlers(registry, log) {

@@ -1,0 +1,32 @@
+#!/usr/bin/env node
+// `npm test`: Node's test runner over every test/<folder>/<name>.test.js, the slowest files
+// first. The runner starts files in the order given as its slots free up; alphabetical
+// order left a 40-second file to start last, alone, while the other slot sat idle. The
+// files listed in test/slowest.txt (longest wall time first; regenerate it with
+// `node bench/test-cost.js --out f` and keep the files over ~8 s) go first, the rest follow
+// in name order.
+import fs from 'node:fs';
+import path from 'node:path';
+import { run } from 'node:test';
+import { spec, tap } from 'node:test/reporters';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const CONCURRENCY = 2;
+
+const all = [];
+for (const dir of fs.readdirSync(path.join(ROOT, 'test')).sort()) {
+  const full = path.join(ROOT, 'test', dir);
+  if (!fs.statSync(full).isDirectory()) continue;
+  for (const f of fs.readdirSync(full).sort()) if (f.endsWith('.test.js')) all.push(`test/${dir}/${f}`);
+}
+const listed = fs.readFileSync(path.join(ROOT, 'test', 'slowest.txt'), 'utf8').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+const slow = listed.filter((f) => all.includes(f));
+// Files named on the command line run alone, in the same order (`npm test -- test/logs/tail.test.js`).
+const only = process.argv.slice(2).map((f) => path.relative(ROOT, path.resolve(f)));
+const ordered = [...slow, ...all.filter((f) => !slow.includes(f))].filter((f) => !only.length || only.includes(f));
+
+// `node --test <files>` sorts the files it is given; run() keeps their order.
+const stream = run({ files: ordered.map((f) => path.join(ROOT, f)), concurrency: CONCURRENCY, timeout: 120000 });
+stream.on('test:fail', () => (process.exitCode = 1));
+stream.compose(process.stdout.isTTY ? new spec() : tap).pipe(process.stdout);

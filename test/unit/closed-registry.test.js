@@ -1,0 +1,59 @@
+// The app registry (lib/master/apps/registry.js) is the only writer of app state: nothing
+// else sets an app's busy mark, clientEnv, source or pending config, nor a slot's restart
+// count, and its apps are private (others run its commands and read it through registry.reader).
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { ROOT } from '../helpers/harness.js';
+import { AppRegistry } from '../../lib/master/apps/registry.js';
+
+const MASTER = path.join(ROOT, 'lib', 'master');
+const APPS = path.join(MASTER, 'apps');
+// The registry, and the App and Slot it runs the operations of (their own moves: a pending
+// config taken at a start, a slot counting its restarts).
+const WRITERS = new Set(['registry.js', 'app.js', 'slot.js'].map((f) => path.join(APPS, f)));
+const WRITE = /\.(busy|clientEnv|source|pendingConfig|restarts)\s*(?:=(?!=)|\?\?=|\|\|=|\+\+|\+=)/g;
+const READ_APPS = /\bregistry\??\.apps\b/g;
+
+function sources(dir) {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) return sources(p);
+    return /\.(m|c)?js$/.test(e.name) ? [p] : [];
+  });
+}
+
+/** file:line of each match of `re` in the code (comments left out) of `files`. */
+function hits(files, re) {
+  const found = [];
+  for (const file of files) {
+    const lines = fs.readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, (c) => c.replace(/[^\n]/g, ' ')).split('\n');
+    lines.forEach((line, i) => {
+      if (!/^\s*\/\//.test(line) && line.match(re)) found.push(`${path.relative(ROOT, file)}:${i + 1}: ${line.trim()}`);
+    });
+  }
+  return found;
+}
+
+test('the scan sees a write and a read when there is one', () => {
+  assert.equal('x.busy = 1'.match(WRITE).length, 1);
+  assert.equal('app.clientEnv ??= env'.match(WRITE).length, 1);
+  assert.equal('s.restarts++'.match(WRITE).length, 1);
+  assert.equal('a.source === b'.match(WRITE), null);
+  assert.equal('this.registry.apps.values()'.match(READ_APPS).length, 1);
+  assert.ok(hits([...WRITERS], WRITE).length > 0, 'the registry itself writes them');
+});
+
+test('nothing in lib/master but the registry writes an app\'s busy, clientEnv, source or pendingConfig, or a slot\'s restarts', () => {
+  assert.deepEqual(hits(sources(MASTER).filter((f) => !WRITERS.has(f)), WRITE), []);
+});
+
+test('nothing reads the registry\'s apps: they are private', () => {
+  assert.deepEqual(hits(sources(path.join(ROOT, 'lib')), READ_APPS), []);
+  const log = { info() {}, warn() {}, error() {}, debug() {} };
+  const registry = new AppRegistry({ home: '/nonexistent', log, agentPath: 'agent.cjs', metrics: { interval: 1000 } });
+  assert.equal(registry.apps, undefined);
+  assert.deepEqual(Object.keys(registry).filter((k) => /apps/i.test(k)), []);
+  assert.equal(registry.reader.count(), 0);
+});

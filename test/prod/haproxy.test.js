@@ -49,6 +49,7 @@ async function haproxy(t, dir, { front, a, b, redispatch }) {
   child.stdout.on('data', onData);
   child.stderr.on('data', onData);
   return {
+    kill: () => child.kill('SIGKILL'),
     get log() { return log; },
     waitFor: (re, timeout = 20000) => new Promise((resolve, reject) => {
       if (re.test(log)) return resolve();
@@ -99,9 +100,13 @@ async function requestLoop(port, { max, during, phase, done }) {
 
 async function scenario(t, { redispatch }) {
   const [pa, pb, front] = [await freePort(), await freePort(), await freePort()];
+  // Registered first, so it runs before the apps are deleted: HAProxy's keep-alive
+  // connections would hold their workers' graceful stop for kill_timeout (5 s).
+  let lb = null;
+  t.after(() => lb?.kill());
   const a = await host(t, hosts[0], pa);
   const b = await host(t, hosts[1], pb);
-  const lb = await haproxy(t, a.box.dir, { front, a: pa, b: pb, redispatch });
+  lb = await haproxy(t, a.box.dir, { front, a: pa, b: pb, redispatch });
   // HAProxy sends no "listening" signal: retry one request until it answers (bounded).
   for (let i = 0; (await get(false, front)).status !== 200; i++) {
     assert.ok(i < 200, `HAProxy never answered on ${front}:\n${lb.log}`);

@@ -50,7 +50,7 @@ for (const c of cases) {
     const { port, file, app } = await setup(t, name, { instances });
     const before = (await app()).workers.map((w) => w.pid);
 
-    const load = startLoad({ port, connections: 6, keepAlive: true, maxRequests: 200000, maxMs: 60000 });
+    const load = startLoad({ port, connections: 4, keepAlive: true, maxRequests: 200000, maxMs: 60000 });
     t.after(() => load.stop());
     fs.writeFileSync(file, eco(name, port, { version: 'v2', boot: c.boot, instances, ...c.v2 }));
     const r = await box.cli(['reload', name]);

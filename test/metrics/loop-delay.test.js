@@ -1,65 +1,68 @@
 // Issue 4: a worker that blocks its event loop for 300 ms shows it in its metrics, and
-// ls --json / describe / ls carry every metric.
+// ls --json / describe / ls carry every metric. One daemon for the file: each test adds its
+// own app (own name and port) and deletes it at its end.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { sandbox, freePort, httpGet, lsJson, describeJson } from '../helpers/harness.js';
+import { freePort, httpGet, lsJson, describeJson } from '../helpers/harness.js';
+import { fileSandbox, deleteAtEnd } from '../helpers/file-daemon.js';
+
+const box = await fileSandbox();
+box.fixture('loop-lab.js');
 import { watchMetrics } from '../helpers/metrics.js';
 
 test('a 300 ms event-loop block shows in the worker\'s metrics (max and p99), then goes away', async (t) => {
-  const box = await sandbox(t);
   const port = await freePort();
-  box.fixture('loop-lab.js');
-  const eco = box.write('eco.yml', `metrics: { interval: 300ms }\napps:\n  - name: lab\n    script: loop-lab.js\n    env: { PORT: ${port} }\n`);
+  const eco = box.write('blocked.yml', `metrics: { interval: 300ms }\napps:\n  - name: blocked\n    script: loop-lab.js\n    env: { PORT: ${port} }\n`);
+  deleteAtEnd(t, box, ['blocked']);
   await box.start(eco);
   const m = await watchMetrics(box, t);
   // Before the block: a calm report (start-up on a busy machine may be slow; wait it out).
-  await m.waitFor((w) => w.metrics?.loop_delay_ms && w.metrics.loop_delay_ms.max < 250, 30000, 'a calm report');
+  await m.waitFor((w, app) => app.name === 'blocked' && w.metrics?.loop_delay_ms && w.metrics.loop_delay_ms.max < 250, 30000, 'a calm report');
 
   // Wait from before the block: the snapshot that shows it may come before the answer does.
-  const seen = m.waitFor((w) => w.metrics?.loop_delay_ms?.max >= 250, 30000, 'loop max >= 250 ms');
+  const seen = m.waitFor((w, app) => app.name === 'blocked' && w.metrics?.loop_delay_ms?.max >= 250, 30000, 'loop max >= 250 ms');
   assert.equal((await httpGet(port, '/block?ms=300')).status, 200);
   const blocked = await seen;
   assert.ok(blocked.metrics.loop_delay_ms.max < 2000, `about 300 ms: ${blocked.metrics.loop_delay_ms.max}`);
   assert.ok(blocked.metrics.loop_delay_ms.p99 >= 250, `p99 sees it too: ${JSON.stringify(blocked.metrics.loop_delay_ms)}`);
   // The next interval, without a block, is calm again.
-  await m.waitFor((w) => w.metrics?.loop_delay_ms?.max < 250, 30000, 'calm again');
+  await m.waitFor((w, app) => app.name === 'blocked' && w.metrics?.loop_delay_ms?.max < 250, 30000, 'calm again');
 });
 
 // The histogram is reset at each report and forgets its last tick then: a block that
 // starts right after a report must be reported all the same.
 test('a block that starts right after a report shows in the next one (max and p99)', async (t) => {
-  const box = await sandbox(t);
   const port = await freePort();
-  box.fixture('loop-lab.js');
-  const eco = box.write('eco.yml', `metrics: { interval: 300ms }\napps:\n  - name: lab\n    script: loop-lab.js\n    metrics_interval: 300ms\n    env: { PORT: ${port} }\n`);
+  const eco = box.write('after-report.yml', `metrics: { interval: 300ms }\napps:\n  - name: after-report\n    script: loop-lab.js\n    metrics_interval: 300ms\n    env: { PORT: ${port} }\n`);
+  deleteAtEnd(t, box, ['after-report']);
   await box.start(eco);
   const m = await watchMetrics(box, t);
-  await m.waitFor((w) => w.metrics?.loop_delay_ms && w.metrics.loop_delay_ms.max < 250, 30000, 'a calm report');
+  const ours = (app) => app.name === 'after-report';
+  await m.waitFor((w, app) => ours(app) && w.metrics?.loop_delay_ms && w.metrics.loop_delay_ms.max < 250, 30000, 'a calm report');
   for (let round = 0; round < 2; round++) {
-    const seen = m.waitFor((w) => w.metrics?.loop_delay_ms?.max >= 250, 30000, `round ${round}: loop max >= 250 ms`);
+    const seen = m.waitFor((w, app) => ours(app) && w.metrics?.loop_delay_ms?.max >= 250, 30000, `round ${round}: loop max >= 250 ms`);
     assert.equal((await httpGet(port, '/block-after-report?ms=300')).status, 200);
     const blocked = await seen;
     assert.ok(blocked.metrics.loop_delay_ms.p99 >= 250, `p99 sees it too: ${JSON.stringify(blocked.metrics.loop_delay_ms)}`);
-    await m.waitFor((w) => w.metrics?.loop_delay_ms?.max < 250, 30000, 'calm again');
+    await m.waitFor((w, app) => ours(app) && w.metrics?.loop_delay_ms?.max < 250, 30000, 'calm again');
   }
 });
 
 test('ls --json, describe and ls show every metric of each worker', async (t) => {
-  const box = await sandbox(t);
   const port = await freePort();
-  box.fixture('loop-lab.js');
-  const eco = box.write('eco.yml', `metrics: { interval: 250ms }\napps:\n  - name: lab\n    script: loop-lab.js\n    instances: 2\n    env: { PORT: ${port} }\n`);
+  const eco = box.write('lab.yml', `metrics: { interval: 250ms }\napps:\n  - name: lab\n    script: loop-lab.js\n    instances: 2\n    env: { PORT: ${port} }\n`);
+  deleteAtEnd(t, box, ['lab']);
   await box.start(eco);
   const m = await watchMetrics(box, t);
   // Requests in a steady trickle until a report counts them.
   let stop = false;
   t.after(() => { stop = true; });
   const load = (async () => { while (!stop) await httpGet(port, '/'); })();
-  await m.waitFor((w) => w.metrics?.http_rps > 0 && w.metrics?.http_p99_ms > 0, 15000, 'http req/s and p99');
+  await m.waitFor((w, app) => app.name === 'lab' && w.metrics?.http_rps > 0 && w.metrics?.http_p99_ms > 0, 15000, 'http req/s and p99');
   stop = true;
   await load;
 
-  const w = (await lsJson(box)).apps[0].workers[0];
+  const w = (await lsJson(box)).apps.find((a) => a.name === 'lab').workers[0];
   assert.deepEqual(Object.keys(w.metrics).sort(), ['cpu', 'elu', 'heap_total', 'heap_used', 'http_p99_ms', 'http_rps', 'loop_delay_ms', 'loop_stale', 'memory', 'processes', 'report_age_ms', 'resources', 'rss_self'].sort());
   assert.equal(w.cpu, w.metrics.cpu);
   assert.ok(w.metrics.memory > 1e6 && w.metrics.heap_used > 1e5 && w.metrics.heap_total >= w.metrics.heap_used);
@@ -74,19 +77,20 @@ test('ls --json, describe and ls show every metric of each worker', async (t) =>
   assert.match(human, /^health:\n {2}#0 loop p50\/p99\/max \S+\/\S+\/\S+, elu [\d.]+, heap \S+\/\S+, 1 process\(es\), http [\d.]+ req\/s.*active: .*PipeWrap 1/m);
   const table = (await box.cli(['ls'])).stdout;
   assert.match(table, /cpu\s+memory\s+loop p99$/m);
-  assert.match(table, /^0\s+lab\s+0\s+\d+\s+online\s+\S+\s+\d+\s+\d+\.\d%\s+\d+(\.\d)?M\s+\d+(\.\d)?ms$/m);
+  assert.match(table, /^\d+\s+lab\s+0\s+\d+\s+online\s+\S+\s+\d+\s+\d+\.\d%\s+\d+(\.\d)?M\s+\d+(\.\d)?ms$/m);
 });
 
 test('CPU and memory of a worker count the processes it started', async (t) => {
-  const box = await sandbox(t);
   const port = await freePort();
-  // The worker idles; its child burns a core.
-  box.write('burner.js', `import http from 'node:http';\nimport { spawn } from 'node:child_process';\nspawn(process.execPath, ['-e', 'for(;;);'], { stdio: 'ignore' });\nhttp.createServer((q, r) => r.end('ok')).listen(${port}, '127.0.0.1');\n`);
-  const eco = box.write('eco.yml', 'metrics: { interval: 300ms }\napps:\n  - name: burn\n    script: burner.js\n');
+  // The worker idles; its child spins 30 ms of every 100 (a third of a core: its CPU shows
+  // however loaded the machine is, without taking a whole core for the test's length).
+  box.write('burner.js', `import http from 'node:http';\nimport { spawn } from 'node:child_process';\nspawn(process.execPath, ['-e', 'setInterval(() => { const end = Date.now() + 30; while (Date.now() < end); }, 100)'], { stdio: 'ignore' });\nhttp.createServer((q, r) => r.end('ok')).listen(${port}, '127.0.0.1');\n`);
+  const eco = box.write('burn.yml', 'metrics: { interval: 300ms }\napps:\n  - name: burn\n    script: burner.js\n');
+  deleteAtEnd(t, box, ['burn']);
   await box.start(eco);
   const m = await watchMetrics(box, t);
-  // Once booted the worker alone idles under 0.5% of a core; its child burns whatever CPU
-  // it gets, at least a few % however loaded the machine is.
-  const w = await m.waitFor((x) => x.uptime_ms > 2000 && x.metrics?.processes === 2 && x.metrics.cpu >= 3, 30000, 'two processes, the child\'s CPU counted');
+  // Once booted the worker alone idles under 0.5% of a core; its child's spins take at least
+  // a few % however loaded the machine is.
+  const w = await m.waitFor((x, app) => app.name === 'burn' && x.uptime_ms > 2000 && x.metrics?.processes === 2 && x.metrics.cpu >= 3, 30000, 'two processes, the child\'s CPU counted');
   assert.ok(w.metrics.memory > w.metrics.rss_self, `tree memory ${w.metrics.memory} > the worker's own ${w.metrics.rss_self}`);
 });

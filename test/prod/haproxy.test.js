@@ -1,23 +1,27 @@
 // One superd per host behind a real HAProxy (examples/haproxy): two daemons stand in for
 // two hosts; stopping one host's app moves all traffic to the other, with at most the
-// failures HAProxy's check interval allows.
+// failures HAProxy's check interval allows. The two daemons serve both tests: each test
+// starts the app on both with its own ports and deletes it at its end.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
-import { sandbox, freePort, lsJson, ROOT } from '../helpers/harness.js';
+import { freePort, lsJson, ROOT } from '../helpers/harness.js';
+import { fileSandbox, deleteAtEnd } from '../helpers/file-daemon.js';
 
 const EXAMPLE = path.join(ROOT, 'examples', 'haproxy');
 const HAPROXY = ['/usr/sbin/haproxy', 'haproxy'].find((p) => spawnSync(p, ['-v']).status === 0);
 // CI installs haproxy (.ci/run); elsewhere a missing haproxy skips, never passes.
 const needHaproxy = HAPROXY || process.env.CI ? {} : { skip: 'haproxy is not installed (apt-get install haproxy)' };
 
-async function host(t, port) {
-  const box = await sandbox(t);
-  const r = await box.cli(['start', path.join(EXAMPLE, 'ecosystem.yml')], { env: { PORT: String(port) } });
-  assert.equal(r.code, 0, r.stderr);
+const hosts = [await fileSandbox(), await fileSandbox()];
+
+/** Host `box` runs the example's app on `port` (PORT from the environment of `super start`) until `t` ends. */
+async function host(t, box, port) {
+  deleteAtEnd(t, box, ['hello']);
+  await box.start(path.join(EXAMPLE, 'ecosystem.yml'), { env: { PORT: String(port) } });
   const pids = new Set((await lsJson(box)).apps[0].workers.map((w) => w.pid));
   assert.equal(pids.size, 2);
   return { box, pids };
@@ -45,6 +49,7 @@ async function haproxy(t, dir, { front, a, b, redispatch }) {
   child.stdout.on('data', onData);
   child.stderr.on('data', onData);
   return {
+    kill: () => child.kill('SIGKILL'),
     get log() { return log; },
     waitFor: (re, timeout = 20000) => new Promise((resolve, reject) => {
       if (re.test(log)) return resolve();
@@ -68,7 +73,9 @@ function get(agent, port) {
 }
 
 /**
- * Sends requests (4 keep-alive connections) until `done()` says stop, or `max` requests.
+ * Sends requests (4 keep-alive connections, each pausing 10 ms after an answer, as
+ * test/helpers/load.js: ~300 requests a second, not every cycle the machine has) until
+ * `done()` says stop, or `max` requests.
  * `during(i)` runs after request i (to stop an app mid-loop). Each result is stamped with
  * the loop phase when it was sent.
  */
@@ -83,6 +90,7 @@ async function requestLoop(port, { max, during, phase, done }) {
       const r = await get(agent, port);
       results.push({ ...r, i, at });
       await during(i, results);
+      await new Promise((r) => setTimeout(r, 10));
     }
   };
   await Promise.all([worker(), worker(), worker(), worker()]);
@@ -92,9 +100,13 @@ async function requestLoop(port, { max, during, phase, done }) {
 
 async function scenario(t, { redispatch }) {
   const [pa, pb, front] = [await freePort(), await freePort(), await freePort()];
-  const a = await host(t, pa);
-  const b = await host(t, pb);
-  const lb = await haproxy(t, a.box.dir, { front, a: pa, b: pb, redispatch });
+  // Registered first, so it runs before the apps are deleted: HAProxy's keep-alive
+  // connections would hold their workers' graceful stop for kill_timeout (5 s).
+  let lb = null;
+  t.after(() => lb?.kill());
+  const a = await host(t, hosts[0], pa);
+  const b = await host(t, hosts[1], pb);
+  lb = await haproxy(t, a.box.dir, { front, a: pa, b: pb, redispatch });
   // HAProxy sends no "listening" signal: retry one request until it answers (bounded).
   for (let i = 0; (await get(false, front)).status !== 200; i++) {
     assert.ok(i < 200, `HAProxy never answered on ${front}:\n${lb.log}`);
@@ -113,12 +125,18 @@ async function scenario(t, { redispatch }) {
       // Both hosts have answered: stop host A's app (graceful stop, as in a deploy gone wrong).
       if (!stopping && results.some((r) => a.pids.has(r.pid)) && results.some((r) => b.pids.has(r.pid)) && i >= 200) {
         phase = 'a-stopping';
-        stopping = a.box.cli(['stop', 'hello']);
+        stopping = a.box.client().then(async (client) => {
+          try {
+            return await client.request('stop', { target: ['hello'] }, { timeout: 0 });
+          } finally {
+            client.close();
+          }
+        });
       }
     },
     done: () => phase === 'a-down' && ++downAfter > 500,
   });
-  assert.equal((await stopping).code, 0);
+  assert.deepEqual((await stopping).apps, ['hello']);
   await lb.waitFor(/host-a is DOWN/);
 
   const by = (p) => results.filter((r) => r.at === p);

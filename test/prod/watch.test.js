@@ -1,13 +1,15 @@
 // Watch mode: a burst of changes gives one reload, named in daemon.log; ignore_watch adds
 // to the defaults (node_modules, .git, *.log) instead of replacing them (PM2 #5016);
 // `super watch` and `super start --watch`; a large tree is scanned off the daemon's loop
-// (its event-loop delay, measured by the daemon, stays low).
+// (its event-loop delay, measured by the daemon, stays low). One daemon for the file: each
+// test adds its own app, in its own directory (the one it watches), and deletes it at its end.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import http from 'node:http';
-import { sandbox, freePort, httpGet, lsJson, describeJson } from '../helpers/harness.js';
+import { freePort, httpGet, lsJson, describeJson, FIXTURES } from '../helpers/harness.js';
+import { fileSandbox, deleteAtEnd } from '../helpers/file-daemon.js';
 import { makeIgnore, DEFAULT_IGNORE } from '../../lib/master/watch/watch-ignore.js';
 
 /** Subscribes to watch and worker events; waitFor(pred) over everything seen so far. */
@@ -57,27 +59,43 @@ async function watchReady(box, ev, app, timeout) {
   return ev.waitFor(watchEv(app, 'ready'), `${app} watch ready`, timeout);
 }
 
-async function watchedApp(box, extra = '', delay = '300ms') {
-  const port = await freePort();
-  box.fixture('http-server.js');
-  fs.mkdirSync(path.join(box.dir, 'src'), { recursive: true });
-  box.write('src/a.js', '// a\n');
-  const eco = box.write('eco.yml', `apps:\n  - name: web\n    script: http-server.js\n    watch: true\n    watch_delay: ${delay}\n    env: { PORT: ${port} }\n${extra}`);
-  return { port, eco };
+const box = await fileSandbox();
+
+/**
+ * The directory of app `name` (its cwd: what `watch: true` watches), with http-server.js in
+ * it; the app is deleted when `t` ends. `write(file, text)` writes a file into it.
+ */
+function appDir(t, name) {
+  const dir = path.join(box.dir, name);
+  fs.mkdirSync(dir, { recursive: true });
+  fs.copyFileSync(path.join(FIXTURES, 'apps', 'http-server.js'), path.join(dir, 'http-server.js'));
+  deleteAtEnd(t, box, [name]);
+  const write = (file, text) => box.write(path.join(name, file), text);
+  return { dir, write };
 }
 
+async function watchedApp(t, name, extra = '', delay = '300ms') {
+  const port = await freePort();
+  const { dir, write } = appDir(t, name);
+  write('src/a.js', '// a\n');
+  const eco = write('eco.yml', `apps:\n  - name: ${name}\n    script: http-server.js\n    watch: true\n    watch_delay: ${delay}\n    env: { PORT: ${port} }\n${extra}`);
+  return { port, eco, dir, write };
+}
+const workersOf = async (name) => (await lsJson(box)).apps.find((a) => a.name === name).workers;
+
 test('a burst of changes reloads the app once, and daemon.log names the changed file', async (t) => {
-  const box = await sandbox(t);
   // watch_delay is 16 times the 60 ms between the burst's writes, so a test process slowed
   // by a loaded machine still writes each one before the debounce ends.
-  const { port, eco } = await watchedApp(box, '', '1s');
+  const { port, eco, dir } = await watchedApp(t, 'burst', '', '1s');
   await box.start(eco);
   const ev = await events(box, t);
-  await watchReady(box, ev, 'web');
-  const before = (await lsJson(box)).apps[0].workers[0].pid;
+  await watchReady(box, ev, 'burst');
+  const before = (await workersOf('burst'))[0].pid;
 
   // A keep-alive client loop runs through the reload: the reload is rolling, so it sees
   // no failure (bounded: it stops at the end of the reload, or after 20,000 requests).
+  // Paced (10 ms after each answer, as test/helpers/load.js): two loops still send a request
+  // every ~5 ms through the swap, without taking every cycle the machine has meanwhile.
   const agent = new http.Agent({ keepAlive: true, maxSockets: 2 });
   t.after(() => agent.destroy());
   let reloading = true;
@@ -92,92 +110,91 @@ test('a burst of changes reloads the app once, and daemon.log names the changed 
       } catch (err) {
         failures.push(err.code ?? err.message);
       }
+      await new Promise((r) => setTimeout(r, 10));
     }
   };
   const loop = Promise.all([client(), client()]);
   // The burst: writes spaced by less than watch_delay (1 s), so each one restarts the
   // debounce; then a tight run of writes, which the OS may merge into fewer events.
-  const a = path.join(box.dir, 'src', 'a.js');
+  const a = path.join(dir, 'src', 'a.js');
   for (let i = 0; i < 6; i++) {
     fs.writeFileSync(a, `// change ${i}\n`);
     await new Promise((r) => setTimeout(r, 60));
   }
   for (let i = 6; i < 20; i++) fs.writeFileSync(a, `// change ${i}\n`);
-  const reload = await ev.waitFor(watchEv('web', 'reload'), 'reload');
+  const reload = await ev.waitFor(watchEv('burst', 'reload'), 'reload');
   assert.deepEqual(reload.files, [a]);
   assert.ok(reload.count >= 6, `the spaced writes were gathered into this one burst (${reload.count} changes)`);
-  const done = await ev.waitFor(watchEv('web', 'reloaded'), 'reloaded');
+  const done = await ev.waitFor(watchEv('burst', 'reloaded'), 'reloaded');
   reloading = false;
   await loop;
   assert.deepEqual(done.failed, []);
   assert.deepEqual(failures, [], `${sent} requests during the watch reload`);
   assert.ok(ev.seen.some((e) => e.topic === 'reload' && e.step === 'ready'), 'a rolling reload (replacement ready before the old worker left)');
-  const after = (await lsJson(box)).apps[0].workers[0];
+  const after = (await workersOf('burst'))[0];
   assert.notEqual(after.pid, before, 'a new worker runs the new code');
   assert.equal(after.status, 'online');
-  assert.match((await httpGet(port)).body, /app=web/);
+  assert.match((await httpGet(port)).body, /app=burst/);
 
   // Once per burst. A second reload of this burst would come right after the first one
   // ended (queued while it ran) or before the marker's (the thread sends bursts in order).
-  const reloads = () => ev.seen.filter(watchEv('web', 'reload'));
+  const reloads = () => ev.seen.filter(watchEv('burst', 'reload'));
   assert.equal(reloads().length, 1, 'one reload for the burst so far');
-  const b = path.join(box.dir, 'src', 'b.js');
+  const b = path.join(dir, 'src', 'b.js');
   fs.writeFileSync(b, '// new file\n');
-  const second = await ev.waitFor((e) => watchEv('web', 'reload')(e) && e.files.includes(b), 'the reload for b.js');
-  await ev.waitFor((e) => watchEv('web', 'reloaded')(e) && ev.seen.indexOf(e) > ev.seen.indexOf(second), 'second reloaded');
+  const second = await ev.waitFor((e) => watchEv('burst', 'reload')(e) && e.files.includes(b), 'the reload for b.js');
+  await ev.waitFor((e) => watchEv('burst', 'reloaded')(e) && ev.seen.indexOf(e) > ev.seen.indexOf(second), 'second reloaded');
   assert.deepEqual(reloads().map((e) => e.files), [[a], [b]], 'exactly one reload per burst');
 
   const log = fs.readFileSync(path.join(box.home, 'daemon.log'), 'utf8');
   // (the OS may merge the 20 writes into fewer events; the count says how many arrived)
-  assert.match(log, /"msg":"watch: src\/a\.js changed( and \d+ more change\(s\))?; reloading web"/);
-  assert.match(log, /"msg":"watch: src\/b\.js changed( and \d+ more change\(s\))?; reloading web"/);
+  assert.match(log, /"msg":"watch: src\/a\.js changed( and \d+ more change\(s\))?; reloading burst"/);
+  assert.match(log, /"msg":"watch: src\/b\.js changed( and \d+ more change\(s\))?; reloading burst"/);
 });
 
 test('ignore_watch adds to the defaults: node_modules, .git and log files stay ignored', async (t) => {
-  const box = await sandbox(t);
-  const { eco } = await watchedApp(box, '    ignore_watch: ["*.tmp", "build/**"]\n');
-  for (const d of ['node_modules/dep', '.git', 'build/out', 'logs']) fs.mkdirSync(path.join(box.dir, d), { recursive: true });
+  const { eco, dir, write } = await watchedApp(t, 'ignoring', '    ignore_watch: ["*.tmp", "build/**"]\n');
+  for (const d of ['node_modules/dep', '.git', 'build/out', 'logs']) fs.mkdirSync(path.join(dir, d), { recursive: true });
   await box.start(eco);
   const ev = await events(box, t);
-  await watchReady(box, ev, 'web');
+  await watchReady(box, ev, 'ignoring');
 
   // Ignored: defaults and the app's own patterns. Then one watched change as a marker:
   // the reload it causes must name only the marker, so nothing ignored got through.
-  box.write('node_modules/dep/index.js', 'x');
-  box.write('.git/HEAD', 'x');
-  box.write('logs/app.log', 'x');
-  box.write('scratch.tmp', 'x');
-  box.write('build/out/bundle.js', 'x');
-  box.write('src/marker.js', 'x');
-  const reload = await ev.waitFor(watchEv('web', 'reload'), 'reload');
+  write('node_modules/dep/index.js', 'x');
+  write('.git/HEAD', 'x');
+  write('logs/app.log', 'x');
+  write('scratch.tmp', 'x');
+  write('build/out/bundle.js', 'x');
+  write('src/marker.js', 'x');
+  const reload = await ev.waitFor(watchEv('ignoring', 'reload'), 'reload');
   // (files names up to 10 distinct paths: any ignored one that got through would be there;
   // count may be 2, as a new file can give 'add' then 'change')
-  assert.deepEqual(reload.files, [path.join(box.dir, 'src', 'marker.js')]);
+  assert.deepEqual(reload.files, [path.join(dir, 'src', 'marker.js')]);
 });
 
 test('super watch <app> on|off, and super start --watch', async (t) => {
-  const box = await sandbox(t);
   const port = await freePort();
-  box.fixture('http-server.js');
-  const eco = box.write('eco.yml', `apps:\n  - name: web\n    script: http-server.js\n    watch_delay: 200ms\n    env: { PORT: ${port} }\n`);
+  const { dir, write } = appDir(t, 'toggled');
+  const eco = write('eco.yml', `apps:\n  - name: toggled\n    script: http-server.js\n    watch_delay: 200ms\n    env: { PORT: ${port} }\n`);
   const r = await box.cli(['start', eco, '--watch']);
   assert.equal(r.code, 0, r.stderr);
   const ev = await events(box, t);
-  await watchReady(box, ev, 'web');
-  const d = await describeJson(box, 'web');
-  assert.deepEqual(d.config.watch, [box.dir]);
+  await watchReady(box, ev, 'toggled');
+  const d = await describeJson(box, 'toggled');
+  assert.deepEqual(d.config.watch, [dir]);
 
-  const off = await box.cli(['watch', 'web', 'off']);
+  const off = await box.cli(['watch', 'toggled', 'off']);
   assert.equal(off.code, 0, off.stderr);
-  assert.equal(off.stdout, 'web: not watching\n');
+  assert.equal(off.stdout, 'toggled: not watching\n');
   const mark = ev.seen.length;
-  const on = await box.cli(['watch', 'web', 'on']);
-  assert.equal(on.stdout, `web: watching ${box.dir}\n`);
-  await ev.waitFor((e) => watchEv('web', 'ready')(e) && ev.seen.indexOf(e) >= mark, 'ready again');
-  box.write('x.js', 'x');
-  await ev.waitFor(watchEv('web', 'reloaded'), 'reload after watch on');
+  const on = await box.cli(['watch', 'toggled', 'on']);
+  assert.equal(on.stdout, `toggled: watching ${dir}\n`);
+  await ev.waitFor((e) => watchEv('toggled', 'ready')(e) && ev.seen.indexOf(e) >= mark, 'ready again');
+  write('x.js', 'x');
+  await ev.waitFor(watchEv('toggled', 'reloaded'), 'reload after watch on');
 
-  const bad = await box.cli(['watch', 'web', 'maybe']);
+  const bad = await box.cli(['watch', 'toggled', 'maybe']);
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /^super: E_USAGE: say on or off/);
   const missing = await box.cli(['watch', 'nope', 'on']);
@@ -186,24 +203,23 @@ test('super watch <app> on|off, and super start --watch', async (t) => {
 });
 
 test('a tree of thousands of files is scanned off the daemon\'s event loop', async (t) => {
-  const box = await sandbox(t);
   const port = await freePort();
-  box.fixture('http-server.js');
-  const eco = box.write('eco.yml', `apps:\n  - name: web\n    script: http-server.js\n    env: { PORT: ${port} }\n`);
+  const { dir: root, write } = appDir(t, 'tree');
+  const eco = write('eco.yml', `apps:\n  - name: tree\n    script: http-server.js\n    env: { PORT: ${port} }\n`);
   for (let d = 0; d < 150; d++) {
-    const dir = path.join(box.dir, 'src', `d${d}`);
+    const dir = path.join(root, 'src', `d${d}`);
     fs.mkdirSync(dir, { recursive: true });
     for (let f = 0; f < 50; f++) fs.writeFileSync(path.join(dir, `f${f}.js`), '');
   }
-  for (let f = 0; f < 2000; f++) box.write(`node_modules/m${f % 20}/f${f}.js`, '');
+  for (let f = 0; f < 2000; f++) write(`node_modules/m${f % 20}/f${f}.js`, '');
   await box.start(eco);
   const ev = await events(box, t);
   // The daemon's own event-loop delay (stats), over exactly the scan: from `watch on` to ready.
   // Measured here (7,500 files): with the watch thread, under 15 ms, up to 70 ms with other
   // tests loading the 2 CPUs; with chokidar moved onto the daemon's loop, 230-540 ms.
   await ev.client.request('stats', { reset: true });
-  assert.deepEqual((await ev.client.request('watch', { app: 'web', on: true })).watch, [box.dir]);
-  const ready = await watchReady(box, ev, 'web', 60000);
+  assert.deepEqual((await ev.client.request('watch', { app: 'tree', on: true })).watch, [root]);
+  const ready = await watchReady(box, ev, 'tree', 60000);
   const { event_loop_delay_ms: delay } = await ev.client.request('stats', {});
   t.diagnostic(`${ready.count} paths; daemon loop delay during the scan: ${JSON.stringify(delay)}`);
   assert.ok(ready.count >= 7500, `${ready.count} paths watched`);

@@ -5,7 +5,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { sandbox, freePort, httpGet, lsJson, watchEvents, describeJson } from '../helpers/harness.js';
 import { ALLOWED, ALL, masksOf } from '../helpers/cpus.js';
-import { sharedSandbox } from '../helpers/shared-daemon.js';
+import { fileSandbox, deleteAtEnd } from '../helpers/file-daemon.js';
 
 const skip = ALLOWED.length < 2 ? 'needs at least 2 CPUs' : false;
 // libuv starts this many pool threads at its first use (the web app's env sets it).
@@ -13,7 +13,7 @@ const POOL = 3;
 
 // One daemon for the tests that pin apps of their own; the daemon.cpu_affinity test pins
 // its daemon and has one of its own.
-const sharedBox = sharedSandbox();
+const fileBox = await fileSandbox();
 
 /** GETs `path` on fresh connections until `count` workers (round-robin) answered; their pids. */
 async function fromEach(port, path, count, re) {
@@ -28,7 +28,8 @@ async function fromEach(port, path, count, re) {
 }
 
 test('spread, a list and a fork-mode app: every thread has its slot\'s mask, also the thread pool and a worker_thread started later; a crash replacement keeps it', { skip }, async (t) => {
-  const box = await sharedBox(t, ['web', 'free', 'job']);
+  const box = fileBox;
+  deleteAtEnd(t, box, ['web', 'free', 'job']);
   const [p1, p2] = [await freePort(), await freePort()];
   box.fixture('threads.js');
   box.fixture('threads.cjs'); // CommonJS: no pool thread before GET /pool
@@ -104,7 +105,8 @@ apps:
 });
 
 test('a per-slot map pins the slots it names and leaves the others on every CPU', { skip }, async (t) => {
-  const box = await sharedBox(t, ['map']);
+  const box = fileBox;
+  deleteAtEnd(t, box, ['map']);
   const port = await freePort();
   box.fixture('threads.js');
   const b = ALLOWED[1];
@@ -117,7 +119,8 @@ test('a per-slot map pins the slots it names and leaves the others on every CPU'
 });
 
 test('a per-slot map naming an instance the app does not run yet: start warns, and a scale-up pins it', { skip }, async (t) => {
-  const box = await sharedBox(t, ['later']);
+  const box = fileBox;
+  deleteAtEnd(t, box, ['later']);
   const port = await freePort();
   box.fixture('threads.js');
   const [a, b] = ALLOWED;

@@ -5,14 +5,15 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { allLines, checkNumbered } from './log-files.js';
-import { sharedSandbox } from '../helpers/shared-daemon.js';
+import { fileSandbox, deleteAtEnd } from '../helpers/file-daemon.js';
 
 // One daemon: each test starts apps of its own (deleted after; their log files stay, so the
 // second test leaves the first one's out of its listing).
-const sharedBox = sharedSandbox();
+const fileBox = await fileSandbox();
 
 test('4 workers x 5,000 lines (1.1 MB through the pipes, lines cut across reads): all on disk, none split, none lost; logs --lines/--out/--err/--json', async (t) => {
-  const box = await sharedBox(t, ['flood']);
+  const box = fileBox;
+  deleteAtEnd(t, box, ['flood']);
   box.fixture('log-writer.js');
   const eco = box.write('flood.yml', `
 apps:
@@ -54,7 +55,8 @@ apps:
 });
 
 test('merge_logs: false writes one file per slot; disable_logs writes none; flush empties', async (t) => {
-  const box = await sharedBox(t, ['split', 'quiet']);
+  const box = fileBox;
+  deleteAtEnd(t, box, ['split', 'quiet']);
   box.fixture('log-writer.js');
   const eco = box.write('split.yml', `
 apps:

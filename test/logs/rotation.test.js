@@ -8,14 +8,15 @@ import path from 'node:path';
 import { sandbox, freePort, httpGet, lsJson } from '../helpers/harness.js';
 import { allLines, checkNumbered, eventually } from './log-files.js';
 import { request } from '../helpers/requests.js';
-import { sharedSandbox } from '../helpers/shared-daemon.js';
+import { fileSandbox, deleteAtEnd } from '../helpers/file-daemon.js';
 
 // One daemon for the tests that only start an app of their own and read its files. The
 // reopen test (it renames daemon.log and signals the daemon) has a daemon of its own.
-const sharedBox = sharedSandbox();
+const fileBox = await fileSandbox();
 
 test('rotation at log_max_size while 4 workers write 25,000 lines each: 0 lost, 0 split, gzip, retain', async (t) => {
-  const box = await sharedBox(t, ['rot']);
+  const box = fileBox;
+  deleteAtEnd(t, box, ['rot']);
   box.fixture('log-writer.js');
   const eco = box.write('rot.yml', `
 logs:
@@ -44,7 +45,8 @@ apps:
 });
 
 test('log_retain keeps that many rotated files, the newest as .1', async (t) => {
-  const box = await sharedBox(t, ['keep2']);
+  const box = fileBox;
+  deleteAtEnd(t, box, ['keep2']);
   const port = await freePort();
   box.fixture('log-writer.js');
   const eco = box.write('keep2.yml', `
@@ -112,7 +114,8 @@ apps:
 });
 
 test('fork mode without the agent (interpreter none): rotation renames, the child keeps its file until it restarts', async (t) => {
-  const box = await sharedBox(t, ['sh']);
+  const box = fileBox;
+  deleteAtEnd(t, box, ['sh']);
   const script = box.write('chatty.sh', '#!/bin/sh\ni=0\nwhile [ $i -lt 400 ]; do echo "line $i slot $NODE_APP_INSTANCE"; i=$((i+1)); done\nexec sleep 300\n');
   fs.chmodSync(script, 0o755);
   const eco = box.write('sh.yml', `
@@ -137,7 +140,8 @@ apps:
 });
 
 test('super logs --lines reaches back into the rotated file when the current one is short', async (t) => {
-  const box = await sharedBox(t, ['tail']);
+  const box = fileBox;
+  deleteAtEnd(t, box, ['tail']);
   const port = await freePort();
   box.fixture('log-writer.js');
   const eco = box.write('tail.yml', `
@@ -157,7 +161,8 @@ apps:
 });
 
 test('fork mode with the agent (interpreter node): the child moves to the new file by itself after reload-logs', async (t) => {
-  const box = await sharedBox(t, ['fk']);
+  const box = fileBox;
+  deleteAtEnd(t, box, ['fk']);
   const port = await freePort();
   box.fixture('log-writer.js');
   const eco = box.write('fk.yml', `

@@ -12,7 +12,8 @@ import { spec, tap } from 'node:test/reporters';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const CONCURRENCY = 2;
+// Files at once; TEST_CONCURRENCY overrides it (to measure the suite at another setting).
+const CONCURRENCY = Number(process.env.TEST_CONCURRENCY) || 2;
 
 const all = [];
 for (const dir of fs.readdirSync(path.join(ROOT, 'test')).sort()) {

@@ -39,7 +39,7 @@ test('workers SIGKILLed under new-connection load: no connection is left hanging
   }
   const r = await load.stop();
   t.diagnostic(`${r.sent} requests, failures ${JSON.stringify(r.errors)}`);
-  assert.ok(r.ok > 500, `the load ran (${r.ok} answered)`);
+  assert.ok(r.ok > 200, `the load ran (${r.ok} answered)`);
   assert.equal(r.errors.timeout, undefined, `hung connections: ${JSON.stringify(r.errors)}`);
 });
 

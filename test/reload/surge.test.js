@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import { sandbox, freePort, lsJson, watchEvents, httpGet, alive } from '../helpers/harness.js';
 import { deleteAtEnd } from '../helpers/file-daemon.js';
 import { ensureDaemon } from '../../lib/ctl/launch-daemon.js';
-import { reloadFailure, renderError } from '../../lib/ctl/coded-error.js';
+import { renderError } from '../../lib/ctl/coded-error.js';
+import { reloadFailure } from '../../lib/worker-failure.js';
 import { lsJson as renderLsJson } from '../../lib/ctl/render-ls.js';
 import { startLoad } from '../helpers/load.js';
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm test`: Node's test runner over every test/<folder>/<name>.test.js, the slowest files
-// first. The runner starts files in the order given as its slots free up; alphabetical
+// first, four at a time. The runner starts files in the order given as its slots free up; alphabetical
 // order left a 40-second file to start last, alone, while the other slot sat idle. The
 // files listed in test/slowest.txt (longest wall time first; regenerate it with
 // `node bench/test-cost.js --out f` and keep the files over ~8 s) go first, the rest follow
@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // Files at once; TEST_CONCURRENCY overrides it (to measure the suite at another setting).
-const CONCURRENCY = Number(process.env.TEST_CONCURRENCY) || 2;
+const CONCURRENCY = Number(process.env.TEST_CONCURRENCY) || 4;
 
 const all = [];
 for (const dir of fs.readdirSync(path.join(ROOT, 'test')).sort()) {

@@ -1,10 +1,11 @@
 #!/usr/bin/env node
-// `npm test`: Node's test runner over every test/<folder>/<name>.test.js, the slowest files
-// first, four at a time. The runner starts files in the order given as its slots free up; alphabetical
-// order left a 40-second file to start last, alone, while the other slot sat idle. The
+// `npm test`: Node's test runner over every test/<folder>/<name>.test.js, four files at a
+// time, the slowest first. The runner starts files in the order given as its slots free up;
+// in name order a 40-second file started last, alone, while the other slots sat idle. The
 // files listed in test/slowest.txt (longest wall time first; regenerate it with
 // `node bench/test-cost.js --out f` and keep the files over ~8 s) go first, the rest follow
-// in name order.
+// in name order. Half of a file's wall time is spent waiting on events (readiness, drains,
+// timers), so four at a time keep two cores busy where two at a time left them idle.
 import fs from 'node:fs';
 import path from 'node:path';
 import { run } from 'node:test';

@@ -282,5 +282,3 @@ export class Slot extends EventEmitter {
     };
   }
 }
-
-export { describeExit } from '../process/index.js';

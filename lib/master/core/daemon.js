@@ -39,8 +39,6 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const agentPath = path.join(here, '..', '..', 'worker', 'agent.cjs');
 const { version } = JSON.parse(fs.readFileSync(path.join(here, '..', '..', '..', 'package.json'), 'utf8'));
 
-export { EXIT_ALREADY_RUNNING };
-
 /**
  * Runs this process as the daemon. Resolves once it is ready (the returned handles are
  * for the foreground commands); the process exits from shutdown(), or from the one

@@ -50,6 +50,7 @@ export function foreground(box, t, args, { env = {}, cmd = process.execPath, arg
         check();
       });
     },
+    /** @param {NodeJS.Signals} [signal] */
     async stop(signal = 'SIGTERM') {
       child.kill(signal);
       return exited;

@@ -42,7 +42,7 @@ test('control.listen on loopback: ls, logs over --host; token 0600; 401 for a wr
   const mine = copyToken(box);
 
   // Without --host, the client's own (empty) SUPER_HOME has no daemon: only TCP can answer.
-  await assert.rejects(connect(path.join(box.dir, 'client-home')), (err) => err.code === 'E_NO_DAEMON');
+  await assert.rejects(connect(path.join(box.dir, 'client-home')), /** @param {any} err */ (err) => err.code === 'E_NO_DAEMON');
 
   const ls = await remoteCli(box, port, mine, ['ls', '--json']);
   assert.equal(ls.code, 0, ls.stderr);
@@ -62,7 +62,7 @@ test('control.listen on loopback: ls, logs over --host; token 0600; 401 for a wr
   assert.match(start.stderr, /^super: E_USAGE: super start .*--host/m);
   const client = await connect(box.home, { remote: { where: { host: '127.0.0.1', port, headers: { authorization: `Bearer ${token(box)}` } }, label: 'test' } });
   t.after(() => client.close());
-  await assert.rejects(client.request('start', { file: eco }), (err) => err.code === 'E_LOCAL_ONLY');
+  await assert.rejects(client.request('start', { file: eco }), /** @param {any} err */ (err) => err.code === 'E_LOCAL_ONLY');
   assert.equal((await client.request('ls')).apps.length, 1, 'the same connection still serves other ops');
 
   // A wrong token: 401 -> E_AUTH, exit 2; its value never reaches the daemon log.
@@ -208,7 +208,7 @@ test('no control.listen: the daemon opens no TCP port and creates no token; a la
   assert.equal(refused.code, 2);
   assert.match(refused.stderr, /^super: E_CONTROL_FIXED: .*moved\.yml asks for control listen 127\.0\.0\.1:\d+ .*`super upgrade --config /m);
   const origins = box.write('origins.yml', `control: { listen: "127.0.0.1:${port}", origins: [https://x.example] }\napps:\n${idleApp('jobs')}`);
-  await assert.rejects(box.start(origins), (err) => err.code === 'E_CONTROL_FIXED', 'other origins are other settings');
+  await assert.rejects(box.start(origins), /** @param {any} err */ (err) => err.code === 'E_CONTROL_FIXED', 'other origins are other settings');
   assert.deepEqual((await lsJson(box)).apps.map((a) => a.name), ['web'], 'nothing of the refused files started');
   assert.deepEqual(tcpListenPorts(box.daemonPid()), [port]);
 

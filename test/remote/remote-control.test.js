@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync, execFile } from 'node:child_process';
 import { sandbox, freePort, SUPER, lsJson } from '../helpers/harness.js';
+import { eventually } from '../helpers/wait.js';
 import { request, killDaemon, resurrect } from '../helpers/requests.js';
 import { connect } from '../../lib/ipc/client.js';
 import { upgrade, tcpListenPorts } from './helpers.js';
@@ -285,20 +286,12 @@ test('super --host monit shows the remote daemon\'s apps (tmux)', { skip: hasTmu
     `SUPER_HOME=${path.join(box.dir, 'client-home')} NO_COLOR=1 ${process.execPath} ${SUPER} --host 127.0.0.1:${port} --token-file ${tokenFile} monit; echo MONIT-EXIT=$?; sleep 60`);
   serverPid = Number(await tmux('display-message', '-p', '#{pid}'));
   // A terminal sends no events to wait on: poll the screen, bounded.
-  const deadline = Date.now() + 20000;
   let screen = '';
-  while (Date.now() < deadline) {
-    screen = await tmux('capture-pane', '-p', '-t', 'm');
-    if (/^web\s+0\s+\d+\s+online/m.test(screen) || /MONIT-EXIT/.test(screen)) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  const screenShows = (re, what, timeout) => eventually(async () => re.test((screen = await tmux('capture-pane', '-p', '-t', 'm'))), { timeout, every: 100, what, last: () => screen });
+  await screenShows(/^web\s+0\s+\d+\s+online|MONIT-EXIT/m, 'web#0 online (or monit ended)', 20000);
   assert.match(screen, /^web\s+0\s+\d+\s+online/m, `monit over --host shows web#0 online; screen:\n${screen}`);
   await tmux('send-keys', '-t', 'm', 'q');
-  const end = Date.now() + 10000;
-  while (Date.now() < end && !/MONIT-EXIT/.test(screen)) {
-    screen = await tmux('capture-pane', '-p', '-t', 'm');
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await screenShows(/MONIT-EXIT/, 'monit to quit', 10000);
   assert.match(screen, /MONIT-EXIT=0/);
 });
 

@@ -43,8 +43,11 @@ export function superProcess(box, t, args, { env = {}, cmd = process.execPath, a
     check();
   });
   const tail = () => `stdout: ${out.slice(-2000)}\nstderr: ${err.slice(-2000)}`;
+  let closed = false; // after 'close', not 'exit': the output is all in
   /** @type {Promise<{code: number|null, signal: NodeJS.Signals|null}>} */
   const exited = new Promise((resolve) => child.on('close', (code, signal) => {
+    closed = true;
+    if (rest) lines.push(rest); // a last line without its newline
     check(); // the last output may be what a waiter wants
     for (const w of waiters) w.settle(() => w.reject(new Error(`super ${args.join(' ')} ended (${signal ?? code}) before ${w.what}; ${tail()}`)));
     resolve({ code, signal });
@@ -63,7 +66,7 @@ export function superProcess(box, t, args, { env = {}, cmd = process.execPath, a
   function until(check, { timeout = 30000, what = 'the output' } = {}) {
     const now = check();
     if (now) return Promise.resolve(now);
-    if (child.exitCode !== null || child.signalCode !== null) return Promise.reject(new Error(`super ${args.join(' ')} ended before ${what}; ${tail()}`));
+    if (closed) return Promise.reject(new Error(`super ${args.join(' ')} ended before ${what}; ${tail()}`));
     return new Promise((resolve, reject) => {
       const w = {
         check, what, resolve, reject,

@@ -31,7 +31,6 @@ import { holdsMoreValues, MAX_VALUES } from './value-count.js';
 import { workLimits } from './work-limits.js';
 
 export { parseDuration, parseSize } from './units.js';
-export { resolveInstances } from './instances.js';
 export { loadEcosystemOffThread } from './load-off-thread.js';
 export { workLimits } from './work-limits.js';
 

@@ -5,12 +5,11 @@
 // it): the series not fed for longest goes first. No imports: the page loads this file too
 // (/history.js), so its charts compute their points as the dashboard process does.
 
-export const HISTORY_POINTS = 600;
-export const MAX_SERIES = 4000;
-// What each point holds, in this order after the time (seconds since the epoch, as uPlot wants).
-export const FIELDS = Object.freeze(['cpu', 'rss', 'loop_p99_ms', 'rps']);
+const HISTORY_POINTS = 600;
+const MAX_SERIES = 4000;
+// A point is [t, cpu, rss, loop_p99_ms, rps]: t in seconds since the epoch, as uPlot wants.
 
-/** A fixed-size ring of [t, ...FIELDS] points; oldest first out of toArray(). */
+/** A fixed-size ring of points; oldest first out of toArray(). */
 export class Ring {
   constructor(size = HISTORY_POINTS) {
     this.size = size;

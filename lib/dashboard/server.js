@@ -18,15 +18,15 @@ const require = createRequire(import.meta.url);
 /** A package's dist/ directory (its entry file's; none of the three exports package.json). */
 const vendorDir = (pkg) => path.dirname(require.resolve(pkg));
 
-export const MAX_PAGES = 32; // websocket connections at once
-export const MAX_MESSAGE = 16 * 1024; // bytes of one message from a page
+const MAX_PAGES = 32; // websocket connections at once
+const MAX_MESSAGE = 16 * 1024; // bytes of one message from a page
 const MAX_ACTIONS_IN_FLIGHT = 4; // per page
 const MAX_DOWNLOADS = 16;
 const DOWNLOAD_TTL_MS = 15 * 60_000;
 const AUTH_WAIT_MS = 30_000;
 const MAX_WRONG_TOKENS = 5; // per connection; then it is closed
 
-export const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
+const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
   "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 const HEADERS = { 'content-security-policy': CSP, 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer', 'x-frame-options': 'DENY', 'cache-control': 'no-cache' };
 const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8' };

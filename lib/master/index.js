@@ -1,2 +1,2 @@
 // The daemon's face for the CLI: `super daemon` and `super run` start it in the foreground.
-export { startDaemon, EXIT_ALREADY_RUNNING } from './core/index.js';
+export { startDaemon } from './core/index.js';

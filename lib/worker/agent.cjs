@@ -44,13 +44,13 @@ if (!globalThis[AGENT]) {
     // The agent's one dispatch table. The daemon sends these to cluster workers only: a
     // fork-mode child is stopped with kill_signal (or PM2's 'shutdown', which is the app's)
     // and notices a log rotation by itself (log-format.cjs). PROFILE, HEAP and the metrics
-    // messages go to every Node worker (diagnostics.cjs loads on first use; metrics.cjs).
+    // messages go to every Node worker (captures.cjs loads on first use; metrics.cjs).
     channel.listen({
       [TO_AGENT.SHUTDOWN]: () => drain.drain().then((hookErrors) => channel.send(FROM_AGENT.DRAINED, { hookErrors })),
       [TO_AGENT.ADMIT]: drain.admit,
       [TO_AGENT.REOPEN_LOGS]: logs.reopen,
-      [TO_AGENT.PROFILE]: (m) => require('./diagnostics.cjs').profile(m),
-      [TO_AGENT.HEAP]: (m) => require('./diagnostics.cjs').heap(m),
+      [TO_AGENT.PROFILE]: (m) => require('./captures.cjs').profile(m),
+      [TO_AGENT.HEAP]: (m) => require('./captures.cjs').heap(m),
       [TO_AGENT.LISTEN_REFUSED]: (m) => process.stderr.write(`${String(m.message)}\n`),
       ...metrics.handlers,
     });

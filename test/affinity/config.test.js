@@ -45,6 +45,6 @@ test('without taskset on PATH: pinning is refused with file:line, an app that do
   // The daemon (same PATH) refuses it too, when a client skips the CLI's check.
   const client = await box.client();
   t.after(() => client.close());
-  await assert.rejects(client.request('start', { file: pinned }), (err) => err.code === 'E_CONFIG' && /taskset/.test(err.details.problems[0]));
+  await assert.rejects(client.request('start', { file: pinned }), /** @param {any} err */ (err) => err.code === 'E_CONFIG' && /taskset/.test(err.details.problems[0]));
   assert.deepEqual((await lsJson(box)).apps.map((a) => a.name), ['plain']);
 });

@@ -3,27 +3,21 @@
 // to see what runs. It never exits silently while the daemon goes on.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { sandbox, lsJson, watchEvents, SUPER } from '../helpers/harness.js';
+import { sandbox, lsJson, watchEvents } from '../helpers/harness.js';
+import { superProcess } from '../helpers/super-process.js';
 
 /** `super start <file>`, signalled once per entry of `signals` as soon as its app starts. */
 async function interruptedStart(box, t, ev, name, signals) {
   const file = box.write(`${name}.yml`, `apps:\n  - { name: ${name}, script: slow.js, wait_ready: true, listen_timeout: 20s }\n`);
-  const child = spawn(process.execPath, [SUPER, 'start', file], { env: { ...process.env, SUPER_HOME: box.home, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
-  t.after(() => child.kill('SIGKILL'));
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
-  child.stderr.on('data', (d) => (stderr += d));
-  const closed = new Promise((resolve) => child.on('close', (code) => resolve(code)));
+  const cli = superProcess(box, t, ['start', file]);
   await ev.waitFor((e) => e.app === name && e.state === 'starting', 20000, `${name} starting`);
   for (const signal of signals) {
-    const answered = Promise.race([once(child.stderr, 'data'), closed]);
-    child.kill(signal);
+    const answered = Promise.race([once(cli.child.stderr, 'data'), cli.exited]);
+    cli.child.kill(signal);
     await answered; // each signal is answered (on stderr) before the next is sent
   }
-  return { code: await closed, stdout: () => stdout, stderr: () => stderr };
+  return { code: (await cli.exited).code, stdout: () => cli.stdout, stderr: () => cli.stderr };
 }
 
 test('Ctrl-C during super start: carried through and said; twice: stops waiting, says how to see', async (t) => {

@@ -153,14 +153,14 @@ test('the daemon section takes defaults and resolves paths', () => {
 
 test('an unreadable file is E_CONFIG with one problem naming the path', async () => {
   const missing = path.join(tmp, 'nope.yml');
-  await assert.rejects(loadEcosystem(missing), (err) => {
+  await assert.rejects(loadEcosystem(missing), /** @param {any} err */ (err) => {
     assert.equal(err.code, 'E_CONFIG');
     assert.equal(err.exitStatus, 2);
     assert.equal(err.message, `1 problem in ${missing}`);
     assert.deepEqual(err.details.problems, [`${missing}: cannot read the ecosystem file: no such file: ${missing}; check the path`]);
     return true;
   });
-  await assert.rejects(loadEcosystem(tmp), (err) => {
+  await assert.rejects(loadEcosystem(tmp), /** @param {any} err */ (err) => {
     assert.deepEqual(err.details.problems, [`${tmp}: cannot read the ecosystem file: is a directory: ${tmp}; give the ecosystem file inside it`]);
     return true;
   });
@@ -183,14 +183,14 @@ test('a relative file name is shown as given and returned absolute', async () =>
   const eco = await loadEcosystem(rel, { cpus: 1 });
   assert.equal(eco.file, path.join(tmp, 'eco.yml'));
   fs.writeFileSync(path.join(tmp, 'eco.yml'), 'apps: 1\n');
-  await assert.rejects(loadEcosystem(rel), (err) => err.details.problems[0].startsWith(`${rel}:1:7: apps: `));
+  await assert.rejects(loadEcosystem(rel), /** @param {any} err */ (err) => err.details.problems[0].startsWith(`${rel}:1:7: apps: `));
 });
 
 test('an ecosystem file over 1 MiB is refused unread', async () => {
   const big = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sd-big-')), 'eco.yml');
   fs.writeFileSync(big, `apps: []\n${'#'.repeat(MAX_FILE_BYTES)}\n`);
   try {
-    await assert.rejects(loadEcosystem(big), (err) => err.code === 'E_CONFIG' && /more than the 1048576 an ecosystem file may have/.test(err.details.problems[0]));
+    await assert.rejects(loadEcosystem(big), /** @param {any} err */ (err) => err.code === 'E_CONFIG' && /more than the 1048576 an ecosystem file may have/.test(err.details.problems[0]));
   } finally {
     fs.rmSync(path.dirname(big), { recursive: true, force: true });
   }

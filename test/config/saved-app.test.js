@@ -36,6 +36,6 @@ test('a config saved before restart_delay_set and logs existed: 0/0 is the built
 
 test('a saved config that is not valid today is refused like a file, naming the dump', async () => {
   const [app] = (await loadEcosystem(at('minimal.yml'), { cpus: 1 })).apps;
-  assert.throws(() => loadSavedApp({ ...plain(app), script: at('gone.js') }, DUMP, { cpus: 1 }), (err) => err.code === 'E_CONFIG'
+  assert.throws(() => loadSavedApp({ ...plain(app), script: at('gone.js') }, DUMP, { cpus: 1 }), /** @param {any} err */ (err) => err.code === 'E_CONFIG'
     && err.details.problems.length === 1 && err.details.problems[0].startsWith(`${DUMP}:`) && /gone\.js/.test(err.details.problems[0]));
 });

@@ -131,7 +131,7 @@ test('still refused: a directory without an entry, a command line that does not 
   - { name: d, script: empty-dir }
   - { name: q, script: "node 'server.js" }
   - { name: s, script: bin/shell, exec_mode: cluster }
-`), (err) => {
+`), /** @param {any} err */ (err) => {
     const lines = err.details.problems.map((p) => p.slice(p.indexOf('eco.yml')));
     assert.match(lines[0], /^eco\.yml:3:\d+: apps\[0\]\.script: is a directory: .*empty-dir, and it has no package\.json main nor index\.js/);
     assert.match(lines[1], /^eco\.yml:4:\d+: apps\[1\]\.script: cannot split the command line: unterminated single quote/);

@@ -3,6 +3,7 @@
 // their values move; a worker killed with SIGKILL shows its restart within 2 s; a reload
 // from the page completes with 0 failed requests under load; log lines appear and filter;
 // an action without the token is refused; a hostile app name and log line render as text.
+/// <reference lib="dom" />
 /* global document, window, location -- in the functions page.evaluate runs in the page */
 import test from 'node:test';
 import assert from 'node:assert/strict';
@@ -68,10 +69,10 @@ test('super dashboard in a browser', { skip: noChromium() ?? false, timeout: 120
     const restarts = Number(await row(0).getAttribute('data-restarts'));
     const killed = Date.now();
     process.kill(pid, 'SIGKILL');
-    await page.waitForFunction(([sel, oldPid, r]) => {
-      const tr = document.querySelector(sel);
+    await page.waitForFunction(/** @param {[string, number, number]} a */ ([sel, oldPid, r]) => {
+      const tr = /** @type {HTMLElement} */ (document.querySelector(sel));
       return tr && tr.dataset.pid && tr.dataset.pid !== String(oldPid) && Number(tr.dataset.restarts) === r + 1;
-    }, ['[data-app="web"] tr[data-worker="web#0"]', pid, restarts], { timeout: 2000 });
+    }, /** @type {[string, number, number]} */ (['[data-app="web"] tr[data-worker="web#0"]', pid, restarts]), { timeout: 2000 });
     assert.ok(Date.now() - killed <= 2000);
     // and the state changes are among the log lines
     await page.waitForFunction(() => /web#0 .*online -> \w+.*SIGKILL/.test(document.getElementById('log-lines').textContent), null, { timeout: 2000 });
@@ -83,7 +84,7 @@ test('super dashboard in a browser', { skip: noChromium() ?? false, timeout: 120
     await page.locator('[data-app="web"] button[data-action="reload"]').click();
     await page.locator('#confirm-yes').click();
     const entry = page.locator('.actions-log [data-status]').first();
-    await page.waitForFunction(() => document.querySelector('.actions-log [data-status]')?.dataset.status !== 'running', null, { timeout: 60_000 });
+    await page.waitForFunction(() => /** @type {HTMLElement} */ (document.querySelector('.actions-log [data-status]'))?.dataset.status !== 'running', null, { timeout: 60_000 });
     const r = await load.stop();
     const text = await entry.textContent();
     assert.equal(await entry.getAttribute('data-status'), 'done', text);
@@ -108,7 +109,7 @@ test('super dashboard in a browser', { skip: noChromium() ?? false, timeout: 120
     const names = await page.locator('.app-name').allTextContents();
     assert.ok(names.some((n) => n.includes(HOSTILE)), names.join(' | '));
     assert.equal(await page.locator('img').count(), 0);
-    assert.equal(await page.evaluate(() => window.__xss), undefined);
+    assert.equal(await page.evaluate(() => /** @type {any} */ (window).__xss), undefined);
   });
 
   await t.test('settings and worker charts are shown, secrets masked', async () => {

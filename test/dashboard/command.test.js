@@ -6,6 +6,7 @@ import { sandbox } from '../helpers/harness.js';
 
 test('an address other than loopback without TLS, half a TLS pair, a bad --listen or --host are refused', async (t) => {
   const box = await sandbox(t);
+  /** @type {[string[], RegExp][]} */
   const cases = [
     [['--listen', '0.0.0.0:9615'], /E_USAGE: --listen 0\.0\.0\.0:9615 is reachable from other machines: give --tls-cert and --tls-key/],
     [['--tls-cert', '/nonexistent.pem'], /E_USAGE: TLS needs both --tls-cert and --tls-key/],

@@ -6,11 +6,11 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { shouldCapture } from '../../lib/master/diagnostics/stall-rule.js';
-import { diagnosticName, isDiagnosticName, stallCapturesOf, pruneStallCaptures } from '../../lib/master/diagnostics/profile-files.js';
+import { shouldCapture } from '../../lib/master/captures/stall-rule.js';
+import { diagnosticName, isDiagnosticName, stallCapturesOf, pruneStallCaptures } from '../../lib/master/captures/profile-files.js';
 import { outPath } from '../../lib/profiles/out-path.js';
 import { profileDuration } from '../../lib/config/profile-limits.js';
-import memory from '../../lib/worker/diagnostics-memory.cjs';
+import memory from '../../lib/worker/captures-memory.cjs';
 import { renderLs } from '../../lib/ctl/render-ls.js';
 import { renderFrame } from '../../lib/ctl/monit/render.js';
 import { MonitModel } from '../../lib/ctl/monit/model.js';
@@ -49,7 +49,7 @@ test('file names: sortable time, stall prefix, nothing a client could turn into 
   assert.ok(isDiagnosticName(spaced) && isDiagnosticName(diagnosticName({ kind: 'heap', app: '.x y', slot: 0, at })));
   assert.notEqual(spaced, diagnosticName({ kind: 'profile', app: 'Billing_API', slot: 0, at, stall: true }));
   assert.deepEqual(stallCapturesOf([spaced], 'Billing API'), [spaced]);
-  for (const bad of ['../api.cpuprofile', '.hidden.cpuprofile', 'a/b.cpuprofile', 'token', 'dump.json', '', 7]) assert.equal(isDiagnosticName(bad), false, bad);
+  for (const bad of ['../api.cpuprofile', '.hidden.cpuprofile', 'a/b.cpuprofile', 'token', 'dump.json', '', 7]) assert.equal(isDiagnosticName(bad), false, String(bad));
 });
 
 test('stall captures beyond keep: the oldest of that app go, other apps\' stay', async () => {
@@ -87,7 +87,7 @@ test('heap snapshot memory check: about the heap again must be available', () =>
 test('--duration: a human duration from 100 ms to 5 minutes', () => {
   assert.equal(profileDuration('10s'), 10000);
   assert.equal(profileDuration('5m'), 300000);
-  for (const bad of ['5m1s', '6m', '50ms', 'soon', '']) assert.throws(() => profileDuration(bad), (err) => err.code === 'E_USAGE', bad);
+  for (const bad of ['5m1s', '6m', '50ms', 'soon', '']) assert.throws(() => profileDuration(bad), /** @param {any} err */ (err) => err.code === 'E_USAGE', bad);
 });
 
 test('ls and monit name a worker\'s last stall capture; p is monit\'s profile key', () => {

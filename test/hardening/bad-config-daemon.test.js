@@ -46,7 +46,7 @@ test('a running daemon refuses every bad file and keeps its app as it was', asyn
     };
     // The daemon inherited this process's CPUs (through the CLI that started it).
     const expects = [...text.matchAll(/^# expect: (.*)$/gm)].map(([, e]) => e.trim().replaceAll('{allowed}', ALL).replaceAll('{cpus}', String(ALLOWED.length)));
-    await assert.rejects(client.request('start', { file: path.join(dir, f), ...opts }), (err) => {
+    await assert.rejects(client.request('start', { file: path.join(dir, f), ...opts }), /** @param {any} err */ (err) => {
       refused(err);
       const output = [err.message, ...err.details.problems].join('\n');
       for (const want of expects) assert.ok(output.includes(want), `${f}: expected "${want}" in:\n${output}`);

@@ -20,7 +20,7 @@ async function idleSockets(port, n, t) {
   const sockets = [];
   t.after(() => sockets.forEach((s) => s.destroy()));
   await Promise.all(Array.from({ length: n }, () => new Promise((resolve) => {
-    const s = net.connect(port, '127.0.0.1', resolve);
+    const s = net.connect(port, '127.0.0.1', () => resolve());
     s.on('error', resolve);
     s.on('close', resolve);
     sockets.push(s);
@@ -33,7 +33,7 @@ async function idleLocal(file, n, t) {
   const sockets = [];
   t.after(() => sockets.forEach((s) => s.destroy()));
   await Promise.all(Array.from({ length: n }, () => new Promise((resolve) => {
-    const s = net.connect(file, resolve);
+    const s = net.connect(file, () => resolve());
     s.on('error', resolve);
     s.on('close', resolve);
     sockets.push(s);

@@ -49,7 +49,7 @@ function requestLoop(port) {
       r.causes[cause] = (r.causes[cause] ?? 0) + 1;
     };
     req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', (err) => {
+    req.on('error', /** @param {NodeJS.ErrnoException} err */ (err) => {
       fail(err.code ?? err.message);
       resolve();
     });

@@ -39,7 +39,7 @@ test('the daemon refuses to read a device or FIFO a client names, and keeps answ
   const client = await box.client();
   t.after(() => client.close());
   for (const file of ['/dev/zero', '/dev/urandom', fifo]) {
-    await assert.rejects(client.request('start', { file }, { timeout: 10000 }), (err) => err.code === 'E_CONFIG' && /not a regular file/.test(err.details.problems[0]));
+    await assert.rejects(client.request('start', { file }, { timeout: 10000 }), /** @param {any} err */ (err) => err.code === 'E_CONFIG' && /not a regular file/.test(err.details.problems[0]));
   }
   assert.equal((await client.request('ping')).pong, true);
 });
@@ -53,8 +53,10 @@ test('"all" is not an app for describe, scale and watch', async (t) => {
   const client = await box.client();
   t.after(() => client.close());
   const refusals = async () => {
-    for (const [op, args] of [['describe', { app: 'all' }], ['scale', { app: 'all', count: '3' }], ['watch', { app: 'all', on: true }]]) {
-      await assert.rejects(client.request(op, args), (err) => err.code === 'E_USAGE' && err.message.startsWith(`${op} works on one app`), op);
+    /** @type {[string, object][]} */
+    const requests = [['describe', { app: 'all' }], ['scale', { app: 'all', count: '3' }], ['watch', { app: 'all', on: true }]];
+    for (const [op, args] of requests) {
+      await assert.rejects(client.request(op, args), /** @param {any} err */ (err) => err.code === 'E_USAGE' && err.message.startsWith(`${op} works on one app`), op);
     }
   };
   await refusals();

@@ -19,7 +19,7 @@ function boot(home) {
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     child.on('error', reject);
-    child.on('message', (m) => {
+    child.on('message', /** @param {any} m */ (m) => {
       if (m?.cmd !== LAUNCH.READY) return;
       child.stderr.destroy();
       resolve({ pid: child.pid, ready: true });

@@ -41,6 +41,12 @@ export function frame({ op, payload = Buffer.alloc(0), fin = true, rsv = 0, mask
 }
 
 /**
+ * @typedef {EventEmitter & {ended: Promise<{code: number|null, reason: string|null, byDaemon: boolean}>, write: (b: Buffer) => boolean,
+ *   text: (s: string|Buffer) => boolean, binary: (b: Buffer) => boolean, pause: () => void, resume: () => void,
+ *   destroy: () => void}} RawConnection
+ */
+
+/**
  * Connects and upgrades. Resolves with an emitter: 'message' (parsed JSON of each text
  * frame), 'end' ({code, byDaemon}) once the socket is gone, plus
  *   write(buf)        raw bytes
@@ -53,7 +59,7 @@ export function frame({ op, payload = Buffer.alloc(0), fin = true, rsv = 0, mask
 export function rawConnect(socketPath) {
   return new Promise((resolve, reject) => {
     const sock = net.connect(socketPath);
-    const ee = new EventEmitter();
+    const ee = /** @type {RawConnection} */ (new EventEmitter());
     let buf = Buffer.alloc(0);
     let upgraded = false;
     let closeCode = null; // from the daemon's close frame

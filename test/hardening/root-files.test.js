@@ -47,7 +47,7 @@ test('a root daemon and another user\'s paths', { skip: notRoot, timeout: 60000 
 
   await t.test('root with a SUPER_HOME below a directory the user owns or may write in: refused', async () => {
     // The user could rename root's home aside and plant their own token in its place.
-    for (const [parent, why] of [[mkdir('user-parent', 0o755, uid), /user-parent belongs to uid/], [mkdir('group-parent', 0o775, 0, gid), /group-parent is writable by group .*not sticky/]]) {
+    for (const [parent, why] of /** @type {[string, RegExp][]} */ ([[mkdir('user-parent', 0o755, uid), /user-parent belongs to uid/], [mkdir('group-parent', 0o775, 0, gid), /group-parent is writable by group .*not sticky/]])) {
       const home = path.join(parent, 'home');
       fs.mkdirSync(home, { mode: 0o700 });
       const r = await superCli(home, ['start', eco(box.dir)]);
@@ -68,6 +68,7 @@ test('a root daemon and another user\'s paths', { skip: notRoot, timeout: 60000 
   });
 
   await t.test('log directories the user can write in are refused', async () => {
+    /** @type {[string, RegExp][]} */
     const refused = [
       [mkdir('user-logs', 0o755, uid), /belongs to uid/],
       [mkdir('open-logs', 0o777), /writable by others/],

@@ -34,7 +34,7 @@ test('describe masks connection strings, DSNs and *_PASS; a one-string env is re
   assert.ok(!cli.stderr.includes(HIDDEN[4]), cli.stderr);
   const client = await box.client();
   t.after(() => client.close());
-  await assert.rejects(client.request('start', { file: bad }), (err) => {
+  await assert.rejects(client.request('start', { file: bad }), /** @param {any} err */ (err) => {
     assert.equal(err.code, 'E_CONFIG');
     assert.ok(!JSON.stringify(err.details).includes(HIDDEN[4]), err.details.problems[0]);
     return true;

@@ -77,7 +77,7 @@ test('secret values appear in no output', async (t) => {
   const refused = await run(['reload', 'web']);
   assert.equal(refused.code, 2);
   assert.match(refused.stderr, /apps\[0\]\.env\.DB_PASSWORD: must be a string/);
-  await assert.rejects(client.request('start', { file: eco }), (err) => (frames.push(err.toJSON()), err.code === 'E_CONFIG'));
+  await assert.rejects(client.request('start', { file: eco }), /** @param {any} err */ (err) => (frames.push(err.toJSON()), err.code === 'E_CONFIG'));
 
   const metrics = await httpGet(mport, '/metrics');
   assert.match(metrics.body, /superd_worker_up\{app="web"/);

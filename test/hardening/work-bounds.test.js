@@ -59,7 +59,7 @@ test('worker starts are bounded: concurrency, instances in files, scale and dump
     const big = box.write('big.yml', app(5).replace('name: boot', 'name: big'));
     const client = await box.client();
     t.after(() => client.close());
-    await assert.rejects(client.request('start', { file: big }), (err) => {
+    await assert.rejects(client.request('start', { file: big }), /** @param {any} err */ (err) => {
       assert.equal(err.code, 'E_CONFIG');
       assert.match(err.details.problems[0], /big\.yml:4:\d+: apps\[0\]\.instances: 5 instances is more than the limit of 4/);
       return true;

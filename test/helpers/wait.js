@@ -21,7 +21,7 @@ export async function eventually(fn, opts = {}) {
       if (err.code === 'ENOENT') return false;
       throw err;
     });
-    if (v) return v;
+    if (v) return /** @type {T} */ (v);
     if (Date.now() > deadline) throw new Error(`timed out after ${timeout} ms waiting for ${what}${last ? `; last seen:\n${last()}` : ''}`);
     await new Promise((r) => setTimeout(r, every));
   }

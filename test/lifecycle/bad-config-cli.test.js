@@ -97,6 +97,6 @@ test('a refused file changes nothing that runs', async (t) => {
   // The daemon checks too: a file that turns bad between the CLI's check and the daemon's.
   const client = await box.client();
   t.after(() => client.close());
-  await assert.rejects(client.request('start', { file: bad }), (err) => err.code === 'E_CONFIG' && err.details.problems.length >= 2);
-  await assert.rejects(client.request('start', { file: path.join(box.dir, 'nope.yml') }), (err) => err.code === 'E_CONFIG');
+  await assert.rejects(client.request('start', { file: bad }), /** @param {any} err */ (err) => err.code === 'E_CONFIG' && err.details.problems.length >= 2);
+  await assert.rejects(client.request('start', { file: path.join(box.dir, 'nope.yml') }), /** @param {any} err */ (err) => err.code === 'E_CONFIG');
 });

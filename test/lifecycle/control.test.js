@@ -84,6 +84,6 @@ test('the CLI client reports an oversized request as E_FRAME_TOO_LARGE', async (
   await box.start(eco);
   const client = await box.client();
   t.after(() => client.close());
-  await assert.rejects(client.request('describe', { app: 'x'.repeat(MAX_FRAME) }), (err) => err.code === 'E_FRAME_TOO_LARGE' && err.exitStatus === 2);
+  await assert.rejects(client.request('describe', { app: 'x'.repeat(MAX_FRAME) }), /** @param {any} err */ (err) => err.code === 'E_FRAME_TOO_LARGE' && err.exitStatus === 2);
   assert.equal((await box.cli(['ping'])).code, 0, 'daemon still answers');
 });

@@ -9,6 +9,8 @@ import { freePort, httpGet, lsJson, sandbox, ROOT } from '../helpers/harness.js'
 /**
  * The example's ecosystem with each `PORT: n` replaced by a free port; returns [file, ports,
  * env]: a file without one gets a free port through the environment of `super start`.
+ * @param {string} dir
+ * @returns {Promise<[string, number[], Record<string, string>]>}
  */
 async function withFreePorts(dir) {
   let text = fs.readFileSync(path.join(dir, 'ecosystem.yml'), 'utf8');

@@ -88,6 +88,7 @@ module.exports = {
     const before = await pidsOf(box);
     assert.deepEqual(Object.keys(before).sort(), ['api', 'later', 'py'], 'the first file\'s apps are there');
     assert.equal(before.api.length, 2);
+    /** @type {[string, string, RegExp][]} */
     const cases = [
       // One refusal of each kind the CLI meets: JSON's own, a JS file's throw, the time bound (what
       // a file may export, and the other problems, are checked on loadEcosystem in test/config).

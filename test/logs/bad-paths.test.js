@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { sandbox, lsJson, freePort, httpGet } from '../helpers/harness.js';
-import { eventually } from './log-files.js';
+import { eventually } from '../helpers/wait.js';
 
 test('missing or unusable log directory: E_LOG_PATH naming the path, exit 2, nothing started', async (t) => {
   const box = await sandbox(t);

@@ -32,7 +32,7 @@ test('checkLogs refuses a missing named directory and a file that is a directory
     appIn(dir, { name: 'lost', out_file: path.join(dir, 'no', 'lost.log') }),
     appIn(dir, { name: 'dir', out_file: path.join(dir, 'taken.log') }, { dir }),
   ];
-  await assert.rejects(checkLogs(apps, { dir }), (err) => err.code === 'E_LOG_PATH' && err.details.problems.length === 2
+  await assert.rejects(checkLogs(apps, { dir }), /** @param {any} err */ (err) => err.code === 'E_LOG_PATH' && err.details.problems.length === 2
     && err.details.problems.includes(`lost: cannot write log file ${dir}/no/lost.log: directory ${dir}/no does not exist; create it or fix the path`)
     && err.details.problems.includes(`dir: cannot write log file ${dir}/taken.log: it is a directory; give a file path`));
   assert.deepEqual(fs.readdirSync(dir), ['taken.log'], 'nothing created');

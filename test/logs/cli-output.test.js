@@ -4,6 +4,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { sandbox, freePort, httpGet, SUPER } from '../helpers/harness.js';
+import { superProcess } from '../helpers/super-process.js';
 
 /** Runs `super ...args` under a pseudo-terminal (util-linux script); resolves its output. */
 function inTerminal(box, args, env) {
@@ -50,40 +51,26 @@ test('super logs -f whose output is not read for a while says how many lines it 
   await box.start(eco);
   await httpGet(port, '/write?n=1'); // line 0: its tail tells us the CLI follows
 
-  const child = spawn(process.execPath, [SUPER, 'logs', 'web', '--out', '-f', '--lines', '1'], { env: { ...process.env, SUPER_HOME: box.home, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
-  t.after(() => child.kill('SIGKILL'));
+  const cli = superProcess(box, t, ['logs', 'web', '--out', '-f', '--lines', '1']);
+  // Counted as they come: 100,000 lines are too many to scan again on each chunk.
   let lines = 0;
-  let skipped = 0;
-  let stderr = '';
-  let rest = '';
-  let wake = () => {};
-  const until = (pred, what, timeout = 60000) => new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}: ${lines} lines, skipped ${skipped}, stderr: ${stderr}`)), timeout);
-    wake = () => pred() && (clearTimeout(timer), resolve());
-    wake();
-  });
-  child.stdout.on('data', (d) => {
-    const parts = (rest + d).split('\n');
-    rest = parts.pop();
-    lines += parts.filter((l) => /^web \| L w0 \d{7} x+$/.test(l)).length;
-    wake();
-  });
-  child.stderr.on('data', (d) => {
-    stderr += d;
-    skipped = [...stderr.matchAll(/^super: skipped (\d+) lines of web out: this output was read slower than the app wrote$/gm)].reduce((n, m) => n + Number(m[1]), 0);
-    wake();
-  });
-  await until(() => lines === 1, 'the tail (line 0)');
+  let counted = 0;
+  const printed = () => {
+    for (; counted < cli.lines.length; counted++) if (/^web \| L w0 \d{7} x+$/.test(cli.lines[counted])) lines++;
+    return lines;
+  };
+  const skipped = () => [...cli.stderr.matchAll(/^super: skipped (\d+) lines of web out: this output was read slower than the app wrote$/gm)].reduce((n, m) => n + Number(m[1]), 0);
+  const until = (pred, what) => cli.until(pred, { timeout: 60000, what: `${what} (${lines} lines, skipped ${skipped()})` });
+  await until(() => printed() === 1, 'the tail (line 0)');
 
   // Stop reading the CLI's stdout: the pipe fills, the CLI stops reading the daemon, and
   // the daemon counts instead of queueing while 100,000 lines (~21 MB) are written.
-  child.stdout.pause();
+  cli.child.stdout.pause();
   const total = 100000;
   await httpGet(port, `/write?n=${total}`, { timeout: 60000 });
-  child.stdout.resume();
-  await until(() => lines - 1 + skipped === total, 'every written line printed or counted as skipped');
-  assert.ok(skipped > 0, `the CLI said it skipped lines (printed ${lines - 1})`);
+  cli.child.stdout.resume();
+  await until(() => printed() - 1 + skipped() === total, 'every written line printed or counted as skipped');
+  assert.ok(skipped() > 0, `the CLI said it skipped lines (printed ${lines - 1})`);
   assert.ok(lines - 1 < total, 'not everything was printed');
-  child.kill('SIGINT');
-  assert.equal(await new Promise((resolve) => child.on('close', resolve)), 0, stderr);
+  assert.equal((await cli.stop('SIGINT')).code, 0, cli.stderr);
 });

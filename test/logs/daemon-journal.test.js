@@ -6,8 +6,8 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
-import { sandbox, SUPER } from '../helpers/harness.js';
+import { sandbox } from '../helpers/harness.js';
+import { superProcess } from '../helpers/super-process.js';
 import { renderUnit } from '../../lib/ctl/systemd-unit.js';
 
 test('the unit logs the daemon to the journal: ExecStart --log-to stderr, SyslogIdentifier', () => {
@@ -27,33 +27,14 @@ test('super daemon --log-to stderr: the daemon\'s events on stderr with journal 
 
   box.write('idle.cjs', 'setInterval(() => {}, 60000);\n');
   const eco = box.write('eco.yml', 'apps:\n  - name: web\n    script: idle.cjs\n    ready_on: spawn\n');
-  const d = spawn(process.execPath, [SUPER, 'daemon', '--foreground', '--log-to', 'stderr'], {
-    env: { ...process.env, SUPER_HOME: box.home, JOURNAL_STREAM: '8:4242' }, stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  t.after(() => d.kill('SIGKILL'));
-  let stderr = '';
-  d.stderr.on('data', (chunk) => (stderr += chunk));
-  // Resolves once stderr holds re; bounded by the test's timeout and by the daemon's exit.
-  const seen = (re) => new Promise((resolve, reject) => {
-    const check = () => {
-      if (!re.test(stderr)) return;
-      d.stderr.off('data', check);
-      d.off('exit', onExit);
-      resolve();
-    };
-    const onExit = () => reject(new Error(`the daemon exited before ${re}: ${stderr}`));
-    d.stderr.on('data', check);
-    d.on('exit', onExit);
-    check();
-  });
+  const d = superProcess(box, t, ['daemon', '--foreground', '--log-to', 'stderr'], { env: { JOURNAL_STREAM: '8:4242' } });
+  const seen = (re) => d.waitFor(re, { stream: 'err' });
   await seen(/"msg":"daemon ready"/);
   await box.start(eco);
   await seen(/web#0 starting -> online/);
-  const exited = new Promise((resolve) => d.once('exit', (code) => resolve(code)));
-  d.kill('SIGTERM');
-  assert.equal(await exited, 0);
+  assert.equal((await d.stop('SIGTERM')).code, 0);
 
-  const lines = stderr.trimEnd().split('\n');
+  const lines = d.stderr.trimEnd().split('\n');
   for (const l of lines) assert.match(l, /^<[2-7]>\{"level":\d+,/, 'each line: <priority> then pino\'s JSON');
   const records = lines.map((l) => ({ prio: Number(l[1]), ...JSON.parse(l.slice(3)) }));
   const ready = records.find((o) => o.msg === 'daemon ready');

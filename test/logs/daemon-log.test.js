@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { sandbox, freePort, httpGet, lsJson, watchEvents } from '../helpers/harness.js';
-import { eventually } from './log-files.js';
+import { eventually } from '../helpers/wait.js';
 
 /** Every line of daemon.log (and of daemon.log.N, oldest first), parsed; throws on a bad line. */
 function daemonLog(home) {

@@ -57,7 +57,7 @@ test('log_date_format: a token superd cannot render is refused at the key', asyn
     const file = path.join(dir, 'eco.yml');
     fs.writeFileSync(file, 'apps:\n  - name: a\n    script: a.js\n    log_date_format: "YYYY [week] w"\n');
     fs.writeFileSync(path.join(dir, 'a.js'), '');
-    await assert.rejects(loadEcosystem(file), (err) => err.code === 'E_CONFIG' && /log_date_format.*token w is not supported/s.test(err.message + JSON.stringify(err.details ?? {})));
+    await assert.rejects(loadEcosystem(file), /** @param {any} err */ (err) => err.code === 'E_CONFIG' && /log_date_format.*token w is not supported/s.test(err.message + JSON.stringify(err.details ?? {})));
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

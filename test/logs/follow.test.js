@@ -3,7 +3,8 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { sandbox, freePort, httpGet } from '../helpers/harness.js';
-import { followCli } from './log-files.js';
+import { eventually } from '../helpers/wait.js';
+import { superProcess } from '../helpers/super-process.js';
 
 test('super logs -f prints the tail, then every new line in order, until Ctrl-C', async (t) => {
   const box = await sandbox(t);
@@ -17,18 +18,18 @@ apps:
 `);
   await box.start(eco);
   await httpGet(port, '/write?n=30');
-  const f = followCli(box, ['web', '-f', '--lines', '5'], t);
-  await f.until((l) => l.includes(' 0000029 '));
-  assert.deepEqual(f.out.slice(0, 5).map((l) => l.split(' ')[4]), ['0000025', '0000026', '0000027', '0000028', '0000029']);
+  const f = superProcess(box, t, ['logs', 'web', '-f', '--lines', '5']);
+  await f.line((l) => l.includes(' 0000029 '));
+  assert.deepEqual(f.lines.slice(0, 5).map((l) => l.split(' ')[4]), ['0000025', '0000026', '0000027', '0000028', '0000029']);
   // new lines, through stdout and stderr, while following
   await httpGet(port, '/write?n=2000');
   await httpGet(port, '/write?n=3&err=1');
-  await f.until((l) => l.includes(' 0002032 '));
-  const outSeqs = f.out.filter((l) => l.startsWith('web | ')).map((l) => Number(l.split(' ')[4]));
+  await f.line((l) => l.includes(' 0002032 '));
+  const outSeqs = f.lines.filter((l) => l.startsWith('web | ')).map((l) => Number(l.split(' ')[4]));
   assert.deepEqual(outSeqs, Array.from({ length: 2030 - 25 }, (_, i) => i + 25), 'every stdout line once, in order');
-  const errLines = f.out.filter((l) => l.startsWith('web ! '));
+  const errLines = f.lines.filter((l) => l.startsWith('web ! '));
   assert.equal(errLines.length, 3);
-  const exit = await f.stop();
+  const exit = await f.stop('SIGINT');
   assert.equal(exit.code, 0, f.stderr);
 });
 
@@ -75,8 +76,7 @@ apps:
   assert.ok(stats.rss < 300 * 1024 * 1024, `daemon RSS stays bounded: ${stats.rss}`);
   client.resume();
   // Read to the end: lines received + lines reported skipped = lines written.
-  const deadline = Date.now() + 30000;
-  while (lines + skipped < total && Date.now() < deadline) await new Promise((res) => setTimeout(res, 50));
+  await eventually(() => lines + skipped >= total, { what: 'every line received or reported skipped', last: () => `${lines} received, ${skipped} skipped of ${total}` });
   assert.ok(skipped > 0, `the slow follower was told it skipped lines (received ${lines})`);
   assert.equal(lines + skipped, total, `received ${lines} + skipped ${skipped}`);
   assert.ok(bytes < 21e6, 'the daemon did not send everything');

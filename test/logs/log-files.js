@@ -1,11 +1,8 @@
 // Helpers for the log tests: read every line of a log file and its rotated files
-// (gunzipping .gz), check numbered lines from test/fixtures/apps/log-writer.js, and run
-// `super logs -f` as a user would, reading its output as it comes.
+// (gunzipping .gz) and check numbered lines from test/fixtures/apps/log-writer.js.
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { spawn } from 'node:child_process';
-import { SUPER } from '../helpers/harness.js';
 
 /** Lines of `file` and of every `file.N` / `file.N.gz` next to it (and of `extra` files). */
 export function allLines(file, extra = []) {
@@ -61,50 +58,6 @@ export function checkNumbered(lines, { tag = 'L', workers, perWorker, padLen = 4
   return { count, bad, missing, dups };
 }
 
-/**
- * Spawns `super logs ...args` and collects its stdout lines. `until(pred)` resolves when a
- * line matching pred was printed; `stop()` sends SIGINT and resolves with the exit.
- */
-export function followCli(box, args, t) {
-  const child = spawn(process.execPath, [SUPER, 'logs', ...args], { env: { ...process.env, SUPER_HOME: box.home, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
-  const out = [];
-  let stderr = '';
-  let rest = '';
-  const waiters = new Set();
-  child.stdout.on('data', (d) => {
-    const parts = (rest + d).split('\n');
-    rest = parts.pop();
-    for (const l of parts) {
-      out.push(l);
-      for (const w of waiters) if (w.pred(l)) w.resolve(l);
-    }
-  });
-  child.stderr.on('data', (d) => (stderr += d));
-  const exited = new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
-  t.after(() => child.kill('SIGKILL'));
-  return {
-    out,
-    get stderr() {
-      return stderr;
-    },
-    until(pred, timeout = 30000) {
-      const hit = out.find(pred);
-      if (hit) return Promise.resolve(hit);
-      return new Promise((resolve, reject) => {
-        const w = { pred, resolve: (l) => { clearTimeout(timer); waiters.delete(w); resolve(l); } };
-        const timer = setTimeout(() => {
-          waiters.delete(w);
-          reject(new Error(`timed out waiting for a line; got ${out.length} lines, last: ${out.slice(-3).join(' / ')}; stderr: ${stderr}`));
-        }, timeout);
-        waiters.add(w);
-      });
-    },
-    async stop() {
-      child.kill('SIGINT');
-      return exited;
-    },
-    exited,
-  };
-}
-
+// Only test/hardening/full-disk.test.js still imports eventually from here (another branch
+// edits it): once it imports test/helpers/wait.js, drop this line.
 export { eventually } from '../helpers/wait.js';

@@ -9,7 +9,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { sandbox, freePort, lsJson } from '../helpers/harness.js';
 import { ALLOWED, ALL, masksOf } from '../helpers/cpus.js';
-import { eventually } from './log-files.js';
+import { eventually } from '../helpers/wait.js';
 
 const rotationLines = (home) => fs.readFileSync(path.join(home, 'daemon.log'), 'utf8').split('\n').filter(Boolean)
   .map((l) => JSON.parse(l)).filter((r) => r.msg === 'daemon.log rotation set by the file\'s logs:');

@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { sandbox, freePort, httpGet, lsJson } from '../helpers/harness.js';
-import { allLines, checkNumbered, eventually } from './log-files.js';
+import { allLines, checkNumbered } from './log-files.js';
+import { eventually } from '../helpers/wait.js';
 import { request } from '../helpers/requests.js';
 import { fileSandbox, deleteAtEnd } from '../helpers/file-daemon.js';
 

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { execFileSync, execFile } from 'node:child_process';
 import { sandbox, freePort, SUPER, lsJson, httpGet } from '../helpers/harness.js';
+import { eventually } from '../helpers/wait.js';
 import { TOPICS } from '../../lib/ipc/protocol.js';
 import { request } from '../helpers/requests.js';
 
@@ -44,14 +45,8 @@ function tmux(box, t) {
     resize: (x, y) => run('resize-window', '-t', 'm', '-x', String(x), '-y', String(y)),
     /** Polls the screen until pred(text) holds (a terminal sends no events we could wait on). */
     async waitScreen(pred, what, timeout = 15000) {
-      const deadline = Date.now() + timeout;
       let text = '';
-      while (Date.now() < deadline) {
-        text = await run('capture-pane', '-p', '-t', 'm');
-        if (pred(text)) return text;
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      throw new Error(`screen never showed ${what}; last screen:\n${text}`);
+      return eventually(async () => pred((text = await run('capture-pane', '-p', '-t', 'm'))) && text, { timeout, every: 100, what: `the screen to show ${what}`, last: () => text });
     },
   };
 }

@@ -19,6 +19,7 @@ const SAMPLE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{((?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[
 function parsePrometheus(text) {
   assert.ok(text.endsWith('\n'), 'ends with a newline');
   const families = new Map();
+  /** @type {{name: string, help: string, type: string|null, samples: object[]}} */
   let current = null;
   for (const line of text.slice(0, -1).split('\n')) {
     let m;
@@ -230,7 +231,7 @@ test('metrics.listen as a bare port (9209 or "9209") means 127.0.0.1:9209', () =
   assert.equal(listenOf('9209'), '127.0.0.1:9209');
   assert.equal(listenOf('"9209"'), '127.0.0.1:9209');
   assert.equal(listenOf('"[::1]:9209"'), '[::1]:9209', 'host:port stays as written');
-  assert.throws(() => listenOf('70000'), (err) => /metrics\.listen: port 70000 is out of range/.test(err.details.problems.join('\n')));
+  assert.throws(() => listenOf('70000'), /** @param {any} err */ (err) => /metrics\.listen: port 70000 is out of range/.test(err.details.problems.join('\n')));
 });
 
 // One daemon, each step a file with an app of its own: the endpoint opens with the first
@@ -254,7 +255,7 @@ test('the metrics endpoint on one daemon: none without a metrics section; a port
   const blocker = net.createServer().listen(0, '127.0.0.1');
   await new Promise((r) => blocker.once('listening', r));
   t.after(() => blocker.close());
-  const blocked = await appFile('blocked', `{ listen: 127.0.0.1:${blocker.address().port} }`);
+  const blocked = await appFile('blocked', `{ listen: 127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (blocker.address()).port} }`);
   const r = await box.cli(['start', blocked.file]);
   assert.equal(r.code, 0);
   assert.match(r.stderr + r.stdout, /metrics endpoint could not listen on 127\.0\.0\.1:\d+ \(EADDRINUSE\)/);

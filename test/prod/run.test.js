@@ -7,7 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync, execFile } from 'node:child_process';
 import { sandbox, freePort, httpGet, lsJson, workerPids, waitGone, SUPER } from '../helpers/harness.js';
-import { foreground } from './foreground.js';
+import { superProcess } from '../helpers/super-process.js';
+import { eventually } from '../helpers/wait.js';
 
 async function talker(box, { instances = 2 } = {}) {
   const port = await freePort();
@@ -34,12 +35,8 @@ async function monitAttaches(box, t, run) {
   const server = Number(await tmux('display-message', '-p', '#{pid}'));
   t.after(() => { try { process.kill(server, 'SIGTERM'); } catch {} });
   // A terminal sends no event to wait on: poll the screen.
-  const screenWith = async (re) => {
-    for (const deadline = Date.now() + 15000; ; await new Promise((r) => setTimeout(r, 100))) {
-      const s = await tmux('capture-pane', '-p', '-t', 'm');
-      if (re.test(s) || Date.now() > deadline) return s;
-    }
-  };
+  let s = '';
+  const screenWith = (re) => eventually(async () => re.test((s = await tmux('capture-pane', '-p', '-t', 'm'))) && s, { timeout: 15000, every: 100, what: `the screen to show ${re}`, last: () => s });
   const screen = await screenWith(/^talker\s+1\s+\d+\s+online/m);
   assert.match(screen, /superd monit\s+1 app\(s\), 2 worker\(s\)\s+daemon pid (\d+)/);
   assert.equal(Number(/daemon pid (\d+)/.exec(screen)[1]), run.child.pid, 'the foreground daemon');
@@ -53,7 +50,7 @@ async function monitAttaches(box, t, run) {
 test('super run: the apps\' output on stdout/stderr with prefixes, super ls attaches, SIGTERM stops gracefully with exit 0', async (t) => {
   const box = await sandbox(t);
   const { port, eco } = await talker(box);
-  const run = foreground(box, t, ['run', eco]);
+  const run = superProcess(box, t, ['run', eco]);
   await run.waitFor(/talker online/, { stream: 'err' });
   await run.waitFor(/^talker#0 \| hello from slot 0$/m, { stream: 'out' });
   await run.waitFor(/^talker#1 \| hello from slot 1$/m, { stream: 'out' });
@@ -81,7 +78,7 @@ test('super run: the apps\' output on stdout/stderr with prefixes, super ls atta
 test('super run --json: one JSON object per line; SIGINT exits 0', async (t) => {
   const box = await sandbox(t);
   const { eco } = await talker(box, { instances: 1 });
-  const run = foreground(box, t, ['run', eco, '--json']);
+  const run = superProcess(box, t, ['run', eco, '--json']);
   await run.waitFor(/"msg":"hello from slot 0"/, { stream: 'out' });
   await run.waitFor(/"msg":"warning from slot 0"/, { stream: 'out' });
   assert.deepEqual(await run.stop('SIGINT'), { code: 0, signal: null });
@@ -96,7 +93,7 @@ test('super run exits 1 when an app fails to start (everything stopped), 2 for a
   const { eco } = await talker(box, { instances: 1 });
   box.write('crash.js', 'console.error("cannot start: missing DATABASE_URL"); process.exit(3);\n');
   const both = box.write('both.yml', `${fs.readFileSync(eco, 'utf8')}  - name: broken\n    script: crash.js\n`);
-  const run = foreground(box, t, ['run', both]);
+  const run = superProcess(box, t, ['run', both]);
   const exit = await run.exited;
   assert.deepEqual(exit, { code: 1, signal: null }, run.stderr);
   assert.match(run.stderr, /super run: E_START_FAILED: broken#0 exited with code 3 before it became ready; stopping everything/);
@@ -135,14 +132,6 @@ function tree(root) {
   return procs.filter((p) => below.has(p.pid) && p.pid !== root);
 }
 
-async function until(pred, timeout, what) {
-  const deadline = Date.now() + timeout;
-  while (!pred()) {
-    if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 async function runAsPid1(t, { reaper }) {
   const box = await sandbox(t);
   const port = await freePort();
@@ -152,7 +141,7 @@ async function runAsPid1(t, { reaper }) {
   // sandbox's cleanup must never take for a host pid. --kill-child: if unshare is killed
   // (the test's cleanup), the namespace's PID 1 and so everything in it dies too.
   const env = { SUPER_HOME: path.join(box.dir, 'ns-home'), ...(reaper ? {} : { SUPER_RUN_REAPED: '1' }) }; // REAPED: as if a reaper ran already; none does
-  const run = foreground(box, t, [], { cmd: 'unshare', argv: ['--pid', '--fork', '--kill-child', '--mount-proc', process.execPath, SUPER, 'run', eco], env });
+  const run = superProcess(box, t, [], { cmd: 'unshare', argv: ['--pid', '--fork', '--kill-child', '--mount-proc', process.execPath, SUPER, 'run', eco], env });
   await run.waitFor(/orphans#0 \| orphans made: 5/, { stream: 'out' });
   const sleeps = () => tree(run.child.pid).filter((p) => p.comm === 'sleep');
   return { box, run, sleeps };
@@ -162,7 +151,7 @@ test('super run as PID 1 runs under tini -s: orphans are reaped; SIGTERM to PID 
   const { run, sleeps } = await runAsPid1(t, { reaper: true });
   assert.ok(tree(run.child.pid).some((p) => p.comm === 'tini'), 'tini runs below PID 1');
   // The orphaned sleeps end after 0.3 s; reaped, they leave nothing behind (not even a zombie).
-  await until(() => sleeps().length === 0, 30000, `orphans still there: ${JSON.stringify(sleeps())}`);
+  await eventually(() => sleeps().length === 0, { every: 25, what: 'the orphans reaped', last: () => JSON.stringify(sleeps()) });
   const init = tree(run.child.pid).find((p) => p.ppid === run.child.pid); // PID 1 of the namespace
   process.kill(init.pid, 'SIGTERM');
   assert.deepEqual(await run.exited, { code: 0, signal: null }, run.stderr);
@@ -170,7 +159,7 @@ test('super run as PID 1 runs under tini -s: orphans are reaped; SIGTERM to PID 
 
 test('control: without a reaper, PID 1 leaves the same orphans as zombies (the test above can fail)', needNs, async (t) => {
   const { run, sleeps } = await runAsPid1(t, { reaper: false });
-  await until(() => sleeps().length === 5 && sleeps().every((p) => p.state === 'Z'), 30000, `expected 5 zombies: ${JSON.stringify(sleeps())}`);
+  await eventually(() => sleeps().length === 5 && sleeps().every((p) => p.state === 'Z'), { every: 25, what: '5 zombies', last: () => JSON.stringify(sleeps()) });
   const init = tree(run.child.pid).find((p) => p.ppid === run.child.pid);
   process.kill(init.pid, 'SIGTERM');
   assert.deepEqual(await run.exited, { code: 0, signal: null }, run.stderr);

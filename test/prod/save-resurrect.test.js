@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { sandbox, freePort, httpGet, lsJson, waitGone, describeJson } from '../helpers/harness.js';
 import { writeDump, readDump, parseDump, dumpPath, bakPath } from '../../lib/master/saved/dump.js';
-import { foreground, waitForDaemon } from './foreground.js';
+import { superProcess } from '../helpers/super-process.js';
 import { request, killDaemon } from '../helpers/requests.js';
 import { eventually } from '../helpers/wait.js';
 import { ensureDaemon } from '../../lib/ctl/launch-daemon.js';
@@ -229,7 +229,7 @@ test('an unreadable dump counts as corrupt: an empty save is refused, a save kee
   const good = fs.readFileSync(bakPath(home), 'utf8');
   fs.rmSync(dumpPath(home));
   fs.mkdirSync(dumpPath(home)); // EISDIR: cannot be read, as root or not
-  await assert.rejects(writeDump(home, saving()), (err) => err.code === 'E_DUMP' && /which is corrupt \(cannot read it: EISDIR\)/.test(err.message));
+  await assert.rejects(writeDump(home, saving()), /** @param {any} err */ (err) => err.code === 'E_DUMP' && /which is corrupt \(cannot read it: EISDIR\)/.test(err.message));
   assert.ok(fs.statSync(dumpPath(home)).isDirectory(), 'left as it was');
   const r = await writeDump(home, saving('c'));
   assert.equal(r.replaced, null);
@@ -238,13 +238,20 @@ test('an unreadable dump counts as corrupt: an empty save is refused, a save kee
   assert.equal(fs.readFileSync(bakPath(home), 'utf8'), good);
 });
 
+/** Resolves once the daemon of `box` answers (a foreground daemon sends no other signal). */
+const waitForDaemon = (box) => eventually(async () => {
+  const c = await box.client().catch(() => null);
+  c?.close();
+  return c !== null;
+}, { what: 'the foreground daemon to answer' });
+
 test('super daemon --foreground --resurrect with a corrupt dump says so, naming the .bak, and runs on with no apps', async (t) => {
   const box = await sandbox(t);
   fs.mkdirSync(box.home, { mode: 0o700 });
   const bak = `${dumpFile(box)}.bak`;
   fs.writeFileSync(bak, JSON.stringify({ superd: 1, apps: [] }));
   fs.writeFileSync(dumpFile(box), '{"superd": 1, "apps": [');
-  const d = foreground(box, t, ['daemon', '--foreground', '--resurrect']);
+  const d = superProcess(box, t, ['daemon', '--foreground', '--resurrect']);
   const [line] = await d.waitFor(/^superd: E_DUMP: .*$/m, { stream: 'err' });
   assert.ok(line.startsWith(`superd: E_DUMP: ${dumpFile(box)} is corrupt (not valid JSON`), line);
   assert.ok(line.includes(`the previous dump is ${bak}: \`cp ${bak} ${dumpFile(box)}\``), line);
@@ -259,7 +266,7 @@ test('super daemon --foreground --resurrect boots without a dump, and starts the
   const box = await sandbox(t);
   // No dump yet: it boots with no apps and says nothing. The apps are then started and
   // saved on this daemon (box.start finds it running).
-  const d1 = foreground(box, t, ['daemon', '--foreground', '--resurrect']);
+  const d1 = superProcess(box, t, ['daemon', '--foreground', '--resurrect']);
   await waitForDaemon(box);
   assert.deepEqual((await lsJson(box)).apps, []);
   assert.equal(d1.stderr, '');
@@ -267,7 +274,7 @@ test('super daemon --foreground --resurrect boots without a dump, and starts the
   await request(box, 'save');
   assert.deepEqual(await d1.stop('SIGINT'), { code: 0, signal: null });
 
-  const d = foreground(box, t, ['daemon', '--foreground', '--resurrect']);
+  const d = superProcess(box, t, ['daemon', '--foreground', '--resurrect']);
   await waitForDaemon(box);
   // The socket is up before the saved apps are started (resurrect runs before the daemon
   // reports ready to systemd): wait until both are online.

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { sandbox, freePort, lsJson, workerPids, waitGone, ROOT } from '../helpers/harness.js';
-import { foreground } from './foreground.js';
+import { superProcess } from '../helpers/super-process.js';
 import { request, killDaemon } from '../helpers/requests.js';
 
 const LISTENER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'notify-listener.py');
@@ -127,7 +127,7 @@ test('ExecStart for real: READY=1 once the saved apps are up; SIGTERM stops them
   const box = await sandbox(t);
   await savedApp(box, { killTimeout: '5s' });
   const notify = await notifySocket(box, t);
-  const d = foreground(box, t, ['daemon', '--foreground', '--resurrect'], { env: { NOTIFY_SOCKET: notify.sock } });
+  const d = superProcess(box, t, ['daemon', '--foreground', '--resurrect'], { env: { NOTIFY_SOCKET: notify.sock } });
   const ready = await notify.waitFor(hasField('READY=1'));
   // Readiness is sent after the resurrected apps are started, so they are online now.
   assert.deepEqual((await lsJson(box)).apps.map((a) => [a.name, a.status, a.workers.length]), [['web', 'online', 1]]);
@@ -169,9 +169,9 @@ test('ExecStart for real: READY=1 once the saved apps are up; SIGTERM stops them
 
 test('ExecStart exit codes: 10 when a daemon already runs (no restart loop), 1 for a bad SUPER_HOME, 0 on SIGINT', async (t) => {
   const box = await sandbox(t);
-  const first = foreground(box, t, ['daemon', '--foreground']);
+  const first = superProcess(box, t, ['daemon', '--foreground']);
   const notify = await notifySocket(box, t);
-  const second = foreground(box, t, ['daemon', '--foreground', '--resurrect'], { env: { NOTIFY_SOCKET: notify.sock } });
+  const second = superProcess(box, t, ['daemon', '--foreground', '--resurrect'], { env: { NOTIFY_SOCKET: notify.sock } });
   // The first one may not have taken the pid file yet when the second starts: whichever
   // loses exits 10 (RestartPreventExitStatus=10 in the unit).
   const loser = await Promise.race([first.exited.then((e) => ({ who: first, e })), second.exited.then((e) => ({ who: second, e }))]);
@@ -181,7 +181,7 @@ test('ExecStart exit codes: 10 when a daemon already runs (no restart loop), 1 f
   assert.deepEqual(await winner.stop('SIGINT'), { code: 0, signal: null });
 
   fs.chmodSync(box.home, 0o777);
-  const bad = foreground(box, t, ['daemon', '--foreground']);
+  const bad = superProcess(box, t, ['daemon', '--foreground']);
   assert.deepEqual(await bad.exited, { code: 1, signal: null });
   assert.match(bad.stderr, /E_HOME: SUPER_HOME .* is writable by group or others/);
   fs.chmodSync(box.home, 0o700);
@@ -193,7 +193,7 @@ test('ExecStart exit codes: 10 when a daemon already runs (no restart loop), 1 f
 test('the watchdog: WATCHDOG=1 while the daemon\'s loop turns, none while it is blocked', async (t) => {
   const box = await sandbox(t);
   const notify = await notifySocket(box, t);
-  const d = foreground(box, t, [], {
+  const d = superProcess(box, t, [], {
     argv: ['--inspect-port=0', path.join(ROOT, 'bin', 'super.js'), 'daemon', '--foreground'],
     env: { NOTIFY_SOCKET: notify.sock, WATCHDOG_USEC: '300000' }, // pings every 150 ms
   });

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync, execFile } from 'node:child_process';
 import { sandbox, freePort, SUPER, lsJson } from '../helpers/harness.js';
+import { eventually } from '../helpers/wait.js';
 import { request, killDaemon, resurrect } from '../helpers/requests.js';
 import { connect } from '../../lib/ipc/client.js';
 import { upgrade, tcpListenPorts } from './helpers.js';
@@ -42,7 +43,7 @@ test('control.listen on loopback: ls, logs over --host; token 0600; 401 for a wr
   const mine = copyToken(box);
 
   // Without --host, the client's own (empty) SUPER_HOME has no daemon: only TCP can answer.
-  await assert.rejects(connect(path.join(box.dir, 'client-home')), (err) => err.code === 'E_NO_DAEMON');
+  await assert.rejects(connect(path.join(box.dir, 'client-home')), /** @param {any} err */ (err) => err.code === 'E_NO_DAEMON');
 
   const ls = await remoteCli(box, port, mine, ['ls', '--json']);
   assert.equal(ls.code, 0, ls.stderr);
@@ -62,7 +63,7 @@ test('control.listen on loopback: ls, logs over --host; token 0600; 401 for a wr
   assert.match(start.stderr, /^super: E_USAGE: super start .*--host/m);
   const client = await connect(box.home, { remote: { where: { host: '127.0.0.1', port, headers: { authorization: `Bearer ${token(box)}` } }, label: 'test' } });
   t.after(() => client.close());
-  await assert.rejects(client.request('start', { file: eco }), (err) => err.code === 'E_LOCAL_ONLY');
+  await assert.rejects(client.request('start', { file: eco }), /** @param {any} err */ (err) => err.code === 'E_LOCAL_ONLY');
   assert.equal((await client.request('ls')).apps.length, 1, 'the same connection still serves other ops');
 
   // A wrong token: 401 -> E_AUTH, exit 2; its value never reaches the daemon log.
@@ -208,7 +209,7 @@ test('no control.listen: the daemon opens no TCP port and creates no token; a la
   assert.equal(refused.code, 2);
   assert.match(refused.stderr, /^super: E_CONTROL_FIXED: .*moved\.yml asks for control listen 127\.0\.0\.1:\d+ .*`super upgrade --config /m);
   const origins = box.write('origins.yml', `control: { listen: "127.0.0.1:${port}", origins: [https://x.example] }\napps:\n${idleApp('jobs')}`);
-  await assert.rejects(box.start(origins), (err) => err.code === 'E_CONTROL_FIXED', 'other origins are other settings');
+  await assert.rejects(box.start(origins), /** @param {any} err */ (err) => err.code === 'E_CONTROL_FIXED', 'other origins are other settings');
   assert.deepEqual((await lsJson(box)).apps.map((a) => a.name), ['web'], 'nothing of the refused files started');
   assert.deepEqual(tcpListenPorts(box.daemonPid()), [port]);
 
@@ -285,20 +286,12 @@ test('super --host monit shows the remote daemon\'s apps (tmux)', { skip: hasTmu
     `SUPER_HOME=${path.join(box.dir, 'client-home')} NO_COLOR=1 ${process.execPath} ${SUPER} --host 127.0.0.1:${port} --token-file ${tokenFile} monit; echo MONIT-EXIT=$?; sleep 60`);
   serverPid = Number(await tmux('display-message', '-p', '#{pid}'));
   // A terminal sends no events to wait on: poll the screen, bounded.
-  const deadline = Date.now() + 20000;
   let screen = '';
-  while (Date.now() < deadline) {
-    screen = await tmux('capture-pane', '-p', '-t', 'm');
-    if (/^web\s+0\s+\d+\s+online/m.test(screen) || /MONIT-EXIT/.test(screen)) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  const screenShows = (re, what, timeout) => eventually(async () => re.test((screen = await tmux('capture-pane', '-p', '-t', 'm'))), { timeout, every: 100, what, last: () => screen });
+  await screenShows(/^web\s+0\s+\d+\s+online|MONIT-EXIT/m, 'web#0 online (or monit ended)', 20000);
   assert.match(screen, /^web\s+0\s+\d+\s+online/m, `monit over --host shows web#0 online; screen:\n${screen}`);
   await tmux('send-keys', '-t', 'm', 'q');
-  const end = Date.now() + 10000;
-  while (Date.now() < end && !/MONIT-EXIT/.test(screen)) {
-    screen = await tmux('capture-pane', '-p', '-t', 'm');
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await screenShows(/MONIT-EXIT/, 'monit to quit', 10000);
   assert.match(screen, /MONIT-EXIT=0/);
 });
 

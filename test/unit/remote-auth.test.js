@@ -62,7 +62,7 @@ test('token file: created 0600 with 64 hex digits, kept, rotated by rename, malf
   assert.equal(fs.statSync(file).mode & 0o777, 0o600);
   assert.deepEqual(fs.readdirSync(dir).sort(), ['t2', 'token'], 'no temporary file left');
   fs.writeFileSync(file, 'not a token\n');
-  await assert.rejects(readToken(file), (err) => err.code === 'EBADTOKEN');
+  await assert.rejects(readToken(file), /** @param {any} err */ (err) => err.code === 'EBADTOKEN');
 });
 
 test('tokenMatches: exact, any length, non-strings refused', () => {

@@ -28,6 +28,8 @@ test('a surge batch forks one replacement per turn of the event loop: between tw
 /**
  * A host whose slots record each call in `log`; a replacement is ready at once (or fails
  * when `fail` names its slot) and its old worker retires when `exits(slot)` resolves.
+ * @param {number} count
+ * @param {{log: string[], fail?: number[], exits?: (slot: number) => Promise<unknown>}} o
  */
 function fakeHost(count, { log, fail = [], exits = () => Promise.resolve() }) {
   const slot = (index) => ({
@@ -48,8 +50,9 @@ const surge = (n, extra) => ({ instances: n, reload_parallel: 1, reload_strategy
 test('rolling: an old worker retires beside the next steps, and the reload ends once every one has', async () => {
   const log = [];
   const steps = [];
+  /** @type {() => void} */
   let exit0;
-  const exits = (i) => (i === 0 ? new Promise((resolve) => (exit0 = resolve)) : Promise.resolve());
+  const exits = (i) => (i === 0 ? new Promise((resolve) => (exit0 = () => resolve())) : Promise.resolve());
   const target = rolling(2);
   const running = runReload(planReload({ slots: slots(2), target }), { host: fakeHost(2, { log, exits }), config: target, reason: 'reload', emit: (s) => steps.push(s.step) });
   let ended = false;

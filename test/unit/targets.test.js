@@ -42,7 +42,7 @@ test('ids are stable and never reused', () => {
 test('one unknown target refuses the whole list', () => {
   const apps = registry(app('api'));
   for (const [t, re] of /** @type {[string|string[], RegExp][]} */ ([[['api', 'nope'], /no app named "nope"; known apps: api/], ['3', /no app with id 3/], ['/x.yml', /no app was started from \/x\.yml/]])) {
-    assert.throws(() => resolveTargets(apps, t), (err) => err.code === 'E_APP_NOT_FOUND' && re.test(err.message));
+    assert.throws(() => resolveTargets(apps, t), /** @param {any} err */ (err) => err.code === 'E_APP_NOT_FOUND' && re.test(err.message));
   }
   assert.throws(() => resolveTargets(new Map(), 'api'), /no apps are running/);
 });

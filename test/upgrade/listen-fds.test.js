@@ -13,12 +13,12 @@ test('LISTEN_FDS: the daemon adopts the sockets systemd passes, and apps listeni
   const box = await sandbox(t);
   const port = await freePort();
   const socket = net.createServer();
-  await new Promise((resolve) => socket.listen(port, '127.0.0.1', resolve));
+  await new Promise((resolve) => socket.listen(port, '127.0.0.1', () => resolve()));
   // LISTEN_PID cannot be known before the spawn: a shell sets it to its own pid, then
   // becomes the daemon (exec keeps the pid and fd 3).
   const daemon = spawn('sh', ['-c', `LISTEN_PID=$$ LISTEN_FDS=1 LISTEN_FDNAMES=web exec "${process.execPath}" "${SUPER}" daemon --foreground`], {
     env: { ...process.env, SUPER_HOME: box.home },
-    stdio: ['ignore', 'ignore', 'pipe', socket._handle.fd],
+    stdio: ['ignore', 'ignore', 'pipe', /** @type {any} libuv's handle: no public API gives a server's fd */ (socket)._handle.fd],
   });
   let stderr = '';
   daemon.stderr.on('data', (d) => (stderr += d));

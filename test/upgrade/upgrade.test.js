@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { sandbox, freePort, lsJson, httpGet, waitGone, alive, SUPER, ROOT } from '../helpers/harness.js';
+import { sandbox, freePort, lsJson, httpGet, waitGone, alive, ROOT } from '../helpers/harness.js';
+import { superProcess } from '../helpers/super-process.js';
 import { startLoad } from '../helpers/load.js';
 import { connect } from '../../lib/ipc/client.js';
 import { eventually } from '../helpers/wait.js';
@@ -32,30 +33,6 @@ apps:
     listen_timeout: 8s
     env: { PORT: ${port}, FAIL_FILE: "${failFile}" }
 `;
-
-/** `super upgrade ...args` as a child process; resolves once its stdout says `text` (or it ends). */
-function upgradeCli(box, args = []) {
-  const child = spawn(process.execPath, [SUPER, 'upgrade', ...args], { env: { ...process.env, SUPER_HOME: box.home, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  const seen = [];
-  child.stdout.on('data', (d) => {
-    stdout += d;
-    for (const w of seen) if (stdout.includes(w.text)) w.resolve();
-  });
-  child.stderr.on('data', (d) => (stderr += d));
-  const done = new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-  return {
-    child,
-    done,
-    stdout: () => stdout,
-    saw: (text) => new Promise((resolve) => {
-      if (stdout.includes(text)) return resolve();
-      seen.push({ text, resolve });
-      done.then(resolve);
-    }),
-  };
-}
 
 /** A directory that looks like a superd package whose daemon writes `msg` and exits 1 after `ms`. */
 function crashingPackage(box, msg, ms) {
@@ -98,15 +75,14 @@ test('super upgrade: bad input, failing successors, upgrades under load, SIGKILL
 
   await t.test('a successor that crashes at boot: exit 1 with its stderr tail; two upgrades at once: E_BUSY', async () => {
     const dir = crashingPackage(box, 'fake superd: boom at boot', 1500);
-    const first = upgradeCli(box, ['--daemon-path', dir]);
-    await first.saw('successor daemon started');
+    const first = superProcess(box, t, ['upgrade', '--daemon-path', dir]);
+    await first.waitFor(/successor daemon started/, { stream: 'out' });
     const second = await box.cli(['upgrade']);
     assert.equal(second.code, 1, second.stderr);
     assert.match(second.stderr, /^super: E_BUSY: an upgrade is already running/);
-    const r = await first.done;
-    assert.equal(r.code, 1, r.stdout + r.stderr);
-    assert.match(r.stderr, /^super: E_UPGRADE_FAILED: the new daemon did not take over: it exited \(code 1\)/m);
-    assert.match(r.stderr, /successor \d+ \| fake superd: boom at boot/);
+    assert.equal((await first.exited).code, 1, first.stdout + first.stderr);
+    assert.match(first.stderr, /^super: E_UPGRADE_FAILED: the new daemon did not take over: it exited \(code 1\)/m);
+    assert.match(first.stderr, /successor \d+ \| fake superd: boom at boot/);
     await unchanged('crashing successor');
   });
 
@@ -173,12 +149,12 @@ test('super upgrade: bad input, failing successors, upgrades under load, SIGKILL
   await t.test('SIGKILL of the old daemon during the handover: no orphans, the successor takes over', async () => {
     const oldPid = box.daemonPid();
     const oldWorkers = (await lsJson(box)).apps[0].workers.map((w) => w.pid);
-    const u = upgradeCli(box);
+    const u = superProcess(box, t, ['upgrade']);
     // Killed once the successor has the state (before that, neither serves: the next test).
-    await u.saw('starting 1 app(s)');
-    const successor = Number(/successor daemon started \(pid (\d+)\)/.exec(u.stdout())[1]);
+    await u.waitFor(/starting 1 app\(s\)/, { stream: 'out' });
+    const successor = Number(/successor daemon started \(pid (\d+)\)/.exec(u.stdout)[1]);
     process.kill(oldPid, 'SIGKILL');
-    await u.done;
+    await u.exited;
     assert.deepEqual(await waitGone([oldPid, ...oldWorkers], 30000), [], 'the old daemon and its workers are gone');
     // The successor commits on its own once its workers are ready.
     const app = await eventually(async () => {

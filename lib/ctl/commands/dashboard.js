@@ -6,8 +6,8 @@ import { SuperError } from '../../errors.js';
 import { superHome, prepareHome } from '../../home.js';
 import { parseListen } from '../../config/listen-address.js';
 
-export const DEFAULT_LISTEN = '127.0.0.1:9615';
-export const LOCAL = 'local';
+const DEFAULT_LISTEN = '127.0.0.1:9615';
+const LOCAL = 'local';
 
 /**
  * @param {{listen?: string, hosts?: string[], readOnly?: boolean, insecureHttp?: boolean,

@@ -14,13 +14,13 @@
 //  - otherwise restart_delay (an explicit `restart_delay: 0` turns the backoff off)
 
 export const BACKOFF_CAP_MS = 15000;
-export const BACKOFF_RESET_UPTIME_MS = 30000;
-export const BACKOFF_FACTOR = 1.5;
-export const DEFAULT_BACKOFF_BASE_MS = 100;
-export const DEFAULT_BACKOFF_CAP_MS = 2000;
+const BACKOFF_RESET_UPTIME_MS = 30000;
+const BACKOFF_FACTOR = 1.5;
+const DEFAULT_BACKOFF_BASE_MS = 100;
+const DEFAULT_BACKOFF_CAP_MS = 2000;
 
 /** The built-in backoff before the restart that follows unstable exit `n` in a row (0: stable). */
-export function defaultBackoff(n) {
+function defaultBackoff(n) {
   if (n <= 1) return 0;
   return Math.min(DEFAULT_BACKOFF_BASE_MS * 2 ** (n - 2), DEFAULT_BACKOFF_CAP_MS);
 }

@@ -7,7 +7,7 @@ import { decideRestart, freshHistory } from './restart-policy.js';
 import { WorkerProcess } from '../process/index.js';
 import { waitReady, survive } from './readiness.js';
 import { workerAffinity } from '../settings/index.js';
-import { lastStallCapture } from '../diagnostics/index.js';
+import { lastStallCapture } from '../captures/index.js';
 import { readyBound } from '../../error-messages.js';
 
 const DEFER_ENV = Object.freeze({ SUPER_DEFER_TRAFFIC: '1' });
@@ -282,5 +282,3 @@ export class Slot extends EventEmitter {
     };
   }
 }
-
-export { describeExit } from '../process/index.js';

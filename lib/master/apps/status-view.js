@@ -16,7 +16,7 @@ export function workerRow(worker, metrics) {
 }
 
 /** One app's row of `ls`. @param {MetricsOf} metricsOf */
-export function appRow(app, metricsOf) {
+function appRow(app, metricsOf) {
   return {
     id: app.id ?? null,
     name: app.name,

@@ -9,7 +9,7 @@ import { inheritable, describeView, tailFile } from '../apps/index.js';
 import { fileLessApp } from './file-less-app.js';
 import { applyEnvToRunning } from './env-refresh.js';
 import { signalWorkers, workerEnvironment } from './worker-ops.js';
-import { diagnosticsTargets } from './diagnostics-targets.js';
+import { captureTargets } from './capture-targets.js';
 import { startCapacityCopy } from './capacity-copy.js';
 import { saveApps, resurrectApps } from '../saved/index.js';
 
@@ -19,7 +19,7 @@ import { saveApps, resurrectApps } from '../saved/index.js';
  * @param {import('../health/monitor.js').Monitor} o.monitor  the workers' metrics and the status view of `ls`
  * @param {import('../watch/watcher.js').WatchManager} o.watcher
  * @param {import('../apps/cron-restart.js').CronRestarts} o.cron
- * @param {import('../diagnostics/diagnostics.js').Diagnostics} o.diagnostics  profiles and heap snapshots
+ * @param {import('../captures/captures.js').Captures} o.captures  profiles and heap snapshots
  * @param {import('../../logs/json-logger.js').JsonLogger} o.log
  * @param {string} o.version
  * @param {(reason: string) => void} o.shutdown
@@ -27,7 +27,7 @@ import { saveApps, resurrectApps } from '../saved/index.js';
  * @param {<T>(reload: () => Promise<T>) => Promise<T>} [o.reloadNotice]  wraps a reload of every
  *   app (systemd-notify.js reloadNotices)
  */
-export function makeHandlers({ registry, monitor, watcher, cron, diagnostics, log, version, shutdown, stopping = () => false, reloadNotice = (reload) => reload() }) {
+export function makeHandlers({ registry, monitor, watcher, cron, captures, log, version, shutdown, stopping = () => false, reloadNotice = (reload) => reload() }) {
   const startedAt = Date.now();
   const logs = makeLogHandlers(registry, log);
   return {
@@ -105,9 +105,9 @@ export function makeHandlers({ registry, monitor, watcher, cron, diagnostics, lo
     resurrect: () => resurrectApps(registry),
     stats: (a) => daemonStats(a),
     // conn.remote: over TCP, the file is sent back (diagnostic-file), never written to an --out
-    profile: (a, conn) => diagnostics.profile(diagnosticsTargets(registry, a, 'profile'), { duration: a.duration, out: a.out, force: a.force, remote: conn.remote !== null }),
-    heap: (a, conn) => diagnostics.heap(diagnosticsTargets(registry, a, 'heap'), { out: a.out, force: a.force, remote: conn.remote !== null }),
-    'diagnostic-file': (a, conn, progress) => diagnostics.file(a.name, conn, progress),
+    profile: (a, conn) => captures.profile(captureTargets(registry, a, 'profile'), { duration: a.duration, out: a.out, force: a.force, remote: conn.remote !== null }),
+    heap: (a, conn) => captures.heap(captureTargets(registry, a, 'heap'), { out: a.out, force: a.force, remote: conn.remote !== null }),
+    'diagnostic-file': (a, conn, progress) => captures.file(a.name, conn, progress),
     // super capacity: a copy of an app on another port, removed when `conn` closes
     'capacity-copy': (a, conn) => startCapacityCopy(registry, a, conn),
     ...logs,

@@ -8,7 +8,7 @@ import { maskEnv } from '../../mask-secrets.js';
 const MAX_ENVIRON = 4 * 1024 * 1024; // /proc/<pid>/environ is at most ARG_MAX (2 MiB on Linux)
 
 /** `USR2`, `sigusr2`, `SIGUSR2` -> `SIGUSR2`; E_USAGE for a name the OS does not have. */
-export function signalName(name) {
+function signalName(name) {
   const sig = `SIG${name.toUpperCase().replace(/^SIG/, '')}`;
   if (!Object.hasOwn(os.constants.signals, sig)) {
     throw new SuperError('E_USAGE', `unknown signal "${name}"; give a name like SIGUSR2, SIGHUP or SIGINT`);

@@ -6,7 +6,7 @@ import { AppRegistry, CronRestarts } from '../apps/index.js';
 import { Monitor, MetricsSettings } from '../health/index.js';
 import { RemoteControl } from '../settings/index.js';
 import { WatchManager } from '../watch/index.js';
-import { Diagnostics } from '../diagnostics/index.js';
+import { Captures } from '../captures/index.js';
 
 /**
  * @param {object} o
@@ -52,9 +52,9 @@ export function composeParts({ home, log, loadDefaults, agentPath, version, part
   parts.add('watcher', () => watcher.close());
   const cron = new CronRestarts({ reader: registry.reader, reload: (name) => registry.reload(name, { keepConfig: true }), log });
   parts.add('cron restarts', () => cron.close());
-  const diagnostics = new Diagnostics({ home, reader: registry.reader, log });
-  parts.add('diagnostics', () => diagnostics.close());
+  const captures = new Captures({ home, reader: registry.reader, log });
+  parts.add('captures', () => captures.close());
   registry.on('worker', (event) => broadcast('worker', event));
   registry.on('reload', (info) => broadcast('reload', info));
-  return { registry, monitor, watcher, cron, diagnostics };
+  return { registry, monitor, watcher, cron, captures };
 }

@@ -39,8 +39,6 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const agentPath = path.join(here, '..', '..', 'worker', 'agent.cjs');
 const { version } = JSON.parse(fs.readFileSync(path.join(here, '..', '..', '..', 'package.json'), 'utf8'));
 
-export { EXIT_ALREADY_RUNNING };
-
 /**
  * Runs this process as the daemon. Resolves once it is ready (the returned handles are
  * for the foreground commands); the process exits from shutdown(), or from the one
@@ -94,7 +92,7 @@ async function bootDaemon({ resurrect = false, afterStop, control, loadDefaults,
 
   // The composition root (compose.js): each part gets its collaborators at construction.
   const link = { server: null }; // the control server, once it listens
-  const { registry, monitor, watcher, cron, diagnostics } = composeParts({ home, log, loadDefaults, agentPath, version, parts, link });
+  const { registry, monitor, watcher, cron, captures } = composeParts({ home, log, loadDefaults, agentPath, version, parts, link });
 
   let stopping = null;
   let handedOver = false; // a successor owns the control socket and the pid file
@@ -145,7 +143,7 @@ async function bootDaemon({ resurrect = false, afterStop, control, loadDefaults,
   });
   const server = await startControlServer({
     socketPath: controlPath,
-    handlers: upgrade.guard(makeHandlers({ registry, monitor, watcher, cron, diagnostics, log, version, shutdown, stopping: () => stopping !== null, reloadNotice })),
+    handlers: upgrade.guard(makeHandlers({ registry, monitor, watcher, cron, captures, log, version, shutdown, stopping: () => stopping !== null, reloadNotice })),
     hello: { version, pid: process.pid },
     log,
   });

@@ -1,3 +1,3 @@
 // The composition root's face: the daemon that lib/master/index.js hands to the CLI. No
 // other sub-system imports core/: it builds them all (daemon.js) and nothing builds it.
-export { startDaemon, EXIT_ALREADY_RUNNING } from './daemon.js';
+export { startDaemon } from './daemon.js';

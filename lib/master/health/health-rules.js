@@ -11,7 +11,7 @@
 // has listen_timeout, one that is stopping has kill_timeout.
 
 /** A silence shorter than this many report intervals is not judged. */
-export const MIN_SILENT_INTERVALS = 3;
+const MIN_SILENT_INTERVALS = 3;
 
 /**
  * @param {object} o

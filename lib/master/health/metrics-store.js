@@ -3,7 +3,7 @@
 // an old and a new worker of the same slot (during a ready-first replacement) never mix.
 
 /** Points kept per worker: one per sample (1 s by default), a minute of history. */
-export const HISTORY = 60;
+const HISTORY = 60;
 
 /** A fixed-size ring of numbers (null = no value at that point). */
 export class Ring {
@@ -33,7 +33,7 @@ export class Ring {
  * They outlive the slot's workers, so a restart or a reload is neither a new series nor a
  * counter reset. CPU is kept in whole clock ticks (exact: no float sums).
  */
-export class SlotCounters {
+class SlotCounters {
   cpuTicks = 0;
   httpRequests = 0;
   httpMicros = 0; // response times summed, µs (integers: exact)

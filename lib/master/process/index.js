@@ -1,7 +1,7 @@
 // Launching and ending worker processes: cluster and fork launchers, process groups,
 // the handoff guard, and how an exit is described.
 export { WorkerProcess, workerProcesses } from './worker-process.js';
-export { reapAllNow, signalGroup } from './process-group.js';
+export { reapAllNow } from './process-group.js';
 export { describeExit } from './exit-text.js';
 export { execTools } from './exec-prefix.js';
 export { recordGroupsIn, endLeftoverGroups } from './group-record.js';

@@ -3,7 +3,7 @@
 //
 // Events: 'spawn', 'listening' (address), 'ready', 'drained' ({hookErrors}), 'metrics'
 // (the agent's report), 'log-error' / 'log-resumed' ({stream, code, slot[, dropped]}),
-// 'logs-reopened', 'diagnostic' ({id, ok, ...}: lib/master/diagnostics/), 'exit' ({code,
+// 'logs-reopened', 'diagnostic' ({id, ok, ...}: lib/master/captures/), 'exit' ({code,
 // signal}), 'process-error'. What the agent says reaches them through one dispatcher
 // (agent-channel.js). stop() -> Promise<{code, signal}>: drain, kill_signal, then SIGKILL;
 // kill() -> the same promise, at once with SIGKILL.

@@ -114,7 +114,7 @@ export function planReload({ slots, target, only = null, memory = null }) {
  * @param {Memory|null} memory
  * @returns {Surge}
  */
-export function surgeSize(target, count, memory) {
+function surgeSize(target, count, memory) {
   const wanted = Math.min(count, amountOf(target.max_surge ?? '100%', count, Math.ceil));
   const room = memory ? Math.max(0, Math.floor((memory.available - MEMORY_RESERVE) / (memory.perWorker * MEMORY_GROWTH))) : null;
   const size = Math.min(wanted, room ?? Infinity);

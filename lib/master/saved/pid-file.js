@@ -19,7 +19,7 @@ const MAX_PID = 4194304; // Linux's PID_MAX_LIMIT
 const MAX_PID_FILE = 64; // bytes read: a pid file is never longer
 
 /** The pid a pid file's text names, or null when it is not one. */
-export function parsePid(text) {
+function parsePid(text) {
   const m = PID_TEXT.exec(text);
   const pid = m ? Number(m[1]) : 0;
   return pid > 1 && pid <= MAX_PID ? pid : null;

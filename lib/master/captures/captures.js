@@ -4,7 +4,7 @@
 // daemon's event loop (the one exception: diagnostic-file, which sends a finished file to
 // a remote client that cannot read this host's disk, send-file.js).
 //
-//   super profile api --> profile {app, slot?, duration, out?} --> Diagnostics.profile
+//   super profile api --> profile {app, slot?, duration, out?} --> Captures.profile
 //     --> per worker: TO_AGENT.PROFILE {id, duration, path} --> agent writes path
 //     <-- FROM_AGENT.DIAGNOSTIC_DONE {id, ok, bytes}  (or the worker's exit: E_WORKER_EXITED)
 //   agent METRICS {loop.p99} --> stall-rule.js --> the same, into stall-<app>-<slot>-<time>
@@ -28,10 +28,10 @@ const WHAT = { profile: 'CPU profile', heap: 'heap snapshot', stall: 'stall capt
 
 /**
  * @typedef {{app: string, slot: number, state: string, proc: object|null}} WorkerTarget
- *   one worker a request names (lib/master/control/diagnostics-targets.js)
+ *   one worker a request names (lib/master/control/capture-targets.js)
  */
 
-export class Diagnostics {
+export class Captures {
   #busy = new Map(); // WorkerProcess -> what runs on it (a WHAT key)
   #lastStall = new WeakMap(); // WorkerProcess -> when its last stall capture started (ms)
 

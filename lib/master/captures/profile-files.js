@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
-export const EXTENSION = Object.freeze({ profile: '.cpuprofile', heap: '.heapsnapshot' });
+const EXTENSION = Object.freeze({ profile: '.cpuprofile', heap: '.heapsnapshot' });
 // A name the daemon gave: what `diagnostic-file` may send (no path, no dot file).
 const FILE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,200}\.(cpuprofile|heapsnapshot)$/;
 

@@ -12,7 +12,7 @@ const fs = require('node:fs');
 const v8 = require('node:v8');
 const { FROM_AGENT } = require('../ipc/agent-protocol.cjs');
 const { send } = require('./daemon-channel.cjs');
-const { snapshotFits, availableToWorker } = require('./diagnostics-memory.cjs');
+const { snapshotFits, availableToWorker } = require('./captures-memory.cjs');
 
 let running = null; // 'profile' | 'heap' while one runs
 

@@ -1,4 +1,4 @@
-// The workers a `profile` or `heap` request names, as lib/master/diagnostics/ takes them:
+// The workers a `profile` or `heap` request names, as lib/master/captures/ takes them:
 // every slot of the app, or the one of `#slot`. A heap snapshot names one worker: the
 // slot may be left out only for an app of one worker.
 import { SuperError } from '../../errors.js';
@@ -8,9 +8,9 @@ import { slotsOf } from './worker-ops.js';
  * @param {import('../apps/registry.js').AppRegistry} registry
  * @param {{app: string, slot?: number}} a
  * @param {string} op
- * @returns {import('../diagnostics/diagnostics.js').WorkerTarget[]}
+ * @returns {import('../captures/captures.js').WorkerTarget[]}
  */
-export function diagnosticsTargets(registry, { app: name, slot }, op) {
+export function captureTargets(registry, { app: name, slot }, op) {
   const app = registry.app(name, op); // E_APP_NOT_FOUND; ids resolved
   const slots = slotsOf(app, slot); // E_USAGE for a slot it does not have
   if (op === 'heap' && slots.length !== 1) {

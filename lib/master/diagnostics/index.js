@@ -1,5 +1,0 @@
-// Diagnostics: CPU profiles, heap snapshots and stall captures of live workers. The daemon
-// only coordinates: it names the file, asks the worker's agent, and relays the outcome;
-// the agent writes the file itself (lib/worker/diagnostics.cjs).
-export { Diagnostics } from './diagnostics.js';
-export { lastStallCapture } from './stall-captures.js';

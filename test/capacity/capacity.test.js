@@ -99,7 +99,7 @@ test('super capacity', async (t) => {
     await untouched();
   });
 
-  for (const signal of ['SIGINT', 'SIGKILL']) {
+  for (const signal of /** @type {NodeJS.Signals[]} */ (['SIGINT', 'SIGKILL'])) {
     await t.test(`${signal} to the CLI mid-run: nothing of svc~capacity is left`, async () => {
       const cli = spawn(process.execPath, [SUPER, 'capacity', 'svc', '--slo', 'p99=2s', '--step-duration', '60s'], { env: { ...process.env, SUPER_HOME: box.home }, stdio: ['ignore', 'pipe', 'pipe'] });
       t.after(() => cli.kill('SIGKILL'));

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { tmpfsSandbox, freePort, httpGet, watchEvents, lsJson } from '../helpers/harness.js';
 import { deleteAtEnd } from '../helpers/file-daemon.js';
-import { eventually } from '../logs/log-files.js';
+import { eventually } from '../helpers/wait.js';
 
 const LS_BOUND_MS = 1000;
 // daemon.log ends on a page boundary when the disk fills (see fillAfterLogPage), so every

@@ -57,7 +57,3 @@ export function checkNumbered(lines, { tag = 'L', workers, perWorker, padLen = 4
   for (const arr of seen) for (const v of arr) if (!v) missing++;
   return { count, bad, missing, dups };
 }
-
-// Only test/hardening/full-disk.test.js still imports eventually from here (another branch
-// edits it): once it imports test/helpers/wait.js, drop this line.
-export { eventually } from '../helpers/wait.js';

@@ -68,7 +68,7 @@ function get(agent, port) {
       res.on('end', () => resolve({ status: res.statusCode, pid: Number(/\(pid (\d+)\)/.exec(body)?.[1]) }));
     });
     req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', (err) => resolve({ error: err.code ?? err.message }));
+    req.on('error', (/** @type {NodeJS.ErrnoException} */ err) => resolve({ error: err.code ?? err.message }));
   });
 }
 
@@ -115,6 +115,7 @@ async function scenario(t, { redispatch }) {
 
   let phase = 'both-up';
   /** @type {Promise<{code: number}>|null} */
+  /** @type {Promise<any> | null} */
   let stopping = null;
   let downAfter = 0;
   lb.waitFor(/host-a is DOWN/, 60000).then(() => { phase = 'a-down'; }, () => {});

@@ -55,7 +55,7 @@ function inFlight(port, path) {
 
 // Two reloads in a row under keep-alive load (the second replaces workers the first
 // started); one under Connection: close, where every request is a new connection.
-for (const [keepAlive, rounds] of [[true, ['v2', 'v3']], [false, ['v2']]]) {
+for (const [keepAlive, rounds] of /** @type {[boolean, string[]][]} */ ([[true, ['v2', 'v3']], [false, ['v2']]])) {
   test(`reloads under ${keepAlive ? 'keep-alive' : 'Connection: close'} load drop no request`, async (t) => {
     const name = keepAlive ? 'ka' : 'close';
     const { port, setVersion } = await setup(t, name);

@@ -1,0 +1,186 @@
+'use strict';
+// Overload shedding (the app's `overload:` key, handed over as SUPER_OVERLOAD): while this
+// worker is over a bound, each new HTTP request is answered at once with the configured
+// status, Retry-After and `Connection: close`, before the app's 'request' listeners see
+// it, so a client (or HAProxy) gets a fast refusal instead of a place in a growing queue.
+// The app's code is not changed: each server gets its own `emit` at listen().
+//
+// The decision is O(1) per request, from two figures kept here:
+// - in flight: requests handed to the app and not yet closed (ServerResponse 'close');
+// - the loop's delay: how late a 10 ms timer of ours ran last, or is now if that is more.
+//   The requests that waited through a late turn are read in the next one, just after
+//   the timer saw how late it was: they are shed. A CPU-bound worker reads every request
+//   waiting in one turn; as the turn runs past the bound, the rest of them are shed. And
+//   the figure is at most one tick (10 ms) old: a histogram or a p99 of the last second
+//   would admit a whole long turn before it knew, then keep shedding long after the loop
+//   is free again.
+// The timer runs only with max_loop_delay, only while requests come (IDLE_TICKS), unref'd.
+//
+// An episode starts at the first shed request and ends QUIET_MS after the last: one line
+// in the app's error log at each end, and a metrics report at each (onEpisode), so the
+// daemon's /readyz follows it without waiting for its next ask.
+
+const TICK_MS = 10;
+const IDLE_TICKS = 100; // ticks (about 1 s of a free loop) without a request: the timer stops
+const QUIET_MS = 1000; // no shed request for this long: the episode is over
+const GUARDED = Symbol('superd.overloadGuard');
+const SHED = Symbol.for('superd.shed'); // on a shed response: metrics.cjs does not time it
+
+/** The settings of SUPER_OVERLOAD (ms), or null: off. */
+function parseSettings(text) {
+  if (!text) return null;
+  try {
+    const s = JSON.parse(text);
+    const bound = (v) => (typeof v === 'number' && v > 0 ? v : null);
+    const out = {
+      maxLoopDelay: bound(s.max_loop_delay),
+      maxInflight: bound(s.max_inflight),
+      status: Number.isInteger(s.status) && s.status >= 400 && s.status <= 599 ? s.status : 503,
+      retryAfter: typeof s.retry_after === 'number' && s.retry_after > 0 ? Math.ceil(s.retry_after / 1000) : 0,
+    };
+    return out.maxLoopDelay || out.maxInflight ? out : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The shed response's headers: HTTP/2 forbids Connection (its stream ends alone). */
+function responseHeaders(settings, body, http2) {
+  const h = { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(body) };
+  if (settings.retryAfter) h['retry-after'] = String(settings.retryAfter);
+  if (!http2) h.connection = 'close';
+  return h;
+}
+
+/**
+ * The shedding state of one worker.
+ * @param {{maxLoopDelay: number|null, maxInflight: number|null, status: number, retryAfter: number}} settings
+ * @param {object} [o]
+ * @param {() => number} [o.clock]  ms, monotonic
+ * @param {(line: string) => void} [o.log]
+ */
+function createShedder(settings, { clock = () => performance.now(), log = (line) => process.stderr.write(line) } = {}) {
+  const body = `overloaded; retry${settings.retryAfter ? ` after ${settings.retryAfter} s` : ' later'}\n`;
+  const headers = responseHeaders(settings, body, false);
+  const http2Headers = responseHeaders(settings, body, true);
+  let inflight = 0;
+  let shedSinceReport = 0;
+  let lastTick = 0;
+  let lastLate = 0; // how late the timer ran last (ms)
+  let ticker = null;
+  let idleTicks = 0; // ticks since the last request: a blocked loop is one tick, not idleness
+  let lastShed = 0;
+  let episode = null; // {since, shed, worst}
+  let quietTimer = null;
+  let onEpisode = () => {};
+
+  const tick = () => {
+    const now = clock();
+    lastLate = Math.max(0, now - lastTick - TICK_MS);
+    lastTick = now;
+    if (++idleTicks > IDLE_TICKS) {
+      clearInterval(ticker);
+      ticker = null;
+    }
+  };
+  /** The loop's delay (ms): of its last turn (as the timer saw it), or of the turn in progress if longer. */
+  const lateNow = (now) => (ticker ? Math.max(lastLate, now - lastTick - TICK_MS) : 0);
+
+  /** Why a request arriving now is shed, or null: admitted. */
+  const overBound = (now) => {
+    if (settings.maxInflight && inflight >= settings.maxInflight) return { what: 'in flight', value: inflight, bound: settings.maxInflight, unit: '' };
+    if (!settings.maxLoopDelay) return null;
+    if (!ticker) {
+      lastTick = now;
+      lastLate = 0;
+      ticker = setInterval(tick, TICK_MS);
+      ticker.unref();
+      return null;
+    }
+    const late = lateNow(now);
+    return late > settings.maxLoopDelay ? { what: 'loop delay', value: Math.round(late), bound: settings.maxLoopDelay, unit: ' ms' } : null;
+  };
+
+  const startEpisode = (now, why) => {
+    episode = { since: now, shed: 0, worst: 0 };
+    log(`superd overload: shedding new requests with ${settings.status} (${why.what} ${why.value}${why.unit} >= bound ${why.bound}${why.unit}; ${inflight} in flight)\n`);
+    quietTimer = setInterval(() => {
+      const t = clock();
+      if (t - lastShed < QUIET_MS) return;
+      clearInterval(quietTimer);
+      const e = episode;
+      episode = null;
+      log(`superd overload: stopped shedding after ${((lastShed - e.since) / 1000).toFixed(1)} s; ${e.shed} requests shed (worst loop delay ${Math.round(e.worst)} ms; ${inflight} in flight)\n`);
+      onEpisode(false);
+    }, QUIET_MS / 4);
+    quietTimer.unref();
+    onEpisode(true);
+  };
+
+  /** Answers `res` with the shed response. */
+  const shed = (res, now, why) => {
+    shedSinceReport++;
+    lastShed = now;
+    if (!episode) startEpisode(now, why);
+    episode.shed++;
+    episode.worst = Math.max(episode.worst, lateNow(now));
+    res[SHED] = true;
+    res.writeHead(settings.status, res.stream ? http2Headers : headers);
+    res.end(body);
+  };
+
+  const done = () => {
+    inflight--;
+  };
+
+  /** Puts the decision in front of server's 'request' listeners (once per server). */
+  function guard(server) {
+    if (server[GUARDED]) return;
+    server[GUARDED] = true;
+    const emit = server.emit;
+    server.emit = function superdOverloadEmit(event, req, res) {
+      if (event !== 'request' || !res) return emit.apply(this, arguments);
+      const now = clock();
+      idleTicks = 0;
+      const why = overBound(now);
+      if (why) {
+        shed(res, now, why);
+        return true;
+      }
+      inflight++;
+      res.once('close', done);
+      return emit.apply(this, arguments);
+    };
+  }
+
+  return {
+    guard,
+    /** For the metrics report: {shedding, shed (since the last report), inflight}. */
+    figures() {
+      const shedNow = shedSinceReport;
+      shedSinceReport = 0;
+      return { shedding: episode !== null, shed: shedNow, inflight };
+    },
+    /** fn(shedding) at the start and the end of each episode. */
+    onEpisode(fn) {
+      onEpisode = fn;
+    },
+  };
+}
+
+/** Guards every server that listens from now on (net.Server#listen, as drain.cjs tracks them). */
+function guardServers(shedder) {
+  const net = require('node:net');
+  const listen = net.Server.prototype.listen;
+  net.Server.prototype.listen = function superdOverloadListen(...args) {
+    shedder.guard(this);
+    return listen.apply(this, args);
+  };
+}
+
+const settings = parseSettings(process.env.SUPER_OVERLOAD);
+delete process.env.SUPER_OVERLOAD; // not for the app's own children
+const shedder = settings && createShedder(settings);
+if (shedder) guardServers(shedder);
+
+module.exports = { shedder, SHED, parseSettings, createShedder };

@@ -1,9 +1,11 @@
 'use strict';
 // Overload shedding (the app's `overload:` key, handed over as SUPER_OVERLOAD): while this
 // worker is over a bound, each new HTTP request is answered at once with the configured
-// status, Retry-After and `Connection: close`, before the app's 'request' listeners see
-// it, so a client (or HAProxy) gets a fast refusal instead of a place in a growing queue.
-// The app's code is not changed: each server gets its own `emit` at listen().
+// status and Retry-After, before the app's 'request' listeners see it, so a client (or
+// HAProxy) gets a fast refusal instead of a place in a growing queue. The app's code is
+// not changed: each server gets its own `emit` at listen(). The connection stays open: a
+// new one would reach the worker only through the daemon's round-robin handoff, which
+// waits for a turn of the worker's loop per connection, so under load it would queue there.
 //
 // The decision is O(1) per request, from two figures kept here:
 // - in flight: requests handed to the app and not yet closed (ServerResponse 'close');
@@ -44,11 +46,10 @@ function parseSettings(text) {
   }
 }
 
-/** The shed response's headers: HTTP/2 forbids Connection (its stream ends alone). */
-function responseHeaders(settings, body, http2) {
+/** The shed response's headers. */
+function responseHeaders(settings, body) {
   const h = { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(body) };
   if (settings.retryAfter) h['retry-after'] = String(settings.retryAfter);
-  if (!http2) h.connection = 'close';
   return h;
 }
 
@@ -61,8 +62,7 @@ function responseHeaders(settings, body, http2) {
  */
 function createShedder(settings, { clock = () => performance.now(), log = (line) => process.stderr.write(line) } = {}) {
   const body = `overloaded; retry${settings.retryAfter ? ` after ${settings.retryAfter} s` : ' later'}\n`;
-  const headers = responseHeaders(settings, body, false);
-  const http2Headers = responseHeaders(settings, body, true);
+  const headers = responseHeaders(settings, body);
   let inflight = 0;
   let shedSinceReport = 0;
   let lastTick = 0;
@@ -125,7 +125,7 @@ function createShedder(settings, { clock = () => performance.now(), log = (line)
     episode.shed++;
     episode.worst = Math.max(episode.worst, lateNow(now));
     res[SHED] = true;
-    res.writeHead(settings.status, res.stream ? http2Headers : headers);
+    res.writeHead(settings.status, headers);
     res.end(body);
   };
 

@@ -18,7 +18,9 @@
 //   is free again.
 // The timer runs only with max_loop_delay, only while requests come (IDLE_TICKS), unref'd.
 //
-// An episode starts at the first shed request and ends QUIET_MS after the last: one line
+// An episode starts at the first shed request and ends once the worker is under its bounds
+// and has shed nothing for QUIET_MS (a worker still over a bound that no request tests
+// meanwhile still sheds: it is not ready until it is not over a bound): one line
 // in the app's error log at each end, and a metrics report at each (onEpisode), so the
 // daemon's /readyz follows it without waiting for its next ask.
 
@@ -86,27 +88,28 @@ function createShedder(settings, { clock = () => performance.now(), log = (line)
   /** The loop's delay (ms): of its last turn (as the timer saw it), or of the turn in progress if longer. */
   const lateNow = (now) => (ticker ? Math.max(lastLate, now - lastTick - TICK_MS) : 0);
 
-  /** Why a request arriving now is shed, or null: admitted. */
+  /** Which bound the worker is over now (its figures, for the log), or null. */
   const overBound = (now) => {
-    if (settings.maxInflight && inflight >= settings.maxInflight) return { what: 'in flight', value: inflight, bound: settings.maxInflight, unit: '' };
-    if (!settings.maxLoopDelay) return null;
-    if (!ticker) {
-      lastTick = now;
-      lastLate = 0;
-      ticker = setInterval(tick, TICK_MS);
-      ticker.unref();
-      return null;
-    }
+    if (settings.maxInflight && inflight >= settings.maxInflight) return `${inflight} in flight, max_inflight ${settings.maxInflight}`;
     const late = lateNow(now);
-    return late > settings.maxLoopDelay ? { what: 'loop delay', value: Math.round(late), bound: settings.maxLoopDelay, unit: ' ms' } : null;
+    return settings.maxLoopDelay && late > settings.maxLoopDelay ? `loop delay ${Math.round(late)} ms, max_loop_delay ${settings.maxLoopDelay} ms` : null;
+  };
+
+  /** A request arrives: the timer runs from the first one after an idle stretch. */
+  const startTicking = (now) => {
+    if (ticker || !settings.maxLoopDelay) return;
+    lastTick = now;
+    lastLate = 0;
+    ticker = setInterval(tick, TICK_MS);
+    ticker.unref();
   };
 
   const startEpisode = (now, why) => {
     episode = { since: now, shed: 0, worst: 0 };
-    log(`superd overload: shedding new requests with ${settings.status} (${why.what} ${why.value}${why.unit} >= bound ${why.bound}${why.unit}; ${inflight} in flight)\n`);
+    log(`superd overload: shedding new requests with ${settings.status} (${why})\n`);
     quietTimer = setInterval(() => {
       const t = clock();
-      if (t - lastShed < QUIET_MS) return;
+      if (t - lastShed < QUIET_MS || overBound(t)) return;
       clearInterval(quietTimer);
       const e = episode;
       episode = null;
@@ -142,6 +145,7 @@ function createShedder(settings, { clock = () => performance.now(), log = (line)
       if (event !== 'request' || !res) return emit.apply(this, arguments);
       const now = clock();
       idleTicks = 0;
+      startTicking(now);
       const why = overBound(now);
       if (why) {
         shed(res, now, why);

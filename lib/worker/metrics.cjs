@@ -17,7 +17,9 @@
 const dc = require('node:diagnostics_channel');
 const { FROM_AGENT, TO_AGENT } = require('../ipc/agent-protocol.cjs');
 const { send } = require('./daemon-channel.cjs');
-const { shedder, SHED } = require('./overload.cjs');
+// Overload shedding (overload.cjs) is loaded only for an app with `overload:`.
+const shedder = process.env.SUPER_OVERLOAD ? require('./overload.cjs').shedder : null;
+const SHED = Symbol.for('superd.shed'); // on a response overload.cjs answered: not the app's
 
 const interval = Number(process.env.SUPER_METRICS_INTERVAL ?? 1000);
 const started = Symbol('superd.requestStart');

@@ -8,6 +8,9 @@
 // --duration seconds, after a 2 s warm-up at 0.5x:
 //   superd            no `overload:`: what clients see past capacity
 //   superd overload   `overload: { max_loop_delay: --delay }`
+//   ... scheduling os the same with `scheduling: os`: the worker accepts its connections
+//                     itself, instead of the daemon's round-robin handoff (one connection
+//                     per turn of the worker's loop: new clients queue there when it is busy)
 //   pm2               pm2 start -i 1 (cluster mode)
 //   raw node:cluster  bench/raw-cluster.js
 // Prints a markdown table (stdout) and writes bench/results/overload.json.
@@ -31,8 +34,8 @@ const opts = benchArgs(process.argv.slice(2), {
   defaults: { duration: 20, factor: 3, burn: 10, delay: 50, only: '' },
   fractional: ['factor'],
   lists: ['only'],
-  choices: { only: ['superd', 'superd-overload', 'pm2', 'raw'] },
-  usage: 'node bench/overload.js [--duration 20] [--factor 3] [--burn 10] [--delay 50] [--only superd,superd-overload,pm2,raw]',
+  choices: { only: ['superd', 'superd-overload', 'superd-overload-os', 'pm2', 'raw'] },
+  usage: 'node bench/overload.js [--duration 20] [--factor 3] [--burn 10] [--delay 50] [--only superd,superd-overload,superd-overload-os,pm2,raw]',
 });
 const command = ['node', 'bench/overload.js', ...process.argv.slice(2)].join(' ');
 stopAllOnExit(['SIGINT', 'SIGTERM']);
@@ -54,6 +57,7 @@ const ON_CPU0 = ['taskset', '-c', '0'];
 const TARGETS = {
   superd: () => startSuperd({ instances: 1, script: APP, top: ['daemon: { cpu_affinity: 0 }'], app: ['cpu_affinity: [1]'], name: 'superd' }),
   'superd-overload': () => startSuperd({ instances: 1, script: APP, top: ['daemon: { cpu_affinity: 0 }'], app: ['cpu_affinity: [1]', `overload: { max_loop_delay: ${opts.delay}ms }`], name: `superd + overload (max_loop_delay ${opts.delay}ms)` }),
+  'superd-overload-os': () => startSuperd({ instances: 1, script: APP, top: ['daemon: { cpu_affinity: 0 }', 'scheduling: os'], app: ['cpu_affinity: [1]', `overload: { max_loop_delay: ${opts.delay}ms }`], name: `superd + overload, scheduling: os` }),
   pm2: () => startPm2({ instances: 1, script: APP, prefix: ON_CPU0, name: 'pm2' }),
   raw: () => startRaw({ instances: 1, script: APP, prefix: ON_CPU0, name: 'raw node:cluster' }),
 };

@@ -9,13 +9,15 @@
 //
 // The decision is O(1) per request, from two figures kept here:
 // - in flight: requests handed to the app and not yet closed (ServerResponse 'close');
-// - the loop's delay: how late a 10 ms timer of ours ran last, or is now if that is more.
-//   The requests that waited through a late turn are read in the next one, just after
-//   the timer saw how late it was: they are shed. A CPU-bound worker reads every request
-//   waiting in one turn; as the turn runs past the bound, the rest of them are shed. And
-//   the figure is at most one tick (10 ms) old: a histogram or a p99 of the last second
-//   would admit a whole long turn before it knew, then keep shedding long after the loop
-//   is free again.
+// - the loop's delay: how long the loop's last turn ran, or the turn in progress has run
+//   if that is more (less TICK_MS, the most an idle wait can add). A turn is timed from the
+//   last mark: a 10 ms timer of ours, and the check phase (setImmediate) of each turn that
+//   read a request. The requests that waited through a long turn are read in the next one:
+//   they are shed, and that turn, being short, lets the one after serve again. A CPU-bound
+//   worker reads every request waiting in one turn; as the turn runs past the bound, the
+//   rest of them are shed. So the figure is at most one turn old: a histogram or a p99 of
+//   the last second would admit a whole long turn before it knew, then keep shedding long
+//   after the loop is free again.
 // The timer runs only with max_loop_delay, only while requests come (IDLE_TICKS), unref'd.
 //
 // An episode starts at the first shed request and ends once the worker is under its bounds
@@ -67,41 +69,70 @@ function createShedder(settings, { clock = () => performance.now(), log = (line)
   const headers = responseHeaders(settings, body);
   let inflight = 0;
   let shedSinceReport = 0;
-  let lastTick = 0;
-  let lastLate = 0; // how late the timer ran last (ms)
+  let mark = 0; // when the timer or a check phase last ran (ms)
+  let pendingLate = 0; // how late the loop was at a mark, for the next turn that reads a request (ms)
+  let pendingAt = 0;
+  let turnLate = 0; // the same, as the turn in progress took it
   let ticker = null;
+  let checkPending = false; // a request was read in this turn: its check phase marks the turn's end
   let idleTicks = 0; // ticks since the last request: a blocked loop is one tick, not idleness
   let lastShed = 0;
   let episode = null; // {since, shed, worst}
   let quietTimer = null;
   let onEpisode = () => {};
 
-  const tick = () => {
+  // A mark measures the stretch since the one before, less TICK_MS (the most an idle wait
+  // for the timer adds). The worst lateness is kept for the next turn that reads a request,
+  // or for TICK_MS when none does (a turn that polled and read nothing had none waiting).
+  const markTurn = () => {
     const now = clock();
-    lastLate = Math.max(0, now - lastTick - TICK_MS);
-    lastTick = now;
+    const late = Math.max(0, now - mark - TICK_MS);
+    mark = now;
+    if (late >= pendingLate || now - pendingAt >= TICK_MS) {
+      pendingLate = late;
+      pendingAt = now;
+    }
+  };
+  const onCheck = () => {
+    checkPending = false;
+    markTurn();
+  };
+  const tick = () => {
+    markTurn();
     if (++idleTicks > IDLE_TICKS) {
       clearInterval(ticker);
       ticker = null;
     }
   };
-  /** The loop's delay (ms): of its last turn (as the timer saw it), or of the turn in progress if longer. */
-  const lateNow = (now) => (ticker ? Math.max(lastLate, now - lastTick - TICK_MS) : 0);
+  /** How long the turn in progress has run (ms), less TICK_MS. */
+  const liveLate = (now) => Math.max(0, now - mark - TICK_MS);
 
-  /** Which bound the worker is over now (its figures, for the log), or null. */
-  const overBound = (now) => {
+  /** Which bound the worker is over (its figures, for the log), or null; `late`: the loop's delay (ms). */
+  const overBound = (late) => {
     if (settings.maxInflight && inflight >= settings.maxInflight) return `${inflight} in flight, max_inflight ${settings.maxInflight}`;
-    const late = lateNow(now);
     return settings.maxLoopDelay && late > settings.maxLoopDelay ? `loop delay ${Math.round(late)} ms, max_loop_delay ${settings.maxLoopDelay} ms` : null;
   };
 
-  /** A request arrives: the timer runs from the first one after an idle stretch. */
-  const startTicking = (now) => {
-    if (ticker || !settings.maxLoopDelay) return;
-    lastTick = now;
-    lastLate = 0;
-    ticker = setInterval(tick, TICK_MS);
-    ticker.unref();
+  /**
+   * The loop's delay as a request read now sees it (ms): the last turn's, taken by the
+   * first request of this turn, or this turn's so far if longer. Its check phase marks
+   * the turn's end. The timer runs from the first request after an idle stretch.
+   */
+  const requestLate = (now) => {
+    if (!settings.maxLoopDelay) return 0;
+    if (!ticker) {
+      mark = now;
+      pendingLate = 0;
+      ticker = setInterval(tick, TICK_MS);
+      ticker.unref();
+    }
+    if (!checkPending) {
+      checkPending = true;
+      setImmediate(onCheck);
+      turnLate = pendingLate;
+      pendingLate = 0;
+    }
+    return Math.max(turnLate, liveLate(now));
   };
 
   const startEpisode = (now, why) => {
@@ -109,7 +140,7 @@ function createShedder(settings, { clock = () => performance.now(), log = (line)
     log(`superd overload: shedding new requests with ${settings.status} (${why})\n`);
     quietTimer = setInterval(() => {
       const t = clock();
-      if (t - lastShed < QUIET_MS || overBound(t)) return;
+      if (t - lastShed < QUIET_MS || overBound(ticker ? Math.max(pendingLate, liveLate(t)) : 0)) return;
       clearInterval(quietTimer);
       const e = episode;
       episode = null;
@@ -121,12 +152,12 @@ function createShedder(settings, { clock = () => performance.now(), log = (line)
   };
 
   /** Answers `res` with the shed response. */
-  const shed = (res, now, why) => {
+  const shed = (res, now, why, late) => {
     shedSinceReport++;
     lastShed = now;
     if (!episode) startEpisode(now, why);
     episode.shed++;
-    episode.worst = Math.max(episode.worst, lateNow(now));
+    episode.worst = Math.max(episode.worst, late);
     res[SHED] = true;
     res.writeHead(settings.status, headers);
     res.end(body);
@@ -145,10 +176,10 @@ function createShedder(settings, { clock = () => performance.now(), log = (line)
       if (event !== 'request' || !res) return emit.apply(this, arguments);
       const now = clock();
       idleTicks = 0;
-      startTicking(now);
-      const why = overBound(now);
+      const late = requestLate(now);
+      const why = overBound(late);
       if (why) {
-        shed(res, now, why);
+        shed(res, now, why, late);
         return true;
       }
       inflight++;

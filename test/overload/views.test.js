@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { appReadiness } from '../../lib/master/health/app-readiness.js';
 import { renderPrometheus } from '../../lib/master/health/prometheus-text.js';
 
-const app = (n) => ({ name: 'api', config: { instances: n }, workers: Array.from({ length: n }, (_, i) => ({ status: 'online', pid: 100 + i })) });
+const app = (n) => ({ name: 'api', config: { instances: n, overload: { max_inflight: 8 } }, workers: Array.from({ length: n }, (_, i) => ({ status: 'online', pid: 100 + i })) });
 
 test('readiness: an app is not ready while every ready worker sheds', () => {
   const shedding = (pids) => (pid) => pids.includes(pid);
@@ -13,6 +13,8 @@ test('readiness: an app is not ready while every ready worker sheds', () => {
   assert.deepEqual(appReadiness(app(2), shedding([100])), { app: 'api', desired: 2, ready: 2, shedding: 1, ok: true });
   assert.deepEqual(appReadiness(app(2), shedding([100, 101])), { app: 'api', desired: 2, ready: 2, shedding: 2, ok: false });
   assert.equal(appReadiness(app(1), shedding([100])).ok, false);
+  const plain = { ...app(1), config: { instances: 1, overload: null } };
+  assert.deepEqual(appReadiness(plain, () => false), { app: 'api', desired: 1, ready: 1, ok: true }, 'no shedding field without overload:');
 });
 
 test('prometheus: shed requests are a per-slot counter beside a shedding gauge, only for apps with overload', () => {

@@ -15,22 +15,24 @@ export function quantile(sorted, q) {
 }
 
 /**
- * @param {{port: number, path?: string, rate: number, seconds: number, timeout?: number}} o
- *   rate: requests per second; seconds: how long to send; timeout: ms per request
+ * @param {{port: number, path?: string, rate: number, seconds: number, timeout?: number, settleMs?: number}} o
+ *   rate: requests per second; seconds: how long to send; timeout: ms per request;
+ *   settleMs: the requests scheduled before this (ms into the run) are left out of `steady`
  * @returns {Promise<{sent: number, byStatus: Record<string, number>, timeouts: number, errors: number,
- *   latency: Record<string, number[]>, seconds: number}>}  latency: sorted ms by status class ('200', '503', ...)
+ *   latency: Record<string, number[]>, steady: Record<string, number[]>, seconds: number}>}
+ *   latency: sorted ms by status ('200', '503', ...); steady: the same, without the first settleMs
  */
-export function openLoop({ port, path = '/', rate, seconds, timeout = 5000 }) {
+export function openLoop({ port, path = '/', rate, seconds, timeout = 5000, settleMs = 0 }) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
   const total = Math.round(rate * seconds);
-  const out = { sent: 0, byStatus: {}, timeouts: 0, errors: 0, latency: {}, seconds };
+  const out = { sent: 0, byStatus: {}, timeouts: 0, errors: 0, latency: {}, steady: {}, seconds };
   let pending = 0;
   const start = performance.now();
   return new Promise((resolve) => {
     const finish = () => {
       if (out.sent < total || pending > 0) return;
       agent.destroy();
-      for (const list of Object.values(out.latency)) list.sort((a, b) => a - b);
+      for (const list of [...Object.values(out.latency), ...Object.values(out.steady)]) list.sort((a, b) => a - b);
       resolve(out);
     };
     const send = (due) => {
@@ -50,7 +52,9 @@ export function openLoop({ port, path = '/', rate, seconds, timeout = 5000 }) {
         res.on('end', () => settle(() => {
           const key = String(res.statusCode);
           out.byStatus[key] = (out.byStatus[key] ?? 0) + 1;
-          (out.latency[key] ??= []).push(performance.now() - due);
+          const ms = performance.now() - due;
+          (out.latency[key] ??= []).push(ms);
+          if (due - start >= settleMs) (out.steady[key] ??= []).push(ms);
         }));
       });
       req.on('error', () => settle(() => out.errors++));

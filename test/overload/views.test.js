@@ -1,9 +1,12 @@
-// Issue 28: what the daemon makes of a shedding worker, as pure functions: /readyz's verdict
-// (not ready only while every ready worker of the app sheds) and the Prometheus series.
+// Issue 28: what the daemon and the CLI make of a shedding worker, as pure functions:
+// /readyz's verdict (not ready only while every ready worker of the app sheds), the
+// Prometheus series, the notes of `super ls` and the health line of `super describe`.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { appReadiness } from '../../lib/master/health/app-readiness.js';
 import { renderPrometheus } from '../../lib/master/health/prometheus-text.js';
+import { renderLs } from '../../lib/ctl/render-ls.js';
+import { metricsLine } from '../../lib/ctl/render-metrics.js';
 
 const app = (n) => ({ name: 'api', config: { instances: n, overload: { max_inflight: 8 } }, workers: Array.from({ length: n }, (_, i) => ({ status: 'online', pid: 100 + i })) });
 
@@ -27,4 +30,14 @@ test('prometheus: shed requests are a per-slot counter beside a shedding gauge, 
   assert.match(text, /^superd_worker_shedding\{app="api",slot="0"\} 1$/m);
   const off = renderPrometheus(ls({ shedding: null, shed_requests: null, report_age_ms: 10 }), daemon, { countersOf: () => ({ ...counters, shedRequests: 0 }) });
   assert.doesNotMatch(off, /shed/);
+});
+
+test('ls and describe say which workers shed and how many requests they shed', () => {
+  const worker = (metrics) => ({ slot: 0, pid: 100, status: 'online', uptime_ms: 1000, restarts: 0, cpu: 1, memory: 1e7, metrics });
+  const ls = (metrics) => renderLs({ apps: [{ id: 0, name: 'api', status: 'online', workers: [worker(metrics)] }] });
+  assert.match(ls({ shedding: true, shed_requests: 812 }), /^api#0: shedding now \(overloaded\); 812 requests shed$/m);
+  assert.match(ls({ shedding: false, shed_requests: 3 }), /^api#0: 3 requests shed$/m);
+  assert.doesNotMatch(ls({ shedding: null, shed_requests: null }), /shed/);
+  assert.match(metricsLine(worker({ elu: 0.9, shedding: true, shed_requests: 812 })), /, shedding, 812 shed/);
+  assert.doesNotMatch(metricsLine(worker({ elu: 0.1, shedding: null, shed_requests: null })), /shed/);
 });

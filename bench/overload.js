@@ -118,7 +118,7 @@ async function measure(key, rate) {
       offered: rate,
       sent: r.sent,
       served: served.length,
-      servedRate: served.length / opts.duration,
+      servedRate: (r.inWindow['200'] ?? 0) / opts.duration, // answered during the window, not in the timeouts' tail
       servedP50: quantile(served, 0.5),
       servedP99: quantile(served, 0.99),
       steadyP99: quantile(r.steady['200'] ?? [], 0.99),

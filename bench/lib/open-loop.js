@@ -18,14 +18,15 @@ export function quantile(sorted, q) {
  * @param {{port: number, path?: string, rate: number, seconds: number, timeout?: number, settleMs?: number}} o
  *   rate: requests per second; seconds: how long to send; timeout: ms per request;
  *   settleMs: the requests scheduled before this (ms into the run) are left out of `steady`
- * @returns {Promise<{sent: number, byStatus: Record<string, number>, timeouts: number, errors: number,
- *   latency: Record<string, number[]>, steady: Record<string, number[]>, seconds: number}>}
- *   latency: sorted ms by status ('200', '503', ...); steady: the same, without the first settleMs
+ * @returns {Promise<{sent: number, byStatus: Record<string, number>, inWindow: Record<string, number>, timeouts: number,
+ *   errors: number, latency: Record<string, number[]>, steady: Record<string, number[]>, seconds: number}>}
+ *   latency: sorted ms by status ('200', '503', ...); steady: the same, without the first settleMs;
+ *   inWindow: answers by status that arrived while requests were being sent (a rate over `seconds`)
  */
 export function openLoop({ port, path = '/', rate, seconds, timeout = 5000, settleMs = 0 }) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
   const total = Math.round(rate * seconds);
-  const out = { sent: 0, byStatus: {}, timeouts: 0, errors: 0, latency: {}, steady: {}, seconds };
+  const out = { sent: 0, byStatus: {}, inWindow: {}, timeouts: 0, errors: 0, latency: {}, steady: {}, seconds };
   let pending = 0;
   const start = performance.now();
   return new Promise((resolve) => {
@@ -53,6 +54,7 @@ export function openLoop({ port, path = '/', rate, seconds, timeout = 5000, sett
           const key = String(res.statusCode);
           out.byStatus[key] = (out.byStatus[key] ?? 0) + 1;
           const ms = performance.now() - due;
+          if (performance.now() - start <= seconds * 1000) out.inWindow[key] = (out.inWindow[key] ?? 0) + 1;
           (out.latency[key] ??= []).push(ms);
           if (due - start >= settleMs) (out.steady[key] ??= []).push(ms);
         }));

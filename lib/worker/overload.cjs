@@ -21,16 +21,16 @@
 // The timer runs only with max_loop_delay, only while requests come (IDLE_TICKS), unref'd.
 //
 // An episode starts at the first shed request and ends once the worker is under its bounds
-// and has shed nothing for QUIET_MS (a worker still over a bound that no request tests
-// meanwhile still sheds: it is not ready until it is not over a bound): one line
-// in the app's error log at each end, and a metrics report at each (onEpisode), so the
-// daemon's /readyz follows it without waiting for its next ask.
+// and has shed nothing for QUIET_MS (a worker that holds max_inflight requests is still
+// over its bound while no new request comes): one line in the app's error log at each
+// end, and a metrics report at each (onEpisode), so the daemon's /readyz follows it
+// without waiting for its next ask.
 
 const TICK_MS = 10;
 const IDLE_TICKS = 100; // ticks (about 1 s of a free loop) without a request: the timer stops
 const QUIET_MS = 1000; // no shed request for this long: the episode is over
 const GUARDED = Symbol('superd.overloadGuard');
-const SHED = Symbol.for('superd.shed'); // on a shed response: metrics.cjs does not time it
+const SHED = Symbol.for('superd.shed'); // on a shed response: metrics.cjs does not count it
 
 /** The settings of SUPER_OVERLOAD (ms), or null: off. */
 function parseSettings(text) {
@@ -218,4 +218,4 @@ delete process.env.SUPER_OVERLOAD; // not for the app's own children
 const shedder = settings && createShedder(settings);
 if (shedder) guardServers(shedder);
 
-module.exports = { shedder, SHED, parseSettings, createShedder };
+module.exports = { shedder };

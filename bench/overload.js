@@ -32,11 +32,11 @@ const TIMEOUT_MS = 5000;
 const log = (s) => process.stderr.write(`${s}\n`);
 
 const opts = benchArgs(process.argv.slice(2), {
-  defaults: { duration: 20, factor: 3, burn: 10, delay: 50, only: '' },
+  defaults: { duration: 20, factor: 3, burn: 10, delay: 10, only: '' },
   fractional: ['factor'],
   lists: ['only'],
   choices: { only: ['superd', 'superd-overload', 'superd-overload-os', 'pm2', 'raw'] },
-  usage: 'node bench/overload.js [--duration 20] [--factor 3] [--burn 10] [--delay 50] [--only superd,superd-overload,superd-overload-os,pm2,raw]',
+  usage: 'node bench/overload.js [--duration 20] [--factor 3] [--burn 10] [--delay 10] [--only superd,superd-overload,superd-overload-os,pm2,raw]',
 });
 const command = ['node', 'bench/overload.js', ...process.argv.slice(2)].join(' ');
 stopAllOnExit(['SIGINT', 'SIGTERM']);

@@ -330,7 +330,7 @@ function overloadBounds(v, report) {
     status: v.status ?? 503,
     retry_after: parseDuration(v.retry_after ?? '1s'),
   };
-  if (out.max_loop_delay === null && out.max_inflight === null) report(null, 'needs a bound: max_loop_delay (e.g. 100ms) or max_inflight (e.g. 64), or both');
+  if (out.max_loop_delay === null && out.max_inflight === null) report(null, 'needs a bound: max_loop_delay (e.g. 20ms) or max_inflight (e.g. 64), or both');
   if (out.max_loop_delay !== null && out.max_loop_delay < MIN_OVERLOAD_LOOP_DELAY_MS) report('max_loop_delay', `must be at least ${MIN_OVERLOAD_LOOP_DELAY_MS}ms (got ${v.max_loop_delay}): the agent measures the loop with a ${MIN_OVERLOAD_LOOP_DELAY_MS} ms timer`);
   return out;
 }

@@ -33,7 +33,7 @@ test('overload: bad values refused at the key', () => {
     ['{ max_inflight: 0 }', /apps\[0\]\.overload\.max_inflight: must be an integer from 1 to 1000000 \(got 0\)/],
     ['{ max_inflight: 64, status: 200 }', /apps\[0\]\.overload\.status: must be an HTTP error status from 400 to 599 \(got 200\)/],
     ['{ max_inflight: 64, retry_after: soon }', /apps\[0\]\.overload\.retry_after: must be a duration/],
-    ['{ retry_after: 1s }', /apps\[0\]\.overload: needs a bound: max_loop_delay \(e\.g\. 100ms\) or max_inflight/],
+    ['{ retry_after: 1s }', /apps\[0\]\.overload: needs a bound: max_loop_delay \(e\.g\. 20ms\) or max_inflight/],
     ['{ max_inflight: 64, max_delay: 1s }', /apps\[0\]\.overload\.max_delay: unknown key/],
     ['64', /apps\[0\]\.overload: must be a mapping with max_loop_delay and\/or max_inflight/],
   ];

@@ -89,6 +89,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1; // setTimeout's bound: Node sets a longer dela
  * @property {number|null} metrics_interval  ms
  * @property {number|null} unresponsive_timeout  ms
  * @property {{loop_delay: number, duration: number, keep: number, cooldown: number}|null} profile_on_stall  ms
+ * @property {{max_loop_delay: number|null, max_inflight: number|null, status: number, retry_after: number}|null} overload  ms
  * @property {{ file: string, line: number }} source  where the entry starts
  */
 
@@ -271,6 +272,7 @@ export function normalizeApp(raw, index, ctx) {
     metrics_interval: ms('metrics_interval', null),
     unresponsive_timeout: ms('unresponsive_timeout', null),
     profile_on_stall: stallCapture(get('profile_on_stall'), (message) => report('profile_on_stall', message)),
+    overload: overloadBounds(get('overload'), (sub, message) => problems.add(sub ? [...at('overload'), sub] : at('overload'), message)),
     source: { file: ctx.file, line: problems.positions?.locate(here).line ?? null },
   };
 }
@@ -311,6 +313,26 @@ function stallCapture(v, report) {
     cooldown: parseDuration(v.cooldown ?? '1m'),
   };
   if (out.duration < MIN_PROFILE_MS || out.duration > MAX_PROFILE_MS) report(`duration must be from ${MIN_PROFILE_MS} ms to 5m (got ${v.duration})`);
+  return out;
+}
+
+/** The agent's loop-delay timer ticks every 10 ms (lib/worker/overload.cjs): a finer bound could not be seen. */
+const MIN_OVERLOAD_LOOP_DELAY_MS = 10;
+
+/**
+ * overload with its defaults, in ms; the schema checked the shape. A bound is needed, and
+ * a loop-delay bound the agent's timer can measure.
+ */
+function overloadBounds(v, report) {
+  if (!v || typeof v !== 'object') return null;
+  const out = {
+    max_loop_delay: v.max_loop_delay === undefined ? null : parseDuration(v.max_loop_delay),
+    max_inflight: v.max_inflight ?? null,
+    status: v.status ?? 503,
+    retry_after: parseDuration(v.retry_after ?? '1s'),
+  };
+  if (out.max_loop_delay === null && out.max_inflight === null) report(null, 'needs a bound: max_loop_delay (e.g. 20ms) or max_inflight (e.g. 64), or both');
+  if (out.max_loop_delay !== null && out.max_loop_delay < MIN_OVERLOAD_LOOP_DELAY_MS) report('max_loop_delay', `must be at least ${MIN_OVERLOAD_LOOP_DELAY_MS}ms (got ${v.max_loop_delay}): the agent measures the loop with a ${MIN_OVERLOAD_LOOP_DELAY_MS} ms timer`);
   return out;
 }
 

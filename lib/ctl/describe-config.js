@@ -19,7 +19,7 @@ export const DEFAULTS = Object.freeze({
   log_date_format: null, log_type: 'raw', disable_logs: false, time: false, log_max_size: null, log_retain: null,
   log_rotate: null, log_retain_days: null, cpu_affinity: null, reload_parallel: 1, probation: 250,
   reload_strategy: 'rolling', max_surge: '100%', max_unavailable: 0, retire_interval: null, drain_timeout: 10000,
-  shutdown_with_message: false, metrics_interval: null, unresponsive_timeout: null, profile_on_stall: null,
+  shutdown_with_message: false, metrics_interval: null, unresponsive_timeout: null, profile_on_stall: null, overload: null,
 });
 
 /** 8000 -> 8s, 1600 -> 1.6s, 250 -> 250ms, 120000 -> 2m, 5400000 -> 1.5h */

@@ -14,7 +14,12 @@ export function renderLs({ apps }) {
     }
   }
   const table = renderTable(['id', 'app', 'slot', 'pid', 'status', 'uptime', 'restarts', 'cpu', 'memory', 'loop p99'], rows);
-  return [table, ...apps.flatMap(reloadNote), ...apps.flatMap(stallNotes)].join('\n');
+  return [table, ...apps.flatMap(reloadNote), ...apps.flatMap(stallNotes), ...apps.flatMap(shedNotes)].join('\n');
+}
+
+/** Workers that shed requests (overload:), now or since their slot started, under the table. */
+function shedNotes(app) {
+  return app.workers.filter((w) => w.metrics?.shedding || w.metrics?.shed_requests > 0).map((w) => `${app.name}#${w.slot}: ${w.metrics.shedding ? 'shedding now (overloaded); ' : ''}${w.metrics.shed_requests} requests shed`);
 }
 
 /** The last stall capture of each worker (profile_on_stall), under the table. */

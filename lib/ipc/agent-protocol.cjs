@@ -92,12 +92,13 @@ const EMPTY = Object.freeze({});
  * numbers where numbers go, at most MAX_RESOURCE_TYPES resource counts, so `ls`, `monit`,
  * the health rules and the Prometheus text never see strings, arrays or a huge object
  * where the agent puts a number. A field added to the agent's report must be added here.
- * @returns {{loop, elu, heap, rss, resources, http}} every field null when absent or malformed
+ * @returns {{loop, elu, heap, rss, resources, http, overload}} every field null when absent or malformed
  */
 function agentReport(data) {
   const loop = obj(data.loop);
   const heap = obj(data.heap);
   const http = obj(data.http);
+  const overload = obj(data.overload);
   return {
     // metrics-store.js merges p99 and max across reports: without both, no loop value.
     loop: loop && num(loop.p99) !== null && num(loop.max) !== null
@@ -108,6 +109,7 @@ function agentReport(data) {
     rss: num(data.rss),
     resources: resourceCounts(obj(data.resources)),
     http: http && { rps: num(http.rps), p99: num(http.p99), requests: num(http.requests), sum_us: num(http.sum_us) },
+    overload: overload && { shedding: overload.shedding === true, shed: num(overload.shed), inflight: num(overload.inflight) },
   };
 }
 

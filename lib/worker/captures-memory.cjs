@@ -34,4 +34,4 @@ async function availableToWorker() {
   return capByCgroup(memAvailable());
 }
 
-module.exports = { snapshotFits, memAvailable, availableToWorker, MARGIN };
+module.exports = { snapshotFits, memAvailable, availableToWorker };

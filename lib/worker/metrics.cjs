@@ -17,6 +17,9 @@
 const dc = require('node:diagnostics_channel');
 const { FROM_AGENT, TO_AGENT } = require('../ipc/agent-protocol.cjs');
 const { send } = require('./daemon-channel.cjs');
+// Overload shedding (overload.cjs) is loaded only for an app with `overload:`.
+const shedder = process.env.SUPER_OVERLOAD ? require('./overload.cjs').shedder : null;
+const SHED = Symbol.for('superd.shed'); // on a response overload.cjs answered: not the app's
 
 const interval = Number(process.env.SUPER_METRICS_INTERVAL ?? 1000);
 const started = Symbol('superd.requestStart');
@@ -98,7 +101,7 @@ function startMetrics() {
   });
   dc.subscribe('http.server.response.finish', ({ response }) => {
     const t0 = response[started];
-    if (t0 === undefined) return;
+    if (t0 === undefined || response[SHED]) return; // a shed request is counted by overload.cjs
     requests++;
     const us = Math.max(1, Math.round((clock() - t0) * 1000));
     (responseTimes ??= perf().createHistogram()).record(us);
@@ -135,6 +138,7 @@ function startMetrics() {
         requests, // since the last report: the daemon sums them
         sum_us: responseMicros, // their response times, summed the same way
       },
+      overload: shedder ? shedder.figures() : null, // with the app's `overload:` key
     };
     loop.reset();
     bridged = 0;
@@ -165,6 +169,8 @@ function startMetrics() {
     clearInterval(watchTimer);
     watchTimer = null;
   };
+  // The daemon hears at once when shedding starts and stops (its /readyz).
+  shedder?.onEpisode(() => report());
   return { [TO_AGENT.REPORT]: () => report(), [TO_AGENT.WATCH]: watch, [TO_AGENT.UNWATCH]: unwatch };
 }
 

@@ -62,4 +62,4 @@ function rawLines(out) {
   return { write, flush };
 }
 
-module.exports = { rawLines, HOLD_MS, HOLD_MAX };
+module.exports = { rawLines, HOLD_MS };

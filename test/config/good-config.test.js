@@ -86,6 +86,7 @@ test('minimal.yml: every default', async () => {
       metrics_interval: null,
       unresponsive_timeout: null,
       profile_on_stall: null,
+      overload: null,
       source: { file: at('minimal.yml'), line: 3 },
       logs: {
         disabled: false, dir: path.join(superHome(), 'logs'), createDir: true, createFileDirs: true,
@@ -190,6 +191,7 @@ test('full.yml: every key, with --env production and 4 CPUs', async () => {
     metrics_interval: 5000,
     unresponsive_timeout: 10000,
     profile_on_stall: { loop_delay: 200, duration: 5000, keep: 3, cooldown: 60000 },
+    overload: { max_loop_delay: 100, max_inflight: 64, status: 503, retry_after: 2000 },
     source: { file: at('full.yml'), line: 18 },
     logs: {
       disabled: false, dir: at('logs'), createDir: false, out: at('api/logs/out.log'), err: at('logs/api-err.log'),
@@ -201,7 +203,7 @@ test('full.yml: every key, with --env production and 4 CPUs', async () => {
     { script: tool.script, args: tool.args, interpreter: tool.interpreter, exec_mode: tool.exec_mode, ready_on: tool.ready_on,
       stop_exit_codes: tool.stop_exit_codes, watch: tool.watch, env: tool.env, source: tool.source },
     { script: '/bin/sh', args: ['-c', 'exit 0'], interpreter: 'none', exec_mode: 'fork', ready_on: 'spawn',
-      stop_exit_codes: [0, 2], watch: [dir.replace(/\/$/, '')], env: {}, source: { file: at('full.yml'), line: 76 } },
+      stop_exit_codes: [0, 2], watch: [dir.replace(/\/$/, '')], env: {}, source: { file: at('full.yml'), line: 77 } },
   );
   assert.deepEqual(JSON.parse(JSON.stringify(eco)), eco, 'the result is plain JSON');
 });

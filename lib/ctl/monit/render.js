@@ -28,7 +28,8 @@ function cells(row) {
   // ⚑: profile_on_stall captured this worker (the detail pane names the file)
   const loop = m.loop_delay_ms ? `${formatMs(m.loop_delay_ms.p99)}${stale ? '?' : ''}${w.stall_capture ? '⚑' : ''}` : '-';
   return [app.name, String(w.slot), w.pid ? String(w.pid) : '-', w.status, w.pid ? formatCpu(m.cpu) : '-', w.pid ? formatBytes(m.memory) : '-', heap, loop,
-    m.http_rps != null ? String(m.http_rps) : '-', String(w.restarts), formatDuration(w.uptime_ms),
+    // ⊘: the worker sheds requests now (overload:)
+    m.http_rps != null ? `${m.http_rps}${m.shedding ? '⊘' : ''}` : '-', String(w.restarts), formatDuration(w.uptime_ms),
     // the CPUs the worker may run on; "*" marks its own cpu_affinity set
     w.cpus ? `${w.cpus}${w.pinned ? '*' : ''}` : '-'];
 }
@@ -104,7 +105,8 @@ export function renderFrame(model, { cols, rows, now = Date.now(), color = true 
     line(`loop  ${sparkline(h.loop, sparkW, 5)}  p99 ${formatMs(m.loop_delay_ms?.p99)}  max ${formatMs(m.loop_delay_ms?.max)}  (peak p99 ${formatMs(loopMax)})`);
     line(`mem ${formatBytes(m.memory)} in ${m.processes ?? '?'} process(es)  heap ${formatBytes(m.heap_used)}/${formatBytes(m.heap_total)}  elu ${m.elu ?? '-'}  http p99 ${formatMs(m.http_p99_ms)}  last report ${m.report_age_ms != null ? `${(m.report_age_ms / 1000).toFixed(1)}s ago` : 'none'}`);
     const res = Object.entries(m.resources ?? {}).sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${n}`).join(', ');
-    line(`active: ${res || '-'}`);
+    const shed = m.shed_requests != null ? `  shed ${m.shed_requests}${m.shedding ? ' (shedding now)' : ''}` : '';
+    line(`active: ${res || '-'}${shed}`);
     const exit = w.last_exit ? `last exit: ${w.last_exit.signal ? `signal ${w.last_exit.signal}` : `code ${w.last_exit.code}`} after ${formatDuration(w.last_exit.uptime_ms)}  ` : '';
     const stall = w.stall_capture ? `⚑ stall capture ${new Date(w.stall_capture.at).toTimeString().slice(0, 8)} (loop p99 ${formatMs(w.stall_capture.loop_p99_ms)}): ${w.stall_capture.file}` : '';
     line(`${exit}${stall}`);

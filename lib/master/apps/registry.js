@@ -79,8 +79,12 @@ export class AppRegistry extends EventEmitter {
       },
       // The RSS (bytes, with the processes it started) of each of `pids`, for the surge memory guard.
       workerMemory,
-      // How often the worker's agent reports (the app's metrics_interval, else the daemon's).
-      workerEnvExtra: (config) => ({ SUPER_METRICS_INTERVAL: String(config.metrics_interval ?? this.metrics.interval) }),
+      // How often the worker's agent reports (the app's metrics_interval, else the daemon's),
+      // and the bounds past which it sheds requests (lib/worker/overload.cjs).
+      workerEnvExtra: (config) => ({
+        SUPER_METRICS_INTERVAL: String(config.metrics_interval ?? this.metrics.interval),
+        ...(config.overload && { SUPER_OVERLOAD: JSON.stringify(config.overload) }),
+      }),
     };
   }
 

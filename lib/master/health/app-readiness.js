@@ -4,13 +4,18 @@
 import { WORKER_STATES as S } from '../states.js';
 
 /**
- * @param {{name: string, config: {instances: number}, workers: {status: string, not_ready?: boolean}[]}} app
+ * @param {{name: string, config: {instances: number, overload?: object|null}, workers: {status: string, pid?: number|null, not_ready?: boolean}[]}} app
  *   an app of registry-reader.js snapshot()
- * @returns {{app: string, desired: number, ready: number, ok: boolean}}  ok: at least the
- *   desired number of workers are online and ready (a rolling reload keeps them so)
+ * @param {(pid: number) => boolean} [isShedding]  whether a worker sheds requests now (overload:)
+ * @returns {{app: string, desired: number, ready: number, shedding?: number, ok: boolean}}  ok: at
+ *   least the desired number of workers are online and ready (a rolling reload keeps them
+ *   so), and not every one of them sheds requests (an overloaded app sends traffic
+ *   elsewhere); `shedding` only for an app with `overload:`
  */
-export function appReadiness(app) {
+export function appReadiness(app, isShedding = () => false) {
   const desired = app.config.instances;
-  const ready = app.workers.filter((w) => w.status === S.ONLINE && !w.not_ready).length;
-  return { app: app.name, desired, ready, ok: ready >= desired };
+  const ready = app.workers.filter((w) => w.status === S.ONLINE && !w.not_ready);
+  const shedding = ready.filter((w) => w.pid && isShedding(w.pid)).length;
+  const ok = ready.length >= desired && !(shedding > 0 && shedding === ready.length);
+  return app.config.overload ? { app: app.name, desired, ready: ready.length, shedding, ok } : { app: app.name, desired, ready: ready.length, ok };
 }

@@ -37,6 +37,7 @@ class SlotCounters {
   cpuTicks = 0;
   httpRequests = 0;
   httpMicros = 0; // response times summed, µs (integers: exact)
+  shedRequests = 0; // answered by the agent's overload guard, not by the app
 }
 
 /** The SlotCounters of every slot, dropped when their slot is gone (app deleted, scaled down). */
@@ -78,7 +79,7 @@ export class WorkerRecord {
     this.pid = proc.pid;
     this.app = proc.appName;
     this.slot = proc.slotIndex;
-    this.agent = null; // last {loop, elu, heap, rss, resources, http} from the worker
+    this.agent = null; // last {loop, elu, heap, rss, resources, http, overload} from the worker
     this.agentAt = null; // when it arrived (ms epoch)
     this.cost = null; // last {cpu, memory, processes} of the process tree
     this.costAt = null;
@@ -100,6 +101,7 @@ export class WorkerRecord {
     this.agentAt = now;
     this.counters.httpRequests += count(data.http?.requests);
     this.counters.httpMicros += count(data.http?.sum_us);
+    this.counters.shedRequests += count(data.overload?.shed);
     this.answered?.resolve();
     this.answered = null;
     const l = data.loop;
@@ -166,6 +168,9 @@ export class WorkerRecord {
       resources: a?.resources ?? null,
       http_rps: a?.http?.rps ?? null,
       http_p99_ms: a?.http?.p99 ?? null,
+      // With the app's `overload:` key: whether it sheds now, and the slot's shed requests.
+      shedding: a?.overload ? a.overload.shedding : null,
+      shed_requests: a?.overload ? this.counters.shedRequests : null,
       report_age_ms: this.agentAt === null ? null : now - this.agentAt,
       // The agent stopped reporting (a blocked loop): loop_delay_ms is its last word, not now's.
       loop_stale: this.agentAt !== null && now - this.agentAt >= this.staleMs,

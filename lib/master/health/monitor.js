@@ -171,7 +171,7 @@ export class Monitor {
     const now = Date.now();
     const countersOf = (app, slot) => {
       const c = this.counters.peek(app, slot);
-      return c && { cpuSeconds: c.cpuTicks / TICKS_PER_SEC, httpRequests: c.httpRequests, httpSeconds: c.httpMicros / 1e6 };
+      return c && { cpuSeconds: c.cpuTicks / TICKS_PER_SEC, httpRequests: c.httpRequests, httpSeconds: c.httpMicros / 1e6, shedRequests: c.shedRequests };
     };
     return renderPrometheus(lsView(this.reader.snapshot(now), metricsOf), { ...daemonProcess(), version: this.version }, { countersOf, now });
   }
@@ -182,9 +182,12 @@ export class Monitor {
    */
   readiness(name = null) {
     const apps = this.reader.snapshot().apps;
-    if (name === null) return apps.filter((a) => a.status !== S.STOPPED).map(appReadiness);
+    // A worker shedding (overload:) says so in its reports, at once when it starts and stops.
+    const shedding = (pid) => this.records.get(pid)?.agent?.overload?.shedding === true;
+    const verdict = (app) => appReadiness(app, shedding);
+    if (name === null) return apps.filter((a) => a.status !== S.STOPPED).map(verdict);
     const app = apps.find((a) => a.name === name);
-    return app ? [appReadiness(app)] : null;
+    return app ? [verdict(app)] : null;
   }
 
   #judge(rec, now) {

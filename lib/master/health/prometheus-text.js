@@ -4,7 +4,7 @@
 // Conventions followed (prometheus.io/docs/practices/naming and /instrumentation):
 // - a worker's identity is app + slot: a restart or a reload changes the pid, never the
 //   labels, so it creates no new series; the pid is in superd_worker_info only;
-// - rates are counters (_total) for PromQL's rate(): CPU seconds, HTTP requests;
+// - rates are counters (_total) for PromQL's rate(): CPU seconds, HTTP requests, shed requests;
 // - latencies are summaries: quantiles over the agent's last report interval (NaN when it
 //   answered no request), and for HTTP a cumulative _count (the agent reports no sum of
 //   response times, so there is no _sum);
@@ -45,6 +45,8 @@ const HELP = {
   start: 'Start time of the slot\'s current worker, seconds since the epoch.',
   cpu: 'CPU time (user + system) of the slot\'s workers and their child processes, across restarts.',
   requests: 'HTTP requests answered by the slot\'s workers, across restarts.',
+  shed: 'HTTP requests shed by the slot\'s workers (overload:), answered by superd before the app saw them, across restarts.',
+  shedding: 'Whether the worker sheds new HTTP requests now (overload:): 1 or 0.',
   memory: 'Resident memory of the worker and its child processes.',
   processes: 'Processes in the worker\'s tree (the worker and its children).',
   heapUsed: 'V8 heap used.',
@@ -63,7 +65,7 @@ const HELP = {
  * @param {{cpuSeconds: number, rss: number, startTime: number, version: string, node: string}} daemon
  *   the daemon's own process
  * @param {object} [o]
- * @param {(app: string, slot: number) => ({cpuSeconds: number, httpRequests: number, httpSeconds: number}|null)} [o.countersOf]
+ * @param {(app: string, slot: number) => ({cpuSeconds: number, httpRequests: number, httpSeconds: number, shedRequests?: number}|null)} [o.countersOf]
  *   the slot's counters (health/metrics-store.js SlotCounters)
  * @param {number} [o.now]  the time of the snapshot `ls` was built from (ms epoch)
  */
@@ -81,6 +83,7 @@ export function renderPrometheus(ls, daemon, { countersOf = () => null, now = Da
       if (counters) {
         f.add('superd_worker_cpu_seconds_total', 'counter', HELP.cpu, l, counters.cpuSeconds);
         f.add('superd_worker_http_requests_total', 'counter', HELP.requests, l, counters.httpRequests);
+        if (counters.shedRequests || w.metrics?.shedding != null) f.add('superd_worker_shed_requests_total', 'counter', HELP.shed, l, counters.shedRequests);
       }
       if (!w.pid) continue;
       if (w.uptime_ms > 0) f.add('superd_worker_start_time_seconds', 'gauge', HELP.start, l, (now - w.uptime_ms) / 1000);
@@ -93,6 +96,7 @@ export function renderPrometheus(ls, daemon, { countersOf = () => null, now = Da
         f.add('superd_worker_event_loop_delay_seconds', 'summary', HELP.loop, { ...l, quantile: q }, seconds(m.loop_delay_ms?.[key]));
       }
       f.add('superd_worker_event_loop_utilization_ratio', 'gauge', HELP.elu, l, m.elu);
+      if (m.shedding != null) f.add('superd_worker_shedding', 'gauge', HELP.shedding, l, m.shedding ? 1 : 0);
       if (m.report_age_ms != null) {
         f.add('superd_worker_http_response_time_seconds', 'summary', HELP.response, { ...l, quantile: '0.99' }, seconds(m.http_p99_ms) ?? Number.NaN);
         f.add('superd_worker_http_response_time_seconds', 'summary', HELP.response, l, counters?.httpSeconds ?? 0, '_sum');

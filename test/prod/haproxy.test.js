@@ -77,7 +77,7 @@ function get(agent, port) {
  * test/helpers/load.js: ~300 requests a second, not every cycle the machine has) until
  * `done()` says stop, or `max` requests.
  * `during(i)` runs after request i (to stop an app mid-loop). Each result is stamped with
- * the loop phase when it was sent.
+ * the loop phase when it was sent (or the stop's, when the stop began while it was in flight).
  */
 async function requestLoop(port, { max, during, phase, done }) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
@@ -86,8 +86,11 @@ async function requestLoop(port, { max, during, phase, done }) {
   const worker = async () => {
     while (sent < max && !done(results)) {
       const i = sent++;
-      const at = phase();
+      const sentAt = phase();
       const r = await get(agent, port);
+      // A request still in flight when host A's stop began belongs to the stop's window:
+      // another connection's answer can start the stop while this one waits.
+      const at = sentAt === 'both-up' && phase() !== 'both-up' ? 'a-stopping' : sentAt;
       results.push({ ...r, i, at });
       await during(i, results);
       await new Promise((r) => setTimeout(r, 10));
@@ -114,7 +117,6 @@ async function scenario(t, { redispatch }) {
   }
 
   let phase = 'both-up';
-  /** @type {Promise<{code: number}>|null} */
   /** @type {Promise<any> | null} */
   let stopping = null;
   let downAfter = 0;

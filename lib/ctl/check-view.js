@@ -21,6 +21,7 @@ export function checkView(eco) {
       exec_mode: app.exec_mode,
       instances: app.instances,
       instances_spec: app.instances_spec,
+      autoscale: app.autoscale,
       cwd: app.cwd,
       autostart: app.autostart,
       env: maskEnv(app.env),

@@ -19,7 +19,7 @@ export const DEFAULTS = Object.freeze({
   log_date_format: null, log_type: 'raw', disable_logs: false, time: false, log_max_size: null, log_retain: null,
   log_rotate: null, log_retain_days: null, cpu_affinity: null, reload_parallel: 1, probation: 250,
   reload_strategy: 'rolling', max_surge: '100%', max_unavailable: 0, retire_interval: null, drain_timeout: 10000,
-  shutdown_with_message: false, metrics_interval: null, unresponsive_timeout: null, profile_on_stall: null, overload: null,
+  shutdown_with_message: false, metrics_interval: null, unresponsive_timeout: null, profile_on_stall: null, overload: null, autoscale: null,
 });
 
 /** 8000 -> 8s, 1600 -> 1.6s, 250 -> 250ms, 120000 -> 2m, 5400000 -> 1.5h */
@@ -37,9 +37,22 @@ export function humanSize(bytes) {
   return String(bytes);
 }
 
+/** `instances` as written: 4, max, -1, or { min: 1, max: 4 }. */
+export function instancesWritten(spec) {
+  return spec && typeof spec === 'object' ? `{ min: ${spec.min}, max: ${spec.max} }` : String(spec);
+}
+
+/** autoscale's rules: `up elu 0.8 for 10s; down elu 0.3 for 2m; cooldown 30s`. */
+export function autoscaleText({ up, down, cooldown }) {
+  const rule = (r) => [r.elu !== null && `elu ${r.elu}`, r.loop_delay !== null && `loop_delay ${humanDuration(r.loop_delay)}`, r.inflight !== null && `inflight ${r.inflight}`]
+    .filter(Boolean).join(' or ');
+  return `up ${rule(up)} for ${humanDuration(up.for)}; down ${rule(down).replace(/ or /g, ' and ')} for ${humanDuration(down.for)}; cooldown ${humanDuration(cooldown)}`;
+}
+
 function show(key, v, config) {
   if (v === null || v === undefined || (key === 'exp_backoff_restart_delay' && v === 0)) return 'off';
-  if (key === 'instances' && config.instances_spec !== undefined && config.instances_spec !== v) return `${v} (${config.instances_spec} as written)`;
+  if (key === 'instances' && config.instances_spec !== undefined && config.instances_spec !== v) return `${v} (${instancesWritten(config.instances_spec)} as written)`;
+  if (key === 'autoscale') return `${v.min}-${v.max} workers; ${autoscaleText(v)}`;
   if (DURATIONS.has(key) && typeof v === 'number') return humanDuration(v);
   if (SIZES.has(key) && typeof v === 'number') return humanSize(v);
   if (typeof v === 'string' && /^[\w@%+=:,./~*-]+$/.test(v)) return v;

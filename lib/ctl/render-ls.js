@@ -14,8 +14,23 @@ export function renderLs({ apps }) {
     }
   }
   const table = renderTable(['id', 'app', 'slot', 'pid', 'status', 'uptime', 'restarts', 'cpu', 'memory', 'loop p99'], rows);
-  return [table, ...apps.flatMap(reloadNote), ...apps.flatMap(stallNotes), ...apps.flatMap(shedNotes)].join('\n');
+  return [table, ...apps.flatMap(autoscaleNote), ...apps.flatMap(reloadNote), ...apps.flatMap(stallNotes), ...apps.flatMap(shedNotes)].join('\n');
 }
+
+/** An autoscaled app under the table: `api: autoscale 3 of 1-4, up at 12:01:07 (elu 0.91)`. */
+function autoscaleNote(app) {
+  const a = app.autoscale;
+  if (!a) return [];
+  const l = a.last;
+  const figures = l && Object.entries(l.figures ?? {}).map(([k, v]) => `${k} ${v}${k === 'loop_delay' ? ' ms' : ''}`).join(', ');
+  const what = !l ? 'no step yet'
+    : l.refused ? `${l.direction} refused at ${clock(l.at)}: ${l.refused}`
+    : l.failed ? `${l.direction} failed at ${clock(l.at)}: ${l.failed}`
+    : `${l.direction} at ${clock(l.at)}${figures ? ` (${figures})` : ''}`;
+  return [`${app.name}: autoscale ${a.workers} of ${a.min}-${a.max}, ${what}`];
+}
+
+const clock = (ms) => new Date(ms).toTimeString().slice(0, 8);
 
 /** Workers that shed requests (overload:), now or since their slot started, under the table. */
 function shedNotes(app) {
@@ -48,6 +63,7 @@ export function lsJson({ apps }) {
       instances: a.instances,
       namespace: a.namespace ?? 'default',
       last_reload: a.last_reload ?? null,
+      autoscale: a.autoscale ?? null,
       workers: a.workers.map((w) => ({ slot: w.slot, pid: w.pid, status: w.status, uptime_ms: w.uptime_ms, restarts: w.restarts, cpu: w.cpu, memory: w.memory, cpus: w.cpus, pinned: w.pinned, replacing: w.replacing ?? null, metrics: w.metrics ?? null, stall_capture: w.stall_capture ?? null })),
     })),
   };

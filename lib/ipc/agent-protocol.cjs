@@ -108,7 +108,7 @@ function agentReport(data) {
     heap: heap && { used: num(heap.used), total: num(heap.total) },
     rss: num(data.rss),
     resources: resourceCounts(obj(data.resources)),
-    http: http && { rps: num(http.rps), p99: num(http.p99), requests: num(http.requests), sum_us: num(http.sum_us) },
+    http: http && { rps: num(http.rps), p99: num(http.p99), requests: num(http.requests), sum_us: num(http.sum_us), inflight: num(http.inflight) },
     overload: overload && { shedding: overload.shedding === true, shed: num(overload.shed), inflight: num(overload.inflight) },
   };
 }

@@ -95,8 +95,22 @@ function startMetrics() {
   let responseTimes = null; // made at the first response
   let requests = 0;
   let responseMicros = 0; // their sum (µs): the daemon keeps the summary's _sum
+  // Requests in flight, as a time average over the report's interval (autoscale's
+  // `inflight`): the count integrated at each change, so a burst between two reports counts.
+  let inflight = 0;
+  let inflightArea = 0; // request-ms since the last report
+  let inflightAt = null; // the clock is read at the first request, not at boot (node:perf_hooks loads then)
+  const inflightStep = (by) => {
+    const now = clock();
+    inflightArea += inflight * (now - (inflightAt ?? now));
+    inflightAt = now;
+    inflight += by;
+  };
+  const requestDone = () => inflightStep(-1);
   dc.subscribe('http.server.request.start', ({ response }) => {
     response[started] = clock();
+    inflightStep(1);
+    response.once('close', requestDone);
     measure();
   });
   dc.subscribe('http.server.response.finish', ({ response }) => {
@@ -113,6 +127,9 @@ function startMetrics() {
     if (typeof process.send !== 'function' || !process.connected) return;
     const now = clock();
     const seconds = (now - last) / 1000;
+    inflightStep(0);
+    const inflightMean = now > last ? inflightArea / (now - last) : inflight;
+    inflightArea = 0;
     last = now;
     // The delay the histogram missed is one sample: its max, and its p99 too while the
     // interval holds fewer than 100 samples (the p99 of fewer is their largest).
@@ -137,6 +154,7 @@ function startMetrics() {
         p99: requests ? Math.round(responseTimes.percentile(99)) / 1000 : null,
         requests, // since the last report: the daemon sums them
         sum_us: responseMicros, // their response times, summed the same way
+        inflight: Math.round(inflightMean * 100) / 100, // requests in flight, averaged over the interval
       },
       overload: shedder ? shedder.figures() : null, // with the app's `overload:` key
     };

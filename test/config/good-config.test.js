@@ -86,6 +86,7 @@ test('minimal.yml: every default', async () => {
       metrics_interval: null,
       unresponsive_timeout: null,
       profile_on_stall: null,
+      autoscale: null,
       overload: null,
       source: { file: at('minimal.yml'), line: 3 },
       logs: {
@@ -191,6 +192,7 @@ test('full.yml: every key, with --env production and 4 CPUs', async () => {
     metrics_interval: 5000,
     unresponsive_timeout: 10000,
     profile_on_stall: { loop_delay: 200, duration: 5000, keep: 3, cooldown: 60000 },
+    autoscale: null,
     overload: { max_loop_delay: 100, max_inflight: 64, status: 503, retry_after: 2000 },
     source: { file: at('full.yml'), line: 18 },
     logs: {

@@ -30,7 +30,7 @@ test('the app list: one app at the top, a bare list, apps: as one mapping, pm2:'
 
 test('problems of a reshaped file point at the key as written', () => {
   assert.deepEqual(problems(() => load('{\n  "script": "app.js",\n  "instances": "two"\n}\n')), [
-    `${json}:3:16: instances: must be a positive integer, "max", 0 (one per CPU) or a negative integer (one per CPU minus N) (got "two"); use a whole number such as 4, or max`,
+    `${json}:3:16: instances: must be a positive integer, "max", 0 (one per CPU), a negative integer (one per CPU minus N), or { min, max } to autoscale (got "two"); use a whole number such as 4, or max`,
   ]);
   assert.match(problems(() => load('[\n  { "name": "a", "script": "app.js" },\n  { "name": "b", "script": "app.js", "watch": 4 }\n]\n'))[0], /eco\.json:3:47: \[1\]\.watch: must be true, false/);
   assert.match(problems(() => load('apps:\n  name: m\n  script: app.js\n  instances: lots\n', yml))[0], /eco\.yml:4:14: apps\.instances: must be/);

@@ -13,13 +13,13 @@ const real = {
   heap: { used: 5_000_000, total: 8_000_000 },
   rss: 45_000_000,
   resources: { PipeWrap: 1, Timeout: 1, TCPServerWrap: 1 },
-  http: { rps: 12.5, p99: 3.2, requests: 25, sum_us: 61250 },
+  http: { rps: 12.5, p99: 3.2, requests: 25, sum_us: 61250, inflight: 1.5 },
   overload: { shedding: true, shed: 40, inflight: 3 }, // null without the app's `overload:`
 };
 
 test('the agent\'s report passes unchanged', () => {
   assert.deepEqual(agentReport(real), real);
-  assert.deepEqual(agentReport({ ...real, http: { rps: 0, p99: null, requests: 0, sum_us: 0 } }).http, { rps: 0, p99: null, requests: 0, sum_us: 0 });
+  assert.deepEqual(agentReport({ ...real, http: { rps: 0, p99: null, requests: 0, sum_us: 0, inflight: 0 } }).http, { rps: 0, p99: null, requests: 0, sum_us: 0, inflight: 0 });
 });
 
 test('wrong types become null; a loop value needs p99 and max', () => {

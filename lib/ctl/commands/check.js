@@ -5,6 +5,7 @@
 // translation before switching. A bad file gets the usual problem lines and exit 2.
 import { printable, printableError } from '../../printable.js';
 import { checkView } from '../check-view.js';
+import { instancesWritten, autoscaleText } from '../describe-config.js';
 
 export default async function check(file, opts = {}) {
   const { loadEcosystem } = await import('../../config/index.js');
@@ -31,8 +32,9 @@ function render({ file, apps, warnings }) {
     if (app.args.length) row('args', app.args.map(quoted).join(' '));
     row('interpreter', app.interpreter);
     if (app.node_args.length) row('node_args', app.node_args.map(quoted).join(' '));
-    const spec = String(app.instances_spec) === String(app.instances) ? '' : ` (instances: ${app.instances_spec})`;
+    const spec = String(app.instances_spec) === String(app.instances) ? '' : ` (instances: ${instancesWritten(app.instances_spec)})`;
     row('mode', `${app.exec_mode}, ${app.instances} instance${s(app.instances)}${spec}${app.autostart ? '' : ', not started (autostart: false)'}`);
+    if (app.autoscale) row('autoscale', `${app.autoscale.min}-${app.autoscale.max} workers; ${autoscaleText(app.autoscale)}`);
     row('cwd', app.cwd);
     const env = Object.entries(app.env);
     row('env', env.length ? `${env[0][0]}=${env[0][1]}` : '(none of its own: workers get the environment of `super start`)');

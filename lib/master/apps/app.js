@@ -4,7 +4,7 @@
 // (lib/logs/app-logs.js) know no app: the app gives them its settings and the function
 // that asks its workers to reopen.
 import { Slot } from './slot.js';
-import { planReload, runReload, reporter, slotView } from '../reload/index.js';
+import { planReload, runReload, reporter, slotView, MEMORY_RESERVE, MEMORY_GROWTH } from '../reload/index.js';
 import { memAvailable } from './host-memory.js';
 import { AppLogs } from '../../logs/app-logs.js';
 import { resolveLogSettings } from '../../config/log-settings.js';
@@ -34,6 +34,7 @@ export class App {
     this.busy = null; // name of the operation in progress, if any (set by the registry)
     this.source = null; // {file, env}: where the config came from, re-read by reload
     this.lastReload = null; // outcome of the last reload, shown by ls/describe
+    this.lastAutoscale = null; // the last autoscale step and its outcome (set by the registry), shown by ls/describe
     this.stops = 0; // how many stops were asked: a start still waiting at the start gate is cancelled by one
     this.watchOff = null; // the watch paths `super watch <app> off` put aside, for `on` (registry.setWatch)
   }
@@ -205,6 +206,18 @@ export class App {
     if (!outcome.ok) throw Object.assign(new Error(outcome.failed.reason), outcome.failed);
     slot.restarts++; // a replacement for memory or health is a restart, as PM2 counts it
     return { pid: ready.pid, ready_ms: ready.ready_ms };
+  }
+
+  /**
+   * Why the host cannot take one more worker of this app (an autoscale step up), or null
+   * when it can, or nothing says: the surge guard's rule, for one worker.
+   * @returns {Promise<string|null>}
+   */
+  async roomForOneMore() {
+    const memory = await this.#measureMemory();
+    if (!memory || memory.available - MEMORY_RESERVE >= memory.perWorker * MEMORY_GROWTH) return null;
+    const mb = (n) => `${Math.round(n / 1048576)} MB`;
+    return `the host has ${mb(memory.available)} available, and one more worker needs ${mb(memory.perWorker * MEMORY_GROWTH)} (its workers' ${mb(memory.perWorker)} with room to grow) beside the ${mb(MEMORY_RESERVE)} kept free`;
   }
 
   /** For the surge memory guard: the host's MemAvailable and the most a worker of this app uses; null if unknown. */

@@ -53,6 +53,20 @@ export class RegistryReader {
     return slot ? { proc: slot.proc, state: slot.state } : null;
   }
 
+  /**
+   * The apps that autoscale, as the autoscaler reads them: their settings, whether an
+   * operation holds them, their workers (ready: online and serving, not being replaced).
+   */
+  autoscaled() {
+    const out = [];
+    for (const app of this.#apps.values()) {
+      if (!app.config.autoscale) continue;
+      const workers = app.slots.map((s) => ({ pid: s.pid, state: s.state, ready: !s.notReady && !s.replacement }));
+      out.push({ name: app.name, autoscale: app.config.autoscale, busy: app.busy, running: app.running, lastReloadAt: app.lastReload?.at ?? 0, workers });
+    }
+    return out;
+  }
+
   /** The pids of every live worker. */
   pids() {
     const pids = [];
@@ -79,6 +93,7 @@ export class RegistryReader {
         pending_config: app.pendingConfig,
         source: app.source,
         last_reload: app.lastReload,
+        last_autoscale: app.lastAutoscale,
         logs: app.logPaths(),
         workers: app.slots.map((s) => s.snapshot(now)),
       })),

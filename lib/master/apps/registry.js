@@ -321,7 +321,7 @@ export class AppRegistry extends EventEmitter {
         results.push({ app: app.name, ok: true, skipped: 'stopped; start it with `super start`' });
         continue;
       }
-      const config = configs.get(app) ?? app.config;
+      const config = atCurrentCount(configs.get(app) ?? app.config, app.slots.length);
       const changed = changedKeys(app.config, config);
       progress({ app: app.name, step: 'begin', of: Math.min(config.instances, app.slots.length), changed, keep_config: keepConfig || undefined });
       this.log.info({ app: app.name, changed, keepConfig }, `${app.name}: reload begins`);
@@ -362,6 +362,10 @@ export class AppRegistry extends EventEmitter {
     }
     const tooMany = instancesProblem(to);
     if (tooMany) throw new SuperError('E_USAGE', `${name}: ${tooMany}`);
+    const bounds = app.config.autoscale;
+    if (bounds && (to < bounds.min || to > bounds.max)) {
+      throw new SuperError('E_USAGE', `${name} autoscales between ${bounds.min} and ${bounds.max} workers (instances: { min: ${bounds.min}, max: ${bounds.max} }); scale it within them, or change the bounds in its file and reload`);
+    }
     const result = { app: name, from, to, warnings: [], failed: [] };
     const crowded = spreadWarning(app.config, this.daemonPolicy.allowed, to);
     if (crowded) result.warnings.push(crowded);
@@ -375,6 +379,38 @@ export class AppRegistry extends EventEmitter {
       await this.#collectOutcomes(app, await app.scale(to), result);
     }, { wait: true });
     return result;
+  }
+
+  /**
+   * One autoscale step (lib/master/autoscale) of app `name` to `step.to` workers, one up or
+   * one down: up through the normal start path (start gate, readiness, pinning) once the
+   * host's memory holds one more worker, down by retiring the highest slot gracefully (a
+   * drain). A new worker that fails before it is ready is retired again. Resolves with
+   * {workers, refused?, failed?}, or null when the app is gone, stopped, held by another
+   * operation, or the step is not one step within its bounds. Each outcome is the app's
+   * last autoscale (ls, describe).
+   * @param {string} name
+   * @param {{to: number, from: number, direction: 'up'|'down', reason: string, figures: object}} step
+   */
+  async autoscale(name, step) {
+    const app = this.#apps.get(name);
+    const bounds = app?.config.autoscale;
+    const from = app?.slots.length;
+    if (!bounds || app.busy || !app.running || from !== step.from || Math.abs(step.to - from) !== 1 || step.to < bounds.min || step.to > bounds.max) return null;
+    return this.#withBusy(app, 'autoscale', async () => {
+      const outcome = { workers: from };
+      if (step.to > from) outcome.refused = await app.roomForOneMore();
+      if (!outcome.refused) {
+        const failed = (await app.scale(step.to)).find((o) => o.failed);
+        if (failed) {
+          outcome.failed = `#${failed.slot} ${failed.failed}`;
+          await app.scale(from);
+        }
+        outcome.workers = app.slots.length;
+      }
+      app.lastAutoscale = { at: Date.now(), direction: step.direction, from, to: step.to, reason: step.reason, figures: step.figures, ...outcome };
+      return outcome;
+    });
   }
 
   /**
@@ -473,4 +509,12 @@ export class AppRegistry extends EventEmitter {
     await Promise.all([...this.#apps.values()].map((app) => app.stop()));
     for (const app of this.#apps.values()) app.closeLogs();
   }
+}
+
+/** An autoscaled app's reload keeps the count it has (within the new bounds), not min. */
+function atCurrentCount(config, count) {
+  const bounds = config.autoscale;
+  if (!bounds || count === 0) return config;
+  const instances = Math.min(bounds.max, Math.max(bounds.min, count));
+  return instances === config.instances ? config : { ...config, instances };
 }

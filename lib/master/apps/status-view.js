@@ -25,8 +25,16 @@ function appRow(app, metricsOf) {
     exec_mode: app.config.exec_mode,
     namespace: app.config.namespace,
     last_reload: app.last_reload ?? undefined,
+    autoscale: autoscaleRow(app),
     workers: app.workers.map((w) => workerRow(w, w.pid ? metricsOf(w.pid) : null)),
   };
+}
+
+/** An autoscaled app's bounds, its workers now and its last step; undefined: a fixed count. */
+function autoscaleRow(app) {
+  const a = app.config.autoscale;
+  if (!a) return undefined;
+  return { min: a.min, max: a.max, workers: app.workers.length, last: app.last_autoscale ?? null };
 }
 
 /**

@@ -7,6 +7,7 @@ import { Monitor, MetricsSettings } from '../health/index.js';
 import { RemoteControl } from '../settings/index.js';
 import { WatchManager } from '../watch/index.js';
 import { Captures } from '../captures/index.js';
+import { Autoscaler } from '../autoscale/index.js';
 
 /**
  * @param {object} o
@@ -41,8 +42,16 @@ export function composeParts({ home, log, loadDefaults, agentPath, version, part
     log,
     broadcast,
     subscribed: (topic) => link.server?.subscribed(topic) ?? false,
+    afterSample: (now) => autoscaler.tick(now),
   });
   parts.add('monitor', () => monitor.close());
+  const autoscaler = new Autoscaler({
+    reader: registry.reader,
+    figures: (pid, now) => monitor.scaleFigures(pid, now),
+    step: (name, step) => registry.autoscale(name, step),
+    log,
+  });
+  parts.add('autoscaler', () => autoscaler.close());
   const watcher = new WatchManager({
     reader: registry.reader,
     reload: (name) => registry.reload(name, { keepConfig: true }),

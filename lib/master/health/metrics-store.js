@@ -168,6 +168,7 @@ export class WorkerRecord {
       resources: a?.resources ?? null,
       http_rps: a?.http?.rps ?? null,
       http_p99_ms: a?.http?.p99 ?? null,
+      http_inflight: a?.http?.inflight ?? null, // requests in flight, averaged over the report's interval
       // With the app's `overload:` key: whether it sheds now, and the slot's shed requests.
       shedding: a?.overload ? a.overload.shedding : null,
       shed_requests: a?.overload ? this.counters.shedRequests : null,

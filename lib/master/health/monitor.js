@@ -39,10 +39,12 @@ export class Monitor {
    * @param {import('../../logs/json-logger.js').JsonLogger} o.log
    * @param {(topic: string, data: object) => void} o.broadcast
    * @param {(topic: string) => boolean} o.subscribed  true when a connection listens to topic
+   * @param {(now: number) => void} [o.afterSample]  called once each sample's figures are in (the autoscaler)
    * @param {string} [o.version]  superd's version, for superd_build_info
    */
-  constructor({ reader, settings, replaceSlot, log, broadcast, subscribed, version = 'unknown' }) {
+  constructor({ reader, settings, replaceSlot, log, broadcast, subscribed, afterSample = () => {}, version = 'unknown' }) {
     this.reader = reader;
+    this.afterSample = afterSample;
     this.settings = settings;
     this.replaceSlot = replaceSlot;
     this.log = log;
@@ -86,14 +88,17 @@ export class Monitor {
       const watched = this.subscribed('metrics');
       const recs = [...this.records.values()];
       for (const rec of recs) {
-        // profile_on_stall decides from the loop p99 of each report: its agents always report.
-        const watch = watched || Boolean(this.reader.app(rec.app)?.config.profile_on_stall);
+        // profile_on_stall decides from the loop p99 of each report, autoscale from each
+        // report's figures: their agents always report.
+        const config = watched ? null : this.reader.app(rec.app)?.config;
+        const watch = watched || Boolean(config?.profile_on_stall || config?.autoscale);
         if (rec.watched !== watch && rec.proc.watchReports(watch)) rec.watched = watch;
       }
       await this.#sample(watched ? recs : recs.filter((r) => this.reader.app(r.app)?.config.max_memory_restart));
       const now = Date.now();
       for (const rec of recs) if (this.records.get(rec.pid) === rec) this.#judge(rec, now);
       this.counters.prune((app, slot) => this.reader.worker(app, slot) !== null);
+      this.afterSample(now);
       if (watched) this.broadcast('metrics', await this.status());
     })();
     try {
@@ -124,6 +129,18 @@ export class Monitor {
     await Promise.all([this.#ensureSampled(pids), this.#freshReports(pids)]);
     const now = Date.now();
     return (pid) => this.records.get(pid)?.toJSON(now, { history }) ?? null;
+  }
+
+  /**
+   * What autoscale watches of worker `pid`, from its agent's last report; null when that
+   * report is older than two of its intervals (the worker is starting, or too busy to report).
+   * @returns {{elu: number|null, loop_delay: number|null, inflight: number|null}|null}
+   */
+  scaleFigures(pid, now = Date.now()) {
+    const rec = this.records.get(pid);
+    const a = rec?.agent;
+    if (!a || now - rec.agentAt > 2 * rec.proc.reportInterval) return null;
+    return { elu: a.elu ?? null, loop_delay: a.loop?.p99 ?? null, inflight: a.http?.inflight ?? null };
   }
 
   /** The RSS (bytes, with the processes it started) of each of `pids`, null if unknown: the surge memory guard. */

@@ -57,6 +57,9 @@ const HELP = {
   resources: 'Active handles and requests keeping the event loop alive, by type.',
   reportAge: 'Seconds since the worker\'s agent last reported.',
   appWorkers: 'Workers of the app, by status.',
+  autoscaleMin: 'The fewest workers the app autoscales to (instances: { min, max }).',
+  autoscaleMax: 'The most workers the app autoscales to (instances: { min, max }).',
+  autoscaleLast: 'When the app\'s last autoscale step was decided, seconds since the epoch, with its direction and outcome.',
   build: 'superd\'s version and the Node.js version of the daemon; always 1.',
 };
 
@@ -108,6 +111,12 @@ export function renderPrometheus(ls, daemon, { countersOf = () => null, now = Da
       f.add('superd_worker_report_age_seconds', 'gauge', HELP.reportAge, l, seconds(m.report_age_ms));
     }
     for (const [status, n] of Object.entries(byStatus)) f.add('superd_app_workers', 'gauge', HELP.appWorkers, { app: app.name, status }, n);
+    if (app.autoscale) {
+      f.add('superd_app_autoscale_min_workers', 'gauge', HELP.autoscaleMin, { app: app.name }, app.autoscale.min);
+      f.add('superd_app_autoscale_max_workers', 'gauge', HELP.autoscaleMax, { app: app.name }, app.autoscale.max);
+      const last = app.autoscale.last;
+      if (last) f.add('superd_app_autoscale_last_step_timestamp_seconds', 'gauge', HELP.autoscaleLast, { app: app.name, direction: last.direction, outcome: last.refused ? 'refused' : last.failed ? 'failed' : 'done' }, last.at / 1000);
+    }
   }
   f.add('superd_build_info', 'gauge', HELP.build, { version: daemon.version, node: daemon.node }, 1);
   f.add('process_cpu_seconds_total', 'counter', 'CPU time of the superd daemon (user + system).', {}, daemon.cpuSeconds);

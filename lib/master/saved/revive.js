@@ -14,7 +14,7 @@ import { checkDumpApps } from '../../dump-file.js';
  *   entries for the registry's startConfigs; warnings: each app started from its snapshot, or not at all
  */
 export async function reviveApps(dump, options) {
-  const { loadEcosystemOffThread, loadSavedApp, workLimits } = await import('../../config/index.js');
+  const { loadEcosystemOffThread, loadSavedApp, workLimits, withSavedCount } = await import('../../config/index.js');
   // A dump is a file like any other: it asks for no more apps or workers than a file may.
   const limits = workLimits();
   checkDumpApps(dump, limits.apps);
@@ -30,7 +30,8 @@ export async function reviveApps(dump, options) {
       if (!files.has(key)) files.set(key, await loadEcosystemOffThread(source.file, { ...options, env: source.env }).catch((err) => err));
       const eco = files.get(key);
       const fresh = eco instanceof Error ? null : eco.apps.find((a) => a.name === saved.name);
-      if (fresh) config = deepFreeze({ ...fresh, instances: saved.instances, watch: saved.watch ?? fresh.watch });
+      // An autoscaled app keeps its saved count within the file's bounds now.
+      if (fresh) config = fresh.autoscale ? withSavedCount(deepFreeze({ ...fresh, watch: saved.watch ?? fresh.watch }), saved.instances) : deepFreeze({ ...fresh, instances: saved.instances, watch: saved.watch ?? fresh.watch });
       else why = eco instanceof Error ? `${source.file} cannot be used (${reason(eco)})` : `${source.file} no longer names it`;
     }
     if (!config) {

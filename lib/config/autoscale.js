@@ -1,0 +1,85 @@
+// `instances: { min, max }` and `autoscale:` -> the app's autoscale settings, in ms. The
+// schema checked their shapes; this resolves the bounds as `instances` takes a count and
+// makes the checks a schema cannot: min <= max, a rule with a figure to watch, a down
+// bound below the up bound of the same figure (or the app would scale down into its up
+// bound and back, forever).
+import { resolveInstances } from './instances.js';
+import { instancesProblem } from './work-limits.js';
+import { parseDuration } from './units.js';
+
+/** The figures a rule may watch, as each worker's agent reports them. */
+const SCALE_FIGURES = ['elu', 'loop_delay', 'inflight'];
+const DEFAULT_UP = { elu: 0.8, for: '10s' };
+const DEFAULT_DOWN = { elu: 0.3, for: '2m' };
+const DEFAULT_COOLDOWN = '30s';
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * @typedef {{elu: number|null, loop_delay: number|null, inflight: number|null, for: number}} ScaleRule  ms
+ * @typedef {{min: number, max: number, up: ScaleRule, down: ScaleRule, cooldown: number}} AutoscaleSettings
+ */
+
+/**
+ * @param {object} o
+ * @param {unknown} o.instances  `instances` as written
+ * @param {object|undefined} o.autoscale  `autoscale` as written (schema-checked), or absent
+ * @param {number} o.cpus  the CPUs the daemon may use, for min/max written as `max` or -N
+ * @param {string} o.interpreter  the app's; the figures come from superd's agent, preloaded into Node workers only
+ * @param {{instances: number, apps: number}} [o.limits]  lib/config/work-limits.js workLimits()
+ * @param {(path: string[], message: string) => void} o.report  a problem at a path under the app
+ * @returns {AutoscaleSettings|null}  null: a fixed count
+ */
+export function autoscaleSettings({ instances, autoscale, cpus, interpreter, limits, report }) {
+  const bounded = instances !== null && typeof instances === 'object' && !Array.isArray(instances);
+  if (!bounded) {
+    if (autoscale) report(['autoscale'], `needs instances: { min, max }, the bounds it scales within (instances is ${JSON.stringify(instances ?? 1)}); e.g. instances: { min: 1, max: 4 }`);
+    return null;
+  }
+  if (interpreter !== 'node') {
+    report(['instances'], 'a { min, max } count autoscales on the figures superd\'s agent reports from inside each worker, and only Node workers have it (interpreter node); give a fixed count');
+    return null;
+  }
+  const bound = (key) => {
+    try {
+      const n = resolveInstances(/** @type {any} */ (instances)[key], cpus);
+      const tooMany = instancesProblem(n, limits);
+      if (tooMany) report(['instances', key], tooMany);
+      return n;
+    } catch (err) {
+      report(['instances', key], `${err.message}; use a positive number, or max`);
+      return null;
+    }
+  };
+  const min = bound('min');
+  const max = bound('max');
+  if (min !== null && max !== null && max < min) report(['instances', 'max'], `${max} is below min (${min}); give max >= min`);
+  const rules = autoscale ?? {};
+  const up = scaleRule(rules.up ?? DEFAULT_UP, DEFAULT_UP.for, (sub, m) => report(['autoscale', 'up', ...sub], m));
+  const down = scaleRule(rules.down ?? DEFAULT_DOWN, DEFAULT_DOWN.for, (sub, m) => report(['autoscale', 'down', ...sub], m));
+  for (const figure of SCALE_FIGURES) {
+    if (up[figure] !== null && down[figure] !== null && down[figure] >= up[figure]) {
+      report(['autoscale', 'down', figure], `${down[figure]} is not below up.${figure} (${up[figure]}): the app would retire a worker into its up bound and add it back; give a lower down bound`);
+    }
+  }
+  const cooldown = duration(rules.cooldown ?? DEFAULT_COOLDOWN, (m) => report(['autoscale', 'cooldown'], m));
+  return { min: min ?? 1, max: max ?? 1, up, down, cooldown };
+}
+
+/** @returns {ScaleRule} */
+function scaleRule(rule, defaultFor, report) {
+  const out = {
+    elu: rule.elu ?? null,
+    loop_delay: rule.loop_delay === undefined ? null : duration(rule.loop_delay, (m) => report(['loop_delay'], m)),
+    inflight: rule.inflight ?? null,
+    for: duration(rule.for ?? defaultFor, (m) => report(['for'], m)),
+  };
+  if (SCALE_FIGURES.every((f) => out[f] === null)) report([], 'needs a figure to watch: elu (e.g. 0.8), loop_delay (e.g. 100ms) or inflight (e.g. 32)');
+  return out;
+}
+
+function duration(v, report) {
+  const ms = parseDuration(v);
+  if (ms === undefined) report(`must be a duration like 500ms, 10s or 2m (got ${v})`);
+  else if (ms > MAX_TIMER_MS) report(`${v} is longer than ${MAX_TIMER_MS} ms (about 24.8 days), the longest timer Node can set; use a shorter duration`);
+  return ms ?? 0;
+}

@@ -65,7 +65,7 @@ function pacedLoad(port, { every = 25, max = 4000 } = {}) {
   return { seen, stop: () => { stopped = true; return running; } };
 }
 
-test('autoscale: up over the bounds, down under them, gracefully; a reload keeps the count; bounds and memory hold', async (t) => {
+test('autoscale: up over the bounds, down under them, gracefully; a start or reload keeps the count; bounds and memory hold', async (t) => {
   const box = await sandbox(t);
   const [port, mport] = [await freePort(), await freePort()];
   box.fixture('overload-lab.js');
@@ -138,7 +138,9 @@ test('autoscale: up over the bounds, down under them, gracefully; a reload keeps
     assert.match(ls.stdout, /^pool: autoscale 2 of 1-2, up at \d\d:\d\d:\d\d \(elu [\d.]+, loop_delay [\d.]+ ms, inflight [\d.]+\)$/m);
   });
 
-  await t.test('a reload keeps the count it has, and `super scale` stays within the bounds', async () => {
+  await t.test('a start of its file and a reload keep the count it has, and `super scale` stays within the bounds', async () => {
+    const again = await box.start(eco);
+    assert.deepEqual([again.running, again.changed], [['pool'], []], 'the count it scaled to is not a change of the file');
     const r = await request(box, 'reload', { target: 'pool' });
     assert.equal(r.apps[0].ok, true, JSON.stringify(r));
     assert.deepEqual(r.apps[0].replaced.sort(), [0, 1], 'both workers replaced, none retired');

@@ -34,6 +34,7 @@ const FROM_AGENT = Object.freeze({
 const TO_AGENT = Object.freeze({
   SHUTDOWN: 'super:shutdown', // drain, run the onShutdown hooks, answer DRAINED
   ADMIT: 'super:admit', // take connections although not ready (missed listen_timeout)
+  REBALANCE: 'super:rebalance', // a worker was added beside this one: close each keep-alive connection once (drain.cjs)
   REOPEN_LOGS: 'super:reopen-logs', // open the log paths again (rotation, reload-logs)
   PROFILE: 'super:profile', // {id, duration, path, replace}: write a CPU profile of `duration` ms to path
   HEAP: 'super:heap', // {id, path, replace}: write a heap snapshot to path (replace: an existing file may go)

@@ -48,6 +48,7 @@ if (!globalThis[AGENT]) {
     channel.listen({
       [TO_AGENT.SHUTDOWN]: () => drain.drain().then((hookErrors) => channel.send(FROM_AGENT.DRAINED, { hookErrors })),
       [TO_AGENT.ADMIT]: drain.admit,
+      [TO_AGENT.REBALANCE]: drain.rebalance,
       [TO_AGENT.REOPEN_LOGS]: logs.reopen,
       [TO_AGENT.PROFILE]: (m) => require('./captures.cjs').profile(m),
       [TO_AGENT.HEAP]: (m) => require('./captures.cjs').heap(m),

@@ -80,4 +80,35 @@ function drain() {
   return drained;
 }
 
-module.exports = { deferTraffic, admit, onShutdown, drain };
+// After a worker is added beside this one (a scale up), keep-alive clients would stay on
+// the connections they have: the new worker would get only new clients. So each connection
+// this worker served before is closed once, by `Connection: close` on its next response
+// (as a drain does), and its client reconnects through the daemon's round-robin, which
+// spreads the connections over every worker. A connection opened since is spared, so a
+// client that reconnects here is not sent away again. It lasts REBALANCE_MS: a connection
+// idle longer carries no load worth moving.
+const REBALANCE_MS = 10000;
+let rebalancing = null; // {spared: WeakSet<socket>, closed: WeakSet<socket>, timer}
+
+function rebalanceClose({ response, socket }) {
+  if (!socket || response.headersSent || rebalancing.closed.has(socket) || rebalancing.spared.has(socket)) return;
+  // A socket that has written nothing yet is serving its first request: opened since.
+  if (socket.bytesWritten === 0) return void rebalancing.spared.add(socket);
+  rebalancing.closed.add(socket);
+  response.setHeader('Connection', 'close');
+}
+
+/** Closes each keep-alive connection once, for REBALANCE_MS (again from the start if asked again). */
+function rebalance() {
+  if (drained) return; // a drain closes every connection anyway
+  if (rebalancing) clearTimeout(rebalancing.timer);
+  else dc.subscribe('http.server.request.start', rebalanceClose);
+  rebalancing = { spared: new WeakSet(), closed: rebalancing?.closed ?? new WeakSet(), timer: null };
+  rebalancing.timer = setTimeout(() => {
+    dc.unsubscribe('http.server.request.start', rebalanceClose);
+    rebalancing = null;
+  }, REBALANCE_MS);
+  rebalancing.timer.unref();
+}
+
+module.exports = { deferTraffic, admit, onShutdown, drain, rebalance };

@@ -3,8 +3,9 @@
 // is under the down bounds for down.for; nothing happens under the bounds; a reload keeps
 // the count; `super scale` stays within the bounds; a host without the memory for one more
 // worker says no. One daemon, one app of a fixture that holds requests open (in-flight
-// requests are the figure: no CPU is burnt), and a paced load of fresh connections (the
-// daemon's round-robin shares them out) that must see no failure throughout.
+// requests are the figure: no CPU is burnt), and a paced load on keep-alive connections
+// opened before the scale up (they move in part to the new worker: the rebalance) that
+// must see no failure throughout.
 import fs from 'node:fs';
 import http from 'node:http';
 import test from 'node:test';
@@ -16,13 +17,19 @@ import { holdRequests } from '../helpers/held-requests.js';
 
 const MiB = 1024 * 1024;
 
-/** GET / on a fresh connection every `every` ms (at most `max`), until stop(); resolves with what it saw. */
-function pacedLoad(port, { every = 25, max = 4000 } = {}) {
+/**
+ * A paced keep-alive load, as a pool of clients sends it: `sockets` GET / at once on as many
+ * keep-alive connections every `every` ms (at most `max` rounds), until stop(); resolves
+ * with what it saw. Its connections are opened while the app has one worker: the second one
+ * serves them only when some of them move (the rebalance after a scale up).
+ */
+function pacedLoad(port, { sockets = 4, every = 25, max = 4000 } = {}) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: sockets });
   const seen = { ok: 0, failures: [] };
   let stopped = false;
-  let sent = 0;
+  let rounds = 0;
   const one = () => new Promise((resolve) => {
-    const req = http.get({ host: '127.0.0.1', port, path: '/', agent: false, timeout: 10000 }, (res) => {
+    const req = http.get({ host: '127.0.0.1', port, path: '/', agent, timeout: 10000 }, (res) => {
       res.resume();
       res.on('end', () => {
         if (res.statusCode === 200) seen.ok++;
@@ -37,14 +44,10 @@ function pacedLoad(port, { every = 25, max = 4000 } = {}) {
     });
   });
   const running = (async () => {
-    const inFlight = new Set();
-    while (!stopped && sent++ < max) {
-      const p = one();
-      inFlight.add(p);
-      p.then(() => inFlight.delete(p));
-      await new Promise((r) => setTimeout(r, every));
+    while (!stopped && rounds++ < max) {
+      await Promise.all([Array.from({ length: sockets }, one), new Promise((r) => setTimeout(r, every))].flat());
     }
-    await Promise.all(inFlight);
+    agent.destroy();
     return seen;
   })();
   return { seen, stop: () => { stopped = true; return running; } };
@@ -113,7 +116,7 @@ test('autoscale: up over the bounds, down under them, gracefully; a start or rel
     assert.match(a.autoscale.last.reason, /^every worker over inflight 2 for [\d.]+ s$/);
     assert.match(daemonLog(), /pool: autoscale up 1 -> 2 workers \(every worker over inflight 2 for [\d.]+ s; elu [\d.]+, loop_delay [\d.]+ ms, inflight [\d.]+\)/);
     assert.match(daemonLog(), /pool: autoscale up done: 2 workers/);
-    // the round-robin gives the new worker its share of the fresh connections
+    // keep-alive connections opened before the step move in part to the new worker
     await until((x) => x.workers[1]?.metrics?.http_rps > 0, 'the second worker to serve requests');
     const prom = (await httpGet(mport, '/metrics')).body;
     assert.match(prom, /^superd_app_autoscale_min_workers\{app="pool"\} 1$/m);

@@ -161,7 +161,10 @@ export class App {
       this.slots.push(slot);
       results.push(this.#startSlot(slot, 'scale'));
     }
-    return Promise.all(results);
+    const outcomes = await Promise.all(results);
+    // Keep-alive clients of the workers that served before move in part to the new ones.
+    if (outcomes.some((o) => o.ready)) for (const s of this.slots.slice(0, from)) s.proc?.rebalance();
+    return outcomes;
   }
 
   /**

@@ -172,6 +172,11 @@ export class WorkerProcess extends EventEmitter {
     if (this.kind === 'cluster' && this.child.connected) tellAgent(this.child, TO_AGENT.ADMIT);
   }
 
+  /** A worker was added beside this one: its agent closes each keep-alive connection once, so clients spread again. */
+  rebalance() {
+    if (this.kind === 'cluster' && this.child.connected) tellAgent(this.child, TO_AGENT.REBALANCE);
+  }
+
   /**
    * Asks a cluster worker's agent to open its log paths again ('logs-reopened' answers).
    * @returns {boolean} false when it cannot be asked (fork mode: its agent notices by itself)

@@ -216,6 +216,7 @@ const rows = keys.map((k) => {
   return [
     rs[0].target,
     String(rs.length),
+    cell(rs, (r) => r.scales?.upDoneS),
     cell(rs, (r) => r.secondServesS),
     cell(rs, (r) => r.recoveredS, (v) => (v == null ? 'never' : fmt(v, 0))),
     cell(rs, (r) => r.lastStretchP99, msCell),
@@ -258,7 +259,7 @@ const out = [
     + `Load average ${fmt(loadAvg, 2)} at the start.`,
   '',
   table([
-    'target', 'runs', 'second worker serves, s after the step', `p99 <= ${opts.slo} ms from, s after the step`, `p99 ms, last ${lastStretch} s at ${opts.factor}x`,
+    'target', 'runs', 'second worker ready (daemon.log), s after the step', 'second worker answers a client, s after the step', `p99 <= ${opts.slo} ms from, s after the step`, `p99 ms, last ${lastStretch} s at ${opts.factor}x`,
     `p99 ms at ${opts.factor}x`, `served req/s at ${opts.factor}x`, `timeouts at ${opts.factor}x`, 'failed, whole run (non-200 / errors / timeouts)',
     'back to 1 worker, s after the load ends', 'other load',
   ], rows),

@@ -201,7 +201,7 @@ for (let i = 0; i < opts.runs; i++) {
 
 // Cells: the median of the runs, each run's value after it when there are several.
 const num = (v, d = 1) => (v == null ? '-' : v === Infinity ? 'failed' : fmt(v, d));
-const msCell = (v) => (v == null ? '-' : v === Infinity ? `> ${TIMEOUT_MS / 1000} s` : fmt(v, 0));
+const msCell = (v) => (v == null ? '-' : v === Infinity ? 'failed' : fmt(v, 0));
 const cell = (rs, pick, show = num) => {
   const vs = rs.map(pick);
   const m = show(medianOf(vs));
@@ -255,7 +255,7 @@ const out = [
     + `a constant arrival rate (bench/lib/open-loop.js), latencies from each request's scheduled time, ${TIMEOUT_MS / 1000} s client timeout. `
     + `superd autoscale: ${settings}; worker 0 on CPU 1, worker 1 on CPU 0; the others: one worker on CPU 1. `
     + `The daemon or primary and the load generator on CPU 0. SLO: p99 <= ${opts.slo} ms. `
-    + `p99s count a failed request as infinite. Autoscale: median of ${opts.runs} runs (each run in brackets); the others once, as they do not scale. `
+    + `p99s count a failed request as infinite ("failed": more than 1 % of them failed). Autoscale: median of ${opts.runs} runs (each run in brackets); the others once, as they do not scale. `
     + `Load average ${fmt(loadAvg, 2)} at the start.`,
   '',
   table([

@@ -209,7 +209,7 @@ const cell = (rs, pick, show = num) => {
 };
 const failedCell = (r) => {
   const f = r.failed;
-  return `${f.non200 + f.errors + f.timeouts} (${f.non200} / ${f.errors} / ${f.timeouts})`;
+  return `${fmt(f.non200 + f.errors + f.timeouts)} (${fmt(f.non200)} / ${fmt(f.errors)} / ${fmt(f.timeouts)})`;
 };
 const rows = keys.map((k) => {
   const rs = runs[k];
@@ -240,7 +240,9 @@ for (let i = 0; i < windowCount; i++) {
     const ws = runs[k].map((r) => r.windows[i]).filter(Boolean);
     if (!ws.length) return '';
     const failedCount = medianOf(ws.map((x) => x.failed));
-    return `${msCell(medianOf(ws.map((x) => x.p99)))}${failedCount ? ` (${fmt(failedCount)} failed)` : ''}`;
+    const p99 = medianOf(ws.map((x) => x.p99));
+    if (p99 === Infinity) return `${fmt(failedCount)} failed`;
+    return `${msCell(p99)}${failedCount ? ` (${fmt(failedCount)} failed)` : ''}`;
   });
   const pids = scaled.map((k) => runs[k].map((r) => r.windows[i]?.pids ?? '-').join(' / '));
   const phase = w.from < 0 ? `${opts.low}x` : w.from < opts.duration ? `${opts.factor}x` : `${opts.trickle}x`;

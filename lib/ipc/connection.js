@@ -89,11 +89,16 @@ export class Connection {
     return this.#topics.has(topic);
   }
 
-  /** Sends an event of a subscribed topic; a client too slow for the stream is disconnected. */
-  publish(topic, data) {
+  /**
+   * Sends an event of a subscribed topic; a client too slow for the stream is disconnected.
+   * @param {string} topic
+   * @param {() => string} frame  the event's encoded frame ({event, data}), built at most
+   *   once by the caller for all its subscribers
+   */
+  publish(topic, frame) {
     if (!this.#topics.has(topic)) return;
     if (this.#ws.bufferedAmount > MAX_BUFFERED) this.#cut(`event stream too slow (${UNREAD} waiting)`);
-    else this.send({ event: topic, data });
+    else if (this.open) this.#ws.send(frame());
   }
 
   /**

@@ -97,9 +97,11 @@ export async function startControlServer({ socketPath, handlers, hello, log }) {
   fs.chmodSync(socketPath, 0o600);
 
   return {
-    /** Sends an event to every connection subscribed to `topic`. */
+    /** Sends an event to every connection subscribed to `topic`, encoded once for all of them. */
     broadcast(topic, data) {
-      for (const conn of conns) conn.publish(topic, data);
+      let text = null;
+      const frame = () => (text ??= JSON.stringify({ event: topic, data }));
+      for (const conn of conns) conn.publish(topic, frame);
     },
     /** True when some connection is subscribed to `topic` (so events are worth building). */
     subscribed(topic) {

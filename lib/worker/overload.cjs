@@ -14,8 +14,9 @@
 //   last mark: a 10 ms timer of ours, and the check phase (setImmediate) of each turn that
 //   read a request. The requests that waited through a long turn are read in the next one:
 //   they are shed, and that turn, being short, lets the one after serve again. A CPU-bound
-//   worker reads every request waiting in one turn; as the turn runs past the bound, the
-//   rest of them are shed. So the figure is at most one turn old: a histogram or a p99 of
+//   worker reads every request waiting in one turn; once the requests it served in that
+//   turn have run past the bound (busy time: no idle wait is allowed for within a turn),
+//   the rest of them are shed at once rather than served after more work. So the figure is at most one turn old: a histogram or a p99 of
 //   the last second would admit a whole long turn before it knew, then keep shedding long
 //   after the loop is free again.
 // The timer runs only with max_loop_delay, only while requests come (IDLE_TICKS), unref'd.
@@ -73,6 +74,7 @@ function createShedder(settings, { clock = () => performance.now(), log = (line)
   let pendingLate = 0; // how late the loop was at a mark, for the next turn that reads a request (ms)
   let pendingAt = 0;
   let turnLate = 0; // the same, as the turn in progress took it
+  let turnStart = 0; // when the turn in progress read its first request (ms)
   let ticker = null;
   let checkPending = false; // a request was read in this turn: its check phase marks the turn's end
   let idleTicks = 0; // ticks since the last request: a blocked loop is one tick, not idleness
@@ -132,8 +134,12 @@ function createShedder(settings, { clock = () => performance.now(), log = (line)
       setImmediate(onCheck);
       turnLate = pendingLate;
       pendingLate = 0;
+      turnStart = now;
     }
-    return Math.max(turnLate, liveLate(now));
+    // Since this turn read its first request, the loop has been busy (the requests before
+    // this one ran): no idle wait to allow for. So a CPU-bound turn serves the requests
+    // that fit in the bound, and the ones read after are answered without waiting for more.
+    return Math.max(turnLate, liveLate(now), now - turnStart);
   };
 
   const startEpisode = (now, why) => {

@@ -26,7 +26,9 @@ test('super dashboard in a browser', { skip: noChromium() ?? false, timeout: 120
   const eco = box.write('eco.yml', [
     'apps:',
     '  - name: web', '    script: http-server.js', '    instances: 2', `    env: { PORT: "${port}", API_SECRET: hunter2 }`, '    kill_timeout: 5s',
+    '    overload: { max_inflight: 100000 }', // never reached: its count (0) is shown
     `  - name: "${HOSTILE}"`, '    script: talker.js', '    ready_on: spawn', '    exec_mode: fork',
+    '    instances: { min: 1, max: 1 }', // autoscaled (within 1-1): its bounds are shown
   ].join('\n'));
   await box.start(eco);
   const dashPort = await freePort();
@@ -50,6 +52,11 @@ test('super dashboard in a browser', { skip: noChromium() ?? false, timeout: 120
     const web = apps.find((a) => a.name === 'web');
     for (const w of web.workers) assert.equal(await row(w.slot).getAttribute('data-pid'), String(w.pid));
     assert.equal(new URL(page.url()).hash, '', 'the token is taken out of the address bar');
+  });
+
+  await t.test('shed requests (overload:) and an autoscaled app\'s bounds are shown', async () => {
+    await page.waitForFunction((sel) => /\(0 shed\)$/.test(document.querySelector(sel)?.textContent ?? ''), '[data-app="web"] tr[data-worker="web#0"] td.rps', { timeout: 10_000 });
+    assert.match(await page.locator(`[data-app="${HOSTILE}"] .app-head .note`).textContent(), /^autoscale 1 of 1-1$/);
   });
 
   await t.test('a host nothing answers is shown down, with why, beside the live one', async () => {

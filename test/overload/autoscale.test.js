@@ -12,24 +12,9 @@ import assert from 'node:assert/strict';
 import { sandbox, freePort, httpGet, lsJson } from '../helpers/harness.js';
 import { request } from '../helpers/requests.js';
 import { eventually } from '../helpers/wait.js';
+import { holdRequests } from '../helpers/held-requests.js';
 
 const MiB = 1024 * 1024;
-
-/** Requests the app holds open until released (or `ms`): resolves once the app has answered their headers. */
-async function hold(port, n, ms = 20000) {
-  const reqs = [];
-  await Promise.all(Array.from({ length: n }, () => new Promise((resolve, reject) => {
-    const req = http.get({ host: '127.0.0.1', port, path: `/hold?ms=${ms}`, agent: false }, (res) => {
-      res.resume();
-      res.on('error', () => {});
-      resolve(undefined);
-    });
-    req.on('error', () => {}); // destroyed by release(), or cut by a retiring worker
-    req.setTimeout(15000, () => reject(new Error('hold: no headers')));
-    reqs.push(req);
-  })));
-  return { release: () => reqs.forEach((r) => r.destroy()) };
-}
 
 /** GET / on a fresh connection every `every` ms (at most `max`), until stop(); resolves with what it saw. */
 function pacedLoad(port, { every = 25, max = 4000 } = {}) {
@@ -65,7 +50,7 @@ function pacedLoad(port, { every = 25, max = 4000 } = {}) {
   return { seen, stop: () => { stopped = true; return running; } };
 }
 
-test('autoscale: up over the bounds, down under them, gracefully; a reload keeps the count; bounds and memory hold', async (t) => {
+test('autoscale: up over the bounds, down under them, gracefully; a start or reload keeps the count; bounds and memory hold', async (t) => {
   const box = await sandbox(t);
   const [port, mport] = [await freePort(), await freePort()];
   box.fixture('overload-lab.js');
@@ -98,7 +83,7 @@ test('autoscale: up over the bounds, down under them, gracefully; a reload keeps
   t.after(() => load?.stop());
 
   await t.test('under the up bound nothing changes', async () => {
-    const held = await hold(port, 1); // 1 in flight: under up.inflight 2
+    const held = await holdRequests(port, 1); // 1 in flight: under up.inflight 2
     try {
       // Eight fresh reports that see the held request: over three times up.for + cooldown.
       // A report's time, as seen from here, within a few ms (the reports are 200 ms apart).
@@ -120,7 +105,7 @@ test('autoscale: up over the bounds, down under them, gracefully; a reload keeps
   let held = null;
   await t.test('every worker over the up bound for up.for: a second worker, through the normal start, serving', async () => {
     load = pacedLoad(port);
-    held = await hold(port, 3);
+    held = await holdRequests(port, 3);
     const a = await until((x) => x.workers.length === 2 && x.workers.every((w) => w.status === 'online') && x.autoscale.last?.workers === 2, 'a second worker online');
     assert.equal(a.autoscale.last.direction, 'up');
     assert.equal(a.autoscale.last.from, 1);
@@ -138,7 +123,9 @@ test('autoscale: up over the bounds, down under them, gracefully; a reload keeps
     assert.match(ls.stdout, /^pool: autoscale 2 of 1-2, up at \d\d:\d\d:\d\d \(elu [\d.]+, loop_delay [\d.]+ ms, inflight [\d.]+\)$/m);
   });
 
-  await t.test('a reload keeps the count it has, and `super scale` stays within the bounds', async () => {
+  await t.test('a start of its file and a reload keep the count it has, and `super scale` stays within the bounds', async () => {
+    const again = await box.start(eco);
+    assert.deepEqual([again.running, again.changed], [['pool'], []], 'the count it scaled to is not a change of the file');
     const r = await request(box, 'reload', { target: 'pool' });
     assert.equal(r.apps[0].ok, true, JSON.stringify(r));
     assert.deepEqual(r.apps[0].replaced.sort(), [0, 1], 'both workers replaced, none retired');
@@ -159,7 +146,7 @@ test('autoscale: up over the bounds, down under them, gracefully; a reload keeps
 
   await t.test('a host without the memory for one more worker says no: refused, logged, shown', async () => {
     meminfo(70 * MiB); // 64 MiB are kept free: no room for a worker of ~40 MiB
-    const more = await hold(port, 3);
+    const more = await holdRequests(port, 3);
     try {
       const a = await until((x) => x.autoscale.last?.refused, 'the step up refused');
       assert.equal(a.workers.length, 1);

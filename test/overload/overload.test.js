@@ -8,6 +8,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { sandbox, freePort, httpGet, lsJson, describeJson } from '../helpers/harness.js';
 import { eventually } from '../helpers/wait.js';
+import { holdRequests } from '../helpers/held-requests.js';
 
 /**
  * GET with a fresh connection unless an agent is given: {status, headers, body, ms}.
@@ -26,21 +27,6 @@ function get(port, p, { agent = false } = {}) {
     req.on('timeout', () => req.destroy(new Error(`GET ${p}: timeout`)));
     req.on('error', reject);
   });
-}
-
-/** Requests that the app holds open: resolves once the app has answered their headers. */
-async function hold(port, n, ms = 20000) {
-  const reqs = [];
-  await Promise.all(Array.from({ length: n }, () => new Promise((resolve, reject) => {
-    const req = http.get({ host: '127.0.0.1', port, path: `/hold?ms=${ms}`, agent: false }, (res) => {
-      res.resume();
-      resolve();
-    });
-    req.on('error', () => {}); // destroyed by release()
-    req.setTimeout(15000, () => reject(new Error('hold: no headers')));
-    reqs.push(req);
-  })));
-  return { release: () => reqs.forEach((r) => r.destroy()) };
 }
 
 /** Resolves with the first result of `fn` that `pred` holds of (bounded): for state that follows an async report. */
@@ -90,7 +76,7 @@ test('overload: shedding by in-flight requests and by loop delay, counted, logge
   });
 
   await t.test('over max_inflight: 503 + Retry-After at once, counted, not ready, logged; over when the load falls', async () => {
-    const held = await hold(port, 2);
+    const held = await holdRequests(port, 2);
     let released = false;
     try {
       const shed = await get(port, '/');
@@ -136,7 +122,7 @@ test('overload: shedding by in-flight requests and by loop delay, counted, logge
   });
 
   await t.test('a reload while the worker sheds completes', async () => {
-    const held = await hold(port, 2, 1500); // the old worker's drain waits for them
+    const held = await holdRequests(port, 2, 1500); // the old worker's drain waits for them
     try {
       assert.equal((await get(port, '/')).status, 503);
       const oldPid = (await worker()).pid;

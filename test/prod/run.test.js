@@ -21,7 +21,8 @@ http.createServer((req, res) => { console.log('GET ' + req.url); res.end('ok\\n'
 process.on('exit', () => console.log('bye from slot ' + process.env.NODE_APP_INSTANCE));
 process.on('SIGINT', () => process.exit(0));
 `);
-  const eco = box.write('eco.yml', `apps:\n  - name: talker\n    script: talker.js\n    instances: ${instances}\n`);
+  // kill_timeout: a worker descheduled on a loaded machine still gets to its last words.
+  const eco = box.write('eco.yml', `apps:\n  - name: talker\n    script: talker.js\n    instances: ${instances}\n    kill_timeout: 10s\n`);
   return { port, eco };
 }
 
@@ -70,8 +71,8 @@ test('super run: the apps\' output on stdout/stderr with prefixes, super ls atta
   assert.deepEqual(exit, { code: 0, signal: null }, run.stderr);
   assert.deepEqual(await waitGone(workers), []);
   // Graceful: the workers ended on their own terms, and their last words were printed.
-  assert.match(run.stdout, /^talker#0 \| bye from slot 0$/m);
-  assert.match(run.stdout, /^talker#1 \| bye from slot 1$/m);
+  assert.match(run.stdout, /^talker#0 \| bye from slot 0$/m, `stdout:\n${run.stdout}\nstderr:\n${run.stderr}`);
+  assert.match(run.stdout, /^talker#1 \| bye from slot 1$/m, `stdout:\n${run.stdout}\nstderr:\n${run.stderr}`);
   assert.equal(fs.existsSync(path.join(box.home, 'super.sock')), false);
 });
 

@@ -35,10 +35,20 @@ apps:
 `;
 
 /** A directory that looks like a superd package whose daemon writes `msg` and exits 1 after `ms`. */
-function crashingPackage(box, msg, ms) {
+/**
+ * A package whose daemon prints `msg` and exits 1 once the file `go` exists (at most 20 s
+ * after it starts): the test decides when the successor crashes, whatever the machine's load.
+ */
+function crashingPackage(box, msg, go) {
   const dir = path.join(box.dir, 'fake-superd');
   box.write('fake-superd/package.json', JSON.stringify({ name: 'superd', version: '9.9.9-crash' }));
-  box.write('fake-superd/lib/master/core/daemon.js', `setTimeout(() => { console.error(${JSON.stringify(msg)}); process.exit(1); }, ${ms});\n`);
+  box.write('fake-superd/lib/master/core/daemon.js', [
+    "const fs = require('node:fs');",
+    'const t0 = Date.now();',
+    `const crash = () => { console.error(${JSON.stringify(msg)}); process.exit(1); };`,
+    `setInterval(() => (fs.existsSync(${JSON.stringify(go)}) || Date.now() - t0 > 20000) && crash(), 20);`,
+    '',
+  ].join('\n'));
   return dir;
 }
 
@@ -74,10 +84,12 @@ test('super upgrade: bad input, failing successors, upgrades under load, SIGKILL
   });
 
   await t.test('a successor that crashes at boot: exit 1 with its stderr tail; two upgrades at once: E_BUSY', async () => {
-    const dir = crashingPackage(box, 'fake superd: boom at boot', 1500);
+    const go = path.join(box.dir, 'crash-now');
+    const dir = crashingPackage(box, 'fake superd: boom at boot', go);
     const first = superProcess(box, t, ['upgrade', '--daemon-path', dir]);
     await first.waitFor(/successor daemon started/, { stream: 'out' });
     const second = await box.cli(['upgrade']);
+    fs.writeFileSync(go, '');
     assert.equal(second.code, 1, second.stderr);
     assert.match(second.stderr, /^super: E_BUSY: an upgrade is already running/);
     assert.equal((await first.exited).code, 1, first.stdout + first.stderr);

@@ -54,13 +54,25 @@ function Actions({ store, ui, host, app }) {
   </span>`;
 }
 
+/** With the app's overload: key, ` ⊘` while the worker sheds, and its slot's shed requests. */
+const shedText = (m) => (m.shed_requests == null ? '' : `${m.shedding ? ' ⊘' : ''} (${m.shed_requests} shed)`);
+
+/** `2 worker(s)`, or for an autoscaled app `autoscale 2 of 1-4, up at 12:01:07`. */
+function countText(app) {
+  const a = app.autoscale;
+  if (!a) return `${app.workers.length} worker(s)`;
+  const l = a.last;
+  const step = l ? `, ${l.direction}${l.refused ? ' refused' : l.failed ? ' failed' : ''} at ${new Date(l.at).toTimeString().slice(0, 8)}` : '';
+  return `autoscale ${a.workers} of ${a.min}-${a.max}${step}`;
+}
+
 function Worker({ store, ui, host, app, w }) {
   const m = w.metrics ?? {};
   const canAct = store.hello?.canAct && w.pid;
   return html`<tr data-worker=${`${app.name}#${w.slot}`} data-pid=${w.pid ?? ''} data-restarts=${w.restarts}>
     <td>#${w.slot}</td><td class=${`st-${w.status}`}>${w.status}</td><td>${w.pid ?? '-'}</td><td>${duration(w.uptime_ms)}</td>
     <td class="restarts">${w.restarts}</td><td class="cpu">${w.pid ? pct(m.cpu) : '-'}</td><td class="rss">${w.pid ? bytes(m.memory) : '-'}</td>
-    <td>${ms(m.loop_delay_ms?.p99)}${m.loop_stale ? ' ?' : ''}</td><td>${num(m.http_rps)}</td>
+    <td>${ms(m.loop_delay_ms?.p99)}${m.loop_stale ? ' ?' : ''}</td><td class="rps">${num(m.http_rps)}${shedText(m)}</td>
     <td class="types">${types(m.resources)}</td>
     <td>${canAct ? html`<button data-action="profile" onClick=${() => ui.ask(`Profile the CPU of ${app.name}#${w.slot} on ${host} for 10 s, then download it?`, () => ui.act('profile', host, app.name, { slot: w.slot }))}>CPU profile</button>
       <button data-action="heap" onClick=${() => ui.ask(`Take a heap snapshot of ${app.name}#${w.slot} on ${host} (pauses it) and download it?`, () => ui.act('heap', host, app.name, { slot: w.slot }))}>heap</button>` : null}</td>
@@ -74,7 +86,7 @@ function App({ store, ui, host, app }) {
   return html`<section class="app" data-app=${app.name}>
     <div class="app-head">
       <span class="app-name" title="settings" onClick=${() => ui.describe(host, app.name)}>${open ? '▾' : '▸'} ${app.name}</span>
-      <span class=${`st-${app.status}`}>${app.status}</span><span class="note">${app.workers.length} worker(s)</span>
+      <span class=${`st-${app.status}`}>${app.status}</span><span class="note">${countText(app)}</span>
       <${Actions} store=${store} ui=${ui} host=${host} app=${app} />
     </div>
     <${Charts} store=${store} skey=${key} />

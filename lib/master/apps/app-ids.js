@@ -14,6 +14,11 @@ export function appIds(apps) {
   return new Map([...apps.values()].map((app) => [app.name, ids.get(app)]));
 }
 
+/** The id of `app`, one of `apps`: O(1) once it has one (the monitor asks for every report). */
+export function appIdOf(apps, app) {
+  return ids.get(app) ?? appIds(apps).get(app.name);
+}
+
 /**
  * Gives `app`, just registered, its id: the one it had before (a dump's or an upgrade's)
  * when no other app of `apps` holds it, else the next one. At registration, not at the

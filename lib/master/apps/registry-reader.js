@@ -1,7 +1,7 @@
 // The narrow, read-only face of the app registry for the monitor, the watcher and the
 // status view: plain data and the registry's events, never the App or Slot objects
 // themselves, so nothing outside apps/ depends on their fields or can change them.
-import { appIds } from './app-ids.js';
+import { appIds, appIdOf } from './app-ids.js';
 
 export class RegistryReader {
   #registry;
@@ -36,7 +36,7 @@ export class RegistryReader {
   app(name) {
     const app = this.#apps.get(name);
     if (!app) return null;
-    return { id: appIds(this.#apps).get(name), name, config: app.config, status: app.status, busy: app.busy, logs: app.logPaths() };
+    return { id: appIdOf(this.#apps, app), name, config: app.config, status: app.status, busy: app.busy, logs: app.logPaths() };
   }
 
   /** How many apps are registered. */

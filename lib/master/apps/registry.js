@@ -138,7 +138,8 @@ export class AppRegistry extends EventEmitter {
       // Taken by another operation while the settings were applied.
       if (app?.busy) throw appBusy(config.name, app.busy);
       if (app && app.running) {
-        const keys = changedKeys(app.config, config);
+        // An autoscaled app's count is its own: not a change of the file.
+        const keys = changedKeys(app.config, atCurrentCount(config, app.slots.length));
         result.running.push(config.name);
         if (keys.length) {
           app.pendingConfig = config;

@@ -7,7 +7,10 @@
 //   cached fds + readSync at position 0   0.2 % CPU (baseline), 1.2-1.7 ms
 // so each process's /proc/<pid>/stat (and its children list) is opened once and re-read
 // with pread, and the work is cut into chunks with a setImmediate between them: the
-// daemon accepts every connection of every app and must never stall for long.
+// daemon accepts every connection of every app and must never stall for long. The bytes
+// are parsed where they were read (no string, no split array): with a page of `super
+// dashboard` or `super monit` open this runs for every worker every interval, and at 100
+// workers the strings, arrays and per-path Map keys were a third of the daemon's work.
 //
 // CPU of the tree = delta of Σ(utime+stime+cutime+cstime) over its live processes: a child
 // that exits is reaped by its parent, whose cutime/cstime then carry its whole cost, so the
@@ -33,35 +36,127 @@ function pageSize() {
   }
 }
 
-export class ProcessSampler {
-  constructor() {
-    this.fds = new Map(); // path -> fd, opened once, closed when the process is gone
-    this.last = new Map(); // leader pid -> {ticks, at}
-    this.members = new Map(); // leader pid -> Set of pids of its tree at the last sample
-    this.page = linux ? pageSize() : 4096;
+/**
+ * utime+stime+cutime+cstime (clock ticks) and RSS (pages) from the bytes of a
+ * /proc/<pid>/stat, read in place: no string, no array (this runs for every worker every
+ * interval while someone watches). Null when the bytes are not a stat line.
+ * @param {Buffer} b  @param {number} n  bytes read
+ * @returns {{ticks: number, rssPages: number}|null}
+ */
+export function parseStat(b, n) {
+  // The fields start after the ")" that closes comm (comm may hold spaces and parentheses).
+  if (n <= 0) return null;
+  let i = b.lastIndexOf(0x29, n - 1);
+  if (i === -1) return null;
+  i += 2; // ") "
+  let field = 0; // index of the field after comm: 0 is the state
+  let ticks = 0;
+  let rssPages = -1;
+  while (i < n && field <= 21) {
+    if (field === 11 || field === 12 || field === 13 || field === 14 || field === 21) {
+      let v = 0;
+      let sign = 1;
+      if (b[i] === 0x2d) {
+        sign = -1;
+        i++;
+      }
+      while (i < n && b[i] >= 0x30 && b[i] <= 0x39) v = v * 10 + (b[i++] - 0x30);
+      if (field === 21) rssPages = v * sign;
+      else ticks += v * sign;
+    } else while (i < n && b[i] !== 0x20) i++;
+    i++; // the space
+    field++;
+  }
+  return rssPages < 0 ? null : { ticks, rssPages };
+}
+
+/** Calls `each(pid)` for every pid of the space-separated list in the first `n` bytes of `b`. */
+export function forEachPid(b, n, each) {
+  let v = 0;
+  let digits = false;
+  for (let i = 0; i < n; i++) {
+    const c = b[i];
+    if (c >= 0x30 && c <= 0x39) {
+      v = v * 10 + (c - 0x30);
+      digits = true;
+    } else if (digits) {
+      each(v);
+      v = 0;
+      digits = false;
+    }
+  }
+  if (digits) each(v);
+}
+
+/** The /proc files of one process, opened once and re-read with pread. */
+class ProcFiles {
+  /** @param {number} pid */
+  constructor(pid) {
+    this.pid = pid;
+    this.stat = -1; // fd, -1: not open yet
+    this.children = -1;
   }
 
-  /** Reads a /proc file through its cached fd; null when the process is gone. */
-  #read(path) {
-    let fd = this.fds.get(path);
-    try {
-      if (fd === undefined) {
-        fd = fs.openSync(path, 'r');
-        this.fds.set(path, fd);
-      }
-      const n = fs.readSync(fd, buf, 0, buf.length, 0);
-      return buf.toString('latin1', 0, n);
-    } catch {
-      if (fd !== undefined) this.#close(path);
-      return null;
+  /** Bytes of its stat (in `buf`), -1 when the process is gone. */
+  readStat() {
+    if (this.stat === -1) this.stat = openOrNull(`/proc/${this.pid}/stat`);
+    return this.stat === -1 ? -1 : readOrClose(this, 'stat');
+  }
+
+  /** Bytes of its children list (in `buf`), 0 when it has none or is gone. */
+  readChildren() {
+    if (this.children === -1) this.children = openOrNull(`/proc/${this.pid}/task/${this.pid}/children`);
+    return this.children === -1 ? 0 : Math.max(0, readOrClose(this, 'children'));
+  }
+
+  close() {
+    for (const key of /** @type {const} */ (['stat', 'children'])) {
+      if (this[key] === -1) continue;
+      try {
+        fs.closeSync(this[key]);
+      } catch {}
+      this[key] = -1;
     }
   }
 
-  #close(path) {
+  get open() {
+    return (this.stat !== -1) + (this.children !== -1);
+  }
+}
+
+function openOrNull(path) {
+  try {
+    return fs.openSync(path, 'r');
+  } catch {
+    return -1;
+  }
+}
+
+/** pread at 0 into `buf`; a failed read (the process is gone) closes the file: -1. */
+function readOrClose(files, key) {
+  try {
+    return fs.readSync(files[key], buf, 0, buf.length, 0);
+  } catch {
     try {
-      fs.closeSync(this.fds.get(path));
+      fs.closeSync(files[key]);
     } catch {}
-    this.fds.delete(path);
+    files[key] = -1;
+    return -1;
+  }
+}
+
+export class ProcessSampler {
+  constructor() {
+    this.files = new Map(); // pid -> ProcFiles, closed when the process is gone
+    this.last = new Map(); // leader pid -> {ticks, at}
+    this.members = new Map(); // leader pid -> pids of its other processes at the last sample
+    this.page = linux ? pageSize() : 4096;
+  }
+
+  #filesOf(pid) {
+    let f = this.files.get(pid);
+    if (!f) this.files.set(pid, (f = new ProcFiles(pid)));
+    return f;
   }
 
   /** {ticks, rss (bytes), processes} of the tree rooted at `pid`; null if `pid` is gone. */
@@ -69,33 +164,34 @@ export class ProcessSampler {
     let ticks = 0;
     let rss = 0;
     let processes = 0;
-    const seen = new Set();
-    const queue = [pid];
-    while (queue.length && processes < MAX_TREE) {
-      const p = queue.shift();
-      const stat = this.#read(`/proc/${p}/stat`);
+    let queue = null; // the tree's other processes, found from the children lists
+    let seen = null;
+    for (let p = pid, next = 0; p !== undefined && processes < MAX_TREE; p = queue?.[next++]) {
+      const files = this.#filesOf(p);
+      const n = files.readStat();
+      const stat = n === -1 ? null : parseStat(buf, n);
       if (stat === null) {
         this.#forgetPid(p);
         if (p === pid) return null;
         continue;
       }
-      // Fields after the ")" that closes comm (comm may contain spaces and parentheses).
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
-      rss += Number(f[21]) * this.page;
+      ticks += stat.ticks;
+      rss += stat.rssPages * this.page;
       processes++;
-      seen.add(p);
-      const children = this.#read(`/proc/${p}/task/${p}/children`);
-      if (children) for (const c of children.trim().split(' ')) if (c) queue.push(Number(c));
+      if (p !== pid) (seen ??= new Set()).add(p);
+      const c = files.readChildren();
+      if (c > 0) forEachPid(buf, c, (child) => (queue ??= []).push(child));
     }
     // Children gone since the last sample: their fds are closed now, not leaked.
-    for (const p of this.members.get(pid) ?? []) if (!seen.has(p)) this.#forgetPid(p);
-    this.members.set(pid, seen);
+    for (const p of this.members.get(pid) ?? []) if (!seen?.has(p)) this.#forgetPid(p);
+    if (seen) this.members.set(pid, seen);
+    else this.members.delete(pid);
     return { ticks, rss, processes };
   }
 
   #forgetPid(pid) {
-    for (const path of [`/proc/${pid}/stat`, `/proc/${pid}/task/${pid}/children`]) if (this.fds.has(path)) this.#close(path);
+    this.files.get(pid)?.close();
+    this.files.delete(pid);
   }
 
   /**
@@ -114,18 +210,21 @@ export class ProcessSampler {
     for (let i = 0; i < leaders.length; i += CHUNK) {
       if (i > 0) await new Promise((r) => setImmediate(r));
       const now = Date.now();
-      for (const pid of leaders.slice(i, i + CHUNK)) {
+      for (let j = i; j < Math.min(i + CHUNK, leaders.length); j++) {
+        const pid = leaders[j];
         const tree = this.#tree(pid);
         if (!tree) {
           this.forget(pid);
           out.set(pid, { cpu: null, memory: null, processes: 0, cpuTicks: 0 });
           continue;
         }
-        const prev = this.last.get(pid) ?? { ticks: 0, at: startedAt.get(pid) ?? now };
+        let prev = this.last.get(pid);
+        if (!prev) this.last.set(pid, (prev = { ticks: 0, at: startedAt.get(pid) ?? now }));
         const elapsed = now - prev.at;
         const used = Math.max(0, tree.ticks - prev.ticks); // a child reparented away lowers the sum
         const cpu = elapsed > 0 ? (used * (1000 / TICKS_PER_SEC) * 100) / elapsed : 0;
-        this.last.set(pid, { ticks: tree.ticks, at: now });
+        prev.ticks = tree.ticks;
+        prev.at = now;
         out.set(pid, { cpu: Math.round(cpu * 10) / 10, memory: tree.rss, processes: tree.processes, cpuTicks: used });
       }
     }
@@ -142,11 +241,14 @@ export class ProcessSampler {
 
   /** Number of /proc files held open (for the bench and tests). */
   get openFiles() {
-    return this.fds.size;
+    let n = 0;
+    for (const f of this.files.values()) n += f.open;
+    return n;
   }
 
   close() {
-    for (const path of [...this.fds.keys()]) this.#close(path);
+    for (const f of this.files.values()) f.close();
+    this.files.clear();
     this.last.clear();
     this.members.clear();
   }

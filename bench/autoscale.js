@@ -171,7 +171,14 @@ async function measure(key, cap) {
       const ls = JSON.parse(await run(process.execPath, [SUPER_BIN, 'ls', '--json'], { env: t.env }));
       const first = (direction, done) => events.find((e) => e.direction === direction && e.done === done)?.at;
       const since = (at, from) => (at === undefined ? null : Math.round((at - from) / 100) / 10);
+      const downMissing = first('down', true) === undefined;
+      if (downMissing) { // keep what tells why: the daemon's log and each worker's last figures
+        const saved = path.join(ROOT, 'bench/results', `autoscale-no-step-down-${Date.now()}.log`);
+        fs.copyFileSync(path.join(home, 'daemon.log'), saved);
+        log(`${t.name}: no step down ${(DOWN_WAIT_MS / 1000)} s after the trickle; daemon.log kept in ${saved}`);
+      }
       scales = {
+        lastFigures: downMissing ? ls.apps[0].workers.map((w) => ({ pid: w.pid, status: w.status, metrics: w.metrics })) : undefined,
         upDecidedS: since(first('up', false), step),
         upDoneS: since(first('up', true), step),
         downDecidedS: since(first('down', false), end),

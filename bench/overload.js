@@ -17,11 +17,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import http from 'node:http';
-import { execFileSync } from 'node:child_process';
-import autocannon from 'autocannon';
 import { fmt, table } from './stats.js';
 import { ROOT, startRaw, startSuperd, startPm2, leaks, stopAllOnExit, cpuSnapshot, cpuDelta, sleep } from './targets.js';
+import { ALL_CPUS, ON_CPU0, capacity, driverOn, pinWorker } from './lib/pinned-worker.js';
 import { benchArgs } from './lib/args.js';
 import { openLoop, quantile } from './lib/open-loop.js';
 
@@ -46,15 +44,8 @@ if (cpus < 2) {
   log('bench: needs 2 CPUs (the worker on one, the daemon and the load on the other)');
   process.exit(2);
 }
-const taskset = (cpu, pid) => execFileSync('taskset', ['-a', '-p', '-c', String(cpu), String(pid)], { stdio: 'ignore' });
-const ALL_CPUS = `0-${cpus - 1}`;
-// The driver (the load generator) stays off the worker's CPU while it loads; it starts each
-// target with every CPU, as a target's processes inherit its mask.
-const driverOn = (cpu) => taskset(cpu, process.pid);
-
 const env = { BURN_MS: String(opts.burn) };
 Object.assign(process.env, env); // the targets' workers inherit it
-const ON_CPU0 = ['taskset', '-c', '0'];
 const TARGETS = {
   superd: () => startSuperd({ instances: 1, script: APP, top: ['daemon: { cpu_affinity: 0 }'], app: ['cpu_affinity: [1]'], name: 'superd' }),
   'superd-overload': () => startSuperd({ instances: 1, script: APP, top: ['daemon: { cpu_affinity: 0 }'], app: ['cpu_affinity: [1]', `overload: { max_loop_delay: ${opts.delay}ms }`], name: `superd + overload (max_loop_delay ${opts.delay}ms)` }),
@@ -62,40 +53,6 @@ const TARGETS = {
   pm2: () => startPm2({ instances: 1, script: APP, prefix: ON_CPU0, name: 'pm2' }),
   raw: () => startRaw({ instances: 1, script: APP, prefix: ON_CPU0, name: 'raw node:cluster' }),
 };
-
-/** The worker's pid (the app answers it), pinned to CPU 1: PM2 and a bare cluster cannot pin one. */
-async function pinWorker(port) {
-  for (let i = 0; i < 50; i++) {
-    const body = await new Promise((resolve, reject) => {
-      http.get({ host: '127.0.0.1', port, path: '/', agent: false }, (res) => {
-        let b = '';
-        res.on('data', (d) => (b += d)).on('end', () => resolve(b));
-      }).on('error', reject);
-    });
-    const pid = Number(/pid (\d+)/.exec(body)?.[1]);
-    if (pid) {
-      taskset(1, pid);
-      return pid;
-    }
-    await sleep(100); // shed (a busy machine): ask again
-  }
-  throw new Error('the worker never answered with its pid');
-}
-
-/** Requests per second one pinned worker serves, closed-loop (4 keep-alive connections). */
-async function capacity() {
-  driverOn(ALL_CPUS);
-  const t = await TARGETS.raw();
-  try {
-    await pinWorker(t.port);
-    driverOn(0);
-    await autocannon({ url: `http://127.0.0.1:${t.port}/`, connections: 4, duration: 2 }); // warm-up
-    const r = await autocannon({ url: `http://127.0.0.1:${t.port}/`, connections: 4, duration: 5 });
-    return r.requests.average;
-  } finally {
-    await t.stop();
-  }
-}
 
 const ms = (v) => (v == null ? '-' : fmt(v, v < 10 ? 1 : 0));
 
@@ -136,7 +93,7 @@ async function measure(key, rate) {
 }
 
 log(`capacity: one worker of bench/overload-app.js (${opts.burn} ms of CPU a request) on CPU 1 ...`);
-const cap = await capacity();
+const cap = await capacity(APP);
 const rate = Math.round(cap * opts.factor);
 log(`capacity ${fmt(cap)} req/s; offered load ${fmt(rate)} req/s`);
 const keys = opts.only.length ? opts.only : Object.keys(TARGETS);

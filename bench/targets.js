@@ -233,7 +233,7 @@ export async function startRaw({ instances, keepIpc = false, script = HELLO, pre
 
 /**
  * @param {object} o
- * @param {number} o.instances
+ * @param {number|{min: number, max: number}} o.instances  a count, or autoscale bounds (it waits for min workers)
  * @param {string} [o.script=HELLO]
  * @param {string[]} [o.top=[]]  extra top-level ecosystem lines (`scheduling: os`)
  * @param {string[]} [o.app=[]]  extra keys of the app, unindented (`cpu_affinity: spread`)
@@ -251,7 +251,7 @@ export async function startSuperd({ instances, script = HELLO, top = [], app = [
     '  - name: bench-hello',
     `    script: ${JSON.stringify(script)}`,
     `    cwd: ${JSON.stringify(path.dirname(script))}`,
-    `    instances: ${instances}`,
+    `    instances: ${typeof instances === 'number' ? instances : `{ min: ${instances.min}, max: ${instances.max} }`}`,
     ...app.map((line) => `    ${line}`),
     '    env:',
     `      PORT: "${port}"`,
@@ -262,7 +262,7 @@ export async function startSuperd({ instances, script = HELLO, top = [], app = [
   target.env = env;
   return guarded(target, async () => {
     await run(process.execPath, [SUPER_BIN, 'start', eco], { env, timeout: 60000 }); // returns once workers listen
-    await waitForWorkers(port, instances);
+    await waitForWorkers(port, typeof instances === 'number' ? instances : instances.min);
   });
 }
 

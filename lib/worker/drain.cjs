@@ -88,7 +88,8 @@ function drain() {
 // client that reconnects here is not sent away again. It lasts REBALANCE_MS: a connection
 // idle longer carries no load worth moving.
 const REBALANCE_MS = 10000;
-let rebalancing = null; // {spared: WeakSet<socket>, closed: WeakSet<socket>, timer}
+/** @type {{spared: WeakSet<object>, closed: WeakSet<object>, timer: NodeJS.Timeout}|null} */
+let rebalancing = null; // spared: opened since; closed: sent away once
 
 function rebalanceClose({ response, socket }) {
   if (!socket || response.headersSent || rebalancing.closed.has(socket) || rebalancing.spared.has(socket)) return;
@@ -103,12 +104,12 @@ function rebalance() {
   if (drained) return; // a drain closes every connection anyway
   if (rebalancing) clearTimeout(rebalancing.timer);
   else dc.subscribe('http.server.request.start', rebalanceClose);
-  rebalancing = { spared: new WeakSet(), closed: rebalancing?.closed ?? new WeakSet(), timer: null };
-  rebalancing.timer = setTimeout(() => {
+  const timer = setTimeout(() => {
     dc.unsubscribe('http.server.request.start', rebalanceClose);
     rebalancing = null;
   }, REBALANCE_MS);
-  rebalancing.timer.unref();
+  timer.unref();
+  rebalancing = { spared: new WeakSet(), closed: rebalancing?.closed ?? new WeakSet(), timer };
 }
 
 module.exports = { deferTraffic, admit, onShutdown, drain, rebalance };

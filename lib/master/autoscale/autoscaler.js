@@ -6,6 +6,9 @@
 import { decideScale } from './decide.js';
 import { WORKER_STATES as S } from '../states.js';
 
+/** How long an app may go without fresh figures from all its workers before the log says so. */
+const MISSING_MS = 15_000;
+
 export class Autoscaler {
   /** @type {Map<string, import('./decide.js').ScaleState>} app name -> its timers */
   #states = new Map();
@@ -42,10 +45,25 @@ export class Autoscaler {
     const state = this.#states.get(app.name) ?? { upSince: null, downSince: null, lastAt: now };
     if (app.lastReloadAt > state.lastAt) state.lastAt = app.lastReloadAt;
     const figures = app.workers.map((w) => (w.state === S.ONLINE && w.ready && w.pid ? this.figures(w.pid, now) : null));
+    this.#noteMissing(app, figures, now);
     const idle = !app.busy && !this.#stepping.has(app.name);
     const { state: next, step } = decideScale({ settings: app.autoscale, figures, state, now, idle });
     this.#states.set(app.name, next);
     if (step) this.#run(app.name, { ...step, from: figures.length });
+  }
+
+  /** @type {Map<string, {since: number, said: boolean}>} apps with a worker without fresh figures, since when */
+  #missing = new Map();
+
+  /** Says once (per stretch) when an app decided nothing for MISSING_MS: a worker of it sends no fresh figures. */
+  #noteMissing(app, figures, now) {
+    const gone = figures.map((f, i) => (f === null ? `#${i}` : null)).filter(Boolean);
+    if (gone.length === 0) return void this.#missing.delete(app.name);
+    const m = this.#missing.get(app.name) ?? { since: now, said: false };
+    this.#missing.set(app.name, m);
+    if (m.said || now - m.since < MISSING_MS) return;
+    m.said = true;
+    this.log.warn({ app: app.name, workers: gone }, `${app.name}: autoscale decides nothing: ${gone.map((g) => `${app.name}${g}`).join(', ')} sent no fresh figures for ${Math.round((now - m.since) / 1000)} s (starting, stopped, or too busy to report)`);
   }
 
   async #run(name, step) {

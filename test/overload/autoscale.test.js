@@ -113,8 +113,8 @@ test('autoscale: up over the bounds, down under them, gracefully; a start or rel
     assert.equal(a.autoscale.last.direction, 'up');
     assert.equal(a.autoscale.last.from, 1);
     assert.ok(a.autoscale.last.figures.inflight >= 2, JSON.stringify(a.autoscale.last));
-    assert.match(a.autoscale.last.reason, /^every worker over inflight 2 for [\d.]+ s$/);
-    assert.match(daemonLog(), /pool: autoscale up 1 -> 2 workers \(every worker over inflight 2 for [\d.]+ s; elu [\d.]+, loop_delay [\d.]+ ms, inflight [\d.]+\)/);
+    assert.match(a.autoscale.last.reason, /^every worker over inflight 2 on average for 0.6 s$/);
+    assert.match(daemonLog(), /pool: autoscale up 1 -> 2 workers \(every worker over inflight 2 on average for 0.6 s; elu [\d.]+, loop_delay [\d.]+ ms, inflight [\d.]+\)/);
     assert.match(daemonLog(), /pool: autoscale up done: 2 workers/);
     // keep-alive connections opened before the step move in part to the new worker
     await until((x) => x.workers[1]?.metrics?.http_rps > 0, 'the second worker to serve requests');
@@ -140,7 +140,7 @@ test('autoscale: up over the bounds, down under them, gracefully; a start or rel
 
   await t.test('every worker under the down bound for down.for: back to min, gracefully, no request failed', async () => {
     const a = await until((x) => x.workers.length === 1 && x.autoscale.last?.direction === 'down' && x.autoscale.last.workers === 1, 'back to one worker');
-    assert.match(a.autoscale.last.reason, /^every worker under inflight 0\.5 for [\d.]+ s$/);
+    assert.match(a.autoscale.last.reason, /^every worker under inflight 0\.5 on average for 0\.6 s$/);
     const seen = await load.stop();
     load = null;
     assert.deepEqual(seen.failures, []);

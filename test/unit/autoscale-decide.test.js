@@ -2,7 +2,7 @@
 // retires one, or waits, from its workers' figures over time.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { decideScale } from '../../lib/master/autoscale/decide.js';
+import { decideScale, freshState } from '../../lib/master/autoscale/decide.js';
 
 const rule = (r) => ({ elu: null, loop_delay: null, inflight: null, ...r });
 const settings = {
@@ -13,60 +13,62 @@ const settings = {
   cooldown: 30_000,
 };
 const fig = (elu, extra = {}) => ({ elu, loop_delay: 5, inflight: 1, ...extra });
-const fresh = () => ({ upSince: null, downSince: null, lastAt: 0 });
 
-/** Feeds the same figures once a second from `from` to `to` (s); returns the first step and the state. */
-function run(figures, { from = 60, to = 200, state = fresh(), idle = true, s = settings } = {}) {
+/**
+ * Feeds figures once a second from `from` to `to` (s): `figures` is a list (the same each
+ * second) or a function of the second. Returns the first step, when (s), and the state.
+ */
+function run(figures, { from = 60, to = 200, state = freshState(0), idle = true, s = settings } = {}) {
   for (let t = from; t <= to; t++) {
-    const r = decideScale({ settings: s, figures, state, now: t * 1000, idle });
+    const r = decideScale({ settings: s, figures: typeof figures === 'function' ? figures(t) : figures, state, now: t * 1000, idle });
     state = r.state;
     if (r.step) return { ...r, at: t };
   }
   return { state, step: null, at: null };
 }
 
-test('up: every worker over a bound for up.for, then one more worker', () => {
+test('up: every worker over a bound on average over up.for, then one more worker', () => {
   const r = run([fig(0.9), fig(0.85)]);
-  assert.equal(r.at, 70); // over since 60 s, for 10 s
+  assert.equal(r.at, 70); // samples since 60 s, reaching back 10 s at 70 s
   assert.deepEqual({ ...r.step, reason: undefined }, { to: 3, direction: 'up', reason: undefined, figures: { elu: 0.88, loop_delay: 5, inflight: 1 } });
-  assert.match(r.step.reason, /^every worker over elu 0\.8 or loop_delay 100 ms for 10 s$/);
+  assert.equal(r.step.reason, 'every worker over elu 0.8 on average for 10 s');
   // any one bound is enough: a late loop with a low ELU
-  assert.equal(run([fig(0.2, { loop_delay: 150 }), fig(0.9)]).at, 70);
+  assert.match(run([fig(0.2, { loop_delay: 150 }), fig(0.9, { loop_delay: 120 })]).step.reason, /^every worker over loop_delay 100 ms on average/);
 });
 
-test('no step while one worker is under the up bounds, at max, idle not, or cooling down', () => {
+test('no step while one worker is under the up bounds, at max, held by another operation, or cooling down', () => {
   assert.equal(run([fig(0.9), fig(0.5)]).step, null);
   assert.equal(run([fig(0.9), fig(0.9), fig(0.9)]).step, null, 'max 3');
   assert.equal(run([fig(0.9), fig(0.9)], { idle: false }).step, null, 'another operation holds the app');
-  // the last step at 100 s: over since 60 s, but the first step waits out the cooldown
-  assert.equal(run([fig(0.9), fig(0.9)], { state: { upSince: null, downSince: null, lastAt: 100_000 } }).at, 130);
+  // the last step at 100 s: busy since 60 s, but the samples count from the step, and the cooldown runs
+  assert.equal(run([fig(0.9), fig(0.9)], { state: freshState(100_000) }).at, 130);
+  assert.equal(run([fig(0.9), fig(0.9)], { state: freshState(100_000), s: { ...settings, cooldown: 0 } }).at, 111);
 });
 
-test('a break in the condition starts its timer again; a worker without figures decides nothing and breaks nothing', () => {
-  let state = fresh();
-  const at = (t, figures) => {
-    const r = decideScale({ settings, figures, state, now: t * 1000, idle: true });
+test('averages: a dip under the up bound does not start the wait again; a worker without figures adds no sample', () => {
+  // 0.9 each second but one at 0.5: the mean over 10 s stays over 0.8
+  assert.equal(run((t) => [fig(t === 65 ? 0.5 : 0.9)]).at, 70);
+  // two dips in 10 s bring the mean under 0.8 until they leave the window
+  assert.equal(run((t) => [fig(t === 65 || t === 66 ? 0.3 : 0.9)]).at, 75);
+  // a starting worker (no figures) decides nothing and breaks nothing
+  let state = freshState(0);
+  for (let t = 60; t < 75; t++) {
+    const r = decideScale({ settings, figures: t < 64 ? [fig(0.9)] : [fig(0.9), null], state, now: t * 1000, idle: true });
     state = r.state;
-    return r.step;
-  };
-  for (let t = 60; t < 68; t++) assert.equal(at(t, [fig(0.9)]), null);
-  assert.equal(at(68, [fig(0.5)]), null); // a break
-  for (let t = 69; t < 79; t++) assert.equal(at(t, [fig(0.9)]), null);
-  assert.equal(at(79, [fig(0.9)])?.to, 2, 'over again for 10 s since 69 s');
-  state = fresh();
-  for (let t = 60; t < 65; t++) at(t, [fig(0.9)]);
-  for (let t = 65; t < 75; t++) assert.equal(at(t, [fig(0.9), null]), null, 'a starting worker: no step');
-  assert.equal(state.upSince, 60_000, 'and the timer kept');
-  assert.equal(at(75, [fig(0.9)])?.to, 2);
+    assert.equal(r.step, null, `at ${t} s`);
+  }
+  assert.equal(state.samples.length, 4, 'the samples of 60-63 s only');
+  assert.equal(run([fig(0.9)], { from: 75, state }).at, 75, 'they reach back 10 s at 75 s: the mean of what was seen');
 });
 
-test('down: every worker under every down bound for down.for, and the rest would stay under the up bounds', () => {
+test('down: the busiest worker under every down bound on average over down.for, and the rest would stay under the up bounds', () => {
   const r = run([fig(0.1), fig(0.2), fig(0.25)]);
   assert.equal(r.at, 120);
   assert.equal(r.step.to, 2);
-  assert.match(r.step.reason, /^every worker under elu 0\.3 for 60 s$/);
+  assert.equal(r.step.reason, 'every worker under elu 0.3 on average for 60 s');
   assert.equal(run([fig(0.1)]).step, null, 'min 1');
   assert.equal(run([fig(0.1), fig(0.4)]).step, null, 'one worker over the down bound');
+  assert.equal(run((t) => [fig(0.1), fig(t === 100 ? 0.9 : 0.2)]).at, 120, 'a spike of one sample does not start the wait again');
   // Two workers at 0.29 would be one at 0.58: fine. With up at 0.5, one would be over it.
   const lowUp = { ...settings, up: rule({ elu: 0.5, for: 10_000 }), down: rule({ elu: 0.3, for: 60_000 }) };
   assert.equal(run([fig(0.29), fig(0.29)], { s: lowUp }).step, null, 'the one left would scale back up');
@@ -78,4 +80,11 @@ test('down: every worker under every down bound for down.for, and the rest would
   assert.equal(run(inflight(6, 6), { s: byInflight }).step, null, '12 on one worker would be over 10');
   assert.equal(run(inflight(4, 4), { s: byInflight }).step?.to, 1);
   assert.equal(run(inflight(null, 4), { s: byInflight }).step, null);
+});
+
+test('the window is bounded: a long `for` at a short interval keeps at most 4096 samples', () => {
+  const long = { ...settings, up: rule({ elu: 0.8, for: 3_600_000 }), down: rule({ elu: 0.3, for: 3_600_000 }) };
+  let state = freshState(0);
+  for (let t = 1; t <= 20_000; t++) state = decideScale({ settings: long, figures: [fig(0.5)], state, now: t * 100, idle: true }).state;
+  assert.ok(state.samples.length <= 4096, `${state.samples.length} samples`);
 });

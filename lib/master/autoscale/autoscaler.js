@@ -3,7 +3,7 @@
 // agents report every interval while the app autoscales) go through decideScale. A step
 // is the registry's command (autoscale()), which holds the app while it runs, so no
 // reload, scale or stop interleaves with it; a step waits for no other.
-import { decideScale } from './decide.js';
+import { decideScale, freshState } from './decide.js';
 import { WORKER_STATES as S } from '../states.js';
 
 /** How long an app may go without fresh figures from all its workers before the log says so. */
@@ -42,8 +42,8 @@ export class Autoscaler {
       this.#states.delete(app.name); // a start begins a new cooldown
       return;
     }
-    const state = this.#states.get(app.name) ?? { upSince: null, downSince: null, lastAt: now };
-    if (app.lastReloadAt > state.lastAt) state.lastAt = app.lastReloadAt;
+    const state = this.#states.get(app.name) ?? freshState(now);
+    if (app.lastReloadAt > state.lastAt) state.lastAt = app.lastReloadAt; // its samples before are dropped
     const figures = app.workers.map((w) => (w.state === S.ONLINE && w.ready && w.pid ? this.figures(w.pid, now) : null));
     this.#noteMissing(app, figures, now);
     const idle = !app.busy && !this.#stepping.has(app.name);
@@ -82,7 +82,7 @@ export class Autoscaler {
       this.#stepping.delete(name);
       // The cooldown runs from the end of the step (a new worker's boot is not part of it),
       // and the timers start again with the new count.
-      this.#states.set(name, { upSince: null, downSince: null, lastAt: Date.now() });
+      this.#states.set(name, freshState(Date.now()));
     }
   }
 

@@ -1,26 +1,34 @@
 // The autoscale decision of one app at one moment, pure: from its settings (lib/config/
-// autoscale.js), its workers' last figures and what was true before, whether to add a
-// worker, retire one, or wait. The autoscaler (autoscaler.js) calls it once per sample.
+// autoscale.js), its workers' figures at each sample and what was seen before, whether to
+// add a worker, retire one, or wait. The autoscaler (autoscaler.js) calls it once per sample.
 //
-// - up: every worker is over one of the up bounds, without a break, for up.for;
-// - down: every worker is under all the down bounds for down.for, and the workers left
-//   would stay under the up bounds the load adds to (elu and in-flight requests are
-//   shared out by the daemon's round-robin; a loop delay is not, and is not projected);
-// - one step at a time, within min-max, at least `cooldown` after the last step (or the
-//   app's start or reload), never while another operation holds the app.
-// A worker without fresh figures (starting, or too busy to report) leaves the timers as
-// they were and decides nothing.
+// Each sample keeps, per figure, the least and the most any worker reported and their sum.
+// Over the last `for` of samples (all taken since the last step, start or reload):
+// - up: the least busy worker's figure, averaged, is at or over an up bound (any one);
+// - down: the busiest worker's figure, averaged, is at or under every down bound, and the
+//   workers left would stay under the up bounds the load adds to (elu and in-flight
+//   requests are shared out by the daemon's round-robin; a loop delay is not projected).
+// Averages, not every sample in a row: one sample of a busy worker that dips under the up
+// bound (or of an idle one over the down bound) does not start the wait again.
+// One step at a time, within min-max, at least `cooldown` after the last step (or the app's
+// start or reload), never while another operation holds the app. A worker without fresh
+// figures (starting, or too busy to report) adds no sample and decides nothing.
 
 /** @typedef {{elu: number|null, loop_delay: number|null, inflight: number|null}} Figures */
-/** @typedef {{upSince: number|null, downSince: number|null, lastAt: number}} ScaleState */
+/** @typedef {{t: number, lo: Figures, hi: Figures, sum: Figures, n: number}} Sample  per figure: least, most, sum over the n workers */
+/** @typedef {{samples: Sample[], lastAt: number}} ScaleState */
 
 const FIGURES = /** @type {const} */ (['elu', 'loop_delay', 'inflight']);
+const MAX_SAMPLES = 4096; // per app: the memory a rule's window may take, whatever its `for`
+
+/** A state that starts counting at `now` (an app's start, or the end of a step). */
+export const freshState = (now) => ({ samples: [], lastAt: now });
 
 /**
  * @param {object} o
  * @param {import('../../config/autoscale.js').AutoscaleSettings} o.settings
  * @param {(Figures|null)[]} o.figures  one per worker of the app; null: none fresh
- * @param {ScaleState} o.state  what the last call returned (lastAt: the last step, start or reload)
+ * @param {ScaleState} o.state  what the last call returned
  * @param {number} o.now  ms
  * @param {boolean} o.idle  no other operation holds the app
  * @returns {{state: ScaleState, step: {to: number, direction: 'up'|'down', reason: string, figures: Partial<Figures>}|null}}
@@ -29,40 +37,65 @@ export function decideScale({ settings, figures, state, now, idle }) {
   const count = figures.length;
   if (count === 0 || figures.some((f) => f === null)) return { state, step: null };
   const { up, down } = settings;
-  const over = figures.every((f) => FIGURES.some((k) => up[k] !== null && f[k] !== null && f[k] >= up[k]));
-  const under = figures.every((f) => FIGURES.every((k) => down[k] === null || (f[k] !== null && f[k] <= down[k])));
-  const next = { upSince: over ? (state.upSince ?? now) : null, downSince: under ? (state.downSince ?? now) : null, lastAt: state.lastAt };
+  const keep = Math.max(up.for, down.for);
+  let samples = [...state.samples.filter((s) => s.t > state.lastAt && s.t >= now - keep), sample(/** @type {Figures[]} */ (figures), now)];
+  // A long `for` at a short interval: every other sample goes (the means stay about right).
+  if (samples.length > MAX_SAMPLES) samples = samples.filter((_, i) => i % 2 === 1);
+  const next = { samples, lastAt: state.lastAt };
   if (!idle || now - state.lastAt < settings.cooldown) return { state: next, step: null };
-  const seen = means(figures);
-  if (over && count < settings.max && now - next.upSince >= up.for) {
-    return { state: next, step: { to: count + 1, direction: 'up', reason: `every worker over ${bounds(up, ' or ')} for ${seconds(now - next.upSince)}`, figures: seen } };
+  const upWindow = windowOf(samples, now, up.for);
+  if (upWindow && count < settings.max) {
+    const over = FIGURES.filter((k) => up[k] !== null && mean(upWindow, 'lo', k) >= up[k]);
+    if (over.length) return { state: next, step: { to: count + 1, direction: 'up', reason: `every worker over ${bounds(up, over, ' or ')} on average for ${seconds(up.for)}`, figures: means(upWindow) } };
   }
-  if (under && count > settings.min && now - next.downSince >= down.for && fitsIn(figures, count - 1, up)) {
-    return { state: next, step: { to: count - 1, direction: 'down', reason: `every worker under ${bounds(down, ' and ')} for ${seconds(now - next.downSince)}`, figures: seen } };
+  const downWindow = windowOf(samples, now, down.for);
+  if (downWindow && count > settings.min) {
+    const under = FIGURES.every((k) => down[k] === null || mean(downWindow, 'hi', k) <= down[k]);
+    const fits = FIGURES.every((k) => k === 'loop_delay' || up[k] === null || mean(downWindow, 'sum', k) / (count - 1) < up[k]);
+    if (under && fits) return { state: next, step: { to: count - 1, direction: 'down', reason: `every worker under ${bounds(down, FIGURES.filter((k) => down[k] !== null), ' and ')} on average for ${seconds(down.for)}`, figures: means(downWindow) } };
   }
   return { state: next, step: null };
 }
 
-/** Whether the load of `figures` shared out by `workers` stays under every additive up bound. */
-function fitsIn(figures, workers, up) {
-  for (const k of /** @type {const} */ (['elu', 'inflight'])) {
-    if (up[k] === null || figures.some((f) => f[k] === null)) continue;
-    const total = figures.reduce((sum, f) => sum + f[k], 0);
-    if (total / workers >= up[k]) return false;
+/** One sample: per figure, the least and the most a worker reported, and their sum (null: a worker has none). */
+function sample(figures, t) {
+  const lo = {}, hi = {}, sum = {};
+  for (const k of FIGURES) {
+    const values = figures.map((f) => f[k]);
+    const known = values.every((v) => v !== null && v !== undefined);
+    lo[k] = known ? Math.min(...values) : null;
+    hi[k] = known ? Math.max(...values) : null;
+    sum[k] = known ? values.reduce((a, b) => a + b, 0) : null;
   }
-  return true;
+  return { t, lo: /** @type {Figures} */ (lo), hi: /** @type {Figures} */ (hi), sum: /** @type {Figures} */ (sum), n: figures.length };
 }
 
-/** The mean of each figure over the workers that report it, rounded for a log line. */
-function means(figures) {
+/** The samples of the last `ms` (for 0: the last one), when the samples since the last step reach back that far; else null. */
+function windowOf(samples, now, ms) {
+  if (now - samples[0].t < ms) return null;
+  return ms === 0 ? samples.slice(-1) : samples.filter((s) => s.t > now - ms);
+}
+
+/** The mean of `which` of figure `k` over `samples`; NaN when a sample lacks it (a bound is then not met). */
+function mean(samples, which, k) {
+  let total = 0;
+  for (const s of samples) {
+    if (s[which][k] === null) return Number.NaN;
+    total += s[which][k];
+  }
+  return total / samples.length;
+}
+
+/** Each figure's mean over the window (of the workers' mean at each sample), rounded for a log line. */
+function means(samples) {
   /** @type {Partial<Figures>} */
   const out = {};
   for (const k of FIGURES) {
-    const values = figures.map((f) => f[k]).filter((v) => v !== null);
-    if (values.length) out[k] = Math.round((values.reduce((a, b) => a + b, 0) / values.length) * 100) / 100;
+    const m = mean(samples, 'sum', k) / (samples.at(-1)?.n ?? 1);
+    if (Number.isFinite(m)) out[k] = Math.round(m * 100) / 100;
   }
   return out;
 }
 
-const bounds = (rule, joint) => FIGURES.filter((k) => rule[k] !== null).map((k) => `${k} ${rule[k]}${k === 'loop_delay' ? ' ms' : ''}`).join(joint);
+const bounds = (rule, keys, joint) => keys.map((k) => `${k} ${rule[k]}${k === 'loop_delay' ? ' ms' : ''}`).join(joint);
 const seconds = (ms) => `${Math.round(ms / 100) / 10} s`;

@@ -223,7 +223,8 @@ export async function startRaw({ instances, keepIpc = false, script = HELLO, pre
   return guarded(target, async () => {
     if (single) return waitForWorkers(port, 1); // a plain server has no 'ready' to send
     await new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('raw cluster: workers not listening within 15 s')), 15000);
+      const ms = Math.max(15000, instances * 300); // 100 workers booting on 2 busy cores take longer than 15 s
+      const timer = setTimeout(() => reject(new Error(`raw cluster: workers not listening within ${ms / 1000} s`)), ms);
       child.once('message', (m) => { if (m === 'ready') { clearTimeout(timer); resolve(); } });
       child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`raw cluster exited early (code ${code})`)); });
     });

@@ -5,11 +5,15 @@
 //   no dashboard        the daemon alone (the baseline)
 //   dashboard, no page  the dashboard runs but no page is open: it holds no subscription,
 //                       so the daemon's cost must not move
-//   page open           one headless Chromium page (test/helpers/chromium.js) on the dashboard
+//   page open           one headless Chromium page (test/helpers/chromium.js) on the dashboard,
+//                       measured --settle seconds after it opened
 //   page closed         back to no page: the subscriptions are dropped again
 //   bare subscriber     still no page, one plain client subscribed to the metrics topic:
 //                       what any watcher (super monit too) costs the daemon, whose agents
 //                       then report once a second
+//   the floor           superd stopped; a bare node:cluster primary (bench/watched-primary.js)
+//                       with as many workers doing only what watching cannot skip: the
+//                       agents' reports once a second and a /proc sample of every worker
 // Also the page's weight (every file it loads, uncompressed) and its load time (navigation
 // to the last worker row drawn), the median of --loads loads.
 //   node bench/dashboard-cost.js [--workers 100] [--window 20] [--settle 12] [--loads 5]
@@ -17,10 +21,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startSuperd, stopAllOnExit, stopAll, sleep, ROOT } from './targets.js';
+import { startSuperd, startRaw, stopAllOnExit, stopAll, sleep, ROOT } from './targets.js';
 import { median, fmt, table } from './stats.js';
 import { benchArgs } from './lib/args.js';
-import { noChromium, launchChromium, startDashboard } from '../test/helpers/chromium.js';
+import { launchChromium, startDashboard } from '../test/helpers/chromium.js';
+import { needChromium } from './lib/need-chromium.js';
 import { loadPage } from '../lib/dashboard/server.js';
 import { connect } from '../lib/ipc/client.js';
 
@@ -29,11 +34,7 @@ const opts = benchArgs(process.argv.slice(2), {
   fractional: ['window', 'settle'],
   usage: 'node bench/dashboard-cost.js [--workers N] [--window S] [--settle S] [--loads N]',
 });
-const why = noChromium();
-if (why) {
-  process.stderr.write(`bench: ${why}\n`);
-  process.exit(2);
-}
+needChromium();
 stopAllOnExit();
 
 const HZ = 100; // USER_HZ
@@ -87,7 +88,9 @@ try {
     await page.waitForFunction(() => globalThis['drawnAt'] !== undefined, null, { timeout: 30_000 });
     loadsMs.push(await page.evaluate(() => globalThis['drawnAt']));
   }
-  await sleep(2000);
+  // The page stays open (a wall screen): its steady cost, not the daemon's first runs
+  // (and JIT compilations) of the watched path.
+  await sleep(opts.settle * 1000);
   const [d2, s2] = await cpuOver([daemonPid, dash.pid], opts.window);
   rows.push(['page open', fmt(d2, 2), fmt(s2, 2)]);
   out.phases.page_open = { daemon: d2, dashboard: s2 };
@@ -101,11 +104,24 @@ try {
   // metrics topic, the same pushes the dashboard asks for with a page open.
   const watcher = await connect(home);
   await watcher.request('subscribe', { topics: ['metrics'] });
-  await sleep(2000);
+  await sleep(opts.settle * 1000);
   const [bare] = await cpuOver([daemonPid], opts.window);
   watcher.close();
   rows.push(['no page, one bare metrics subscriber instead', fmt(bare, 2), '-']);
   out.phases.bare_subscriber = { daemon: bare };
+
+  await browser.close();
+  browser = null;
+  await dash.stop();
+  dash = null;
+  await target.stop();
+  const floor = await startRaw({ instances: opts.workers, primary: path.join(ROOT, 'bench/watched-primary.js'), name: 'watched primary' });
+  process.stderr.write(`bare primary with ${opts.workers} watched workers up; settling ${opts.settle} s\n`);
+  await sleep(opts.settle * 1000);
+  const [bareFloor] = await cpuOver([floor.child.pid], opts.window);
+  await floor.stop();
+  rows.push([`the floor: a bare node:cluster primary, ${opts.workers} agents reporting once a second, /proc read once a second`, fmt(bareFloor, 2), '-']);
+  out.phases.floor = { primary: bareFloor };
 
   const files = loadPage();
   const bytes = Object.values(files).reduce((a, f) => a + f.body.length, 0);

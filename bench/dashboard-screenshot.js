@@ -8,7 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { markedEnv, reapMarked, stopAllOnExit, freePort, sleep, ROOT, run, SUPER_BIN } from './targets.js';
 import { benchArgs } from './lib/args.js';
-import { noChromium, launchChromium, startDashboard } from '../test/helpers/chromium.js';
+import { launchChromium, startDashboard } from '../test/helpers/chromium.js';
+import { needChromium } from './lib/need-chromium.js';
 import { startLoad } from '../test/helpers/strict-client.js';
 
 const opts = benchArgs(process.argv.slice(2), {
@@ -16,11 +17,7 @@ const opts = benchArgs(process.argv.slice(2), {
   fractional: ['warm'],
   usage: 'node bench/dashboard-screenshot.js [--warm S] [--out FILE]',
 });
-const why = noChromium();
-if (why) {
-  process.stderr.write(`bench: ${why}\n`);
-  process.exit(2);
-}
+needChromium();
 stopAllOnExit();
 
 const home = fs.mkdtempSync(path.join(os.tmpdir(), 'superd-shot-'));

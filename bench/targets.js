@@ -195,12 +195,13 @@ async function guarded(target, ready) {
  * @param {string[]} [o.prefix=[]]  a command to exec the primary through, e.g. ['taskset', '-c', '0']
  * @param {boolean} [o.single=false]  run the app as one plain process, without a cluster primary
  * @param {boolean} [o.keepIpc=false]  keep the IPC channel to the primary (reload benches)
+ * @param {string} [o.primary]  the primary's script (default bench/raw-cluster.js; bench/watched-primary.js)
  * @param {string} [o.name]
  */
-export async function startRaw({ instances, keepIpc = false, script = HELLO, prefix = [], single = false, name = 'raw node:cluster' }) {
+export async function startRaw({ instances, keepIpc = false, script = HELLO, prefix = [], single = false, primary = RAW_PRIMARY, name = 'raw node:cluster' }) {
   const port = await freePort();
   const mark = `${RUN_ID}-raw-${++seq}`;
-  const argv = [...prefix, process.execPath, single ? script : RAW_PRIMARY];
+  const argv = [...prefix, process.execPath, single ? script : primary];
   // detached: own process group, so stop() can signal the primary and its workers at once.
   const child = spawn(argv[0], argv.slice(1), {
     cwd: ROOT,
@@ -222,7 +223,8 @@ export async function startRaw({ instances, keepIpc = false, script = HELLO, pre
   return guarded(target, async () => {
     if (single) return waitForWorkers(port, 1); // a plain server has no 'ready' to send
     await new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('raw cluster: workers not listening within 15 s')), 15000);
+      const ms = Math.max(15000, instances * 300); // 100 workers booting on 2 busy cores take longer than 15 s
+      const timer = setTimeout(() => reject(new Error(`raw cluster: workers not listening within ${ms / 1000} s`)), ms);
       child.once('message', (m) => { if (m === 'ready') { clearTimeout(timer); resolve(); } });
       child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`raw cluster exited early (code ${code})`)); });
     });

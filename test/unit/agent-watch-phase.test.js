@@ -10,8 +10,8 @@ const AGENT = fileURLToPath(new URL('../../lib/worker/agent.cjs', import.meta.ur
 const INTERVAL = 400;
 
 test('watched reports come on multiples of the interval, whatever the moment WATCH came', async (t) => {
-  const env = { ...process.env, SUPER_APP_NAME: 'phase', SUPER_SLOT: '0', SUPER_METRICS_INTERVAL: String(INTERVAL) };
-  delete env.SUPER_LOG;
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'SUPER_LOG'));
+  const env = { ...inherited, SUPER_APP_NAME: 'phase', SUPER_SLOT: '0', SUPER_METRICS_INTERVAL: String(INTERVAL) };
   const child = fork('-e', ['setInterval(() => {}, 1000)'], { execArgv: ['--require', AGENT], env, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   t.after(() => child.kill('SIGKILL'));
   await new Promise((resolve) => child.once('spawn', resolve));
@@ -20,7 +20,7 @@ test('watched reports come on multiples of the interval, whatever the moment WAT
   await new Promise((resolve) => setTimeout(resolve, INTERVAL * 1.5 - (Date.now() % INTERVAL)));
   const phases = [];
   const reports = new Promise((resolve) => {
-    child.on('message', (m) => {
+    child.on('message', (/** @type {any} */ m) => {
       if (m?.cmd !== 'super:metrics') return;
       phases.push(Date.now() % INTERVAL);
       if (phases.length === 3) resolve();

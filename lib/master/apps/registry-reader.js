@@ -36,7 +36,21 @@ export class RegistryReader {
   app(name) {
     const app = this.#apps.get(name);
     if (!app) return null;
-    return { id: appIdOf(this.#apps, app), name, config: app.config, status: app.status, busy: app.busy, logs: app.logPaths() };
+    // status and logs are read when asked: the monitor and the stall captures call app()
+    // for every worker each interval and for every report, for its config, and an app's
+    // status goes through all its slots (100 workers: 10^4 slot reads a second, for nothing).
+    return {
+      id: appIdOf(this.#apps, app),
+      name,
+      config: app.config,
+      get status() {
+        return app.status;
+      },
+      busy: app.busy,
+      get logs() {
+        return app.logPaths();
+      },
+    };
   }
 
   /** How many apps are registered. */

@@ -120,7 +120,7 @@ class ProcFiles {
   }
 
   get open() {
-    return (this.stat !== -1) + (this.children !== -1);
+    return Number(this.stat !== -1) + Number(this.children !== -1);
   }
 }
 
@@ -164,7 +164,9 @@ export class ProcessSampler {
     let ticks = 0;
     let rss = 0;
     let processes = 0;
+    /** @type {number[]|null} */
     let queue = null; // the tree's other processes, found from the children lists
+    /** @type {Set<number>|null} */
     let seen = null;
     for (let p = pid, next = 0; p !== undefined && processes < MAX_TREE; p = queue?.[next++]) {
       const files = this.#filesOf(p);

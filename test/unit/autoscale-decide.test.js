@@ -82,6 +82,22 @@ test('down: the busiest worker under every down bound on average over down.for, 
   assert.equal(run(inflight(null, 4), { s: byInflight }).step, null);
 });
 
+test('samples at uneven times (a real timer): the window fills, up and down', () => {
+  // one sample a second, each up to 30 ms late: never exactly `for` apart
+  const at = (t) => t * 1000 + ((t * 7) % 31);
+  const feed = (figures, from, to, state) => {
+    for (let t = from; t <= to; t++) {
+      const r = decideScale({ settings, figures, state, now: at(t), idle: true });
+      state = r.state;
+      if (r.step) return { step: r.step, t };
+    }
+    return { step: null, t: null, state };
+  };
+  // the first sample at 60 s: a window of 10 s (60 s) is full at 70 or 71 s (130 s or 131 s)
+  assert.ok([70, 71].includes(feed([fig(0.9)], 60, 200, freshState(0)).t));
+  assert.ok([120, 121].includes(feed([fig(0.1), fig(0.1)], 60, 200, freshState(0)).t));
+});
+
 test('the window is bounded: a long `for` at a short interval keeps at most 4096 samples', () => {
   const long = { ...settings, up: rule({ elu: 0.8, for: 3_600_000 }), down: rule({ elu: 0.3, for: 3_600_000 }) };
   let state = freshState(0);

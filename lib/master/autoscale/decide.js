@@ -38,7 +38,11 @@ export function decideScale({ settings, figures, state, now, idle }) {
   if (count === 0 || figures.some((f) => f === null)) return { state, step: null };
   const { up, down } = settings;
   const keep = Math.max(up.for, down.for);
-  let samples = [...state.samples.filter((s) => s.t > state.lastAt && s.t >= now - keep), sample(/** @type {Figures[]} */ (figures), now)];
+  // The samples since the last step within the longest `for`, and the one before them: a
+  // window is full once a sample at least `for` old is there.
+  const since = state.samples.filter((s) => s.t > state.lastAt);
+  const inside = since.findIndex((s) => s.t >= now - keep);
+  let samples = [...since.slice(inside === -1 ? Math.max(0, since.length - 1) : Math.max(0, inside - 1)), sample(/** @type {Figures[]} */ (figures), now)];
   // A long `for` at a short interval: every other sample goes (the means stay about right).
   if (samples.length > MAX_SAMPLES) samples = samples.filter((_, i) => i % 2 === 1);
   const next = { samples, lastAt: state.lastAt };

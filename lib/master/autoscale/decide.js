@@ -4,12 +4,14 @@
 //
 // Each sample keeps, per figure, the least and the most any worker reported and their sum.
 // Over the last `for` of samples (all taken since the last step, start or reload):
-// - up: the least busy worker's figure, averaged, is at or over an up bound (any one);
-// - down: the busiest worker's figure, averaged, is at or under every down bound, and the
-//   workers left would stay under the up bounds the load adds to (elu and in-flight
-//   requests are shared out by the daemon's round-robin; a loop delay is not projected).
-// Averages, not every sample in a row: one sample of a busy worker that dips under the up
-// bound (or of an idle one over the down bound) does not start the wait again.
+// - up: the least busy worker's figure, averaged, is at or over an up bound (any one): one
+//   sample of a busy worker that dips under the bound does not start the wait again;
+// - down: the busiest worker's figure is at or under every down bound in every sample (a
+//   step down waits for the load to have stayed low: one busy second holds it off, as
+//   Kubernetes' scale-down stabilization keeps the highest recommendation of its window),
+//   and the workers left would stay under the up bounds the load adds to (elu and
+//   in-flight requests are shared out by the daemon's round-robin; a loop delay is not
+//   projected).
 // One step at a time, within min-max, at least `cooldown` after the last step (or the app's
 // start or reload), never while another operation holds the app. A worker without fresh
 // figures (starting, or too busy to report) adds no sample and decides nothing.
@@ -54,9 +56,9 @@ export function decideScale({ settings, figures, state, now, idle }) {
   }
   const downWindow = windowOf(samples, now, down.for);
   if (downWindow && count > settings.min) {
-    const under = FIGURES.every((k) => down[k] === null || mean(downWindow, 'hi', k) <= down[k]);
+    const under = FIGURES.every((k) => down[k] === null || most(downWindow, 'hi', k) <= down[k]);
     const fits = FIGURES.every((k) => k === 'loop_delay' || up[k] === null || mean(downWindow, 'sum', k) / (count - 1) < up[k]);
-    if (under && fits) return { state: next, step: { to: count - 1, direction: 'down', reason: `every worker under ${bounds(down, FIGURES.filter((k) => down[k] !== null), ' and ')} on average for ${seconds(down.for)}`, figures: means(downWindow) } };
+    if (under && fits) return { state: next, step: { to: count - 1, direction: 'down', reason: `every worker under ${bounds(down, FIGURES.filter((k) => down[k] !== null), ' and ')} for ${seconds(down.for)}`, figures: means(downWindow) } };
   }
   return { state: next, step: null };
 }
@@ -88,6 +90,16 @@ function mean(samples, which, k) {
     total += s[which][k];
   }
   return total / samples.length;
+}
+
+/** The largest `which` of figure `k` over `samples`; NaN when a sample lacks it. */
+function most(samples, which, k) {
+  let top = -Infinity;
+  for (const s of samples) {
+    if (s[which][k] === null) return Number.NaN;
+    top = Math.max(top, s[which][k]);
+  }
+  return top;
 }
 
 /** Each figure's mean over the window (of the workers' mean at each sample), rounded for a log line. */

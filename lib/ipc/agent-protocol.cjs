@@ -93,7 +93,7 @@ const EMPTY = Object.freeze({});
  * numbers where numbers go, at most MAX_RESOURCE_TYPES resource counts, so `ls`, `monit`,
  * the health rules and the Prometheus text never see strings, arrays or a huge object
  * where the agent puts a number. A field added to the agent's report must be added here.
- * @returns {{loop, elu, heap, rss, resources, http, overload}} every field null when absent or malformed
+ * @returns {{loop, elu, ms, heap, rss, resources, http, overload}} every field null when absent or malformed
  */
 function agentReport(data) {
   const loop = obj(data.loop);
@@ -106,6 +106,7 @@ function agentReport(data) {
       ? { p50: num(loop.p50), p99: loop.p99, max: loop.max, mean: num(loop.mean) }
       : null,
     elu: num(data.elu),
+    ms: num(data.ms),
     heap: heap && { used: num(heap.used), total: num(heap.total) },
     rss: num(data.rss),
     resources: resourceCounts(obj(data.resources)),

@@ -127,6 +127,7 @@ function startMetrics() {
     if (typeof process.send !== 'function' || !process.connected) return;
     const now = clock();
     const seconds = (now - last) / 1000;
+    const lastAt = last;
     inflightStep(0);
     const inflightMean = now > last ? inflightArea / (now - last) : inflight;
     inflightArea = 0;
@@ -146,6 +147,7 @@ function startMetrics() {
     const data = {
       loop: { p50: delay(loop.percentile(50)), p99: Math.max(delay(loop.percentile(99)), missed.p99), max: Math.max(delay(loop.max), missed.max), mean: delay(loop.mean) },
       elu: Math.round(eluNow.utilization * 1000) / 1000,
+      ms: Math.round(now - lastAt), // the time this report covers: the daemon weighs its figures by it
       heap: { used: mem.heapUsed, total: mem.heapTotal },
       rss: mem.rss,
       resources,

@@ -51,6 +51,17 @@ test('a loop spike between two samples is kept for the next sample', () => {
   assert.equal(rec.toJSON(2100).loop_delay_ms.max, 1, 'gone after the next sample');
 });
 
+test('autoscale\'s figures weigh each report by the time it covers: a few ms asked by `ls` do not read as a busy second', () => {
+  const rec = new WorkerRecord(/** @type {any} a WorkerProcess's fields the record reads */ ({ pid: 1, appName: 'a', slotIndex: 0 }));
+  assert.equal(rec.takeScaleFigures(), null, 'no report yet');
+  rec.onReport({ elu: 0.1, ms: 990, loop: { p99: 5, max: 9 }, http: { inflight: 0.2 } });
+  rec.onReport({ elu: 1, ms: 10, loop: { p99: 12, max: 12 }, http: { inflight: 1 } }); // an ask right after, one request served
+  assert.deepEqual(rec.takeScaleFigures(), { elu: 0.109, loop_delay: 12, inflight: 0.208 });
+  assert.deepEqual(rec.takeScaleFigures(), { elu: 0.109, loop_delay: 12, inflight: 0.208 }, 'no report since: the same figures');
+  rec.onReport({ elu: 0.5, ms: 1000, loop: { p99: 3, max: 4 }, http: {} });
+  assert.deepEqual(rec.takeScaleFigures(), { elu: 0.5, loop_delay: 3, inflight: null });
+});
+
 test('sparkline scales to the largest value (or the floor) and pads', () => {
   assert.equal(sparkline([0, 5, 10], 3), '▁▅█');
   assert.equal(sparkline([1, 1], 4, 8), '  ▂▂');

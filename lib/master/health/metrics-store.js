@@ -94,6 +94,12 @@ export class WorkerRecord {
     this.watched = false; // the agent was told to report once per interval
     /** @type {{promise: Promise<void>, resolve: () => void}|null} */
     this.answered = null; // resolves the waiters of the next report
+    // What autoscale reads (takeScaleFigures): the reports since its last read, each weighed
+    // by the time it covers. A report asked for by `ls` or a scrape may cover a few ms, and
+    // one request served in them would read as an ELU of 1.
+    this.scaleSums = { ms: 0, busy: 0, inflight: 0, inflightKnown: false, loop: 0 };
+    /** @type {{elu: number, loop_delay: number, inflight: number|null}|null} */
+    this.scaleLast = null;
   }
 
   onReport(data, now = Date.now()) {
@@ -102,11 +108,37 @@ export class WorkerRecord {
     this.counters.httpRequests += count(data.http?.requests);
     this.counters.httpMicros += count(data.http?.sum_us);
     this.counters.shedRequests += count(data.overload?.shed);
+    if (typeof data.elu === 'number') {
+      const ms = data.ms > 0 ? data.ms : 1000; // an agent from before `ms` (a worker started by an older superd)
+      const sums = this.scaleSums;
+      sums.ms += ms;
+      sums.busy += data.elu * ms;
+      if (typeof data.http?.inflight === 'number') {
+        sums.inflight += data.http.inflight * ms;
+        sums.inflightKnown = true;
+      }
+      sums.loop = Math.max(sums.loop, data.loop?.p99 ?? 0);
+    }
     this.answered?.resolve();
     this.answered = null;
     const l = data.loop;
     if (!l) return;
     this.window = this.window ? { p99: Math.max(this.window.p99, l.p99), max: Math.max(this.window.max, l.max) } : { p99: l.p99, max: l.max };
+  }
+
+  /**
+   * The figures autoscale watches over the reports since the last call: ELU and in-flight
+   * requests weighed by the time each report covers, the worst loop p99. With no report
+   * since, the last call's figures (null before any).
+   */
+  takeScaleFigures() {
+    const s = this.scaleSums;
+    if (s.ms > 0) {
+      const round = (v) => Math.round(v * 1000) / 1000;
+      this.scaleLast = { elu: round(s.busy / s.ms), loop_delay: s.loop, inflight: s.inflightKnown ? round(s.inflight / s.ms) : null };
+      this.scaleSums = { ms: 0, busy: 0, inflight: 0, inflightKnown: false, loop: 0 };
+    }
+    return this.scaleLast;
   }
 
   /** Asks the agent for a report unless an ask is still unanswered (the liveness ping). */

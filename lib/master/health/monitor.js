@@ -132,15 +132,15 @@ export class Monitor {
   }
 
   /**
-   * What autoscale watches of worker `pid`, from its agent's last report; null when that
-   * report is older than two of its intervals (the worker is starting, or too busy to report).
+   * What autoscale watches of worker `pid` since it last asked (metrics-store.js
+   * takeScaleFigures); null when the agent's last report is older than two of its intervals
+   * (the worker is starting, or too busy to report).
    * @returns {{elu: number|null, loop_delay: number|null, inflight: number|null}|null}
    */
   scaleFigures(pid, now = Date.now()) {
     const rec = this.records.get(pid);
-    const a = rec?.agent;
-    if (!a || now - rec.agentAt > 2 * rec.proc.reportInterval) return null;
-    return { elu: a.elu ?? null, loop_delay: a.loop?.p99 ?? null, inflight: a.http?.inflight ?? null };
+    if (!rec?.agent || now - rec.agentAt > 2 * rec.proc.reportInterval) return null;
+    return rec.takeScaleFigures();
   }
 
   /** The RSS (bytes, with the processes it started) of each of `pids`, null if unknown: the surge memory guard. */

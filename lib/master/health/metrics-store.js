@@ -97,7 +97,7 @@ export class WorkerRecord {
     // What autoscale reads (takeScaleFigures): the reports since its last read, each weighed
     // by the time it covers. A report asked for by `ls` or a scrape may cover a few ms, and
     // one request served in them would read as an ELU of 1.
-    this.scaleSums = { ms: 0, busy: 0, inflight: 0, inflightKnown: false, loop: 0 };
+    this.scaleSums = { ms: 0, busyMs: 0, inflight: 0, inflightKnown: false, loop: 0 };
     /** @type {{elu: number, loop_delay: number, inflight: number|null}|null} */
     this.scaleLast = null;
   }
@@ -112,7 +112,7 @@ export class WorkerRecord {
       const ms = data.ms > 0 ? data.ms : 1000; // an agent from before `ms` (a worker started by an older superd)
       const sums = this.scaleSums;
       sums.ms += ms;
-      sums.busy += data.elu * ms;
+      sums.busyMs += data.elu * ms;
       if (typeof data.http?.inflight === 'number') {
         sums.inflight += data.http.inflight * ms;
         sums.inflightKnown = true;
@@ -135,8 +135,8 @@ export class WorkerRecord {
     const s = this.scaleSums;
     if (s.ms > 0) {
       const round = (v) => Math.round(v * 1000) / 1000;
-      this.scaleLast = { elu: round(s.busy / s.ms), loop_delay: s.loop, inflight: s.inflightKnown ? round(s.inflight / s.ms) : null };
-      this.scaleSums = { ms: 0, busy: 0, inflight: 0, inflightKnown: false, loop: 0 };
+      this.scaleLast = { elu: round(s.busyMs / s.ms), loop_delay: s.loop, inflight: s.inflightKnown ? round(s.inflight / s.ms) : null };
+      this.scaleSums = { ms: 0, busyMs: 0, inflight: 0, inflightKnown: false, loop: 0 };
     }
     return this.scaleLast;
   }

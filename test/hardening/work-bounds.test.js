@@ -40,7 +40,10 @@ test('worker starts are bounded: concurrency, instances in files, scale and dump
   const text = fs.readFileSync(stamps, 'utf8');
   t.diagnostic(`boot stamps: ${text.trim().replaceAll('\n', '; ')}`);
   assert.equal(text.trim().split('\n').length, 8, 'four workers started and got ready');
-  assert.equal(mostBootingAtOnce(text), 2, 'never more than 2 workers booting at once');
+  // At most 2 (the bound). Exactly 2 is the usual, but a busy machine can start the
+  // second fork's script after the first is ready: then 1, which breaks no bound.
+  const most = mostBootingAtOnce(text);
+  assert.ok(most >= 1 && most <= 2, `never more than 2 workers booting at once (seen: ${most})`);
 
   await t.test('with memory for one more worker only, workers boot one at a time', async () => {
     fs.writeFileSync(memFile, meminfo(100)); // 100 MB: less than the reserve plus 1.25 x 64 MB beside another boot

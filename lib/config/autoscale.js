@@ -65,6 +65,15 @@ export function autoscaleSettings({ instances, autoscale, cpus, interpreter, lim
   return { min: min ?? 1, max: max ?? 1, up, down, cooldown };
 }
 
+/**
+ * The count an autoscaled app runs with when it already had one (a reload, a start of its
+ * file, a saved dump): that count within the bounds, not `min`.
+ * @param {{min: number, max: number}} bounds  @param {number} count
+ */
+export function countWithin(bounds, count) {
+  return Math.min(bounds.max, Math.max(bounds.min, count));
+}
+
 /** @returns {ScaleRule} */
 function scaleRule(rule, defaultFor, report) {
   const out = {

@@ -29,6 +29,7 @@ import { superHome } from '../home.js';
 import { savedAppDocument } from './saved-app.js';
 import { holdsMoreValues, MAX_VALUES } from './value-count.js';
 import { workLimits } from './work-limits.js';
+import { countWithin } from './autoscale.js';
 
 export { parseDuration, parseSize } from './units.js';
 export { loadEcosystemOffThread } from './load-off-thread.js';
@@ -235,7 +236,7 @@ export function loadSavedApp(saved, file, options = {}) {
 export function withSavedCount(app, count) {
   const bounds = app.autoscale;
   if (!bounds || !Number.isInteger(count)) return app;
-  const instances = Math.min(bounds.max, Math.max(bounds.min, /** @type {number} */ (count)));
+  const instances = countWithin(bounds, /** @type {number} */ (count));
   return instances === app.instances ? app : deepFreeze({ ...app, instances });
 }
 

@@ -42,17 +42,17 @@ export function instancesWritten(spec) {
   return spec && typeof spec === 'object' ? `{ min: ${spec.min}, max: ${spec.max} }` : String(spec);
 }
 
-/** autoscale's rules: `up elu 0.8 for 10s; down elu 0.3 for 2m; cooldown 30s`. */
-export function autoscaleText({ up, down, cooldown }) {
+/** autoscale's bounds and rules: `1-4 workers; up elu 0.8 for 10s; down elu 0.3 for 2m; cooldown 30s`. */
+export function autoscaleText({ min, max, up, down, cooldown }) {
   const rule = (r) => [r.elu !== null && `elu ${r.elu}`, r.loop_delay !== null && `loop_delay ${humanDuration(r.loop_delay)}`, r.inflight !== null && `inflight ${r.inflight}`]
     .filter(Boolean).join(' or ');
-  return `up ${rule(up)} for ${humanDuration(up.for)}; down ${rule(down).replace(/ or /g, ' and ')} for ${humanDuration(down.for)}; cooldown ${humanDuration(cooldown)}`;
+  return `${min}-${max} workers; up ${rule(up)} for ${humanDuration(up.for)}; down ${rule(down).replace(/ or /g, ' and ')} for ${humanDuration(down.for)}; cooldown ${humanDuration(cooldown)}`;
 }
 
 function show(key, v, config) {
   if (v === null || v === undefined || (key === 'exp_backoff_restart_delay' && v === 0)) return 'off';
   if (key === 'instances' && config.instances_spec !== undefined && config.instances_spec !== v) return `${v} (${instancesWritten(config.instances_spec)} as written)`;
-  if (key === 'autoscale') return `${v.min}-${v.max} workers; ${autoscaleText(v)}`;
+  if (key === 'autoscale') return autoscaleText(v);
   if (DURATIONS.has(key) && typeof v === 'number') return humanDuration(v);
   if (SIZES.has(key) && typeof v === 'number') return humanSize(v);
   if (typeof v === 'string' && /^[\w@%+=:,./~*-]+$/.test(v)) return v;

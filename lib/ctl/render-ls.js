@@ -41,7 +41,7 @@ function shedNotes(app) {
 function stallNotes(app) {
   return app.workers.filter((w) => w.stall_capture).map((w) => {
     const c = w.stall_capture;
-    return `${app.name}#${w.slot}: stall capture at ${new Date(c.at).toTimeString().slice(0, 8)} (loop p99 ${formatMs(c.loop_p99_ms)}): ${c.file}`;
+    return `${app.name}#${w.slot}: stall capture at ${clock(c.at)} (loop p99 ${formatMs(c.loop_p99_ms)}): ${c.file}`;
   });
 }
 

@@ -126,10 +126,10 @@ function startMetrics() {
   const report = (late = 0) => {
     if (typeof process.send !== 'function' || !process.connected) return;
     const now = clock();
-    const seconds = (now - last) / 1000;
-    const lastAt = last;
+    const covered = now - last; // ms since the last report
+    const seconds = covered / 1000;
     inflightStep(0);
-    const inflightMean = now > last ? inflightArea / (now - last) : inflight;
+    const inflightMean = covered > 0 ? inflightArea / covered : inflight;
     inflightArea = 0;
     last = now;
     // The delay the histogram missed is one sample: its max, and its p99 too while the
@@ -147,7 +147,7 @@ function startMetrics() {
     const data = {
       loop: { p50: delay(loop.percentile(50)), p99: Math.max(delay(loop.percentile(99)), missed.p99), max: Math.max(delay(loop.max), missed.max), mean: delay(loop.mean) },
       elu: Math.round(eluNow.utilization * 1000) / 1000,
-      ms: Math.round(now - lastAt), // the time this report covers: the daemon weighs its figures by it
+      ms: Math.round(covered), // the time this report covers: the daemon weighs its figures by it
       heap: { used: mem.heapUsed, total: mem.heapTotal },
       rss: mem.rss,
       resources,

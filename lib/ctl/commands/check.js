@@ -34,7 +34,7 @@ function render({ file, apps, warnings }) {
     if (app.node_args.length) row('node_args', app.node_args.map(quoted).join(' '));
     const spec = String(app.instances_spec) === String(app.instances) ? '' : ` (instances: ${instancesWritten(app.instances_spec)})`;
     row('mode', `${app.exec_mode}, ${app.instances} instance${s(app.instances)}${spec}${app.autostart ? '' : ', not started (autostart: false)'}`);
-    if (app.autoscale) row('autoscale', `${app.autoscale.min}-${app.autoscale.max} workers; ${autoscaleText(app.autoscale)}`);
+    if (app.autoscale) row('autoscale', autoscaleText(app.autoscale));
     row('cwd', app.cwd);
     const env = Object.entries(app.env);
     row('env', env.length ? `${env[0][0]}=${env[0][1]}` : '(none of its own: workers get the environment of `super start`)');

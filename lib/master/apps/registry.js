@@ -15,6 +15,7 @@ import { RegistryReader } from './registry-reader.js';
 import { DaemonPolicy, spreadWarning, checkSettings, applySettings } from '../settings/index.js';
 import { unmappedWarning } from '../../config/check-affinity.js';
 import { instancesProblem, workLimits } from '../../config/work-limits.js';
+import { countWithin } from '../../config/autoscale.js';
 import { shellQuote } from '../../config/shell-split.js';
 import { SuperError } from '../../errors.js';
 import { appBusy, readyBound } from '../../error-messages.js';
@@ -516,6 +517,6 @@ export class AppRegistry extends EventEmitter {
 function atCurrentCount(config, count) {
   const bounds = config.autoscale;
   if (!bounds || count === 0) return config;
-  const instances = Math.min(bounds.max, Math.max(bounds.min, count));
+  const instances = countWithin(bounds, count);
   return instances === config.instances ? config : { ...config, instances };
 }

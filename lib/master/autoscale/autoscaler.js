@@ -34,6 +34,7 @@ export class Autoscaler {
     const apps = this.reader.autoscaled();
     const names = new Set(apps.map((a) => a.name));
     for (const name of this.#states.keys()) if (!names.has(name)) this.#states.delete(name);
+    for (const name of this.#missing.keys()) if (!names.has(name)) this.#missing.delete(name);
     for (const app of apps) this.#consider(app, now);
   }
 
@@ -88,5 +89,6 @@ export class Autoscaler {
 
   close() {
     this.#states.clear();
+    this.#missing.clear();
   }
 }

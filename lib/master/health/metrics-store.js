@@ -66,6 +66,9 @@ export class CounterStore {
   }
 }
 
+/** What a WorkerRecord adds up between two reads of autoscale's figures (takeScaleFigures). */
+const emptyScaleSums = () => ({ ms: 0, busyMs: 0, inflight: 0, inflightKnown: false, loop: 0 });
+
 const count = (n) => (Number.isSafeInteger(n) && n > 0 ? n : 0);
 
 export class WorkerRecord {
@@ -97,7 +100,7 @@ export class WorkerRecord {
     // What autoscale reads (takeScaleFigures): the reports since its last read, each weighed
     // by the time it covers. A report asked for by `ls` or a scrape may cover a few ms, and
     // one request served in them would read as an ELU of 1.
-    this.scaleSums = { ms: 0, busyMs: 0, inflight: 0, inflightKnown: false, loop: 0 };
+    this.scaleSums = emptyScaleSums();
     /** @type {{elu: number, loop_delay: number, inflight: number|null}|null} */
     this.scaleLast = null;
   }
@@ -136,7 +139,7 @@ export class WorkerRecord {
     if (s.ms > 0) {
       const round = (v) => Math.round(v * 1000) / 1000;
       this.scaleLast = { elu: round(s.busyMs / s.ms), loop_delay: s.loop, inflight: s.inflightKnown ? round(s.inflight / s.ms) : null };
-      this.scaleSums = { ms: 0, busyMs: 0, inflight: 0, inflightKnown: false, loop: 0 };
+      this.scaleSums = emptyScaleSums();
     }
     return this.scaleLast;
   }

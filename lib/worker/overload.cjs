@@ -13,12 +13,16 @@
 //   if that is more (less TICK_MS, the most an idle wait can add). A turn is timed from the
 //   last mark: a 10 ms timer of ours, and the check phase (setImmediate) of each turn that
 //   read a request. The requests that waited through a long turn are read in the next one:
-//   they are shed, and that turn, being short, lets the one after serve again. A CPU-bound
-//   worker reads every request waiting in one turn; once the requests it served in that
-//   turn have run past the bound (busy time: no idle wait is allowed for within a turn),
-//   the rest of them are shed at once rather than served after more work. So the figure is at most one turn old: a histogram or a p99 of
-//   the last second would admit a whole long turn before it knew, then keep shedding long
-//   after the loop is free again.
+//   they are shed, and that turn, being short, lets the one after serve again. The figure
+//   is at most one turn old: a histogram or a p99 of the last second would admit a whole
+//   long turn before it knew, then keep shedding long after the loop is free again.
+// With max_loop_delay, the requests a turn reads (a CPU-bound worker reads every one that
+// waited) are decided together in its check phase: the ones that would wait past the bound
+// behind the ones admitted before them (a moving average of what serving one costs the
+// loop) are refused first, then the admitted ones are served, each checked again against
+// the time the turn has really taken (busy time: no idle wait is allowed for within a
+// turn). So a refusal waits only for the request that was running when it came, not for
+// the ones served ahead of it in its turn.
 // The timer runs only with max_loop_delay, only while requests come (IDLE_TICKS), unref'd.
 //
 // An episode starts at the first shed request and ends once the worker is under its bounds
@@ -32,6 +36,10 @@ const IDLE_TICKS = 100; // ticks (about 1 s of a free loop) without a request: t
 const QUIET_MS = 1000; // no shed request for this long: the episode is over
 const GUARDED = Symbol('superd.overloadGuard');
 const SHED = Symbol.for('superd.shed'); // on a shed response: metrics.cjs does not count it
+const COST_WEIGHT = 0.5; // of the last served request in the cost estimate
+// The events a new HTTP request comes as: 'checkContinue' / 'checkExpectation' instead of
+// 'request' when the app listens to them (Expect: 100-continue); the shed answer is final.
+const REQUEST_EVENTS = new Set(['request', 'checkContinue', 'checkExpectation']);
 
 /** The settings of SUPER_OVERLOAD (ms), or null: off. */
 function parseSettings(text) {
@@ -76,7 +84,11 @@ function createShedder(settings, { clock = () => performance.now(), log = (line)
   let turnLate = 0; // the same, as the turn in progress took it
   let turnStart = 0; // when the turn in progress read its first request (ms)
   let ticker = null;
-  let checkPending = false; // a request was read in this turn: its check phase marks the turn's end
+  let checkPending = false; // a request was read in this turn: its check phase serves and marks the turn's end
+  let turnQueue = []; // the requests this turn read, for its check phase: {server, emit, args, res}
+  let toServe = []; // the requests of the batch being decided that were admitted, in order
+  let servedOfBatch = 0;
+  let costEstimate = 0; // what serving one request takes the loop (ms, a moving average)
   let idleTicks = 0; // ticks since the last request: a blocked loop is one tick, not idleness
   let lastShed = 0;
   let episode = null; // {since, shed, worst}
@@ -110,19 +122,21 @@ function createShedder(settings, { clock = () => performance.now(), log = (line)
   /** How long the turn in progress has run (ms), less TICK_MS. */
   const liveLate = (now) => Math.max(0, now - mark - TICK_MS);
 
+  /** The loop's delay bound, if `late` (ms) is over it: its figures, for the log; or null. */
+  const overDelay = (late) =>
+    settings.maxLoopDelay && late > settings.maxLoopDelay ? `loop delay ${Math.round(late)} ms, max_loop_delay ${settings.maxLoopDelay} ms` : null;
   /** Which bound the worker is over (its figures, for the log), or null; `late`: the loop's delay (ms). */
   const overBound = (late) => {
     if (settings.maxInflight && inflight >= settings.maxInflight) return `${inflight} in flight, max_inflight ${settings.maxInflight}`;
-    return settings.maxLoopDelay && late > settings.maxLoopDelay ? `loop delay ${Math.round(late)} ms, max_loop_delay ${settings.maxLoopDelay} ms` : null;
+    return overDelay(late);
   };
 
   /**
-   * The loop's delay as a request read now sees it (ms): the last turn's, taken by the
-   * first request of this turn, or this turn's so far if longer. Its check phase marks
-   * the turn's end. The timer runs from the first request after an idle stretch.
+   * A request was read (with max_loop_delay): the first of a turn takes the last turn's
+   * delay and schedules the turn's check phase, which decides them all and marks the
+   * turn's end. The timer runs from the first request after an idle stretch.
    */
-  const requestLate = (now) => {
-    if (!settings.maxLoopDelay) return 0;
+  const readRequest = (now) => {
     if (!ticker) {
       mark = now;
       pendingLate = 0;
@@ -131,16 +145,18 @@ function createShedder(settings, { clock = () => performance.now(), log = (line)
     }
     if (!checkPending) {
       checkPending = true;
-      setImmediate(onCheck);
+      setImmediate(drainTurn);
       turnLate = pendingLate;
       pendingLate = 0;
       turnStart = now;
     }
-    // Since this turn read its first request, the loop has been busy (the requests before
-    // this one ran): no idle wait to allow for. So a CPU-bound turn serves the requests
-    // that fit in the bound, and the ones read after are answered without waiting for more.
-    return Math.max(turnLate, liveLate(now), now - turnStart);
   };
+  /**
+   * The loop's delay as the turn in progress sees it (ms): the last turn's, or this one's
+   * so far if longer. Since this turn read its first request the loop has been busy (the
+   * requests served before), so no idle wait is allowed for in that part.
+   */
+  const turnDelay = (now) => Math.max(turnLate, liveLate(now), now - turnStart);
 
   const startEpisode = (now, why) => {
     episode = { since: now, shed: 0, worst: 0 };
@@ -174,23 +190,84 @@ function createShedder(settings, { clock = () => performance.now(), log = (line)
     inflight--;
   };
 
+  /** Admits one request: the app's listeners see it now; its 'close' ends its flight. */
+  const admit = (item) => {
+    inflight++;
+    item.res.once('close', done);
+  };
+  /** Runs the app's listeners for an admitted request, and learns what one costs the loop. */
+  const serve = (item) => {
+    const t0 = clock();
+    item.emit.apply(item.server, item.args);
+    const cost = clock() - t0;
+    costEstimate = costEstimate ? costEstimate + (cost - costEstimate) * COST_WEIGHT : cost;
+  };
+
+  /**
+   * The check phase of a turn that read requests: they were all read before any was
+   * served, so the ones that would wait past the bound behind the ones admitted before
+   * them (costEstimate each) are refused first, at once, and then the admitted ones are
+   * served, each checked again against the time the turn has really taken (the estimate
+   * may be low). So a refusal waits only for what was running when its request came,
+   * not for the requests served ahead of it in its own turn.
+   */
+  const drainTurn = () => {
+    try {
+      for (;;) {
+        if (toServe.length) {
+          const item = toServe.shift();
+          const t = clock();
+          const late = turnDelay(t);
+          const why = servedOfBatch++ > 0 && overDelay(late);
+          if (why) shed(item.res, t, why, late);
+          else serve(item);
+          continue;
+        }
+        if (!turnQueue.length) break;
+        // The requests read since the last batch (more come only from the app's own
+        // listeners, e.g. a pipelined request parsed once a response ends).
+        const items = turnQueue;
+        turnQueue = [];
+        servedOfBatch = 0;
+        const now = clock();
+        const late = turnDelay(now);
+        for (const item of items) {
+          const why = overBound(late + toServe.length * costEstimate);
+          if (why) shed(item.res, now, why, late);
+          else {
+            admit(item);
+            toServe.push(item);
+          }
+        }
+      }
+    } finally {
+      // A listener that threw leaves the rest for another check phase, not stranded.
+      if (toServe.length || turnQueue.length) setImmediate(drainTurn);
+      else onCheck();
+    }
+  };
+
   /** Puts the decision in front of server's 'request' listeners (once per server). */
   function guard(server) {
     if (server[GUARDED]) return;
     server[GUARDED] = true;
     const emit = server.emit;
     server.emit = function superdOverloadEmit(event, req, res) {
-      if (event !== 'request' || !res) return emit.apply(this, arguments);
+      if (!REQUEST_EVENTS.has(event) || !res) return emit.apply(this, arguments);
       const now = clock();
       idleTicks = 0;
-      const late = requestLate(now);
-      const why = overBound(late);
-      if (why) {
-        shed(res, now, why, late);
+      if (settings.maxLoopDelay) {
+        // Decided in this turn's check phase, with every request the turn read.
+        readRequest(now);
+        turnQueue.push({ server: this, emit, args: arguments, res });
         return true;
       }
-      inflight++;
-      res.once('close', done);
+      const why = overBound(0);
+      if (why) {
+        shed(res, now, why, 0);
+        return true;
+      }
+      admit({ res });
       return emit.apply(this, arguments);
     };
   }

@@ -29,6 +29,29 @@ function get(port, p, { agent = false } = {}) {
   });
 }
 
+/** A POST with `Expect: 100-continue` (a fresh connection): {status, continued} (a 100 came first). */
+function postExpectingContinue(port) {
+  return new Promise((resolve, reject) => {
+    const headers = { expect: '100-continue', 'content-length': 3 };
+    const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/', agent: false, timeout: 15000, headers });
+    let continued = false;
+    req.on('continue', () => {
+      continued = true;
+      req.end('hi\n');
+    });
+    req.on('response', (res) => {
+      res.resume();
+      res.on('end', () => {
+        resolve({ status: res.statusCode, continued });
+        req.destroy();
+      });
+    });
+    req.on('timeout', () => req.destroy(new Error('POST: timeout')));
+    req.on('error', reject);
+    req.flushHeaders();
+  });
+}
+
 /** Resolves with the first result of `fn` that `pred` holds of (bounded): for state that follows an async report. */
 function until(fn, pred, what, timeout = 15000) {
   let last;
@@ -83,6 +106,8 @@ test('overload: shedding by in-flight requests and by loop delay, counted, logge
       assert.equal(shed.status, 503);
       assert.equal(shed.headers['retry-after'], '2');
       assert.ok(shed.ms < 1000, `answered in ${shed.ms} ms`);
+      // through the app's 'checkContinue' listener too: refused without a 100 Continue
+      assert.deepEqual(await postExpectingContinue(port), { status: 503, continued: false });
       const ready = await until(readyz, (r) => r.status === 503, '/readyz to say not ready');
       assert.deepEqual(JSON.parse(ready.body).apps.map((a) => [a.app, a.ok, a.shedding]), [['lab', false, 1]]);
       const m = (await until(worker, (w) => w.metrics?.shedding === true, 'ls to show the worker shedding')).metrics;
@@ -119,6 +144,29 @@ test('overload: shedding by in-flight requests and by loop delay, counted, logge
     }
     await until(() => get(port, '/'), (r) => r.status === 200, 'a request served again');
     await until(worker, (w) => w.metrics.shed_requests >= before + 3, 'the shed requests counted');
+  });
+
+  await t.test('the requests of one turn that would wait past the bound behind the one served are refused before it runs', async () => {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 3 });
+    try {
+      await Promise.all([1, 2, 3].map(() => get(port, '/', { agent }))); // three open connections
+      // Requests of 300 ms teach the worker what one costs; the last one leaves the loop
+      // busy in turns of 300 ms (under the 500 ms bound) until released.
+      for (const p of ['/burn?ms=300', '/burn?ms=300', '/stall?ms=15000&turn=300&burn=300']) {
+        assert.equal((await get(port, p, { agent })).status, 200);
+      }
+      // Sent together while a turn runs: read together in the next one, 300 ms late. The
+      // first fits in the bound; the others would wait another 300 ms behind it.
+      const rs = await Promise.all([1, 2, 3].map(() => get(port, '/burn?ms=300', { agent })));
+      const seen = JSON.stringify(rs.map((r) => [r.status, Math.round(r.ms)]));
+      assert.deepEqual(rs.map((r) => r.status).sort(), [200, 503, 503], seen);
+      const served = rs.find((r) => r.status === 200);
+      for (const r of rs) if (r.status === 503) assert.ok(r.ms < served.ms, `refused after the served one ended: ${seen}`);
+    } finally {
+      await get(port, '/release', { agent }).catch(() => {});
+      agent.destroy();
+    }
+    await until(() => get(port, '/'), (r) => r.status === 200, 'a request served again');
   });
 
   await t.test('a reload while the worker sheds completes', async () => {

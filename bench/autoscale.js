@@ -7,7 +7,8 @@
 // --base seconds at --low x capacity, --duration seconds at --factor x (the step), then a
 // trickle of --trickle x (the load has ended; the trickle checks that a worker's retirement
 // drops nothing) for down.for + cooldown + 5 s (5 s for the targets that do not scale):
-//   superd autoscale  instances: { min: 1, max: 2 }, the default up rule (elu 0.8 for 10s),
+//   superd autoscale  instances: { min: 1, max: 2 }, up: { elu: 0.8, for: --up-for } (the
+//                     default rule at the default 10 s),
 //                     down: { elu: 0.3, for: --down-for }, cooldown: --cooldown; worker 0
 //                     on CPU 1, worker 1 on CPU 0 (beside the daemon and this driver: 2 CPUs)
 //   superd            instances: 1, the worker on CPU 1
@@ -23,6 +24,7 @@ import path from 'node:path';
 import { fmt, table } from './stats.js';
 import { ROOT, SUPER_BIN, run, startRaw, startSuperd, startPm2, leaks, stopAllOnExit, cpuSnapshot, cpuDelta, sleep } from './targets.js';
 import { ALL_CPUS, ON_CPU0, capacity, driverOn, pinWorker } from './lib/pinned-worker.js';
+import autocannon from 'autocannon';
 import { benchArgs } from './lib/args.js';
 import { openLoop, quantile } from './lib/open-loop.js';
 
@@ -33,11 +35,11 @@ const DOWN_WAIT_MS = 30000; // after the load, how long to wait for the step dow
 const log = (s) => process.stderr.write(`${s}\n`);
 
 const opts = benchArgs(process.argv.slice(2), {
-  defaults: { duration: 45, base: 10, low: 0.5, factor: 1.8, trickle: 0.1, burn: 10, runs: 3, window: 5, slo: 250, 'down-for': 20, cooldown: 10, only: '' },
+  defaults: { duration: 45, base: 10, low: 0.5, factor: 1.8, trickle: 0.1, burn: 10, runs: 3, window: 5, slo: 250, 'up-for': 10, 'down-for': 20, cooldown: 10, only: '' },
   fractional: ['low', 'factor', 'trickle'],
   lists: ['only'],
   choices: { only: ['superd-autoscale', 'superd', 'pm2', 'raw', 'superd-autoscale-overload'] },
-  usage: 'node bench/autoscale.js [--duration 45] [--base 10] [--low 0.5] [--factor 1.8] [--trickle 0.1] [--burn 10] [--runs 3] [--window 5] [--slo 250] [--down-for 20] [--cooldown 10] [--only superd-autoscale,superd,pm2,raw,superd-autoscale-overload]',
+  usage: 'node bench/autoscale.js [--duration 45] [--base 10] [--low 0.5] [--factor 1.8] [--trickle 0.1] [--burn 10] [--runs 3] [--window 5] [--slo 250] [--up-for 10] [--down-for 20] [--cooldown 10] [--only superd-autoscale,superd,pm2,raw,superd-autoscale-overload]',
 });
 const command = ['node', 'bench/autoscale.js', ...process.argv.slice(2)].join(' ');
 stopAllOnExit(['SIGINT', 'SIGTERM']);
@@ -48,7 +50,8 @@ if (os.availableParallelism() < 2) {
 }
 process.env.BURN_MS = String(opts.burn); // the targets' workers inherit it
 
-const AUTOSCALE = `autoscale: { down: { elu: 0.3, for: ${opts['down-for']}s }, cooldown: ${opts.cooldown}s }`;
+const UP_RULE = `up: { elu: 0.8, for: ${opts['up-for']}s }`;
+const AUTOSCALE = `autoscale: { ${UP_RULE}, down: { elu: 0.3, for: ${opts['down-for']}s }, cooldown: ${opts.cooldown}s }`;
 const DAEMON_ON_CPU0 = ['daemon: { cpu_affinity: 0 }'];
 const TARGETS = {
   'superd-autoscale': () => startSuperd({ instances: { min: 1, max: 2 }, script: APP, top: DAEMON_ON_CPU0, app: ['cpu_affinity: { 0: [1], 1: [0] }', AUTOSCALE], name: 'superd autoscale 1-2' }),
@@ -193,10 +196,32 @@ async function measure(key, cap) {
   }
 }
 
+/**
+ * What the two workers of the autoscale target serve together, closed-loop (superd,
+ * instances: 2, placed as the autoscale target places them, the driver on CPU 0): the
+ * most a step can ask of them on this machine without a queue that grows.
+ */
+async function twoWorkersCapacity() {
+  driverOn(ALL_CPUS);
+  const t = await startSuperd({ instances: 2, script: APP, top: DAEMON_ON_CPU0, app: ['cpu_affinity: { 0: [1], 1: [0] }'], name: 'superd, instances: 2' });
+  try {
+    driverOn(0);
+    const url = `http://127.0.0.1:${t.port}/`;
+    await autocannon({ url, connections: 8, duration: 2 }); // warm-up
+    const r = await autocannon({ url, connections: 8, duration: 5 });
+    log(`two workers as autoscale places them: ${fmt(r.requests.average)} req/s`);
+    return r.requests.average;
+  } finally {
+    await t.stop();
+    driverOn(ALL_CPUS);
+  }
+}
+
 log(`capacity: one worker of bench/overload-app.js (${opts.burn} ms of CPU a request) on CPU 1 ...`);
 const cap = await capacity(APP);
 log(`capacity ${fmt(cap)} req/s: ${fmt(cap * opts.low)} req/s, then ${fmt(cap * opts.factor)} req/s`);
 const keys = opts.only.length ? opts.only : DEFAULT_KEYS;
+const cap2 = keys.some(autoscales) ? await twoWorkersCapacity() : null;
 const loadAvg = os.loadavg()[0];
 /** @type {Record<string, any[]>} */
 const runs = Object.fromEntries(keys.map((k) => [k, []]));
@@ -236,7 +261,7 @@ const rows = keys.map((k) => {
   ];
 });
 const lastStretch = Math.min(15, opts.duration / 2);
-const settings = `instances: { min: 1, max: 2 }, autoscale: { up: { elu: 0.8, for: 10s } (the default), down: { elu: 0.3, for: ${opts['down-for']}s }, cooldown: ${opts.cooldown}s }`;
+const settings = `instances: { min: 1, max: 2 }, autoscale: { ${UP_RULE}${opts['up-for'] === 10 ? ' (the default)' : ''}, down: { elu: 0.3, for: ${opts['down-for']}s }, cooldown: ${opts.cooldown}s }`;
 const scaled = keys.filter(autoscales);
 const windowHeader = ['s after the step', ...keys.map((k) => `${runs[k][0].target}: p99 ms`), ...scaled.map((k) => `${runs[k][0].target}: workers serving, each run`)];
 const windowCount = Math.max(...keys.flatMap((k) => runs[k].map((r) => r.windows.length)));
@@ -263,6 +288,7 @@ const out = [
     + `then ${opts.trickle}x (${fmt(cap * opts.trickle)} req/s) for ${opts['down-for'] + opts.cooldown + 5} s (autoscale) or ${FIXED_TAIL_S} s (the others); `
     + `a constant arrival rate (bench/lib/open-loop.js), latencies from each request's scheduled time, ${TIMEOUT_MS / 1000} s client timeout. `
     + `superd autoscale: ${settings}; worker 0 on CPU 1, worker 1 on CPU 0; the others: one worker on CPU 1. `
+    + (cap2 ? `Two workers placed so (superd, instances: 2, closed-loop autocannon -c 8) serve ${fmt(cap2)} req/s, ${fmt(cap2 / cap, 2)}x. ` : '')
     + `The daemon or primary and the load generator on CPU 0. SLO: p99 <= ${opts.slo} ms. `
     + `p99s count a failed request as infinite ("failed": more than 1 % of them failed). Autoscale: median of ${opts.runs} runs (each run in brackets); the others once, as they do not scale. `
     + `Load average ${fmt(loadAvg, 2)} at the start.`,
@@ -280,7 +306,7 @@ const out = [
 process.stdout.write(`${out.join('\n')}\n`);
 const dir = path.join(ROOT, 'bench/results');
 fs.mkdirSync(dir, { recursive: true });
-fs.writeFileSync(path.join(dir, 'autoscale.json'), `${JSON.stringify({ command, capacity: cap, loadAvg, settings, slo: opts.slo, runs, leaks }, (k, v) => (v === Infinity ? 'failed' : v), 2)}\n`);
+fs.writeFileSync(path.join(dir, 'autoscale.json'), `${JSON.stringify({ command, capacity: cap, twoWorkersCapacity: cap2, loadAvg, settings, slo: opts.slo, runs, leaks }, (k, v) => (v === Infinity ? 'failed' : v), 2)}\n`);
 log('wrote bench/results/autoscale.json');
 if (leaks.length) log(`LEAKS: ${JSON.stringify(leaks)}`);
 await sleep(0);

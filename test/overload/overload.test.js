@@ -147,11 +147,14 @@ test('overload: shedding by in-flight requests and by loop delay, counted, logge
   });
 
   await t.test('the requests of one turn that would wait past the bound behind the one served are refused before it runs', async () => {
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 3 });
+    // Four open connections: three stay free while the fourth gets the stall's answer (a
+    // new one would wait in the daemon's round-robin handoff for a turn of the busy loop).
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
     try {
-      await Promise.all([1, 2, 3].map(() => get(port, '/', { agent }))); // three open connections
+      await Promise.all([1, 2, 3, 4].map(() => get(port, '/', { agent })));
       // Requests of 300 ms teach the worker what one costs; the last one leaves the loop
-      // busy in turns of 300 ms (under the 500 ms bound) until released.
+      // busy in turns of 300 ms (under the 500 ms bound) until released, and is answered as
+      // the first turn starts.
       for (const p of ['/burn?ms=300', '/burn?ms=300', '/stall?ms=15000&turn=300&burn=300']) {
         assert.equal((await get(port, p, { agent })).status, 200);
       }

@@ -1,6 +1,7 @@
 // One superd per host behind a real HAProxy (examples/haproxy): two daemons stand in for
 // two hosts; stopping one host's app moves all traffic to the other, with at most the
-// failures HAProxy's check interval allows. The two daemons serve both tests: each test
+// failures HAProxy's check interval allows; a host whose workers shed leaves the rotation
+// by its /readyz. The two daemons serve both tests: each test
 // starts the app on both with its own ports and deletes it at its end.
 import test from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,6 +11,7 @@ import path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
 import { freePort, lsJson, ROOT } from '../helpers/harness.js';
 import { fileSandbox, deleteAtEnd } from '../helpers/file-daemon.js';
+import { holdRequests } from '../helpers/held-requests.js';
 
 const EXAMPLE = path.join(ROOT, 'examples', 'haproxy');
 const HAPROXY = ['/usr/sbin/haproxy', 'haproxy'].find((p) => spawnSync(p, ['-v']).status === 0);
@@ -27,8 +29,8 @@ async function host(t, box, port) {
   return { box, pids };
 }
 
-/** Starts HAProxy on the example config with our ports; `waitFor(re)` on its log. */
-async function haproxy(t, dir, { front, a, b, redispatch }) {
+/** The example's config with our ports, written in `dir`: its path. */
+function exampleConfig(dir, { front, a, b, redispatch }) {
   let cfg = fs.readFileSync(path.join(EXAMPLE, 'haproxy.cfg'), 'utf8')
     .replace('127.0.0.1:8080', `127.0.0.1:${front}`)
     .replace('127.0.0.1:3001', `127.0.0.1:${a}`)
@@ -36,6 +38,11 @@ async function haproxy(t, dir, { front, a, b, redispatch }) {
   if (!redispatch) cfg = cfg.replace(/^\s*retries 2\n/m, '    retries 0\n').replace(/^\s*(option redispatch|retry-on) .*\n/gm, '');
   const file = path.join(dir, `haproxy-${front}.cfg`);
   fs.writeFileSync(file, cfg);
+  return file;
+}
+
+/** Starts HAProxy on a config (the example's with our ports, or `file`); `waitFor(re)` on its log. */
+async function haproxy(t, dir, { front, a, b, redispatch, file = exampleConfig(dir, { front, a, b, redispatch }) }) {
   const check = spawnSync(HAPROXY, ['-c', '-f', file], { encoding: 'utf8' });
   assert.equal(check.status, 0, check.stdout + check.stderr);
   const child = spawn(HAPROXY, ['-f', file, '-db'], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -171,4 +178,72 @@ test('HAProxy without redispatch: failures stay inside the check window', needHa
   // Without retries the stopped host's share of that window fails: proof that the loop
   // sees failures when there are some (so the 0 above means something).
   assert.ok(r.lost > 0, 'requests routed to the stopped host before its checks failed');
+});
+
+test('HAProxy checking /readyz: a host whose workers all shed (overload:) leaves the rotation, and comes back once they stop', needHaproxy, async (t) => {
+  const [pa, pb, ma, mb, front] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
+  let lb = null;
+  t.after(() => lb?.kill());
+  for (const [box, port, mport] of [[hosts[0], pa, ma], [hosts[1], pb, mb]]) {
+    deleteAtEnd(t, box, ['shed']);
+    box.fixture('overload-lab.js');
+    await box.start(box.write('shed.yml', [
+      `metrics: { listen: 127.0.0.1:${mport}, interval: 300ms }`,
+      'apps:',
+      '  - name: shed',
+      '    script: overload-lab.js',
+      '    instances: 1',
+      `    env: { PORT: ${port} }`,
+      '    overload: { max_inflight: 2 }',
+    ].join('\n')));
+  }
+  // As docs/overload.md has it: HAProxy checks each host's readiness on its metrics listener.
+  const file = path.join(hosts[0].dir, `haproxy-readyz-${front}.cfg`);
+  fs.writeFileSync(file, [
+    'global', '    log stdout format raw local0 info',
+    'defaults', '    mode http', '    log global', '    timeout connect 2s', '    timeout client 30s', '    timeout server 30s',
+    'frontend web', `    bind 127.0.0.1:${front}`, '    default_backend apps',
+    'backend apps', '    balance roundrobin',
+    '    option httpchk GET /readyz?app=shed', '    http-check expect status 200',
+    '    default-server inter 300ms fall 2 rise 2',
+    '    http-response set-header x-host %s',
+    `    server host-a 127.0.0.1:${pa} check port ${ma}`,
+    `    server host-b 127.0.0.1:${pb} check port ${mb}`, '',
+  ].join('\n'));
+  lb = await haproxy(t, hosts[0].dir, { file });
+  /** {status, host} of one request through HAProxy (a fresh connection: round-robin per request). */
+  const viaLb = () => new Promise((resolve) => {
+    http.get({ host: '127.0.0.1', port: front, path: '/', agent: false, timeout: 5000 }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode, host: res.headers['x-host'] }));
+    }).on('error', (err) => resolve({ status: err.message }));
+  });
+  const hostsOf = async (n) => {
+    const rs = [];
+    for (let i = 0; i < n; i++) rs.push(await viaLb());
+    return rs;
+  };
+  for (let i = 0; (await viaLb()).status !== 200; i++) {
+    assert.ok(i < 200, `HAProxy never answered on ${front}:\n${lb.log}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.deepEqual(new Set((await hostsOf(6)).map((r) => `${r.status} ${r.host}`)), new Set(['200 host-a', '200 host-b']));
+
+  // Host A at its max_inflight: its next request is shed, and it says it is not ready.
+  const held = await holdRequests(pa, 2);
+  try {
+    const direct = await new Promise((resolve) => http.get({ host: '127.0.0.1', port: pa, path: '/', agent: false }, (res) => {
+      res.resume();
+      resolve(res.statusCode);
+    }));
+    assert.equal(direct, 503);
+    await lb.waitFor(/host-a is DOWN/);
+    const during = await hostsOf(6);
+    assert.deepEqual(during.map((r) => `${r.status} ${r.host}`), Array(6).fill('200 host-b'), 'host B takes everything while A sheds');
+  } finally {
+    held.release();
+  }
+  // The episode ends (a second without a shed request, under the bound): A is ready again.
+  await lb.waitFor(/host-a is UP/);
+  assert.ok((await hostsOf(6)).some((r) => r.host === 'host-a'), 'host A back in the rotation');
 });

@@ -30,7 +30,7 @@ function requestLoop(port) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 2 });
   const r = { ok: 0, failed: 0, causes: {}, pids: new Set() };
   let stopped = false;
-  const one = () => new Promise((resolve) => {
+  const one = (retry = true) => new Promise((resolve) => {
     const req = http.get({ host: '127.0.0.1', port, path: '/', agent, timeout: 10000 }, (res) => {
       let body = '';
       res.setEncoding('utf8');
@@ -50,6 +50,10 @@ function requestLoop(port) {
     };
     req.on('timeout', () => req.destroy(new Error('timeout')));
     req.on('error', /** @param {NodeJS.ErrnoException} err */ (err) => {
+      // A kept-alive connection the worker closed as idle (5 s) just as the request went out
+      // (this process was busy that long with a big frame): sent again once, as HTTP
+      // clients do (Node's docs on request.reusedSocket). A fresh connection is not retried.
+      if (retry && req.reusedSocket && err.code === 'ECONNRESET') return void one(false).then(resolve);
       fail(err.code ?? err.message);
       resolve();
     });

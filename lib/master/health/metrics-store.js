@@ -84,6 +84,8 @@ export class WorkerRecord {
     this.slot = proc.slotIndex;
     this.agent = null; // last {loop, elu, heap, rss, resources, http, overload} from the worker
     this.agentAt = null; // when it arrived (ms epoch)
+    /** @type {import('./process-sampler.js').AgentFigures|null} */
+    this.own = null; // the worker's own CPU time and RSS from that report, for the sampler
     this.cost = null; // last {cpu, memory, processes} of the process tree
     this.costAt = null;
     this.history = { cpu: new Ring(), memory: new Ring(), loop: new Ring() };
@@ -108,6 +110,7 @@ export class WorkerRecord {
   onReport(data, now = Date.now()) {
     this.agent = data;
     this.agentAt = now;
+    this.own = typeof data.cpu_us === 'number' && typeof data.rss === 'number' ? { cpuMicros: data.cpu_us, rss: data.rss, at: now } : null;
     this.counters.httpRequests += count(data.http?.requests);
     this.counters.httpMicros += count(data.http?.sum_us);
     this.counters.shedRequests += count(data.overload?.shed);

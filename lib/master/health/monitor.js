@@ -54,6 +54,7 @@ export class Monitor {
     this.counters = new CounterStore(); // per slot, across its workers (Prometheus counters)
     this.version = version;
     this.sampler = new ProcessSampler();
+    this.agentFigures = (pid) => this.records.get(pid)?.own ?? null;
     this.timer = null;
     this.sampling = null;
     this.onNew = (proc) => this.#follow(proc);
@@ -112,7 +113,7 @@ export class Monitor {
 
   async #sample(recs) {
     const started = new Map(recs.map((r) => [r.pid, r.proc.createdAt]));
-    const costs = await this.sampler.sample(recs.map((r) => r.pid), started);
+    const costs = await this.sampler.sample(recs.map((r) => r.pid), started, this.agentFigures);
     const now = Date.now();
     for (const rec of recs) {
       const cost = costs.get(rec.pid);

@@ -34,6 +34,12 @@ export class Ring {
  * counter reset. CPU is kept in whole clock ticks (exact: no float sums).
  */
 class SlotCounters {
+  /** @param {string} app  @param {number} slot */
+  constructor(app = '', slot = 0) {
+    this.app = app;
+    this.slot = slot;
+  }
+
   cpuTicks = 0;
   httpRequests = 0;
   httpMicros = 0; // response times summed, µs (integers: exact)
@@ -48,7 +54,7 @@ export class CounterStore {
   of(app, slot) {
     const key = `${app}\0${slot}`;
     let c = this.#slots.get(key);
-    if (!c) this.#slots.set(key, (c = new SlotCounters()));
+    if (!c) this.#slots.set(key, (c = new SlotCounters(app, slot)));
     return c;
   }
 
@@ -59,10 +65,7 @@ export class CounterStore {
 
   /** @param {(app: string, slot: number) => boolean} exists */
   prune(exists) {
-    for (const key of this.#slots.keys()) {
-      const [app, slot] = key.split('\0');
-      if (!exists(app, Number(slot))) this.#slots.delete(key);
-    }
+    for (const [key, c] of this.#slots) if (!exists(c.app, c.slot)) this.#slots.delete(key);
   }
 }
 

@@ -19,9 +19,9 @@ cluster.on('listening', (worker) => {
   worker.send(envelope(TO_AGENT.WATCH));
   if (++listening === n) process.send?.('ready');
 });
-const figures = new Map(); // pid -> the last report's {cpuMicros, rss, at}
+const figures = new Map(); // pid -> the last report's {user, system, rss, at}
 cluster.on('message', (worker, m) => {
-  if (m?.cmd === FROM_AGENT.METRICS) figures.set(worker.process.pid, { cpuMicros: m.data.cpu_us, rss: m.data.rss, at: Date.now() });
+  if (m?.cmd === FROM_AGENT.METRICS) figures.set(worker.process.pid, { ...m.data.cpu_us, rss: m.data.rss, at: Date.now() });
 });
 for (let i = 0; i < n; i++) cluster.fork({ NODE_APP_INSTANCE: String(i), SUPER_SLOT: String(i), SUPER_METRICS_INTERVAL: '1000' });
 const sampler = new ProcessSampler();

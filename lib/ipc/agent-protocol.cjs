@@ -109,11 +109,16 @@ function agentReport(data) {
     ms: num(data.ms),
     heap: heap && { used: num(heap.used), total: num(heap.total) },
     rss: num(data.rss),
-    cpu_us: num(data.cpu_us),
+    cpu_us: cpuTimes(obj(data.cpu_us)),
     resources: resourceCounts(obj(data.resources)),
     http: http && { rps: num(http.rps), p99: num(http.p99), requests: num(http.requests), sum_us: num(http.sum_us), inflight: num(http.inflight) },
     overload: overload && { shedding: overload.shedding === true, shed: num(overload.shed), inflight: num(overload.inflight) },
   };
+}
+
+/** {user, system} µs, both whole and not negative, or null. */
+function cpuTimes(c) {
+  return c && Number.isSafeInteger(c.user) && Number.isSafeInteger(c.system) && c.user >= 0 && c.system >= 0 ? { user: c.user, system: c.system } : null;
 }
 
 function resourceCounts(r) {

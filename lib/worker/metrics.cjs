@@ -151,9 +151,9 @@ function startMetrics() {
       ms: Math.round(covered), // the time this report covers: the daemon weighs its figures by it
       heap: { used: mem.heapUsed, total: mem.heapTotal },
       rss: mem.rss,
-      // CPU time since the process started (µs): with rss, what the daemon reads from /proc
-      // for a worker that has no child, so it need not (process-sampler.js).
-      cpu_us: cpu.user + cpu.system,
+      // CPU time since the process started (µs, user and system): with rss, what the daemon
+      // reads from /proc for a worker that has no child, so it need not (process-sampler.js).
+      cpu_us: cpu,
       resources,
       http: {
         rps: seconds > 0 ? Math.round((requests / seconds) * 10) / 10 : 0,

@@ -70,7 +70,7 @@ test('a childless worker with a fresh report is sampled from its agent\'s figure
     const first = await sample();
     assert.notEqual(first.memory, AGENT_RSS, 'the first sample reads /proc');
     let at = 0; // each report later than the last one and than the last sample
-    const report = (cpuMicros) => { agent = { cpuMicros, rss: AGENT_RSS, at: (at = Math.max(at, Date.now()) + 1) }; };
+    const report = (micros) => { agent = { user: micros, system: 0, rss: AGENT_RSS, at: (at = Math.max(at, Date.now()) + 1) }; };
     report(0);
     const fromAgent = await sample();
     assert.equal(fromAgent.memory, AGENT_RSS, 'a report newer than the last sample, no child: the agent\'s figures');

@@ -113,7 +113,7 @@ export class WorkerRecord {
   onReport(data, now = Date.now()) {
     this.agent = data;
     this.agentAt = now;
-    this.own = typeof data.cpu_us === 'number' && typeof data.rss === 'number' ? { cpuMicros: data.cpu_us, rss: data.rss, at: now } : null;
+    this.own = data.cpu_us && typeof data.rss === 'number' ? { user: data.cpu_us.user, system: data.cpu_us.system, rss: data.rss, at: now } : null;
     this.counters.httpRequests += count(data.http?.requests);
     this.counters.httpMicros += count(data.http?.sum_us);
     this.counters.shedRequests += count(data.overload?.shed);

@@ -159,24 +159,23 @@ function readOrClose(files, key) {
 
 /**
  * A worker's own CPU time and RSS as its agent measured them (lib/worker/metrics.cjs).
- * @typedef {{cpuMicros: number, rss: number, at: number}} AgentFigures  at: when the report came (ms epoch)
+ * user, system: µs since it started (process.cpuUsage()); at: when the report came (ms epoch)
+ * @typedef {{user: number, system: number, rss: number, at: number}} AgentFigures
  */
 
 /**
- * Moves a worker's last figures to `ticks` (its tree's CPU, clock ticks) taken `at`.
+ * Moves a worker's last figures to `ticks` (its tree's CPU, whole clock ticks) taken `at`.
  * `exact`: read from /proc now. An agent's figures lack what children started since the last
  * full read: a figure below the last one is not taken (the next full read gives the time
  * since), while a full read below it (a child reparented away) is.
- * cpuTicks is whole ticks, so the Prometheus counter sums exactly.
  */
 function step(last, ticks, at, memory, processes, exact) {
   const elapsed = at - last.at;
   const used = Math.max(0, ticks - last.ticks);
   const cpu = elapsed > 0 ? (used * (1000 / TICKS_PER_SEC) * 100) / elapsed : 0;
-  const cpuTicks = Math.max(0, Math.floor(ticks) - Math.floor(last.ticks));
   if (exact || ticks > last.ticks) last.ticks = ticks;
   last.at = at;
-  return { cpu: Math.round(cpu * 10) / 10, memory, processes, cpuTicks };
+  return { cpu: Math.round(cpu * 10) / 10, memory, processes, cpuTicks: used };
 }
 
 export class ProcessSampler {
@@ -286,7 +285,10 @@ export class ProcessSampler {
   #fromAgent(pid, prev, agent) {
     if (agent.at <= prev.at || --prev.untilFull <= 0) return null;
     if (this.#filesOf(pid).readChildren() > 0) return null;
-    const ticks = agent.cpuMicros / (1e6 / TICKS_PER_SEC) + prev.childTicks;
+    // In ticks as its stat line says them (each of utime and stime cut to whole ticks, from
+    // the same kernel counters): a full read after this one is never below it.
+    const perTick = 1e6 / TICKS_PER_SEC;
+    const ticks = Math.floor(agent.user / perTick) + Math.floor(agent.system / perTick) + prev.childTicks;
     return step(prev, ticks, agent.at, agent.rss, 1, false);
   }
 

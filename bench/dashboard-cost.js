@@ -15,7 +15,8 @@
 //                       then report once a second
 //   the floor           superd stopped; a bare node:cluster primary (bench/watched-primary.js)
 //                       with as many workers doing only what watching cannot skip: the
-//                       agents' reports once a second and a /proc sample of every worker
+//                       agents' reports once a second and a sample of every worker as the
+//                       daemon takes it (their reports' figures, /proc's children lists)
 // Also the page's weight (every file it loads, uncompressed) and its load time (navigation
 // to the last worker row drawn), the median of --loads loads.
 //   node bench/dashboard-cost.js [--workers 100] [--window 20] [--settle 12] [--loads 5]
@@ -129,7 +130,7 @@ try {
   await sleep(opts.settle * 1000);
   const [bareFloor] = await cpuOver([floor.child.pid], opts.window);
   await floor.stop();
-  rows.push([`the floor: a bare node:cluster primary, ${opts.workers} agents reporting once a second, /proc read once a second`, fmt(bareFloor, 2), '-']);
+  rows.push([`the floor: a bare node:cluster primary, ${opts.workers} agents reporting once a second, sampled as the daemon samples`, fmt(bareFloor, 2), '-']);
   out.phases.floor = { primary: bareFloor };
 
   const files = loadPage();

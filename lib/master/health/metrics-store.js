@@ -85,7 +85,7 @@ export class WorkerRecord {
     this.pid = proc.pid;
     this.app = proc.appName;
     this.slot = proc.slotIndex;
-    this.agent = null; // last {loop, elu, heap, rss, resources, http, overload} from the worker
+    this.agent = null; // last {loop, elu, ms, heap, rss, cpu_us, resources, http, overload} from the worker
     this.agentAt = null; // when it arrived (ms epoch)
     /** @type {import('./process-sampler.js').AgentFigures|null} */
     this.own = null; // the worker's own CPU time and RSS from that report, for the sampler

@@ -4,7 +4,7 @@
 // control connections subscribed to the "metrics" topic.
 //
 //   agent (worker) --IPC {cmd:'super:metrics'}--> WorkerProcess 'metrics' --> WorkerRecord
-//   timer (interval) --> ProcessSampler (/proc, chunked) --> WorkerRecord.onSample
+//   timer (interval) --> ProcessSampler (the report's CPU/RSS, or /proc; chunked) --> WorkerRecord.onSample
 //                    --> decideHealthAction --> replaceSlot (given) | SIGKILL group
 //                    --> broadcast('metrics', status view)   only when someone listens
 //

@@ -93,7 +93,7 @@ const EMPTY = Object.freeze({});
  * numbers where numbers go, at most MAX_RESOURCE_TYPES resource counts, so `ls`, `monit`,
  * the health rules and the Prometheus text never see strings, arrays or a huge object
  * where the agent puts a number. A field added to the agent's report must be added here.
- * @returns {{loop, elu, ms, heap, rss, resources, http, overload}} every field null when absent or malformed
+ * @returns {{loop, elu, ms, heap, rss, cpu_us, resources, http, overload}} every field null when absent or malformed
  */
 function agentReport(data) {
   const loop = obj(data.loop);
@@ -109,10 +109,16 @@ function agentReport(data) {
     ms: num(data.ms),
     heap: heap && { used: num(heap.used), total: num(heap.total) },
     rss: num(data.rss),
+    cpu_us: cpuTimes(obj(data.cpu_us)),
     resources: resourceCounts(obj(data.resources)),
     http: http && { rps: num(http.rps), p99: num(http.p99), requests: num(http.requests), sum_us: num(http.sum_us), inflight: num(http.inflight) },
     overload: overload && { shedding: overload.shedding === true, shed: num(overload.shed), inflight: num(overload.inflight) },
   };
+}
+
+/** {user, system} µs, both whole and not negative, or null. */
+function cpuTimes(c) {
+  return c && Number.isSafeInteger(c.user) && Number.isSafeInteger(c.system) && c.user >= 0 && c.system >= 0 ? { user: c.user, system: c.system } : null;
 }
 
 function resourceCounts(r) {

@@ -142,6 +142,7 @@ function startMetrics() {
     if (reported && eluNow.utilization > BUSY_ELU) measure();
     reported = true;
     const mem = process.memoryUsage();
+    const cpu = process.cpuUsage();
     const resources = {};
     for (const type of process.getActiveResourcesInfo()) resources[type] = (resources[type] ?? 0) + 1;
     const data = {
@@ -150,6 +151,9 @@ function startMetrics() {
       ms: Math.round(covered), // the time this report covers: the daemon weighs its figures by it
       heap: { used: mem.heapUsed, total: mem.heapTotal },
       rss: mem.rss,
+      // CPU time since the process started (µs, user and system): with rss, what the daemon
+      // reads from /proc for a worker that has no child, so it need not (process-sampler.js).
+      cpu_us: cpu,
       resources,
       http: {
         rps: seconds > 0 ? Math.round((requests / seconds) * 10) / 10 : 0,

@@ -94,3 +94,23 @@ test('CPU and memory of a worker count the processes it started', async (t) => {
   const w = await m.waitFor((x, app) => app.name === 'burn' && x.uptime_ms > 2000 && x.metrics?.processes === 2 && x.metrics.cpu >= 3, 30000, 'two processes, the child\'s CPU counted');
   assert.ok(w.metrics.memory > w.metrics.rss_self, `tree memory ${w.metrics.memory} > the worker's own ${w.metrics.rss_self}`);
 });
+
+test('watched, a worker without a child is sampled from its own reports: memory is the RSS its agent measured', async (t) => {
+  const port = await freePort();
+  // Its RSS grows all the time (64 KiB every 20 ms, up to 24 MiB): a /proc read at another
+  // moment than the report's would not find the same figure.
+  box.write('grower.js', `import http from 'node:http';\nconst keep = [];\nconst timer = setInterval(() => { keep.push(Buffer.alloc(65536, 1)); if (keep.length >= 384) clearInterval(timer); }, 20);\nhttp.createServer((q, r) => r.end('ok')).listen(${port}, '127.0.0.1');\n`);
+  const eco = box.write('grow.yml', 'metrics: { interval: 250ms }\napps:\n  - name: grow\n    script: grower.js\n');
+  deleteAtEnd(t, box, ['grow']);
+  await box.start(eco);
+  const m = await watchMetrics(box, t);
+  let same = 0; // samples in a row, while it grows, whose memory is the report's own
+  let lastRss = 0;
+  await m.waitFor((w, app) => {
+    const rss = w.metrics?.rss_self;
+    if (app.name !== 'grow' || !rss || rss < lastRss + 65536) return false; // not growing: it proves nothing
+    lastRss = rss;
+    same = w.metrics.memory === rss && w.metrics.processes === 1 ? same + 1 : 0;
+    return same === 3;
+  }, 15000, 'three samples in a row, while its RSS grows, with memory = rss_self');
+});

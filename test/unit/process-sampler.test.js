@@ -13,7 +13,7 @@ test('parseStat: CPU ticks and RSS pages after a comm that holds spaces and ") "
   // utime stime cutime cstime priority nice threads itrealvalue starttime vsize rss ...
   const line = '4242 (evil) (x) y) S 1 4242 4242 0 -1 4194560 100 0 0 0 12 34 5 6 20 0 7 0 999 123456 789 18446744073709551615 1 1\n';
   const b = Buffer.from(line, 'latin1');
-  assert.deepEqual(parseStat(b, b.length), { ticks: 12 + 34 + 5 + 6, rssPages: 789 });
+  assert.deepEqual(parseStat(b, b.length), { ticks: 12 + 34 + 5 + 6, selfTicks: 12 + 34, rssPages: 789 });
   assert.equal(parseStat(b, 0), null, 'nothing read');
   const cut = Buffer.from('4242 (a) S 1 2 3', 'latin1');
   assert.equal(parseStat(cut, cut.length), null, 'a line cut before rss');
@@ -52,3 +52,55 @@ test('a tree of three processes is counted whole; its files close when it is gon
   assert.deepEqual((await sampler.sample([sh.pid])).get(sh.pid), { cpu: null, memory: null, processes: 0, cpuTicks: 0 });
   assert.equal(sampler.openFiles, 0);
 });
+
+test('a childless worker with a fresh report is sampled from its agent\'s figures; a stale report, a child or every 10th sample reads /proc',
+  { skip: !linux && 'reads /proc' }, async (t) => {
+    const sh = spawn('sh', ['-c', 'echo up; read x; sleep 30 & echo child; wait'], { stdio: ['pipe', 'pipe', 'ignore'], detached: true });
+    t.after(() => {
+      try {
+        process.kill(-sh.pid, 'SIGKILL');
+      } catch {}
+    });
+    await once(sh.stdout, 'data');
+    const sampler = new ProcessSampler();
+    t.after(() => sampler.close());
+    const AGENT_RSS = 12345; // no process has this RSS: it tells the agent's figure from /proc's
+    let agent = null;
+    const sample = async () => (await sampler.sample([sh.pid], new Map(), () => agent)).get(sh.pid);
+    const first = await sample();
+    assert.notEqual(first.memory, AGENT_RSS, 'the first sample reads /proc');
+    let at = 0; // each report later than the last one and than the last sample
+    const report = (micros) => { agent = { user: micros, system: 0, rss: AGENT_RSS, at: (at = Math.max(at, Date.now()) + 1) }; };
+    report(0);
+    const fromAgent = await sample();
+    assert.equal(fromAgent.memory, AGENT_RSS, 'a report newer than the last sample, no child: the agent\'s figures');
+    assert.equal(fromAgent.processes, 1);
+    assert.notEqual((await sample()).memory, AGENT_RSS, 'no report since the last sample (a blocked loop): /proc');
+    // Its own CPU time grows by 2 s between two reports: 200 ticks, whole.
+    report(0);
+    await sample();
+    await new Promise((r) => setTimeout(r, 5));
+    report(2_000_000);
+    const busy = await sample();
+    assert.equal(busy.cpuTicks, 200);
+    assert.ok(busy.cpu > 100, `2 s of CPU in a few ms: ${busy.cpu}`);
+    // Every 10th sample reads the tree whole (children started and reaped since).
+    let full = 0;
+    for (let i = 0; i < 20; i++) {
+      report(2_000_000);
+      if ((await sample()).memory !== AGENT_RSS) full++;
+    }
+    assert.equal(full, 2, 'two full reads in 20 samples');
+    // With a child, the tree is read whole even with a fresh report.
+    sh.stdin.write('go\n');
+    await once(sh.stdout, 'data');
+    for (let i = 0; i < 50; i++) { // the sleep forked (bounded: 50 samples)
+      report(2_000_000);
+      const s = await sample();
+      if (s.processes === 2) {
+        assert.notEqual(s.memory, AGENT_RSS);
+        return;
+      }
+    }
+    assert.fail('the child was never counted');
+  });

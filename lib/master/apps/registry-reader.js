@@ -53,6 +53,26 @@ export class RegistryReader {
     };
   }
 
+  /**
+   * The config of app `name`, or null: for what runs for every worker each interval or for
+   * every report (the monitor, the stall captures), without building app()'s view.
+   */
+  config(name) {
+    return this.#apps.get(name)?.config ?? null;
+  }
+
+  /** Whether an operation (a reload, a restart, ...) holds app `name`; null when there is none. */
+  busy(name) {
+    const app = this.#apps.get(name);
+    return app ? app.busy : null;
+  }
+
+  /** The state of slot `index` of app `name` when its worker process is `proc`, else null. */
+  stateOf(name, index, proc) {
+    const slot = this.#apps.get(name)?.slots[index];
+    return slot && slot.proc === proc ? slot.state : null;
+  }
+
   /** How many apps are registered. */
   count() {
     return this.#apps.size;

@@ -121,7 +121,7 @@ export class Captures {
 
   // profile_on_stall: each agent report may start a capture (stall-rule.js decides).
   #onReport(proc, report) {
-    const settings = this.reader.app(proc.appName)?.config.profile_on_stall;
+    const settings = this.reader.config(proc.appName)?.profile_on_stall;
     if (!settings) return;
     const now = Date.now();
     const p99 = report.loop?.p99;

@@ -34,6 +34,12 @@ export class Ring {
  * counter reset. CPU is kept in whole clock ticks (exact: no float sums).
  */
 class SlotCounters {
+  /** @param {string} app  @param {number} slot */
+  constructor(app = '', slot = 0) {
+    this.app = app;
+    this.slot = slot;
+  }
+
   cpuTicks = 0;
   httpRequests = 0;
   httpMicros = 0; // response times summed, µs (integers: exact)
@@ -48,7 +54,7 @@ export class CounterStore {
   of(app, slot) {
     const key = `${app}\0${slot}`;
     let c = this.#slots.get(key);
-    if (!c) this.#slots.set(key, (c = new SlotCounters()));
+    if (!c) this.#slots.set(key, (c = new SlotCounters(app, slot)));
     return c;
   }
 
@@ -59,10 +65,7 @@ export class CounterStore {
 
   /** @param {(app: string, slot: number) => boolean} exists */
   prune(exists) {
-    for (const key of this.#slots.keys()) {
-      const [app, slot] = key.split('\0');
-      if (!exists(app, Number(slot))) this.#slots.delete(key);
-    }
+    for (const [key, c] of this.#slots) if (!exists(c.app, c.slot)) this.#slots.delete(key);
   }
 }
 
@@ -82,8 +85,10 @@ export class WorkerRecord {
     this.pid = proc.pid;
     this.app = proc.appName;
     this.slot = proc.slotIndex;
-    this.agent = null; // last {loop, elu, heap, rss, resources, http, overload} from the worker
+    this.agent = null; // last {loop, elu, ms, heap, rss, cpu_us, resources, http, overload} from the worker
     this.agentAt = null; // when it arrived (ms epoch)
+    /** @type {import('./process-sampler.js').AgentFigures|null} */
+    this.own = null; // the worker's own CPU time and RSS from that report, for the sampler
     this.cost = null; // last {cpu, memory, processes} of the process tree
     this.costAt = null;
     this.history = { cpu: new Ring(), memory: new Ring(), loop: new Ring() };
@@ -108,6 +113,7 @@ export class WorkerRecord {
   onReport(data, now = Date.now()) {
     this.agent = data;
     this.agentAt = now;
+    this.own = data.cpu_us && typeof data.rss === 'number' ? { user: data.cpu_us.user, system: data.cpu_us.system, rss: data.rss, at: now } : null;
     this.counters.httpRequests += count(data.http?.requests);
     this.counters.httpMicros += count(data.http?.sum_us);
     this.counters.shedRequests += count(data.overload?.shed);

@@ -4,7 +4,7 @@
 // control connections subscribed to the "metrics" topic.
 //
 //   agent (worker) --IPC {cmd:'super:metrics'}--> WorkerProcess 'metrics' --> WorkerRecord
-//   timer (interval) --> ProcessSampler (/proc, chunked) --> WorkerRecord.onSample
+//   timer (interval) --> ProcessSampler (the report's CPU/RSS, or /proc; chunked) --> WorkerRecord.onSample
 //                    --> decideHealthAction --> replaceSlot (given) | SIGKILL group
 //                    --> broadcast('metrics', status view)   only when someone listens
 //
@@ -54,6 +54,7 @@ export class Monitor {
     this.counters = new CounterStore(); // per slot, across its workers (Prometheus counters)
     this.version = version;
     this.sampler = new ProcessSampler();
+    this.agentFigures = (pid) => this.records.get(pid)?.own ?? null;
     this.timer = null;
     this.sampling = null;
     this.onNew = (proc) => this.#follow(proc);
@@ -90,11 +91,11 @@ export class Monitor {
       for (const rec of recs) {
         // profile_on_stall decides from the loop p99 of each report, autoscale from each
         // report's figures: their agents always report.
-        const config = watched ? null : this.reader.app(rec.app)?.config;
+        const config = watched ? null : this.reader.config(rec.app);
         const watch = watched || Boolean(config?.profile_on_stall || config?.autoscale);
         if (rec.watched !== watch && rec.proc.watchReports(watch)) rec.watched = watch;
       }
-      await this.#sample(watched ? recs : recs.filter((r) => this.reader.app(r.app)?.config.max_memory_restart));
+      await this.#sample(watched ? recs : recs.filter((r) => this.reader.config(r.app)?.max_memory_restart));
       const now = Date.now();
       for (const rec of recs) if (this.records.get(rec.pid) === rec) this.#judge(rec, now);
       this.counters.prune((app, slot) => this.reader.worker(app, slot) !== null);
@@ -111,8 +112,9 @@ export class Monitor {
   }
 
   async #sample(recs) {
-    const started = new Map(recs.map((r) => [r.pid, r.proc.createdAt]));
-    const costs = await this.sampler.sample(recs.map((r) => r.pid), started);
+    const started = new Map();
+    for (const r of recs) if (r.cost === null) started.set(r.pid, r.proc.createdAt); // a first sample's CPU % is since then
+    const costs = await this.sampler.sample(recs.map((r) => r.pid), started, this.agentFigures);
     const now = Date.now();
     for (const rec of recs) {
       const cost = costs.get(rec.pid);
@@ -209,15 +211,14 @@ export class Monitor {
 
   #judge(rec, now) {
     if (rec.acting) return;
-    const app = this.reader.app(rec.app);
-    const worker = this.reader.worker(rec.app, rec.slot);
-    if (!app || !worker || worker.proc !== rec.proc || worker.state !== S.ONLINE) return;
-    if (app.config.unresponsive_timeout) rec.ping(now);
+    const config = this.reader.config(rec.app);
+    if (!config || this.reader.stateOf(rec.app, rec.slot, rec.proc) !== S.ONLINE) return;
+    if (config.unresponsive_timeout) rec.ping(now);
     const decision = decideHealthAction({
       cost: rec.cost,
       unansweredSince: rec.unansweredSince,
       hasAgent: rec.proc.reportInterval > 0,
-      config: app.config,
+      config,
       interval: rec.proc.reportInterval,
       now,
     });
@@ -229,7 +230,7 @@ export class Monitor {
       rec.proc.signal('SIGKILL');
       return;
     }
-    if (app.busy) return; // a reload/restart is changing the app: judge again next sample
+    if (this.reader.busy(rec.app)) return; // a reload/restart is changing the app: judge again next sample
     rec.acting = 'replacing';
     this.log.warn({ ...who, cost: rec.cost }, `${rec.app}#${rec.slot} ${decision.reason}; replacing it (ready-first)`);
     Promise.resolve().then(() => this.replaceSlot(rec.app, rec.slot, `max_memory_restart: ${decision.reason}`)).then(

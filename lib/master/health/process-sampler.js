@@ -16,12 +16,22 @@
 // that exits is reaped by its parent, whose cutime/cstime then carry its whole cost, so the
 // sum stays continuous and short-lived children are counted too. Memory = Σ RSS (pages
 // shared between the processes are counted once per process, as `ps` would).
+//
+// A worker whose agent reports once a second (someone watches) says its own CPU time and
+// RSS in each report: the same kernel counters its stat line holds. For such a worker that
+// has no child now, a sample takes the agent's figures plus what its children cost at the
+// last full read (cutime/cstime), and reads only its children list (2 µs of kernel time
+// against 7-8 µs for a stat line that sums Node's ~10 threads): the stat line is read at
+// the first sample, whenever it has children, every CATCH_UP samples (the CPU of children
+// it started and reaped since), and whenever no report came since the last sample (a
+// blocked loop: max_memory_restart and the figures stay right for a hung worker).
 // Not Linux: every value is null.
 import fs from 'node:fs';
 
 export const TICKS_PER_SEC = 100; // USER_HZ: 100 on every Linux architecture Node supports
 const CHUNK = 16; // worker trees read per turn of the event loop
 const MAX_TREE = 256; // processes counted per worker, a bound against fork bombs
+const CATCH_UP = 10; // a worker sampled from its agent's figures: its whole tree every this many samples
 const buf = Buffer.alloc(4096);
 const linux = process.platform === 'linux';
 
@@ -37,11 +47,11 @@ function pageSize() {
 }
 
 /**
- * utime+stime+cutime+cstime (clock ticks) and RSS (pages) from the bytes of a
- * /proc/<pid>/stat, read in place: no string, no array (this runs for every worker every
- * interval while someone watches). Null when the bytes are not a stat line.
+ * utime+stime+cutime+cstime (clock ticks), the process's own utime+stime, and RSS (pages)
+ * from the bytes of a /proc/<pid>/stat, read in place: no string, no array (this runs for
+ * every worker every interval while someone watches). Null when the bytes are not a stat line.
  * @param {Buffer} b  @param {number} n  bytes read
- * @returns {{ticks: number, rssPages: number}|null}
+ * @returns {{ticks: number, selfTicks: number, rssPages: number}|null}
  */
 export function parseStat(b, n) {
   // The fields start after the ")" that closes comm (comm may hold spaces and parentheses).
@@ -51,6 +61,7 @@ export function parseStat(b, n) {
   i += 2; // ") "
   let field = 0; // index of the field after comm: 0 is the state
   let ticks = 0;
+  let selfTicks = 0;
   let rssPages = -1;
   while (i < n && field <= 21) {
     if (field === 11 || field === 12 || field === 13 || field === 14 || field === 21) {
@@ -63,11 +74,12 @@ export function parseStat(b, n) {
       while (i < n && b[i] >= 0x30 && b[i] <= 0x39) v = v * 10 + (b[i++] - 0x30);
       if (field === 21) rssPages = v * sign;
       else ticks += v * sign;
+      if (field === 12) selfTicks = ticks;
     } else while (i < n && b[i] !== 0x20) i++;
     i++; // the space
     field++;
   }
-  return rssPages < 0 ? null : { ticks, rssPages };
+  return rssPages < 0 ? null : { ticks, selfTicks, rssPages };
 }
 
 /** Calls `each(pid)` for every pid of the space-separated list in the first `n` bytes of `b`. */
@@ -145,10 +157,31 @@ function readOrClose(files, key) {
   }
 }
 
+/**
+ * A worker's own CPU time and RSS as its agent measured them (lib/worker/metrics.cjs).
+ * user, system: µs since it started (process.cpuUsage()); at: when the report came (ms epoch)
+ * @typedef {{user: number, system: number, rss: number, at: number}} AgentFigures
+ */
+
+/**
+ * Moves a worker's last figures to `ticks` (its tree's CPU, whole clock ticks) taken `at`.
+ * `exact`: read from /proc now. An agent's figures lack what children started since the last
+ * full read: a figure below the last one is not taken (the next full read gives the time
+ * since), while a full read below it (a child reparented away) is.
+ */
+function step(last, ticks, at, memory, processes, exact) {
+  const elapsed = at - last.at;
+  const used = Math.max(0, ticks - last.ticks);
+  const cpu = elapsed > 0 ? (used * (1000 / TICKS_PER_SEC) * 100) / elapsed : 0;
+  if (exact || ticks > last.ticks) last.ticks = ticks;
+  last.at = at;
+  return { cpu: Math.round(cpu * 10) / 10, memory, processes, cpuTicks: used };
+}
+
 export class ProcessSampler {
   constructor() {
     this.files = new Map(); // pid -> ProcFiles, closed when the process is gone
-    this.last = new Map(); // leader pid -> {ticks, at}
+    this.last = new Map(); // leader pid -> {ticks, at, childTicks, untilFull}
     this.members = new Map(); // leader pid -> pids of its other processes at the last sample
     this.page = linux ? pageSize() : 4096;
   }
@@ -159,9 +192,13 @@ export class ProcessSampler {
     return f;
   }
 
-  /** {ticks, rss (bytes), processes} of the tree rooted at `pid`; null if `pid` is gone. */
+  /**
+   * {ticks, selfTicks, rss (bytes), processes} of the tree rooted at `pid`; null if `pid`
+   * is gone. selfTicks: the leader's own utime+stime (ticks less it: what its children cost).
+   */
   #tree(pid) {
     let ticks = 0;
+    let selfTicks = 0;
     let rss = 0;
     let processes = 0;
     /** @type {number[]|null} */
@@ -180,7 +217,8 @@ export class ProcessSampler {
       ticks += stat.ticks;
       rss += stat.rssPages * this.page;
       processes++;
-      if (p !== pid) (seen ??= new Set()).add(p);
+      if (p === pid) selfTicks = stat.selfTicks;
+      else (seen ??= new Set()).add(p);
       const c = files.readChildren();
       if (c > 0) forEachPid(buf, c, (child) => (queue ??= []).push(child));
     }
@@ -188,7 +226,7 @@ export class ProcessSampler {
     for (const p of this.members.get(pid) ?? []) if (!seen?.has(p)) this.#forgetPid(p);
     if (seen) this.members.set(pid, seen);
     else this.members.delete(pid);
-    return { ticks, rss, processes };
+    return { ticks, selfTicks, rss, processes };
   }
 
   #forgetPid(pid) {
@@ -200,10 +238,12 @@ export class ProcessSampler {
    * Samples the trees of `leaders` (worker pids).
    * @param {number[]} leaders
    * @param {Map<number, number>} [startedAt]  pid -> ms epoch, for the CPU % of a first sample
+   * @param {(pid: number) => AgentFigures|null} [agentOf]  a worker's own figures from its
+   *   agent's last report, null when it gives none (not a Node worker, an older agent)
    * @returns {Promise<Map<number, {cpu: number|null, memory: number|null, processes: number, cpuTicks: number}>>}
    *   cpuTicks: clock ticks (1/100 s) the tree used since the previous sample (since it started, at the first)
    */
-  async sample(leaders, startedAt = new Map()) {
+  async sample(leaders, startedAt = new Map(), agentOf = () => null) {
     const out = new Map();
     if (!linux) {
       for (const pid of leaders) out.set(pid, { cpu: null, memory: null, processes: 0, cpuTicks: 0 });
@@ -214,23 +254,42 @@ export class ProcessSampler {
       const now = Date.now();
       for (let j = i; j < Math.min(i + CHUNK, leaders.length); j++) {
         const pid = leaders[j];
+        const prev = this.last.get(pid);
+        const agent = prev ? agentOf(pid) : null;
+        const cost = agent && this.#fromAgent(pid, prev, agent);
+        if (cost) {
+          out.set(pid, cost);
+          continue;
+        }
         const tree = this.#tree(pid);
         if (!tree) {
           this.forget(pid);
           out.set(pid, { cpu: null, memory: null, processes: 0, cpuTicks: 0 });
           continue;
         }
-        let prev = this.last.get(pid);
-        if (!prev) this.last.set(pid, (prev = { ticks: 0, at: startedAt.get(pid) ?? now }));
-        const elapsed = now - prev.at;
-        const used = Math.max(0, tree.ticks - prev.ticks); // a child reparented away lowers the sum
-        const cpu = elapsed > 0 ? (used * (1000 / TICKS_PER_SEC) * 100) / elapsed : 0;
-        prev.ticks = tree.ticks;
-        prev.at = now;
-        out.set(pid, { cpu: Math.round(cpu * 10) / 10, memory: tree.rss, processes: tree.processes, cpuTicks: used });
+        const last = prev ?? { ticks: 0, at: startedAt.get(pid) ?? now, childTicks: 0, untilFull: 0 };
+        if (!prev) this.last.set(pid, last);
+        // The next full read of a worker sampled from its reports: spread over CATCH_UP samples.
+        last.untilFull = prev ? CATCH_UP : 1 + (pid % CATCH_UP);
+        last.childTicks = tree.ticks - tree.selfTicks;
+        out.set(pid, step(last, tree.ticks, now, tree.rss, tree.processes, true));
       }
     }
     return out;
+  }
+
+  /**
+   * The sample of a worker from its agent's figures, with the CPU its children cost at the
+   * last full read; null when its tree must be read (see the top of the file).
+   */
+  #fromAgent(pid, prev, agent) {
+    if (agent.at <= prev.at || --prev.untilFull <= 0) return null;
+    if (this.#filesOf(pid).readChildren() > 0) return null;
+    // In ticks as its stat line says them (each of utime and stime cut to whole ticks, from
+    // the same kernel counters): a full read after this one is never below it.
+    const perTick = 1e6 / TICKS_PER_SEC;
+    const ticks = Math.floor(agent.user / perTick) + Math.floor(agent.system / perTick) + prev.childTicks;
+    return step(prev, ticks, agent.at, agent.rss, 1, false);
   }
 
   /** Drops what is cached for a worker that exited (its children's fds go as they fail). */

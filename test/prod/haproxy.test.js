@@ -184,7 +184,7 @@ test('HAProxy checking /readyz: a host whose workers all shed (overload:) leaves
   const [pa, pb, ma, mb, front] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
   let lb = null;
   t.after(() => lb?.kill());
-  for (const [box, port, mport] of [[hosts[0], pa, ma], [hosts[1], pb, mb]]) {
+  for (const { box, port, mport } of [{ box: hosts[0], port: pa, mport: ma }, { box: hosts[1], port: pb, mport: mb }]) {
     deleteAtEnd(t, box, ['shed']);
     box.fixture('overload-lab.js');
     await box.start(box.write('shed.yml', [
@@ -210,7 +210,7 @@ test('HAProxy checking /readyz: a host whose workers all shed (overload:) leaves
     `    server host-a 127.0.0.1:${pa} check port ${ma}`,
     `    server host-b 127.0.0.1:${pb} check port ${mb}`, '',
   ].join('\n'));
-  lb = await haproxy(t, hosts[0].dir, { file });
+  lb = await haproxy(t, hosts[0].dir, { front, a: pa, b: pb, redispatch: false, file });
   /** {status, host} of one request through HAProxy (a fresh connection: round-robin per request). */
   const viaLb = () => new Promise((resolve) => {
     http.get({ host: '127.0.0.1', port: front, path: '/', agent: false, timeout: 5000 }, (res) => {

@@ -72,7 +72,13 @@ test('a childless worker with a fresh report is sampled from its agent\'s figure
     let at = 0; // each report later than the last one and than the last sample
     const report = (micros) => { agent = { user: micros, system: 0, rss: AGENT_RSS, at: (at = Math.max(at, Date.now()) + 1) }; };
     report(0);
-    const fromAgent = await sample();
+    let fromAgent = await sample();
+    // The first full read after a worker's first sample falls 1 to 10 samples later (spread
+    // by pid over the workers): with 1, this one was it, and the next is the agent's.
+    if (fromAgent.memory !== AGENT_RSS && sh.pid % 10 === 0) {
+      report(0);
+      fromAgent = await sample();
+    }
     assert.equal(fromAgent.memory, AGENT_RSS, 'a report newer than the last sample, no child: the agent\'s figures');
     assert.equal(fromAgent.processes, 1);
     assert.notEqual((await sample()).memory, AGENT_RSS, 'no report since the last sample (a blocked loop): /proc');

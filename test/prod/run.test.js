@@ -82,7 +82,7 @@ test('super run --json: one JSON object per line; SIGINT exits 0', async (t) => 
   const run = superProcess(box, t, ['run', eco, '--json']);
   await run.waitFor(/"msg":"hello from slot 0"/, { stream: 'out' });
   await run.waitFor(/"msg":"warning from slot 0"/, { stream: 'out' });
-  assert.deepEqual(await run.stop('SIGINT'), { code: 0, signal: null });
+  assert.deepEqual(await run.stop('SIGINT'), { code: 0, signal: null }, run.stderr);
   const lines = run.stdout.trim().split('\n').map((l) => JSON.parse(l));
   assert.ok(lines.some((o) => o.app === 'talker' && o.slot === 0 && o.stream === 'out' && o.msg === 'hello from slot 0'));
   assert.ok(lines.some((o) => o.app === 'talker' && o.stream === 'err' && o.msg === 'warning from slot 0'));

@@ -80,6 +80,9 @@ test('super run --json: one JSON object per line; SIGINT exits 0', async (t) => 
   const box = await sandbox(t);
   const { eco } = await talker(box, { instances: 1 });
   const run = superProcess(box, t, ['run', eco, '--json']);
+  // Stopped once the app is online: the JSON lines and the exit status are under test here,
+  // not a stop that comes while a worker still boots.
+  await run.waitFor(/talker online/, { stream: 'err' });
   await run.waitFor(/"msg":"hello from slot 0"/, { stream: 'out' });
   await run.waitFor(/"msg":"warning from slot 0"/, { stream: 'out' });
   assert.deepEqual(await run.stop('SIGINT'), { code: 0, signal: null }, run.stderr);

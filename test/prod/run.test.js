@@ -92,6 +92,22 @@ test('super run --json: one JSON object per line; SIGINT exits 0', async (t) => 
   assert.ok(lines.every((o) => Number.isInteger(o.time) && Math.abs(o.time - Date.now()) < 60000), 'each line carries its time (epoch ms)');
 });
 
+test('super run: SIGINT while the apps start stops everything with exit 0, and reports no start failure', async (t) => {
+  const box = await sandbox(t);
+  const port = await freePort();
+  // Ready (listening) only long after the signal; kill_signal (SIGINT) ends it at once.
+  box.write('slow.js', `
+import http from 'node:http';
+console.log('booting');
+process.on('SIGINT', () => process.exit(0));
+setTimeout(() => http.createServer((req, res) => res.end('ok')).listen(${port}, '127.0.0.1'), 20000);
+`);
+  const run = superProcess(box, t, ['run', box.write('slow.yml', 'apps:\n  - name: slow\n    script: slow.js\n')]);
+  await run.waitFor(/^slow#0 \| booting$/m, { stream: 'out' });
+  assert.deepEqual(await run.stop('SIGINT'), { code: 0, signal: null }, run.stderr);
+  assert.doesNotMatch(run.stderr, /E_START_FAILED|failed to start/, 'a stop the user asked for is not a start failure');
+});
+
 test('super run exits 1 when an app fails to start (everything stopped), 2 for a bad file', async (t) => {
   const box = await sandbox(t);
   const { eco } = await talker(box, { instances: 1 });

@@ -9,7 +9,8 @@
 //                capped at 10 MiB + one rotated file unless the file sets a size: the
 //                container's writable layer does not fill)
 //   apps started; one fails to start -> everything stopped, exit 1
-//   SIGTERM / SIGINT -> every app stopped gracefully -> printer drains -> exit 0
+//   SIGTERM / SIGINT -> every app stopped gracefully -> printer drains -> exit 0 (also
+//                       while the apps start: nothing is reported as a start failure)
 import path from 'node:path';
 import { loadEcosystem } from '../../config/index.js';
 import { needsReaper, runUnderReaper, REAPED } from '../pid1.js';
@@ -48,6 +49,9 @@ export default async function run(file, opts = {}) {
     daemon.shutdown('start failed', err.exitStatus ?? 1);
     return new Promise(() => {});
   }
+  // A SIGTERM / SIGINT that came during the start is stopping everything already: the
+  // workers it stopped before they were ready are not start failures.
+  if (daemon.stopping()) return new Promise(() => {});
   for (const w of result.warnings) say(`warning: ${w}`);
   if (result.failed.length) {
     for (const f of result.failed) printError(startFailure(f, '; stopping everything'), 'super run');

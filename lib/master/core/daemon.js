@@ -178,7 +178,7 @@ async function bootDaemon({ resurrect = false, afterStop, control, loadDefaults,
   }
   // A successor is not systemd's main process: the daemon it replaced said MAINPID for it.
   if (!handover) sdNotify(['READY=1', `STATUS=${registry.reader.count()} app(s)`, `MAINPID=${process.pid}`], log);
-  return { home, log, registry, shutdown, version };
+  return { home, log, registry, shutdown, stopping: () => stopping !== null, version };
 }
 
 /** daemon.log (or stderr), E_HOME when it cannot be opened. */

@@ -4,7 +4,7 @@
 // (lib/logs/app-logs.js) know no app: the app gives them its settings and the function
 // that asks its workers to reopen.
 import { Slot } from './slot.js';
-import { planReload, runReload, reporter, slotView, MEMORY_RESERVE, MEMORY_GROWTH } from '../reload/index.js';
+import { planReload, runReload, reporter, slotView, workersThatFit, MEMORY_RESERVE, MEMORY_GROWTH } from '../reload/index.js';
 import { memAvailable } from './host-memory.js';
 import { AppLogs } from '../../logs/app-logs.js';
 import { resolveLogSettings } from '../../config/log-settings.js';
@@ -218,7 +218,7 @@ export class App {
    */
   async roomForOneMore() {
     const memory = await this.#measureMemory();
-    if (!memory || memory.available - MEMORY_RESERVE >= memory.perWorker * MEMORY_GROWTH) return null;
+    if (!memory || workersThatFit(memory) >= 1) return null;
     const mb = (n) => `${Math.round(n / 1048576)} MB`;
     return `the host has ${mb(memory.available)} available, and one more worker needs ${mb(memory.perWorker * MEMORY_GROWTH)} (its workers' ${mb(memory.perWorker)} with room to grow) beside the ${mb(MEMORY_RESERVE)} kept free`;
   }

@@ -62,6 +62,11 @@
 export const MEMORY_RESERVE = 64 * 1024 * 1024;
 export const MEMORY_GROWTH = 1.25;
 
+/** How many more workers of `memory.perWorker` the host's memory holds, beside MEMORY_RESERVE. @param {Memory} memory */
+export function workersThatFit(memory) {
+  return Math.max(0, Math.floor((memory.available - MEMORY_RESERVE) / (memory.perWorker * MEMORY_GROWTH)));
+}
+
 /**
  * @param {object} o
  * @param {SlotView[]} o.slots  the app's slots, in index order
@@ -116,7 +121,7 @@ export function planReload({ slots, target, only = null, memory = null }) {
  */
 function surgeSize(target, count, memory) {
   const wanted = Math.min(count, amountOf(target.max_surge ?? '100%', count, Math.ceil));
-  const room = memory ? Math.max(0, Math.floor((memory.available - MEMORY_RESERVE) / (memory.perWorker * MEMORY_GROWTH))) : null;
+  const room = memory ? workersThatFit(memory) : null;
   const size = Math.min(wanted, room ?? Infinity);
   const unavailable = size < wanted || wanted === 0 ? Math.min(count - size, amountOf(target.max_unavailable ?? 0, count, Math.floor)) : 0;
   const measured = memory ? { available: memory.available, per_worker: memory.perWorker } : null;

@@ -6,9 +6,8 @@
 import { resolveInstances } from './instances.js';
 import { instancesProblem } from './work-limits.js';
 import { parseDuration } from './units.js';
+import { SCALE_FIGURES } from '../scale-figures.js';
 
-/** The figures a rule may watch, as each worker's agent reports them. */
-const SCALE_FIGURES = ['elu', 'loop_delay', 'inflight'];
 const DEFAULT_UP = { elu: 0.8, for: '10s' };
 const DEFAULT_DOWN = { elu: 0.3, for: '2m' };
 const DEFAULT_COOLDOWN = '30s';

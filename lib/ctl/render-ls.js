@@ -2,6 +2,7 @@
 // (`super stop 0`); cpu and memory count the worker's child processes too; loop p99 is the
 // event-loop delay its agent last reported, or "stale" when it stopped reporting (a blocked loop).
 import { formatDuration, formatBytes, formatCpu, formatMs, renderTable } from './format.js';
+import { figuresText } from '../scale-figures.js';
 
 export function renderLs({ apps }) {
   if (apps.length === 0) return 'no apps (start some with `super start <ecosystem.yml>`)';
@@ -22,7 +23,7 @@ function autoscaleNote(app) {
   const a = app.autoscale;
   if (!a) return [];
   const l = a.last;
-  const figures = l && Object.entries(l.figures ?? {}).map(([k, v]) => `${k} ${v}${k === 'loop_delay' ? ' ms' : ''}`).join(', ');
+  const figures = l && figuresText(l.figures);
   const what = !l ? 'no step yet'
     : l.refused ? `${l.direction} refused at ${clock(l.at)}: ${l.refused}`
     : l.failed ? `${l.direction} failed at ${clock(l.at)}: ${l.failed}`

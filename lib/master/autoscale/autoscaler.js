@@ -5,6 +5,7 @@
 // reload, scale or stop interleaves with it; a step waits for no other.
 import { decideScale, freshState } from './decide.js';
 import { WORKER_STATES as S } from '../states.js';
+import { figuresText } from '../../scale-figures.js';
 
 /** How long an app may go without fresh figures from all its workers before the log says so. */
 const MISSING_MS = 15_000;
@@ -69,8 +70,7 @@ export class Autoscaler {
 
   async #run(name, step) {
     this.#stepping.add(name);
-    const figures = Object.entries(step.figures).map(([k, v]) => `${k} ${v}${k === 'loop_delay' ? ' ms' : ''}`).join(', ');
-    this.log.info({ app: name, autoscale: step }, `${name}: autoscale ${step.direction} ${step.from} -> ${step.to} workers (${step.reason}; ${figures})`);
+    this.log.info({ app: name, autoscale: step }, `${name}: autoscale ${step.direction} ${step.from} -> ${step.to} workers (${step.reason}; ${figuresText(step.figures)})`);
     try {
       const r = await this.step(name, step);
       if (!r) this.log.info({ app: name }, `${name}: autoscale ${step.direction} not made: the app was busy or stopped meanwhile`);

@@ -16,11 +16,12 @@
 // start or reload), never while another operation holds the app. A worker without fresh
 // figures (starting, or too busy to report) adds no sample and decides nothing.
 
+import { SCALE_FIGURES as FIGURES, figureText } from '../../scale-figures.js';
+
 /** @typedef {{elu: number|null, loop_delay: number|null, inflight: number|null}} Figures */
 /** @typedef {{t: number, lo: Figures, hi: Figures, sum: Figures, n: number}} Sample  per figure: least, most, sum over the n workers */
 /** @typedef {{samples: Sample[], lastAt: number}} ScaleState */
 
-const FIGURES = /** @type {const} */ (['elu', 'loop_delay', 'inflight']);
 const MAX_SAMPLES = 4096; // per app: the memory a rule's window may take, whatever its `for`
 
 /** A state that starts counting at `now` (an app's start, or the end of a step). */
@@ -113,5 +114,5 @@ function means(samples) {
   return out;
 }
 
-const bounds = (rule, keys, joint) => keys.map((k) => `${k} ${rule[k]}${k === 'loop_delay' ? ' ms' : ''}`).join(joint);
+const bounds = (rule, keys, joint) => keys.map((k) => figureText(k, rule[k])).join(joint);
 const seconds = (ms) => `${Math.round(ms / 100) / 10} s`;

@@ -23,8 +23,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fmt, table } from './stats.js';
 import { ROOT, SUPER_BIN, run, startRaw, startSuperd, startPm2, leaks, stopAllOnExit, cpuSnapshot, cpuDelta, sleep } from './targets.js';
-import { ALL_CPUS, ON_CPU0, capacity, driverOn, pinWorker } from './lib/pinned-worker.js';
-import autocannon from 'autocannon';
+import { ALL_CPUS, ON_CPU0, capacity, closedLoopRate, driverOn, pinWorker } from './lib/pinned-worker.js';
 import { benchArgs } from './lib/args.js';
 import { openLoop, quantile } from './lib/open-loop.js';
 
@@ -208,11 +207,9 @@ async function twoWorkersCapacity() {
   const t = await startSuperd({ instances: 2, script: APP, top: DAEMON_ON_CPU0, app: ['cpu_affinity: { 0: [1], 1: [0] }'], name: 'superd, instances: 2' });
   try {
     driverOn(0);
-    const url = `http://127.0.0.1:${t.port}/`;
-    await autocannon({ url, connections: 8, duration: 2 }); // warm-up
-    const r = await autocannon({ url, connections: 8, duration: 5 });
-    log(`two workers as autoscale places them: ${fmt(r.requests.average)} req/s`);
-    return r.requests.average;
+    const rate = await closedLoopRate(t.port, 8);
+    log(`two workers as autoscale places them: ${fmt(rate)} req/s`);
+    return rate;
   } finally {
     await t.stop();
     driverOn(ALL_CPUS);

@@ -42,10 +42,16 @@ export async function capacity(script) {
   try {
     await pinWorker(t.port);
     driverOn(0);
-    await autocannon({ url: `http://127.0.0.1:${t.port}/`, connections: 4, duration: 2 }); // warm-up
-    const r = await autocannon({ url: `http://127.0.0.1:${t.port}/`, connections: 4, duration: 5 });
-    return r.requests.average;
+    return await closedLoopRate(t.port, 4);
   } finally {
     await t.stop();
   }
+}
+
+/** Requests per second served on `port` to `connections` keep-alive connections, closed-loop: 2 s of warm-up, then 5 s measured. */
+export async function closedLoopRate(port, connections) {
+  const url = `http://127.0.0.1:${port}/`;
+  await autocannon({ url, connections, duration: 2 }); // warm-up
+  const r = await autocannon({ url, connections, duration: 5 });
+  return r.requests.average;
 }

@@ -31,10 +31,12 @@ async function host(t, box, port) {
 
 /** The example's config with our ports, written in `dir`: its path. */
 function exampleConfig(dir, { front, a, b, redispatch }) {
+  // One pass on whole ports: replacing them one after another once turned a front port of
+  // 30014 into '<a>4' (its '127.0.0.1:3001' prefix matched the next replacement).
+  const ours = { 8080: front, 3001: a, 3002: b };
   let cfg = fs.readFileSync(path.join(EXAMPLE, 'haproxy.cfg'), 'utf8')
-    .replace('127.0.0.1:8080', `127.0.0.1:${front}`)
-    .replace('127.0.0.1:3001', `127.0.0.1:${a}`)
-    .replace('127.0.0.1:3002', `127.0.0.1:${b}`);
+    .replace(/127\.0\.0\.1:(8080|3001|3002)\b/g, (_, p) => `127.0.0.1:${ours[p]}`);
+  for (const p of [front, a, b]) assert.match(cfg, new RegExp(`127\\.0\\.0\\.1:${p}\\b`), `port ${p} in the config`);
   if (!redispatch) cfg = cfg.replace(/^\s*retries 2\n/m, '    retries 0\n').replace(/^\s*(option redispatch|retry-on) .*\n/gm, '');
   const file = path.join(dir, `haproxy-${front}.cfg`);
   fs.writeFileSync(file, cfg);

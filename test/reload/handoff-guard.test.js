@@ -3,8 +3,13 @@
 // Without the guard, each scenario below leaves clients hanging until their timeout.
 import test from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { sandbox, freePort, lsJson, watchEvents } from '../helpers/harness.js';
 import { startLoad } from '../helpers/load.js';
+import { eventually } from '../helpers/wait.js';
+import { waitForLog } from '../helpers/metrics.js';
+import { superProcess } from '../helpers/super-process.js';
 
 // A hung connection shows as the strict client's 'timeout' cause.
 const HANG_MS = 4000;
@@ -56,4 +61,48 @@ test('an app stopped and started under new-connection load: refused or closed, n
   const r = await load.stop();
   t.diagnostic(`${r.sent} requests, failures ${JSON.stringify(r.errors)}`);
   assert.equal(r.errors.timeout, undefined, `hung connections: ${JSON.stringify(r.errors)}`);
+});
+
+// Hole 4: the worker's first listen() query and its 'drained' reach the daemon in one read
+// (the daemon is held with SIGSTOP while the worker sends both), so the daemon is asked to
+// disconnect the worker before Node has bound the server the query asked for. A daemon's
+// own stop does not wait for a start to end (`super stop` of one app does), so `super run`
+// stopped with SIGINT is the case.
+test('a worker stopped while its first listen() is being bound: the stop ends at once with exit 0, no cluster assertion', async (t) => {
+  const box = await sandbox(t);
+  const port = await freePort();
+  box.write('late.cjs', `
+const fs = require('node:fs');
+const http = require('node:http');
+const path = require('node:path');
+const at = (f) => path.join(__dirname, f);
+fs.writeFileSync(at('booting'), '');
+// Blocked until the test says go (bounded): the daemon's 'shutdown' waits in the channel.
+const until = Date.now() + 30000;
+const nap = new Int32Array(new SharedArrayBuffer(4));
+while (!fs.existsSync(at('go')) && Date.now() < until) Atomics.wait(nap, 0, 0, 10);
+// The query goes out now; the drain that follows finds nothing listening and answers at once.
+http.createServer((req, res) => res.end('ok')).listen(${port}, '127.0.0.1');
+// Runs in that drain; the file appears once 'drained' has been sent after it.
+globalThis.superd.onShutdown(() => setImmediate(() => fs.writeFileSync(at('drained-sent'), '')));
+`);
+  // Short bounds: without the guard the stop runs to the daemon's deadline (2 s + 2 s + 5 s).
+  const file = box.write('late.yml', 'apps:\n  - name: late\n    script: late.cjs\n    drain_timeout: 2s\n    kill_timeout: 2s\n');
+  const run = superProcess(box, t, ['run', file]);
+  const exists = (name) => () => fs.existsSync(path.join(box.dir, name));
+  await eventually(exists('booting'), { timeout: 30000, what: 'the worker to boot' });
+  run.child.kill('SIGINT');
+  await waitForLog(box, /late#0 starting -> stopping/, 15000); // written after the 'shutdown' went out
+  process.kill(run.child.pid, 'SIGSTOP');
+  try {
+    box.write('go', '');
+    await eventually(exists('drained-sent'), { timeout: 15000, what: "the worker's query and 'drained'" });
+  } finally {
+    process.kill(run.child.pid, 'SIGCONT');
+  }
+  // Without the guard the worker's exit is lost, and the stop ends at its deadline with exit 1.
+  const from = Date.now();
+  assert.deepEqual(await run.exited, { code: 0, signal: null }, run.stderr);
+  t.diagnostic(`stopped ${Date.now() - from} ms after the daemon went on`);
+  assert.doesNotMatch(fs.readFileSync(path.join(box.home, 'daemon.log'), 'utf8'), /Resource leak|RoundRobinHandle/);
 });

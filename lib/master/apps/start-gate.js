@@ -7,7 +7,7 @@
 //    free nothing, so it goes.
 // A waiting start costs a queued promise; every boot that ends lets the next one go.
 import { memAvailable } from './host-memory.js';
-import { MEMORY_RESERVE, MEMORY_GROWTH } from '../reload/index.js';
+import { workersThatFit } from '../reload/index.js';
 
 /** Workers booting at once, unless SUPER_START_CONCURRENCY (the daemon's environment) says otherwise. */
 const DEFAULT_START_CONCURRENCY = 8;
@@ -62,6 +62,6 @@ export class StartGate {
     const [available, used] = await Promise.all([memAvailable(), this.workerMemory(pids.slice(0, RSS_SAMPLE))]);
     if (available === null) return true;
     const perWorker = Math.max(0, ...used.filter(Number.isFinite)) || DEFAULT_WORKER_RSS;
-    return available - MEMORY_RESERVE >= this.booting * perWorker * MEMORY_GROWTH;
+    return workersThatFit({ available, perWorker }) >= this.booting; // this one counted in `booting`
   }
 }

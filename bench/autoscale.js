@@ -8,7 +8,10 @@
 // trickle of --trickle x (the load has ended; the trickle checks that a worker's retirement
 // drops nothing) for down.for + cooldown + 5 s (5 s for the targets that do not scale):
 //   superd autoscale  instances: { min: 1, max: 2 }, up: { elu: 0.8, for: --up-for } (the
-//                     default rule at the default 10 s; the daemon samples every --interval ms),
+//                     default rule at the default 10 s; the daemon samples every --interval ms,
+//                     the agents report every --report-interval ms, the app's
+//                     metrics_interval, which sets the pace of its decisions (0: none set,
+//                     they report as the daemon samples)),
 //                     down: { elu: 0.3, for: --down-for }, cooldown: --cooldown; worker 0
 //                     on CPU 1, worker 1 on CPU 0 (beside the daemon and this driver: 2 CPUs)
 //   superd            instances: 1, the worker on CPU 1
@@ -34,11 +37,11 @@ const DOWN_WAIT_MS = 30000; // after the load, how long to wait for the step dow
 const log = (s) => process.stderr.write(`${s}\n`);
 
 const opts = benchArgs(process.argv.slice(2), {
-  defaults: { duration: 45, base: 10, low: 0.5, factor: 1.8, trickle: 0.1, burn: 10, runs: 3, window: 5, slo: 250, 'up-for': 10, interval: 1000, 'down-for': 20, cooldown: 10, only: '' },
+  defaults: { duration: 45, base: 10, low: 0.5, factor: 1.8, trickle: 0.1, burn: 10, runs: 3, window: 5, slo: 250, 'up-for': 10, interval: 1000, 'report-interval': 0, 'down-for': 20, cooldown: 10, only: '' },
   fractional: ['low', 'factor', 'trickle'],
   lists: ['only'],
   choices: { only: ['superd-autoscale', 'superd', 'pm2', 'raw', 'superd-autoscale-overload'] },
-  usage: 'node bench/autoscale.js [--duration 45] [--base 10] [--low 0.5] [--factor 1.8] [--trickle 0.1] [--burn 10] [--runs 3] [--window 5] [--slo 250] [--up-for 10] [--interval 1000] [--down-for 20] [--cooldown 10] [--only superd-autoscale,superd,pm2,raw,superd-autoscale-overload]',
+  usage: 'node bench/autoscale.js [--duration 45] [--base 10] [--low 0.5] [--factor 1.8] [--trickle 0.1] [--burn 10] [--runs 3] [--window 5] [--slo 250] [--up-for 10] [--interval 1000] [--report-interval 0] [--down-for 20] [--cooldown 10] [--only superd-autoscale,superd,pm2,raw,superd-autoscale-overload]',
 });
 const command = ['node', 'bench/autoscale.js', ...process.argv.slice(2)].join(' ');
 stopAllOnExit(['SIGINT', 'SIGTERM']);
@@ -51,17 +54,19 @@ process.env.BURN_MS = String(opts.burn); // the targets' workers inherit it
 
 const UP_RULE = `up: { elu: 0.8, for: ${opts['up-for']}s }`;
 const AUTOSCALE = `autoscale: { ${UP_RULE}, down: { elu: 0.3, for: ${opts['down-for']}s }, cooldown: ${opts.cooldown}s }`;
+// The agents report (and the app decides) every --report-interval ms: its metrics_interval.
+const REPORTS = opts['report-interval'] ? [`metrics_interval: ${opts['report-interval']}ms`] : [];
 const DAEMON_ON_CPU0 = ['daemon: { cpu_affinity: 0 }'];
-// The daemon samples (and autoscale decides) every metrics.interval: --interval ms.
+// The daemon samples every metrics.interval: --interval ms.
 const SAMPLING = opts.interval === 1000 ? [] : [`metrics: { interval: ${opts.interval}ms }`];
 const TARGETS = {
-  'superd-autoscale': () => startSuperd({ instances: { min: 1, max: 2 }, script: APP, top: [...DAEMON_ON_CPU0, ...SAMPLING], app: ['cpu_affinity: { 0: [1], 1: [0] }', AUTOSCALE], name: 'superd autoscale 1-2' }),
+  'superd-autoscale': () => startSuperd({ instances: { min: 1, max: 2 }, script: APP, top: [...DAEMON_ON_CPU0, ...SAMPLING], app: ['cpu_affinity: { 0: [1], 1: [0] }', AUTOSCALE, ...REPORTS], name: 'superd autoscale 1-2' }),
   superd: () => startSuperd({ instances: 1, script: APP, top: DAEMON_ON_CPU0, app: ['cpu_affinity: [1]'], name: 'superd, instances: 1' }),
   pm2: () => startPm2({ instances: 1, script: APP, prefix: ON_CPU0, name: 'pm2 -i 1' }),
   raw: () => startRaw({ instances: 1, script: APP, prefix: ON_CPU0, name: 'raw node:cluster, 1 worker' }),
   // Not in the default run: autoscaling with overload shedding, which turns the step's
   // queue into fast 503s until the second worker serves.
-  'superd-autoscale-overload': () => startSuperd({ instances: { min: 1, max: 2 }, script: APP, top: [...DAEMON_ON_CPU0, ...SAMPLING], app: ['cpu_affinity: { 0: [1], 1: [0] }', AUTOSCALE, 'overload: { max_loop_delay: 10ms }'], name: 'superd autoscale 1-2 + overload (max_loop_delay 10ms)' }),
+  'superd-autoscale-overload': () => startSuperd({ instances: { min: 1, max: 2 }, script: APP, top: [...DAEMON_ON_CPU0, ...SAMPLING], app: ['cpu_affinity: { 0: [1], 1: [0] }', AUTOSCALE, ...REPORTS, 'overload: { max_loop_delay: 10ms }'], name: 'superd autoscale 1-2 + overload (max_loop_delay 10ms)' }),
 };
 const DEFAULT_KEYS = ['superd-autoscale', 'superd', 'pm2', 'raw'];
 const autoscales = (key) => key.startsWith('superd-autoscale');
@@ -260,7 +265,7 @@ const rows = keys.map((k) => {
   ];
 });
 const lastStretch = Math.min(15, opts.duration / 2);
-const settings = `${SAMPLING.map((l) => `${l}, `).join('')}instances: { min: 1, max: 2 }, autoscale: { ${UP_RULE}${opts['up-for'] === 10 ? ' (the default)' : ''}, down: { elu: 0.3, for: ${opts['down-for']}s }, cooldown: ${opts.cooldown}s }`;
+const settings = `${SAMPLING.map((l) => `${l}, `).join('')}instances: { min: 1, max: 2 }, ${REPORTS.map((l) => `${l}, `).join('')}autoscale: { ${UP_RULE}${opts['up-for'] === 10 ? ' (the default)' : ''}, down: { elu: 0.3, for: ${opts['down-for']}s }, cooldown: ${opts.cooldown}s }`;
 const scaled = keys.filter(autoscales);
 const windowHeader = ['s after the step', ...keys.map((k) => `${runs[k][0].target}: p99 ms`), ...scaled.map((k) => `${runs[k][0].target}: workers serving, each run`)];
 const windowCount = Math.max(...keys.flatMap((k) => runs[k].map((r) => r.windows.length)));

@@ -82,6 +82,24 @@ test('down: the busiest worker under every down bound in every sample of down.fo
   assert.equal(run(inflight(null, 4), { s: byInflight }).step, null);
 });
 
+test('down, samples closer than a second: judged per second, so a busy quarter second does not hold a step off, a busy second does', () => {
+  // Four samples a second (an app's metrics_interval: 250ms), each 0-10 ms late, from 60 s.
+  const feed = (busy) => {
+    let state = freshState(0);
+    for (let q = 240; q <= 1000; q++) {
+      const now = q * 250 + ((q * 7) % 11);
+      const r = decideScale({ settings, figures: [fig(0.1), fig(busy(q) ? 0.45 : 0.1)], state, now, idle: true });
+      state = r.state;
+      if (r.step) return now / 1000;
+    }
+    return null;
+  };
+  // A quarter second over the down bound every 10 s (its second's mean: 0.19): down after down.for.
+  assert.equal(Math.floor(feed((q) => q % 40 === 0)), 120);
+  // A whole second over it, at 100 s: the wait starts again from there.
+  assert.equal(Math.floor(feed((q) => q >= 400 && q < 404)), 161);
+});
+
 test('samples at uneven times (a real timer): the window fills, up and down', () => {
   // one sample a second, each up to 30 ms late: never exactly `for` apart
   const at = (t) => t * 1000 + ((t * 7) % 31);

@@ -93,12 +93,20 @@ export class RegistryReader {
    */
   autoscaled() {
     const out = [];
-    for (const app of this.#apps.values()) {
-      if (!app.config.autoscale) continue;
-      const workers = app.slots.map((s) => ({ pid: s.pid, state: s.state, ready: !s.notReady && !s.replacement }));
-      out.push({ name: app.name, autoscale: app.config.autoscale, busy: app.busy, running: app.running, lastReloadAt: app.lastReload?.at ?? 0, workers });
-    }
+    for (const app of this.#apps.values()) if (app.config.autoscale) out.push(autoscaleView(app));
     return out;
+  }
+
+  /** App `name` as autoscaled() gives it, or null when it does not autoscale. */
+  autoscaledApp(name) {
+    const app = this.#apps.get(name);
+    return app?.config.autoscale ? autoscaleView(app) : null;
+  }
+
+  /** Whether every worker of app `name` has a pid in `pids` (the autoscaler's round of reports); false when there is no such app. */
+  allIn(name, pids) {
+    const app = this.#apps.get(name);
+    return Boolean(app) && app.slots.every((s) => s.pid && pids.has(s.pid));
   }
 
   /** The pids of every live worker. */
@@ -133,4 +141,10 @@ export class RegistryReader {
       })),
     };
   }
+}
+
+/** @param {import('./app.js').App} app */
+function autoscaleView(app) {
+  const workers = app.slots.map((s) => ({ pid: s.pid, state: s.state, ready: !s.notReady && !s.replacement }));
+  return { name: app.name, autoscale: app.config.autoscale, busy: app.busy, running: app.running, lastReloadAt: app.lastReload?.at ?? 0, workers };
 }

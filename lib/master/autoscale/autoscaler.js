@@ -1,8 +1,12 @@
-// Autoscaling (an app's `instances: { min, max }` and `autoscale:`): after each metrics
-// sample the monitor calls tick(); each autoscaled app's workers' last figures (their
-// agents report every interval while the app autoscales) go through decideScale. A step
-// is the registry's command (autoscale()), which holds the app while it runs, so no
-// reload, scale or stop interleaves with it; a step waits for no other.
+// Autoscaling (an app's `instances: { min, max }` and `autoscale:`). The agents of an
+// autoscaled app report once per its metrics interval (the app's `metrics_interval`, else
+// the daemon's), and the app decides at the pace of those reports: once every worker has
+// reported since its last decision (report()), their figures go through decideScale. So
+// an app's own short metrics_interval speeds its decisions without sampling every worker
+// of the daemon more often. The daemon's sample (tick()) only keeps the list of autoscaled
+// apps and says when one decides nothing for want of reports. A step is the registry's
+// command (autoscale()), which holds the app while it runs, so no reload, scale or stop
+// interleaves with it; a step waits for no other.
 import { decideScale, freshState } from './decide.js';
 import { WORKER_STATES as S } from '../states.js';
 import { figuresText } from '../../scale-figures.js';
@@ -14,40 +18,68 @@ export class Autoscaler {
   /** @type {Map<string, import('./decide.js').ScaleState>} app name -> its timers */
   #states = new Map();
   #stepping = new Set(); // apps with a step running
+  /** @type {Map<string, Set<number> & {decidedAt?: number}>} autoscaled app -> pids of its workers that reported since its last decision (when) */
+  #rounds = new Map();
 
   /**
    * @param {object} o
-   * @param {{autoscaled: () => object[]}} o.reader  the registry's read-only face
+   * @param {{autoscaled: () => object[], autoscaledApp: (name: string) => object|null, allIn: (name: string, pids: Set<number>) => boolean}} o.reader
+   *   the registry's read-only face
    * @param {(pid: number, now: number) => import('./decide.js').Figures|null} o.figures  a
-   *   worker's last fresh figures (the monitor's scaleFigures)
+   *   worker's figures since the last call, null when its last report is stale (the monitor's scaleFigures)
+   * @param {(pid: number, now: number) => boolean} o.fresh  whether a worker's last report is fresh (the monitor's scaleFresh)
    * @param {(app: string, step: object) => Promise<object|null>} o.step  the registry's autoscale()
    * @param {import('../../logs/json-logger.js').JsonLogger} o.log
    */
-  constructor({ reader, figures, step, log }) {
+  constructor({ reader, figures, fresh, step, log }) {
     this.reader = reader;
     this.figures = figures;
+    this.fresh = fresh;
     this.step = step;
     this.log = log;
   }
 
-  /** One look at every autoscaled app (the monitor's sample just ended). */
+  /** The monitor's sample just ended: which apps autoscale, and which of them lack reports. */
   tick(now = Date.now()) {
     const apps = this.reader.autoscaled();
     const names = new Set(apps.map((a) => a.name));
     for (const name of this.#states.keys()) if (!names.has(name)) this.#states.delete(name);
     for (const name of this.#missing.keys()) if (!names.has(name)) this.#missing.delete(name);
-    for (const app of apps) this.#consider(app, now);
+    for (const name of this.#rounds.keys()) if (!names.has(name)) this.#rounds.delete(name);
+    for (const app of apps) {
+      if (!app.running) {
+        this.#states.delete(app.name); // a start begins a new cooldown
+        this.#missing.delete(app.name);
+        continue;
+      }
+      const round = this.#rounds.get(app.name);
+      if (!round) this.#rounds.set(app.name, Object.assign(new Set(), { decidedAt: 0 }));
+      else for (const pid of round) if (!app.workers.some((w) => w.pid === pid)) round.delete(pid); // replaced meanwhile
+      this.#noteMissing(app, now);
+    }
+  }
+
+  /**
+   * Worker `pid` of app `name` reported (every `interval` ms); once all its workers have since
+   * the app's last decision, and half an interval has gone by, the app decides. The half
+   * interval: reports asked by `ls` or a scrape come in between, and a decision on a few ms
+   * of figures would weigh as much as one on a whole interval.
+   */
+  report(name, pid, now = Date.now(), interval = 0) {
+    const round = this.#rounds.get(name);
+    if (!round) return; // not autoscaled, or not seen by a sample yet
+    round.add(pid);
+    if (now - round.decidedAt < interval / 2 || !this.reader.allIn(name, round)) return;
+    round.clear();
+    round.decidedAt = now;
+    const app = this.reader.autoscaledApp(name);
+    if (app?.running) this.#consider(app, now);
   }
 
   #consider(app, now) {
-    if (!app.running) {
-      this.#states.delete(app.name); // a start begins a new cooldown
-      return;
-    }
     const state = this.#states.get(app.name) ?? freshState(now);
     if (app.lastReloadAt > state.lastAt) state.lastAt = app.lastReloadAt; // its samples before are dropped
     const figures = app.workers.map((w) => (w.state === S.ONLINE && w.ready && w.pid ? this.figures(w.pid, now) : null));
-    this.#noteMissing(app, figures, now);
     const idle = !app.busy && !this.#stepping.has(app.name);
     const { state: next, step } = decideScale({ settings: app.autoscale, figures, state, now, idle });
     this.#states.set(app.name, next);
@@ -58,8 +90,8 @@ export class Autoscaler {
   #missing = new Map();
 
   /** Says once (per stretch) when an app decided nothing for MISSING_MS: a worker of it sends no fresh figures. */
-  #noteMissing(app, figures, now) {
-    const gone = figures.map((f, i) => (f === null ? `#${i}` : null)).filter(Boolean);
+  #noteMissing(app, now) {
+    const gone = app.workers.map((w, i) => (w.state === S.ONLINE && w.ready && w.pid && this.fresh(w.pid, now) ? null : `#${i}`)).filter(Boolean);
     if (gone.length === 0) return void this.#missing.delete(app.name);
     const m = this.#missing.get(app.name) ?? { since: now, said: false };
     this.#missing.set(app.name, m);
@@ -90,5 +122,6 @@ export class Autoscaler {
   close() {
     this.#states.clear();
     this.#missing.clear();
+    this.#rounds.clear();
   }
 }

@@ -1,14 +1,17 @@
 // The autoscale decision of one app at one moment, pure: from its settings (lib/config/
 // autoscale.js), its workers' figures at each sample and what was seen before, whether to
-// add a worker, retire one, or wait. The autoscaler (autoscaler.js) calls it once per sample.
+// add a worker, retire one, or wait. The autoscaler (autoscaler.js) calls it once per round
+// of the app's reports (every worker reported since the last call).
 //
 // Each sample keeps, per figure, the least and the most any worker reported and their sum.
 // Over the last `for` of samples (all taken since the last step, start or reload):
 // - up: the least busy worker's figure, averaged, is at or over an up bound (any one): one
 //   sample of a busy worker that dips under the bound does not start the wait again;
-// - down: the busiest worker's figure is at or under every down bound in every sample (a
+// - down: the busiest worker's figure is at or under every down bound in every second (a
 //   step down waits for the load to have stayed low: one busy second holds it off, as
-//   Kubernetes' scale-down stabilization keeps the highest recommendation of its window),
+//   Kubernetes' scale-down stabilization keeps the highest recommendation of its window;
+//   samples closer together are averaged per second, so that a quarter second with three
+//   requests in it does not count as a busy worker),
 //   and the workers left would stay under the up bounds the load adds to (elu and
 //   in-flight requests are shared out by the daemon's round-robin; a loop delay is not
 //   projected).
@@ -23,6 +26,7 @@ import { SCALE_FIGURES as FIGURES, figureText } from '../../scale-figures.js';
 /** @typedef {{samples: Sample[], lastAt: number}} ScaleState */
 
 const MAX_SAMPLES = 4096; // per app: the memory a rule's window may take, whatever its `for`
+const SECOND_MS = 900; // what the down rule averages over: a second, less timers' lateness
 
 /** A state that starts counting at `now` (an app's start, or the end of a step). */
 export const freshState = (now) => ({ samples: [], lastAt: now });
@@ -57,7 +61,7 @@ export function decideScale({ settings, figures, state, now, idle }) {
   }
   const downWindow = windowOf(samples, now, down.for);
   if (downWindow && count > settings.min) {
-    const under = FIGURES.every((k) => down[k] === null || most(downWindow, 'hi', k) <= down[k]);
+    const under = FIGURES.every((k) => down[k] === null || mostPerSecond(downWindow, 'hi', k) <= down[k]);
     const fits = FIGURES.every((k) => k === 'loop_delay' || up[k] === null || mean(downWindow, 'sum', k) / (count - 1) < up[k]);
     if (under && fits) return { state: next, step: { to: count - 1, direction: 'down', reason: `every worker under ${bounds(down, FIGURES.filter((k) => down[k] !== null), ' and ')} for ${seconds(down.for)}`, figures: means(downWindow) } };
   }
@@ -93,12 +97,21 @@ function mean(samples, which, k) {
   return total / samples.length;
 }
 
-/** The largest `which` of figure `k` over `samples`; NaN when a sample lacks it. */
-function most(samples, which, k) {
+/**
+ * The largest mean of `which` of figure `k` over any second of `samples` (each sample with
+ * those of the 0.9 s before it: a sample a second, a little late or early, is its own
+ * mean); NaN when a sample lacks it.
+ */
+function mostPerSecond(samples, which, k) {
   let top = -Infinity;
-  for (const s of samples) {
-    if (s[which][k] === null) return Number.NaN;
-    top = Math.max(top, s[which][k]);
+  let from = 0;
+  let total = 0;
+  for (let i = 0; i < samples.length; i++) {
+    const v = samples[i][which][k];
+    if (v === null) return Number.NaN;
+    total += v;
+    while (samples[from].t <= samples[i].t - SECOND_MS) total -= samples[from++][which][k];
+    top = Math.max(top, total / (i - from + 1));
   }
   return top;
 }

@@ -43,11 +43,13 @@ export function composeParts({ home, log, loadDefaults, agentPath, version, part
     broadcast,
     subscribed: (topic) => link.server?.subscribed(topic) ?? false,
     afterSample: (now) => autoscaler.tick(now),
+    afterReport: (app, pid, now, interval) => autoscaler.report(app, pid, now, interval),
   });
   parts.add('monitor', () => monitor.close());
   const autoscaler = new Autoscaler({
     reader: registry.reader,
     figures: (pid, now) => monitor.scaleFigures(pid, now),
+    fresh: (pid, now) => monitor.scaleFresh(pid, now),
     step: (name, step) => registry.autoscale(name, step),
     log,
   });

@@ -40,11 +40,14 @@ export class Monitor {
    * @param {(topic: string, data: object) => void} o.broadcast
    * @param {(topic: string) => boolean} o.subscribed  true when a connection listens to topic
    * @param {(now: number) => void} [o.afterSample]  called once each sample's figures are in (the autoscaler)
+   * @param {(app: string, pid: number, now: number, interval: number) => void} [o.afterReport]  called after each
+   *   agent report, with the worker's report interval (the autoscaler)
    * @param {string} [o.version]  superd's version, for superd_build_info
    */
-  constructor({ reader, settings, replaceSlot, log, broadcast, subscribed, afterSample = () => {}, version = 'unknown' }) {
+  constructor({ reader, settings, replaceSlot, log, broadcast, subscribed, afterSample = () => {}, afterReport = () => {}, version = 'unknown' }) {
     this.reader = reader;
     this.afterSample = afterSample;
+    this.afterReport = afterReport;
     this.settings = settings;
     this.replaceSlot = replaceSlot;
     this.log = log;
@@ -68,7 +71,11 @@ export class Monitor {
     if (!proc.pid) return;
     const rec = new WorkerRecord(proc, this.counters.of(proc.appName, proc.slotIndex));
     this.records.set(proc.pid, rec);
-    proc.on('metrics', (data) => rec.onReport(data));
+    proc.on('metrics', (data) => {
+      const now = Date.now();
+      rec.onReport(data, now);
+      this.afterReport(rec.app, rec.pid, now, proc.reportInterval);
+    });
     proc.once('exit', () => {
       this.records.delete(proc.pid);
       this.sampler.forget(proc.pid);
@@ -140,9 +147,13 @@ export class Monitor {
    * @returns {{elu: number|null, loop_delay: number|null, inflight: number|null}|null}
    */
   scaleFigures(pid, now = Date.now()) {
+    return this.scaleFresh(pid, now) ? this.records.get(pid).takeScaleFigures() : null;
+  }
+
+  /** Whether worker `pid`'s agent reported within two of its intervals. */
+  scaleFresh(pid, now = Date.now()) {
     const rec = this.records.get(pid);
-    if (!rec?.agent || now - rec.agentAt > 2 * rec.proc.reportInterval) return null;
-    return rec.takeScaleFigures();
+    return Boolean(rec?.agent) && now - rec.agentAt <= 2 * rec.proc.reportInterval;
   }
 
   /** The RSS (bytes, with the processes it started) of each of `pids`, null if unknown: the surge memory guard. */

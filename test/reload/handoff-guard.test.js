@@ -1,6 +1,8 @@
-// A connection the daemon (the cluster primary) hands to a worker that dies, or that
-// closes its server, is answered or closed: never left hanging (lib/master/process/handoff-guard.js).
-// Without the guard, each scenario below leaves clients hanging until their timeout.
+// The holes of node:cluster that lib/master/process/handoff-guard.js closes. A connection
+// the daemon (the cluster primary) hands to a worker that dies, or that closes its server,
+// is answered or closed: never left hanging (without the guard, the first two scenarios
+// leave clients hanging until their timeout). A worker disconnected while its first
+// listen() is being bound: the stop ends (without the guard, it runs to its deadline).
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';

@@ -14,12 +14,14 @@ const SETTINGS = { min: 1, max: 3, up: rule({ elu: 0.8, for: 0 }), down: rule({ 
 /** One autoscaled app `web` whose workers have `pids`, all busy (elu 0.9), every report fresh. */
 function setup(pids) {
   const app = { name: 'web', autoscale: SETTINGS, busy: null, running: true, lastReloadAt: 0, workers: [] };
+  let reads = 0; // allIn() calls: a walk over the app's workers
   const setPids = (list) => (app.workers = list.map((pid) => ({ pid, state: 'online', ready: true })));
   setPids(pids);
   const reader = {
     autoscaled: () => [app],
     autoscaledApp: (name) => (name === 'web' ? app : null),
-    allIn: (name, seen) => name === 'web' && app.workers.every((w) => seen.has(w.pid)),
+    allIn: (name, seen) => (reads++, name === 'web' && app.workers.every((w) => seen.has(w.pid))),
+    workerCount: (name) => (name === 'web' ? app.workers.length : 0),
   };
   const steps = [];
   const asked = [];
@@ -32,7 +34,7 @@ function setup(pids) {
     step: (name, step) => (steps.push({ name, ...step }), new Promise(() => {})),
     log,
   });
-  return { scaler, steps, asked, setPids };
+  return { scaler, steps, asked, setPids, reads: () => reads };
 }
 
 test('an app decides once all its workers have reported since its last decision', () => {
@@ -75,4 +77,19 @@ test('a worker replaced between two rounds: the sample forgets its pid, and the 
   assert.deepEqual(asked, [], 'the old pid does not stand for its successor');
   scaler.report('web', 21, 5300, 1000);
   assert.deepEqual(asked, [21, 12]);
+});
+
+test('a worker that floods reports costs a walk over the workers only for the report that completes a round', () => {
+  const { scaler, asked, reads, setPids } = setup([11, 12, 13]);
+  scaler.tick(0);
+  for (let i = 0; i < 1000; i++) scaler.report('web', 11, 1000 + i, 1000);
+  assert.deepEqual([asked, reads()], [[], 0], 'one worker of three: no round, no walk');
+  setPids([21, 12, 13]); // slot 0 replaced, no sample since: its old pid counts toward the round
+  scaler.report('web', 12, 2000, 1000);
+  scaler.report('web', 13, 2001, 1000);
+  assert.equal(reads(), 1, 'the old pid found out once');
+  for (let i = 0; i < 1000; i++) scaler.report('web', 12, 2002 + i, 1000);
+  assert.equal(reads(), 1);
+  scaler.report('web', 21, 3100, 1000);
+  assert.deepEqual([asked, reads()], [[21, 12, 13], 2]);
 });

@@ -109,6 +109,11 @@ export class RegistryReader {
     return Boolean(app) && app.slots.every((s) => s.pid && pids.has(s.pid));
   }
 
+  /** How many workers (slots) app `name` has; 0 when there is none. */
+  workerCount(name) {
+    return this.#apps.get(name)?.slots.length ?? 0;
+  }
+
   /** The pids of every live worker. */
   pids() {
     const pids = [];

@@ -23,7 +23,7 @@ export class Autoscaler {
 
   /**
    * @param {object} o
-   * @param {{autoscaled: () => object[], autoscaledApp: (name: string) => object|null, allIn: (name: string, pids: Set<number>) => boolean}} o.reader
+   * @param {{autoscaled: () => object[], autoscaledApp: (name: string) => object|null, allIn: (name: string, pids: Set<number>) => boolean, workerCount: (name: string) => number}} o.reader
    *   the registry's read-only face
    * @param {(pid: number, now: number) => import('./decide.js').Figures|null} o.figures  a
    *   worker's figures since the last call, null when its last report is stale (the monitor's scaleFigures)
@@ -69,10 +69,16 @@ export class Autoscaler {
     const round = this.#rounds.get(name);
     if (!round) return; // not autoscaled, or not seen by a sample yet
     round.add(pid);
-    if (now - round.decidedAt < interval / 2 || !this.reader.allIn(name, round)) return;
+    // O(1) for all but the report that completes a round: a worker may send reports in a flood.
+    if (now - round.decidedAt < interval / 2 || round.size < this.reader.workerCount(name)) return;
+    const app = this.reader.autoscaledApp(name);
+    if (!this.reader.allIn(name, round)) {
+      // A pid of a worker replaced since: dropped now, so the count above holds again.
+      for (const p of round) if (!app?.workers.some((w) => w.pid === p)) round.delete(p);
+      return;
+    }
     round.clear();
     round.decidedAt = now;
-    const app = this.reader.autoscaledApp(name);
     if (app?.running) this.#consider(app, now);
   }
 

@@ -70,6 +70,10 @@ async function measure(key, rate) {
     const served = r.latency['200'] ?? [];
     const shedKeys = Object.keys(r.latency).filter((k) => k !== '200');
     const shed = shedKeys.flatMap((k) => r.latency[k]).sort((a, b) => a - b);
+    // A new connection reaches the worker through a turn of its loop (the daemon's handoff),
+    // and its request through the next: split, the refusals' tail says which it is.
+    const shedOn = (by) => shedKeys.flatMap((k) => by[k] ?? []).sort((a, b) => a - b);
+    const [shedNew, shedKept] = [shedOn(r.onNew), shedOn(r.onKept)];
     return {
       target: t.name,
       offered: rate,
@@ -83,6 +87,10 @@ async function measure(key, rate) {
       shedStatus: shedKeys.join(','),
       shedP50: quantile(shed, 0.5),
       shedP99: quantile(shed, 0.99),
+      shedKept: shedKept.length,
+      shedKeptP99: quantile(shedKept, 0.99),
+      shedNew: shedNew.length,
+      shedNewP99: quantile(shedNew, 0.99),
       timeouts: r.timeouts,
       errors: r.errors,
       cpu,
@@ -102,7 +110,9 @@ for (const key of keys) results.push(await measure(key, rate));
 
 const rows = results.map((r) => [
   r.target, fmt(r.servedRate), `${fmt((100 * r.servedRate) / cap)} %`, ms(r.servedP50), ms(r.servedP99), ms(r.steadyP99),
-  r.shed ? `${r.shed} (${r.shedStatus})` : '0', ms(r.shedP50), ms(r.shedP99), String(r.timeouts), String(r.errors), fmt(r.cpu.other, 2),
+  r.shed ? `${r.shed} (${r.shedStatus})` : '0', ms(r.shedP50), ms(r.shedP99),
+  r.shed ? `${ms(r.shedKeptP99)} (${r.shedKept})` : '-', r.shed ? `${ms(r.shedNewP99)} (${r.shedNew})` : '-',
+  String(r.timeouts), String(r.errors), fmt(r.cpu.other, 2),
 ]);
 const out = [
   `## Overload: ${opts.factor}x capacity for ${opts.duration} s, open loop`,
@@ -113,7 +123,8 @@ const out = [
     + 'while the clients\' connection pool grows (each new connection waits for the busy worker to take it); '
     + '"other load": cores busy with other jobs during the window.',
   '',
-  table(['target', 'served req/s', 'of 1x', 'served p50 ms', 'served p99 ms', `p99 after ${SETTLE_S} s`, 'refused', 'refused p50 ms', 'refused p99 ms', 'timeouts', 'errors', 'other load'], rows),
+  table(['target', 'served req/s', 'of 1x', 'served p50 ms', 'served p99 ms', `p99 after ${SETTLE_S} s`, 'refused', 'refused p50 ms', 'refused p99 ms',
+    'refused p99 ms, kept-alive connection (count)', 'refused p99 ms, new connection (count)', 'timeouts', 'errors', 'other load'], rows),
 ];
 process.stdout.write(`${out.join('\n')}\n`);
 const dir = path.join(ROOT, 'bench/results');

@@ -40,15 +40,17 @@ function schedule(phases) {
  *   before this (ms into the run) are left out of `steady`; onResult: called with every
  *   request's outcome (and only then is the body read)
  * @returns {Promise<{sent: number, byStatus: Record<string, number>, inWindow: Record<string, number>, timeouts: number,
- *   errors: number, latency: Record<string, number[]>, steady: Record<string, number[]>, seconds: number}>}
+ *   errors: number, latency: Record<string, number[]>, steady: Record<string, number[]>, onNew: Record<string, number[]>,
+ *   onKept: Record<string, number[]>, seconds: number}>}
  *   latency: sorted ms by status ('200', '503', ...); steady: the same, without the first settleMs;
+ *   onNew, onKept: the same, of the requests sent on a new connection, and on a kept-alive one;
  *   inWindow: answers by status that arrived while requests were being sent (a rate over `seconds`)
  */
 export function openLoop({ port, path = '/', rate, seconds, phases = [{ rate, seconds }], timeout = 5000, settleMs = 0, onResult }) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
   const { due, ms: windowMs } = schedule(phases);
   const total = due.length;
-  const out = { sent: 0, byStatus: {}, inWindow: {}, timeouts: 0, errors: 0, latency: {}, steady: {}, seconds: windowMs / 1000 };
+  const out = { sent: 0, byStatus: {}, inWindow: {}, timeouts: 0, errors: 0, latency: {}, steady: {}, onNew: {}, onKept: {}, seconds: windowMs / 1000 };
   let pending = 0;
   const start = performance.now();
   const report = (at, status, body = '') => onResult?.({ at: performance.timeOrigin + at, ms: performance.now() - at, status, body });
@@ -56,7 +58,7 @@ export function openLoop({ port, path = '/', rate, seconds, phases = [{ rate, se
     const finish = () => {
       if (out.sent < total || pending > 0) return;
       agent.destroy();
-      for (const list of [...Object.values(out.latency), ...Object.values(out.steady)]) list.sort((a, b) => a - b);
+      for (const list of [...Object.values(out.latency), ...Object.values(out.steady), ...Object.values(out.onNew), ...Object.values(out.onKept)]) list.sort((a, b) => a - b);
       resolve(out);
     };
     const send = (at) => {
@@ -82,6 +84,7 @@ export function openLoop({ port, path = '/', rate, seconds, phases = [{ rate, se
           if (performance.now() - start <= windowMs) out.inWindow[key] = (out.inWindow[key] ?? 0) + 1;
           (out.latency[key] ??= []).push(ms);
           if (at - start >= settleMs) (out.steady[key] ??= []).push(ms);
+          ((req.reusedSocket ? out.onKept : out.onNew)[key] ??= []).push(ms);
           report(at, res.statusCode ?? 0, body);
         }));
       });

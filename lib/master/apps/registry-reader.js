@@ -103,12 +103,6 @@ export class RegistryReader {
     return app?.config.autoscale ? autoscaleView(app) : null;
   }
 
-  /** Whether every worker of app `name` has a pid in `pids` (the autoscaler's round of reports); false when there is no such app. */
-  allIn(name, pids) {
-    const app = this.#apps.get(name);
-    return Boolean(app) && app.slots.every((s) => s.pid && pids.has(s.pid));
-  }
-
   /** How many workers (slots) app `name` has; 0 when there is none. */
   workerCount(name) {
     return this.#apps.get(name)?.slots.length ?? 0;

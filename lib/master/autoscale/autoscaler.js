@@ -11,6 +11,9 @@ import { decideScale, freshState } from './decide.js';
 import { WORKER_STATES as S } from '../states.js';
 import { figuresText } from '../../scale-figures.js';
 
+/** A worker whose figures count: online, ready, not being replaced. */
+const serving = (w) => w.state === S.ONLINE && w.ready && w.pid;
+
 /** How long an app may go without fresh figures from all its workers before the log says so. */
 const MISSING_MS = 15_000;
 
@@ -23,7 +26,7 @@ export class Autoscaler {
 
   /**
    * @param {object} o
-   * @param {{autoscaled: () => object[], autoscaledApp: (name: string) => object|null, allIn: (name: string, pids: Set<number>) => boolean, workerCount: (name: string) => number}} o.reader
+   * @param {{autoscaled: () => object[], autoscaledApp: (name: string) => object|null, workerCount: (name: string) => number}} o.reader
    *   the registry's read-only face
    * @param {(pid: number, now: number) => import('./decide.js').Figures|null} o.figures  a
    *   worker's figures since the last call, null when its last report is stale (the monitor's scaleFigures)
@@ -52,9 +55,7 @@ export class Autoscaler {
         this.#missing.delete(app.name);
         continue;
       }
-      const round = this.#rounds.get(app.name);
-      if (!round) this.#rounds.set(app.name, Object.assign(new Set(), { decidedAt: 0 }));
-      else for (const pid of round) if (!app.workers.some((w) => w.pid === pid)) round.delete(pid); // replaced meanwhile
+      if (!this.#rounds.has(app.name)) this.#rounds.set(app.name, Object.assign(new Set(), { decidedAt: 0 }));
       this.#noteMissing(app, now);
     }
   }
@@ -72,20 +73,21 @@ export class Autoscaler {
     // O(1) for all but the report that completes a round: a worker may send reports in a flood.
     if (now - round.decidedAt < interval / 2 || round.size < this.reader.workerCount(name)) return;
     const app = this.reader.autoscaledApp(name);
-    if (!this.reader.allIn(name, round)) {
+    if (!app) return void this.#rounds.delete(name);
+    if (!app.workers.every((w) => w.pid && round.has(w.pid))) {
       // A pid of a worker replaced since: dropped now, so the count above holds again.
-      for (const p of round) if (!app?.workers.some((w) => w.pid === p)) round.delete(p);
+      for (const p of round) if (!app.workers.some((w) => w.pid === p)) round.delete(p);
       return;
     }
     round.clear();
     round.decidedAt = now;
-    if (app?.running) this.#consider(app, now);
+    if (app.running) this.#consider(app, now);
   }
 
   #consider(app, now) {
     const state = this.#states.get(app.name) ?? freshState(now);
     if (app.lastReloadAt > state.lastAt) state.lastAt = app.lastReloadAt; // its samples before are dropped
-    const figures = app.workers.map((w) => (w.state === S.ONLINE && w.ready && w.pid ? this.figures(w.pid, now) : null));
+    const figures = app.workers.map((w) => (serving(w) ? this.figures(w.pid, now) : null));
     const idle = !app.busy && !this.#stepping.has(app.name);
     const { state: next, step } = decideScale({ settings: app.autoscale, figures, state, now, idle });
     this.#states.set(app.name, next);
@@ -97,7 +99,7 @@ export class Autoscaler {
 
   /** Says once (per stretch) when an app decided nothing for MISSING_MS: a worker of it sends no fresh figures. */
   #noteMissing(app, now) {
-    const gone = app.workers.map((w, i) => (w.state === S.ONLINE && w.ready && w.pid && this.fresh(w.pid, now) ? null : `#${i}`)).filter(Boolean);
+    const gone = app.workers.map((w, i) => (serving(w) && this.fresh(w.pid, now) ? null : `#${i}`)).filter(Boolean);
     if (gone.length === 0) return void this.#missing.delete(app.name);
     const m = this.#missing.get(app.name) ?? { since: now, said: false };
     this.#missing.set(app.name, m);

@@ -17,6 +17,11 @@ test('a second app on a port another app holds is refused, unless both share it'
   assert.equal(b.code, 1, b.stderr);
   assert.match(b.stderr, new RegExp(`listen on port ${port} refused: app a listens there; give b another port \\(or, to share it deliberately, set share_port: true on both apps\\)`));
   assert.match(b.stderr, /b was not kept/);
+  // The daemon's reason is shown however much the worker printed after it.
+  box.fixture('listen-loud.js');
+  const loud = await box.cli(['start', box.write('loud.yml', `apps:\n  - { name: loud, script: listen-loud.js, max_restarts: 0, env: { PORT: ${port} } }\n`)]);
+  assert.equal(loud.code, 1, loud.stderr);
+  assert.match(loud.stderr, new RegExp(`loud#0 \\| superd: listen on port ${port} refused: app a listens there`));
   assert.deepEqual((await lsJson(box)).apps.map((x) => x.name).sort(), ['a', 's1']);
   for (let i = 0; i < 6; i++) assert.match((await httpGet(port)).body, /app=a\n/, 'a keeps all its traffic');
 

@@ -1,4 +1,4 @@
-// The holes of node:cluster that lib/master/process/handoff-guard.js closes. A connection
+// The holes of node:cluster that lib/master/process/cluster-internals/handoff-guard.js closes. A connection
 // the daemon (the cluster primary) hands to a worker that dies, or that closes its server,
 // is answered or closed: never left hanging (without the guard, the first two scenarios
 // leave clients hanging until their timeout). A worker disconnected while its first

@@ -16,13 +16,14 @@ export function forkClusterWorker({ app, env, stdio, agentPath, cpus = null }) {
   const node = app.node_path ?? process.execPath; // `interpreter: /path/to/node`: another Node
   const prefix = execPrefix({ session: true, pdeathsig: true, cpus });
   const execArgv = ['--require', agentPath, ...app.node_args];
+  /** @type {import('node:cluster').ClusterSettings} */
   const settings = {
     exec: app.script,
     args: app.args,
     cwd: app.cwd,
     execArgv: prefix.length ? [...prefix.slice(1), node, ...execArgv] : execArgv,
     stdio: ['ignore', stdio.out, stdio.err, 'ipc'],
-    serialization: 'json',
+    serialization: /** @type {const} */ ('json'),
     // Settings persist across setupPrimary calls: always set both, so one app's user never
     // leaks into the next app's fork.
     uid: app.uid ?? undefined,

@@ -34,6 +34,7 @@ export function clusterInternalsProblems(node = {}) {
   const proc = node.proc ?? process;
   const fork = source(c.fork);
   const disconnect = source(c.Worker?.prototype?.disconnect);
+  /** @type {[string, boolean][]} */
   const checks = [
     ['cluster is the primary, with fork() and setupPrimary()', c.isPrimary === true && typeof c.fork === 'function' && typeof c.setupPrimary === 'function'],
     ['cluster.schedulingPolicy is settable, with SCHED_RR and SCHED_NONE', typeof c.SCHED_RR === 'number' && typeof c.SCHED_NONE === 'number' && writable(c, 'schedulingPolicy')],

@@ -2,7 +2,8 @@
 // Started detached by `super start` (lib/ctl/launch-daemon.js), or in the foreground
 // (`super daemon`, `super run`: lib/ctl/commands/) through startDaemon().
 //
-// Boot:     Linux, node:cluster internals (E_NODE_INTERNALS) -> home checks -> pid file (one daemon per SUPER_HOME) -> log -> control socket
+// Boot:     Linux and node:cluster's internals checked (E_NODE_INTERNALS) -> home checks
+//           -> pid file (one daemon per SUPER_HOME) -> log -> control socket
 //           -> [--listen: TCP control listener] -> [--resurrect: apps of dump.json]
 //           -> "ready" to the launching CLI (IPC) if any, and to systemd (READY=1) when
 //           NOTIFY_SOCKET is set.

@@ -4,9 +4,10 @@
 // Events: 'spawn', 'listening' (address), 'ready', 'drained' ({hookErrors}), 'metrics'
 // (the agent's report), 'log-error' / 'log-resumed' ({stream, code, slot[, dropped]}),
 // 'logs-reopened', 'diagnostic' ({id, ok, ...}: lib/master/captures/), 'exit' ({code,
-// signal[, listen_refused]}), 'process-error'. What the agent says reaches them through one dispatcher
-// (agent-channel.js). stop() -> Promise<{code, signal}>: drain, kill_signal, then SIGKILL;
-// kill() -> the same promise, at once with SIGKILL.
+// signal[, listen_refused]}: the daemon's reason if it refused a listen()), 'process-error'.
+// What the agent says reaches them through one dispatcher (agent-channel.js).
+// stop() -> Promise<{code, signal}>: drain, kill_signal, then SIGKILL; kill() -> the same
+// promise, at once with SIGKILL.
 import { EventEmitter } from 'node:events';
 import { FROM_AGENT, TO_AGENT, PM2 } from '../../ipc/agent-protocol.js';
 import { forkClusterWorker } from './launch-cluster.js';

@@ -28,6 +28,9 @@ test('each changed shape is named', () => {
   changed('\'internalMessage\' listener', { cluster: Object.assign(Object.create(cluster), { fork: () => null }) });
   // child_process.fork() that takes its program from elsewhere than process.execPath.
   changed('process.execPath when called', { childProcess: { ...childProcess, fork: (file, args, o) => childProcess.spawn(o.node, [file, ...args]) } });
+  // ... unless it wraps the original as tracing agents do (shimmer's __original).
+  const shim = Object.assign((file, args, o) => childProcess.fork(file, args, o), { __original: childProcess.fork });
+  assert.deepEqual(clusterInternalsProblems({ childProcess: { ...childProcess, fork: shim } }), []);
   // process.execPath frozen.
   const proc = Object.defineProperty(Object.create(process), 'execPath', { value: process.execPath, writable: false });
   changed('process.execPath is writable', { proc });

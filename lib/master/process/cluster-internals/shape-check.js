@@ -14,6 +14,11 @@ import net from 'node:net';
 import { SuperError } from '../../../errors.js';
 
 const source = (fn) => (typeof fn === 'function' ? Function.prototype.toString.call(fn) : '');
+/** A function under the wrappers of tracing agents (shimmer keeps the original as __original). */
+const unwrapped = (fn) => {
+  for (let i = 0; i < 8 && typeof fn?.__original === 'function'; i++) fn = fn.__original;
+  return fn;
+};
 const writable = (obj, name) => {
   for (let o = obj; o; o = Object.getPrototypeOf(o)) {
     const d = Object.getOwnPropertyDescriptor(o, name);
@@ -42,7 +47,7 @@ export function clusterInternalsProblems(node = {}) {
     ['cluster.fork() registers cluster\'s own \'disconnect\' listener (it drops the worker\'s servers)', /\.once\(\s*'disconnect'/.test(fork)],
     ['Worker.prototype.disconnect (primary) sends {act: \'disconnect\'} and sets exitedAfterDisconnect', /act:\s*'disconnect'/.test(disconnect) && /exitedAfterDisconnect\s*=\s*true/.test(disconnect)],
     ['Worker.prototype.isConnected is a method', typeof c.Worker?.prototype?.isConnected === 'function'],
-    ['child_process.fork() reads process.execPath when called', /process\.execPath/.test(source(cp.fork))],
+    ['child_process.fork() reads process.execPath when called', /process\.execPath/.test(source(unwrapped(cp.fork)))],
     ['process.execPath is writable', writable(proc, 'execPath') && typeof proc.execPath === 'string'],
     ['ChildProcess is an EventEmitter with prependListener', typeof cp.ChildProcess?.prototype?.prependListener === 'function'],
     ['net.Server.prototype.listen is a writable method', typeof server?.listen === 'function' && writable(server, 'listen')],

@@ -24,7 +24,7 @@ export function answeredBy() {
   const observer = {
     onResponse(_conn, status, body) {
       if (status < 200 || status >= 300) return;
-      const m = /(?:\bpid=|^\S+ )(\d+)\b/.exec(body.toString('latin1'));
+      const m = /(?:\bpid=|"pid":|^\S+ )(\d+)\b/.exec(body.toString('latin1'));
       if (m) pids.set(Number(m[1]), (pids.get(Number(m[1])) ?? 0) + 1);
     },
     onFailure() {},

@@ -7,7 +7,8 @@
 // in µs. Workers, CLIs and threads do nothing.
 const fs = require('node:fs');
 const path = require('node:path');
-const cluster = require('node:cluster');
+// require() gives the cluster object; Node's typings declare it an ES default export.
+const cluster = /** @type {import('node:cluster').Cluster} */ (/** @type {unknown} */ (require('node:cluster')));
 const { isMainThread } = require('node:worker_threads');
 
 const dir = process.env.HANDOFF_DIR;

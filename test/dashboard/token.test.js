@@ -9,43 +9,14 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import WebSocket from 'ws';
 import { sandbox, freePort, ROOT } from '../helpers/harness.js';
 import { startDashboard } from '../helpers/chromium.js';
+import { page } from '../helpers/dashboard-page.js';
 import { eventually } from '../helpers/wait.js';
 import { OneTimeCodes } from '../../lib/dashboard/open-codes.js';
 
 const NOBODY = 65534;
 const asRoot = process.getuid?.() === 0;
-
-/**
- * A page's websocket (Origin of the dashboard), `protocols` as a page offers them; resolves
- * once open with {ws, messages, next(type)}: next waits (bounded) for a message of that type.
- */
-function page(base, protocols = ['superd']) {
-  const url = new URL(base);
-  const ws = new WebSocket(`ws://${url.host}/ws`, protocols, { origin: url.origin });
-  const messages = [];
-  const waiters = [];
-  ws.on('message', (d) => {
-    const m = JSON.parse(String(d));
-    messages.push(m);
-    for (const w of [...waiters]) if (w.type === m.type) { waiters.splice(waiters.indexOf(w), 1); w.resolve(m); }
-  });
-  const next = (type, timeout = 5000) => {
-    const seen = messages.find((m) => m.type === type && !m.taken);
-    if (seen) { seen.taken = true; return Promise.resolve(seen); }
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no "${type}" message within ${timeout} ms; got ${messages.map((m) => m.type)}`)), timeout);
-      waiters.push({ type, resolve: (m) => { clearTimeout(timer); m.taken = true; resolve(m); } });
-    });
-  };
-  return new Promise((resolve, reject) => {
-    ws.on('open', () => resolve({ ws, messages, next }));
-    ws.on('unexpected-response', (req, res) => reject(new Error(`upgrade refused: ${res.statusCode}`)));
-    ws.on('error', reject);
-  });
-}
 
 /** As another real user: a page's websocket that sends `send` and reports the types of what it got. */
 function pageAsNobody(box, base, send) {

@@ -35,7 +35,11 @@ test('super dashboard in a browser', { skip: noChromium() ?? false, timeout: 120
   // A second host that nothing answers: shown down beside the live one.
   const deadHost = `127.0.0.1:${await freePort()}`;
   fs.writeFileSync(path.join(box.home, 'token'), `${'c'.repeat(64)}\n`, { mode: 0o600 });
-  const dash = await startDashboard(box.home, ['--listen', `127.0.0.1:${dashPort}`, '--host', 'local', '--host', deadHost]);
+  // --open runs $BROWSER: here a script that records the link it is given
+  const opened = path.join(box.dir, 'opened');
+  const browserScript = box.write('browser.sh', `#!/bin/sh\nprintf '%s' "$1" > "${opened}"\n`);
+  fs.chmodSync(browserScript, 0o755);
+  const dash = await startDashboard(box.home, ['--listen', `127.0.0.1:${dashPort}`, '--host', 'local', '--host', deadHost, '--open'], { env: { BROWSER: browserScript } });
   t.after(() => dash.stop());
   const browser = await launchChromium();
   t.after(() => browser.close());
@@ -138,6 +142,23 @@ test('super dashboard in a browser', { skip: noChromium() ?? false, timeout: 120
     const saved = path.join(box.dir, 'got.heapsnapshot');
     await file.saveAs(saved);
     assert.ok(JSON.parse(fs.readFileSync(saved, 'utf8')).snapshot, 'a heap snapshot');
+  });
+
+  await t.test('the --open link (a one-time code, no token) shows the page with its actions, once', async () => {
+    const link = fs.readFileSync(opened, 'utf8');
+    assert.match(link, /^http:\/\/127\.0\.0\.1:\d+\/#code=[0-9a-f]{32}$/);
+    const first = await browser.newPage();
+    await first.goto(link);
+    await first.locator('[data-app="web"] button[data-action="reload"]').waitFor({ timeout: 10_000 });
+    assert.equal(new URL(first.url()).hash, '', 'the code is taken out of the address bar');
+    await first.reload(); // the tab keeps the token it was given
+    await first.locator('[data-app="web"] button[data-action="reload"]').waitFor({ timeout: 10_000 });
+    await first.close();
+    const second = await browser.newPage();
+    await second.goto(link);
+    await second.locator('form.token').waitFor({ timeout: 10_000 });
+    assert.equal(await second.locator('[data-app]').count(), 0, 'a spent code shows nothing');
+    await second.close();
   });
 
   await t.test('without the token a page sees nothing and may do nothing; a foreign Origin cannot connect', async () => {

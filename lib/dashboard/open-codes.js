@@ -4,7 +4,7 @@
 // a connection of the dashboard's own user (peer-uid.js). The page trades it for the token.
 import crypto from 'node:crypto';
 
-export const CODE_TTL_MS = 20_000;
+const CODE_TTL_MS = 20_000;
 const MAX_CODES = 4;
 
 export class OneTimeCodes {

@@ -11,7 +11,7 @@
 // never keep out a client that completes its handshake (a local `super ls`, a remote one
 // with the token): connections not yet let in as a websocket (on TCP: not authenticated)
 // get a quarter of it, HANDSHAKE_MS each, and when that pool is full the oldest of them is
-// closed for the newcomer; the websockets let in (admit()) get the rest.
+// closed for the newcomer; the websockets let in (admitWebsocket()) get the rest.
 import fs from 'node:fs';
 
 /** Default bound and share of the descriptor limit of each listener. */
@@ -53,16 +53,14 @@ export const serverOptions = { connectionsCheckingInterval: CHECK_INTERVAL_MS };
 
 /**
  * Applies the bounds of listener `kind` to an http(s) server; returns it. With
- * `websockets`, the two pools above: the server gets admit(socket), to be called when an
- * upgrade request is let in; false when the websockets' pool is full (refuse with 503).
- * @template {import('node:http').Server} S
- * @param {S} server
+ * `websockets`, the two pools above: call admitWebsocket(server, socket) when an upgrade request
+ * is let in.
+ * @param {any} server  an http(s).Server
  * @param {keyof LISTENER_BOUNDS} kind
- * @returns {S & {admit?: (socket: import('node:net').Socket) => boolean}}
  */
 export function boundServer(server, kind, { websockets = false } = {}) {
   const bound = connectionBound(kind);
-  if (websockets) twoPools(server, bound);
+  if (websockets) pools.set(server, twoPools(server, bound));
   else server.maxConnections = bound;
   server.headersTimeout = HEADERS_TIMEOUT_MS;
   server.requestTimeout = HEADERS_TIMEOUT_MS; // a request is its headers: none has a body to wait for
@@ -71,8 +69,19 @@ export function boundServer(server, kind, { websockets = false } = {}) {
   return server;
 }
 
+/** server -> its two pools' admit(socket) */
+const pools = new WeakMap();
+
+/**
+ * An upgrade request of `server` (bound with websockets: true) is let in: its connection
+ * moves to the websockets' pool. False when that pool is full (answer 503).
+ * @param {import('node:http').Server} server
+ * @param {import('node:stream').Duplex} socket  as the 'upgrade' event gives it
+ */
+export const admitWebsocket = (server, socket) => pools.get(server)?.(socket) ?? true;
+
 /** A TCP connection's key, the same for its TLS socket as for the raw one; a unix socket is its own key. */
-const socketKey = (socket) => (socket.remotePort ? `${socket.remoteAddress}|${socket.remotePort}` : socket);
+const socketKey = (/** @type {any} */ socket) => (socket.remotePort ? `${socket.remoteAddress}|${socket.remotePort}` : socket);
 
 function twoPools(server, bound) {
   const pendingCap = Math.max(2, Math.floor(bound / 4));
@@ -95,7 +104,7 @@ function twoPools(server, bound) {
       if (entry.admitted) admitted--;
     });
   });
-  server.admit = (socket) => {
+  return (socket) => {
     const key = socketKey(socket);
     const entry = pending.get(key);
     if (!entry) return !socket.destroyed; // not seen pending (cannot happen): not counted

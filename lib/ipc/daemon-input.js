@@ -4,7 +4,7 @@
 // A message that fails is refused whole (BadDaemonMessage): the client drops that daemon's
 // connection and says why, and nothing of it reaches the rest of the process.
 
-export const LIMITS = Object.freeze({
+const LIMITS = Object.freeze({
   apps: 10_000, // apps of one answer
   workers: 1024, // workers of one app (the daemon's own bound on instances)
   allWorkers: 20_000, // workers of one answer
@@ -16,7 +16,7 @@ export const LIMITS = Object.freeze({
   depth: 6,
 });
 
-export class BadDaemonMessage extends Error {
+class BadDaemonMessage extends Error {
   constructor(message) {
     super(message);
     this.code = 'E_PROTOCOL';
@@ -25,7 +25,12 @@ export class BadDaemonMessage extends Error {
 
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-/** A JSON value cut to the bounds: deeper levels dropped, long lists and strings cut, non-finite numbers null. */
+/**
+ * A JSON value cut to the bounds: deeper levels dropped, long lists and strings cut, non-finite numbers null.
+ * @param {any} v
+ * @param {number} [depth]
+ * @returns {any}
+ */
 export function bounded(v, depth = LIMITS.depth) {
   if (typeof v === 'string') return v.length > LIMITS.string ? v.slice(0, LIMITS.string) : v;
   if (typeof v === 'number') return Number.isFinite(v) ? v : null;

@@ -18,7 +18,7 @@ import { ensureToken, tokenMatches } from './token.js';
 import { AuthLimiter } from './auth-limiter.js';
 import { refuseHttp } from './refuse-http.js';
 import { SuperError } from '../errors.js';
-import { boundServer, serverOptions } from './connection-limits.js';
+import { boundServer, serverOptions, admitWebsocket } from './connection-limits.js';
 
 /**
  * @typedef {object} RemoteOptions
@@ -51,7 +51,7 @@ export async function startRemoteListener({ listen, tls, origins, tokenFile, acc
     admit(req, addr).then((refusal) => {
       if (socket.destroyed) return;
       if (refusal) refuse(socket, refusal);
-      else if (!server.admit(socket)) refuse(socket, { status: 503, text: 'too many control connections; retry later' });
+      else if (!admitWebsocket(server, socket)) refuse(socket, { status: 503, text: 'too many control connections; retry later' });
       else accept(req, socket, head, { remote: addr });
     }, (err) => {
       log.error({ err, remote: addr }, 'control listener: authentication check failed');

@@ -12,7 +12,7 @@ import { MAX_FRAME, PROTOCOL, parseRequest, LOCAL_ONLY_OPS } from './protocol.js
 import { SuperError } from '../errors.js';
 import { Connection } from './connection.js';
 import { refuseHttp } from './refuse-http.js';
-import { boundServer, serverOptions } from './connection-limits.js';
+import { boundServer, serverOptions, admitWebsocket } from './connection-limits.js';
 
 // ws is CommonJS: require()d, as importing it from ESM would load Node's CommonJS export
 // scanner, ~4 MB of the daemon's memory for as long as it runs.
@@ -85,7 +85,7 @@ export async function startControlServer({ socketPath, handlers, hello, log }) {
   // Bounded like every listener of the daemon (lib/ipc/connection-limits.js).
   const httpServer = boundServer(http.createServer(serverOptions, refuseHttp), 'local', { websockets: true });
   httpServer.on('upgrade', (req, socket, head) => {
-    if (httpServer.admit(socket)) accept(req, socket, head);
+    if (admitWebsocket(httpServer, socket)) accept(req, socket, head);
     else refuseBusy(socket);
   });
   await new Promise((resolve, reject) => {

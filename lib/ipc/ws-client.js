@@ -10,8 +10,8 @@ const OP = { CONT: 0, TEXT: 1, BIN: 2, CLOSE: 8, PING: 9, PONG: 10 };
 // What a server may make this client hold (a daemon of another host is untrusted): its
 // response head, one message (the sum of its frames, the answer of `ls` of thousands of
 // workers fits), and the frames of one message. Past any of them: closed with 1009.
-export const MAX_HEAD = 16 * 1024;
-export const MAX_MESSAGE = 32 * 1024 * 1024;
+const MAX_HEAD = 16 * 1024;
+const MAX_MESSAGE = 32 * 1024 * 1024;
 const MAX_FRAGMENTS = 4096;
 
 // The handshake key and the frame masks only have to differ per connection and frame

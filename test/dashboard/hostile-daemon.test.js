@@ -17,8 +17,11 @@ const app = (name, workers = 1, history) => ({
 });
 
 /**
- * A fake daemon on 127.0.0.1: says hello, answers `ls` with `ls()`, and once subscribed
- * runs `onSubscribe(ws)`. Resolves with {host, sent: bytes of bad frames, close()}.
+ * A fake daemon on 127.0.0.1: says hello, answers `ls` with `ls()` (or leaves it to
+ * `onLs`), and once subscribed runs `onSubscribe(ws, state)`. Resolves with its state:
+ * {host, sent: the most bytes of bad frames one connection took}.
+ * @param {any} t
+ * @param {{ls?: () => object, onSubscribe?: (ws: any, state: any) => void, onLs?: (ws: any, req: any, state: any) => void}} [o]
  */
 async function fakeDaemon(t, { ls = () => ({ apps: [app('good')] }), onSubscribe = () => {}, onLs } = {}) {
   const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });

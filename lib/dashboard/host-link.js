@@ -117,7 +117,8 @@ export class HostLink extends EventEmitter {
   fail(err, client = this.client) {
     if (!client || this.client !== client) return;
     client.close();
-    this.#down({ code: 'E_PROTOCOL', message: `the daemon sent a malformed message (${String(err?.message ?? err).slice(0, 200)})` });
+    const message = String(err?.message ?? err).slice(0, 300);
+    this.#down({ code: 'E_PROTOCOL', message: err?.code === 'E_PROTOCOL' ? message : `the daemon sent a message this dashboard cannot use (${message})` });
   }
 
   /** One request to the daemon; E_NO_DAEMON while it is not connected. */

@@ -2,7 +2,9 @@
 // which may watch daemons of other hosts and other versions): every list, string, map and
 // nesting bounded, numbers finite, and the fields the client relies on of the right type.
 // A message that fails is refused whole (BadDaemonMessage): the client drops that daemon's
-// connection and says why, and nothing of it reaches the rest of the process.
+// connection and says why, and nothing of it reaches the rest of the process; `super ls`
+// says E_PROTOCOL instead of failing on it.
+import { SuperError } from '../errors.js';
 
 const LIMITS = Object.freeze({
   apps: 10_000, // apps of one answer
@@ -16,10 +18,9 @@ const LIMITS = Object.freeze({
   depth: 6,
 });
 
-class BadDaemonMessage extends Error {
+class BadDaemonMessage extends SuperError {
   constructor(message) {
-    super(message);
-    this.code = 'E_PROTOCOL';
+    super('E_PROTOCOL', `the daemon sent a malformed message (${message}); is it superd of this version?`);
   }
 }
 
@@ -54,29 +55,41 @@ function numbers(v) {
   return v.slice(-LIMITS.history).map((x) => (typeof x === 'number' && Number.isFinite(x) ? x : null));
 }
 
-function worker(w) {
+function worker(w, trim) {
   if (!isObject(w) || !Number.isSafeInteger(w.slot)) throw new BadDaemonMessage('a worker without a slot number');
+  if (!trim) return w;
   const m = isObject(w.metrics) ? w.metrics : null;
   const out = bounded({ ...w, metrics: m && { ...m, history: undefined } });
   if (m && isObject(m.history)) out.metrics.history = { cpu: numbers(m.history.cpu), memory: numbers(m.history.memory), loop_p99_ms: numbers(m.history.loop_p99_ms) };
   return out;
 }
 
-function app(a) {
+function app(a, trim) {
   if (!isObject(a) || typeof a.name !== 'string' || !Array.isArray(a.workers)) throw new BadDaemonMessage('an app without a name or a list of workers');
+  if (!trim) {
+    a.workers.forEach((w) => worker(w, false));
+    return a;
+  }
   const out = bounded({ ...a, workers: undefined });
   out.name = a.name.slice(0, 256);
-  out.workers = a.workers.slice(0, LIMITS.workers).map(worker);
+  out.workers = a.workers.slice(0, LIMITS.workers).map((w) => worker(w, true));
   return out;
 }
 
-/** An `ls` answer or a "metrics" event: {apps: [...]} checked and bounded. */
-export function checkApps(data) {
+/**
+ * An `ls` answer or a "metrics" event: {apps: [...]} checked, and bounded unless `trim` is
+ * false (`super ls`, which prints the answer once, only needs its shape checked).
+ */
+export function checkApps(data, { trim = true } = {}) {
   if (!isObject(data) || !Array.isArray(data.apps)) throw new BadDaemonMessage('no list of apps');
+  if (!trim) {
+    data.apps.forEach((a) => app(a, false));
+    return data;
+  }
   let workers = 0;
   const apps = [];
   for (const a of data.apps.slice(0, LIMITS.apps)) {
-    const checked = app(a);
+    const checked = app(a, true);
     workers += checked.workers.length;
     if (workers > LIMITS.allWorkers) throw new BadDaemonMessage(`more than ${LIMITS.allWorkers} workers`);
     apps.push(checked);

@@ -116,7 +116,7 @@ export async function startServer({ hub, policy, token, host, port, tls, codes =
     if (!access.view && unproven.size >= MAX_UNPROVEN) {
       const oldest = unproven.values().next().value;
       unproven.delete(oldest);
-      oldest.close(4408, 'token required');
+      oldest.terminate(); // not a close handshake: a peer that never answers it would keep its socket
     }
     // a wrong token (a tab's, from before the dashboard restarted) is let in as no token: the page asks for the new one
     wss.handleUpgrade(req, socket, head, (ws) => onPage(ws, req.headers.origin, access, socket));

@@ -26,9 +26,11 @@ function pageAsNobody(box, base, send) {
     const ws = connectWebSocket({ host: url.hostname, port: Number(url.port), hostHeader: url.host, path: '/ws', headers: { Origin: url.origin, 'Sec-WebSocket-Protocol': 'superd' } });
     const got = [];
     ws.on('open', () => { for (const m of JSON.parse(process.argv[3])) ws.send(JSON.stringify(m)); });
-    ws.on('message', (t) => got.push(JSON.parse(t)));
-    ws.on('error', (e) => got.push({ type: 'failed', message: e.message }));
-    setTimeout(() => { process.stdout.write(JSON.stringify(got)); process.exit(0); }, 1500);
+    const done = () => { process.stdout.write(JSON.stringify(got)); process.exit(0); };
+    // until the answer to what it sent (an error or the token), or 10 s
+    ws.on('message', (t) => { got.push(JSON.parse(t)); if (['error', 'token'].includes(got.at(-1).type)) setTimeout(done, 200); });
+    ws.on('error', (e) => { got.push({ type: 'failed', message: e.message }); done(); });
+    setTimeout(done, 10000);
   `);
   fs.chmodSync(box.dir, 0o755);
   return new Promise((resolve, reject) => {

@@ -114,7 +114,8 @@ export function checkEvent(msg) {
       return { event, data: { ...bounded(data), slot: optionalInt(data.slot) ?? undefined } };
     case 'log': {
       if (!isObject(data)) throw new BadDaemonMessage('a log event without data');
-      const text = typeof data.text === 'string' ? data.text.slice(0, LIMITS.logText) : '';
+      const given = typeof data.text === 'string' ? data.text : typeof data.line === 'string' ? data.line : ''; // line: older daemons
+      const text = given.slice(0, LIMITS.logText);
       return {
         event,
         data: {

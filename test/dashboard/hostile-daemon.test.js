@@ -128,14 +128,16 @@ test('super --host: a daemon that sends endless frames gets E_FRAME_TOO_LARGE, f
   assert.ok(d.sent <= 40 * 1024 * 1024, `the client read ${d.sent} bytes of one message`);
 });
 
-test('super --host ls: a malformed answer is E_PROTOCOL, exit 2, one line', { timeout: 30_000 }, async (t) => {
+test('super --host ls and monit: a malformed answer is E_PROTOCOL, exit 2, one line', { timeout: 30_000 }, async (t) => {
   const box = await sandbox(t);
   const tokenFile = box.write('token', `${'c'.repeat(64)}\n`);
   for (const answer of [{ apps: 'x' }, { apps: [{ name: 'a', workers: { length: 1e12 } }] }, { apps: [{ name: 'a', workers: [{ slot: 'x' }] }] }]) {
     const d = await fakeDaemon(t, { ls: () => answer });
-    const r = await box.cli(['--host', d.host, '--token-file', tokenFile, 'ls'], { timeout: 15_000 });
-    assert.equal(r.code, 2, r.stderr);
-    assert.match(r.stderr, /^super: E_PROTOCOL: the daemon sent a malformed message/);
-    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+    for (const command of ['ls', 'monit']) { // monit off a terminal: one snapshot
+      const r = await box.cli(['--host', d.host, '--token-file', tokenFile, command], { timeout: 15_000 });
+      assert.equal(r.code, 2, `${command}: ${r.stderr}`);
+      assert.match(r.stderr, /^super: E_PROTOCOL: the daemon sent a malformed message/);
+      assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+    }
   }
 });

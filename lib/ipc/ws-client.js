@@ -32,7 +32,7 @@ function nonce(n) {
  * Opens a websocket. Emits 'open', 'message' (string), 'close' (code, reason), 'error'.
  * A refused upgrade is an 'error' whose `status` is the HTTP status (401, 403, 429, ...).
  * @param {{socketPath?: string, host?: string, port?: number, path?: string, headers?: object,
- *   hostHeader?: string, socket?: import('node:net').Socket, connectEvent?: string, maxMessage?: number}} where
+ *   hostHeader?: string, socket?: import('node:net').Socket, connectEvent?: string}} where
  *   hostHeader: the Host header (default: host); socket: an already-connecting socket (a
  *   node:tls one for wss), which emits `connectEvent` ('secureConnect' for TLS) once it can
  *   carry the handshake
@@ -41,7 +41,6 @@ export function connectWebSocket(where) {
   const ee = /** @type {WebSocketConnection} */ (new EventEmitter());
   const sock = where.socket ?? (where.socketPath ? net.connect(where.socketPath) : net.connect(where.port, where.host));
   const key = nonce(16).toString('base64');
-  const maxMessage = where.maxMessage ?? MAX_MESSAGE;
   let buf = Buffer.alloc(0);
   // the bytes of a frame still incomplete, kept aside until it is whole (joined once, not at every chunk)
   let waiting = [];
@@ -98,12 +97,12 @@ export function connectWebSocket(where) {
   }
 
   /** The server sent more than this client holds: 1009, as a server would answer it. */
-  function tooBig(what) {
+  function tooBig(reason) {
     const p = Buffer.alloc(2);
     p.writeUInt16BE(1009);
     send(OP.CLOSE, p);
     sock.destroy();
-    finish(1009, `${what} over the ${maxMessage}-byte limit`);
+    finish(1009, reason);
   }
 
   function finish(code, reason) {
@@ -129,7 +128,7 @@ export function connectWebSocket(where) {
         off = 10;
       }
       if (buf[1] & 0x80) off += 4; // servers do not mask, but tolerate it
-      if (len > maxMessage - fragmentBytes) return tooBig('a message from the server');
+      if (len > MAX_MESSAGE - fragmentBytes) return tooBig(`a message from the server over the ${MAX_MESSAGE}-byte limit`);
       if (buf.length < off + len) {
         need = off + len;
         return;
@@ -153,7 +152,7 @@ export function connectWebSocket(where) {
           fragmentBytes = 0;
           ee.emit('message', text);
           if (closed) return;
-        } else if (fragments.length > MAX_FRAGMENTS) return tooBig('a message in too many frames,');
+        } else if (fragments.length > MAX_FRAGMENTS) return tooBig(`a message from the server in more than ${MAX_FRAGMENTS} frames`);
       }
     }
   }

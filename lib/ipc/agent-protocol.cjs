@@ -24,6 +24,7 @@ const FROM_AGENT = Object.freeze({
   LOGS_REOPENED: 'super:logs-reopened', // the answer to REOPEN_LOGS
   // the answer to PROFILE / HEAP: {id, ok, bytes?, heapUsed?, error?: {code, message}}
   DIAGNOSTIC_DONE: 'super:diagnostic-done',
+  STICKY_SESSION: 'super:sticky-session', // {sid}: this worker made engine.io session sid (sticky: sid / cookie, lib/worker/sticky.cjs)
 });
 
 /**
@@ -41,6 +42,7 @@ const TO_AGENT = Object.freeze({
   REPORT: 'super:report', // send METRICS now: the liveness ping, `ls`, a scrape (any Node worker)
   WATCH: 'super:watch', // someone watches: send METRICS once per interval (any Node worker)
   UNWATCH: 'super:unwatch', // nobody watches: report only when asked
+  STICKY_PREFIX: 'super:sticky-prefix', // {peer, data}: the first bytes (base64) of the connection from peer (address:port) the daemon hands next (sticky: sid / cookie)
   LISTEN_REFUSED: 'super:listen-refused', // {message}: why the listen() failing next was refused (lib/master/process/listen-guard.js and port-owners.js, sent by cluster-internals/fork.js)
 });
 
@@ -83,6 +85,7 @@ const STREAMS = new Set(['out', 'err']);
 // The codes an agent may give a failed diagnostic: anything else becomes E_DIAGNOSTICS.
 const DIAGNOSTIC_CODES = new Set(['E_BUSY', 'E_LOW_MEMORY', 'E_DIAGNOSTICS', 'E_USAGE']);
 const MAX_DIAGNOSTIC_ERROR_CHARS = 500;
+const STICKY_SID = /^[\w-]{1,64}$/; // engine.io's ids (base64id: 20 URL-safe characters)
 
 const num = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 const obj = (v) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? v : null);
@@ -180,6 +183,7 @@ const GUARDS = Object.freeze({
   },
   [FROM_AGENT.LOGS_REOPENED]: () => EMPTY,
   [FROM_AGENT.DIAGNOSTIC_DONE]: diagnosticDone,
+  [FROM_AGENT.STICKY_SESSION]: (m) => (typeof m.sid === 'string' && STICKY_SID.test(m.sid) ? { sid: m.sid } : null),
 });
 
 module.exports = {

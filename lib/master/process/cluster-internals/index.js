@@ -47,3 +47,4 @@
 export { forkWorker, serveInheritedSockets, listenRefusal } from './fork.js';
 export { trackRoundRobinListeners, closeRoundRobinListeners, lastHandoffAt } from './round-robin-listeners.js';
 export { clusterInternalsProblems, assertClusterInternals } from './shape-check.js';
+export { stickySession } from './sticky-router.js';

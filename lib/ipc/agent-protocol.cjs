@@ -33,7 +33,7 @@ const FROM_AGENT = Object.freeze({
  * its channel too).
  */
 const TO_AGENT = Object.freeze({
-  SHUTDOWN: 'super:shutdown', // drain, run the onShutdown hooks, answer DRAINED
+  SHUTDOWN: 'super:shutdown', // {drain_timeout}: drain, run the onShutdown hooks, answer DRAINED
   ADMIT: 'super:admit', // take connections although not ready (missed listen_timeout)
   REBALANCE: 'super:rebalance', // a worker was added beside this one: close each keep-alive connection once (drain.cjs)
   REOPEN_LOGS: 'super:reopen-logs', // open the log paths again (rotation, reload-logs)
@@ -96,13 +96,14 @@ const EMPTY = Object.freeze({});
  * numbers where numbers go, at most MAX_RESOURCE_TYPES resource counts, so `ls`, `monit`,
  * the health rules and the Prometheus text never see strings, arrays or a huge object
  * where the agent puts a number. A field added to the agent's report must be added here.
- * @returns {{loop, elu, ms, heap, rss, cpu_us, resources, http, overload}} every field null when absent or malformed
+ * @returns {{loop, elu, ms, heap, rss, cpu_us, resources, http, overload, connections}} every field null when absent or malformed
  */
 function agentReport(data) {
   const loop = obj(data.loop);
   const heap = obj(data.heap);
   const http = obj(data.http);
   const overload = obj(data.overload);
+  const connections = obj(data.connections);
   return {
     // metrics-store.js merges p99 and max across reports: without both, no loop value.
     loop: loop && num(loop.p99) !== null && num(loop.max) !== null
@@ -116,6 +117,7 @@ function agentReport(data) {
     resources: resourceCounts(obj(data.resources)),
     http: http && { rps: num(http.rps), p99: num(http.p99), requests: num(http.requests), sum_us: num(http.sum_us), inflight: num(http.inflight) },
     overload: overload && { shedding: overload.shedding === true, shed: num(overload.shed), inflight: num(overload.inflight) },
+    connections: connections && { open: num(connections.open), websockets: num(connections.websockets) },
   };
 }
 

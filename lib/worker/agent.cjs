@@ -51,7 +51,7 @@ if (!globalThis[AGENT]) {
     // and notices a log rotation by itself (log-format.cjs). PROFILE, HEAP and the metrics
     // messages go to every Node worker (captures.cjs loads on first use; metrics.cjs).
     channel.listen({
-      [TO_AGENT.SHUTDOWN]: () => drain.drain().then((hookErrors) => channel.send(FROM_AGENT.DRAINED, { hookErrors })),
+      [TO_AGENT.SHUTDOWN]: (m) => drain.drain(m.drain_timeout).then((hookErrors) => channel.send(FROM_AGENT.DRAINED, { hookErrors })),
       [TO_AGENT.ADMIT]: drain.admit,
       [TO_AGENT.REBALANCE]: drain.rebalance,
       [TO_AGENT.REOPEN_LOGS]: logs.reopen,

@@ -3,7 +3,8 @@
 // upgrade to websocket), 4 workers. Without sticky, a session's requests land on workers
 // that do not know it ("Session ID unknown", HTTP 400): the client cannot connect. With
 // sticky: ip, 0 errors and each client on one worker; through `super reload` every client
-// reconnects to a new worker and no acknowledged message is lost. With sticky: sid, the same
+// reconnects to a new worker (its websocket closed with 1001 "going away" by the retiring
+// worker's agent) and no acknowledged message is lost. With sticky: sid, the same
 // through one shared client address (a real HAProxy in TCP mode, else a TCP forwarder).
 import test from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,6 +15,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { freePort, lsJson, FIXTURES, sandbox } from '../helpers/harness.js';
 import { fileSandbox, deleteAtEnd } from '../helpers/file-daemon.js';
+import { eventually } from '../helpers/wait.js';
 
 const { io } = createRequire(import.meta.url)('socket.io-client');
 const APP = path.join(FIXTURES, 'apps', 'socketio.cjs');
@@ -96,6 +98,17 @@ test('sticky: ip: every client connects and stays on one worker; through super r
   const clients = Array.from({ length: CLIENTS }, (_, i) => client(port, i, { reconnection: true }));
   t.after(() => clients.forEach((c) => c.close()));
   for (const c of clients) assert.equal(await c.connected, true);
+  const closeCodes = [];
+  for (const c of clients) c.socket.once('disconnect', (reason, details) => closeCodes.push(/** @type {any} */ (details)?.context?.code ?? reason));
+  await eventually(() => clients.every((c) => c.socket.io.engine?.transport?.name === 'websocket'), { timeout: 10000, what: 'every client upgraded to websocket' });
+  // Each worker reports its open connections (ls --json, describe, Prometheus).
+  let counted = [];
+  const websockets = async () => {
+    counted = (await lsJson(box)).apps.find((a) => a.name === 'by-ip').workers.map((w) => [w.metrics?.connections, w.metrics?.websockets]);
+    return counted.reduce((sum, [, ws]) => sum + (ws ?? 0), 0) === CLIENTS;
+  };
+  await eventually(websockets, { timeout: 10000, what: `${CLIENTS} websockets counted`, last: () => JSON.stringify(counted) });
+  for (const [open, ws] of counted) assert.ok(open >= ws, 'a websocket is an open connection');
   let reloading = true;
   const lost = [];
   const talk = clients.map(async (c, i) => {
@@ -116,6 +129,8 @@ test('sticky: ip: every client connects and stays on one worker; through super r
   const seenPerClient = await Promise.all(talk);
   assert.deepEqual(lost, [], 'acknowledged messages lost');
   for (const seen of seenPerClient) assert.ok([...seen].some((p) => !before.has(p)), 'each client reached a new worker after the reload');
+  // Its worker retired, each websocket was closed by superd's agent with 1001 "going away" before the drain's deadline.
+  assert.deepEqual(closeCodes, Array(CLIENTS).fill(1001));
 });
 
 /** A TCP forwarder on a free port to `port`: every client reaches the daemon from one address. */

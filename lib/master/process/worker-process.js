@@ -155,7 +155,7 @@ export class WorkerProcess extends EventEmitter {
     this.drainTimer = setTimeout(next, this.drainTimeout);
     this.drainAsked = true;
     try {
-      if (this.canDrain) tellAgent(this.child, TO_AGENT.SHUTDOWN);
+      if (this.canDrain) tellAgent(this.child, TO_AGENT.SHUTDOWN, { drain_timeout: this.drainTimeout });
       if (this.shutdownMessage) this.child.send(PM2.SHUTDOWN);
     } catch {
       next(); // the channel closed under us: nothing left to drain through

@@ -25,8 +25,8 @@ import { TO_AGENT } from '../../../ipc/agent-protocol.js';
 import { tellAgent } from '../agent-channel.js';
 import { servingWorkers } from './handoff-guard.js';
 
-export const HEAD_MAX = 8192;
-export const HEAD_DEADLINE_MS = 1000;
+const HEAD_MAX = 8192;
+const HEAD_DEADLINE_MS = 1000;
 const SID_WAIT_MS = 100; // an engine.io sid seen before its worker's announcement arrived
 const MAX_SESSIONS = 100_000; // per app; the oldest go first
 const SID = /^[\w-]{1,64}$/;

@@ -133,6 +133,34 @@ test('sticky: ip: every client connects and stays on one worker; through super r
   assert.deepEqual(closeCodes, Array(CLIENTS).fill(1001));
 });
 
+test('sticky: ip: a crashed worker\'s clients reconnect to a live worker; every other client keeps its connection and its worker', async (t) => {
+  const port = await startApp(t, 'crash', 'ip');
+  const clients = Array.from({ length: CLIENTS }, (_, i) => client(port, i, { reconnection: true }));
+  t.after(() => clients.forEach((c) => c.close()));
+  for (const c of clients) assert.equal(await c.connected, true);
+  const pids = await Promise.all(clients.map((c) => c.ask(0)));
+  const dropped = new Set();
+  clients.forEach((c, i) => c.socket.on('disconnect', () => dropped.add(i)));
+  const victim = pids[0];
+  process.kill(victim, 'SIGKILL');
+  const theirs = pids.flatMap((pid, i) => (pid === victim ? [i] : []));
+  await eventually(() => theirs.every((i) => dropped.has(i)), { timeout: 10000, what: 'the crashed worker\'s clients disconnected' });
+  const after = await Promise.all(clients.map(async (c) => {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const pid = await c.ask(1);
+      if (pid !== null) return pid;
+    }
+    return null;
+  }));
+  for (const i of theirs) assert.ok(after[i] !== null && after[i] !== victim, `client ${i} answered by a live worker`);
+  const others = pids.map((_, i) => i).filter((i) => !theirs.includes(i));
+  assert.ok(others.length > 0);
+  for (const i of others) {
+    assert.ok(!dropped.has(i), `client ${i} kept its connection`);
+    assert.equal(after[i], pids[i], `client ${i} kept its worker`);
+  }
+});
+
 /** A TCP forwarder on a free port to `port`: every client reaches the daemon from one address. */
 async function oneAddressInFront(t, port) {
   const front = await freePort();

@@ -20,7 +20,6 @@
 // flight per worker): bounded by HEAD_DEADLINE_MS.
 import net from 'node:net';
 import cluster from 'node:cluster';
-import { createHash } from 'node:crypto';
 import { TO_AGENT } from '../../../ipc/agent-protocol.js';
 import { tellAgent } from '../agent-channel.js';
 import { servingWorkers } from './handoff-guard.js';
@@ -79,12 +78,28 @@ function candidates(app, key) {
   return out;
 }
 
-/** Rendezvous hashing: the candidate with the highest hash of (client, slot); a slot's newest worker wins a tie. */
+/** FNV-1a of a string, 32 bits (a hash per connection on the daemon's loop: no crypto needed, only spread). */
+function fnv1a(text) {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h;
+}
+
+/** MurmurHash3's finalizer: every bit of (client hash, slot) moves every bit of the weight. */
+function weight(clientHash, slot) {
+  let h = clientHash ^ Math.imul(slot + 1, 0x9e3779b1);
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+/** Rendezvous hashing: the candidate with the highest weight for (client, slot); a slot's newest worker wins a tie. */
 export function rendezvous(client, list) {
+  const ch = fnv1a(client);
   let best = null;
-  let bestScore = -1n;
+  let bestScore = -1;
   for (const c of list) {
-    const score = createHash('sha1').update(`${client}\0${c.slot}`).digest().readBigUInt64BE(0);
+    const score = weight(ch, c.slot);
     if (score > bestScore || (score === bestScore && c.id > best.id)) {
       best = c;
       bestScore = score;

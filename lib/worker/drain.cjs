@@ -85,7 +85,7 @@ function drain(timeout) {
   admit(); // a worker being retired before it was ready must still finish what it has
   if (Number.isFinite(timeout) && timeout > 0) {
     setTimeout(connections.closeAll, Math.max(0, timeout - closeMargin(timeout))).unref();
-    process.emit(/** @type {any} */ ('superd:drain'), { deadline: Date.now() + timeout });
+    /** @type {any} an event of superd's, not in Node's typings of process.emit */ (process).emit('superd:drain', { deadline: Date.now() + timeout });
   }
   // Subscribed only now, so serving costs nothing extra until retirement.
   dc.subscribe('http.server.request.start', markClose);

@@ -196,7 +196,8 @@ function readHead(handle, done) {
   const chunks = [];
   let size = 0;
   let finished = false;
-  const socket = new net.Socket({ handle, readable: true, writable: false, allowHalfOpen: true });
+  // `handle`: a raw libuv handle (net's own way to wrap an accepted connection; not in Node's typings)
+  const socket = new net.Socket(/** @type {any} */ ({ handle, readable: true, writable: false, allowHalfOpen: true }));
   const finish = (complete) => {
     if (finished) return;
     finished = true;

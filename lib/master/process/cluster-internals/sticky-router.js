@@ -108,15 +108,25 @@ export function rendezvous(client, list) {
   return best;
 }
 
-/** The worker that announced session `token`, else the rendezvous choice for it, else `fallback`. */
-function pickFor(app, key, token, fallback) {
+/**
+ * The worker for `token` among the live ones not in `excluded`: the one that announced that
+ * session, else the rendezvous choice, else `fallback` (Node's own choice).
+ */
+function pickFor(app, key, token, excluded, fallback) {
   const id = apps.get(app)?.sessions.get(token);
-  const live = candidates(app, key);
+  const live = candidates(app, key).filter((c) => !excluded.has(c.id));
   return live.find((c) => c.id === id)?.w ?? rendezvous(token, live)?.w ?? fallback;
 }
 
-/** handle -> what its head said, for a connection Node hands out again */
-const headsRead = new WeakMap();
+/**
+ * handle -> what the router knows of a connection: its token (the client's address, its
+ * session, or null: Node's choice), the bytes read, the worker it went to last, and the
+ * workers that did not take it. Node hands a connection out again when its worker refuses
+ * it (a replacement not ready yet refuses all: drain.cjs) or goes: that worker is then
+ * left out for this connection, so a refusing worker cannot bounce it back and forth.
+ * @type {WeakMap<object, {token: string|null, prefix: null|{peer: string, data: Buffer}, to: number|null, excluded: Set<number>}>}
+ */
+const routed = new WeakMap();
 
 function peerOf(handle) {
   const out = /** @type {{address?: string, port?: number}} */ ({});
@@ -133,10 +143,6 @@ function peerOf(handle) {
  * @param {string} app
  */
 export function stickyRouter(worker, sticky, app) {
-  const byAddress = (key, peer) => {
-    if (!peer?.address) return worker;
-    return rendezvous(peer.address, candidates(app, key))?.w ?? worker;
-  };
   return {
     /**
      * @param {unknown} key  Node's server key
@@ -144,34 +150,38 @@ export function stickyRouter(worker, sticky, app) {
      * @param {(target: import('node:cluster').Worker, prefix: null|{peer: string, data: Buffer}) => void} deliver
      */
     route(key, handle, deliver) {
-      const peer = peerOf(handle);
-      const seen = headsRead.get(handle);
-      if (seen) { // handed back (its worker refused it or went): its head was read already
-        deliver(seen.token === null ? worker : pickFor(app, key, seen.token, worker), seen.prefix);
+      const send = (entry, target) => {
+        entry.to = target.id;
+        deliver(target, entry.prefix);
+      };
+      const choose = (entry) => (entry.token === null ? worker : pickFor(app, key, entry.token, entry.excluded, worker));
+      const known = routed.get(handle);
+      if (known) { // handed out again: the worker it went to refused it or went
+        if (known.to !== null) known.excluded.add(known.to);
+        send(known, choose(known));
         return true;
       }
+      const peer = peerOf(handle);
       if (sticky.by === 'ip') {
-        const target = byAddress(key, peer);
+        const entry = { token: peer?.address ?? null, prefix: null, to: worker.id, excluded: new Set() };
+        routed.set(handle, entry);
+        const target = choose(entry);
         if (target === worker) return false;
-        deliver(target, null);
+        send(entry, target);
         return true;
       }
       readHead(handle, (head, complete) => {
         const prefix = head.length && peer ? { peer: `${peer.address}:${peer.port}`, data: head } : null;
-        if (!complete) {
-          headsRead.set(handle, { token: peer?.address ?? null, prefix });
-          return deliver(byAddress(key, peer), prefix);
-        }
-        const token = sessionToken(head, sticky);
-        headsRead.set(handle, { token, prefix });
-        if (token === null) return deliver(worker, prefix); // a handshake: Node's choice
+        // Not a whole head in time or in size: by address. No session id (a handshake): Node's choice.
+        const token = complete ? sessionToken(head, sticky) : peer?.address ?? null;
+        const entry = { token, prefix, to: null, excluded: new Set() };
+        routed.set(handle, entry);
         const s = appState(app);
-        const pick = () => pickFor(app, key, token, worker);
-        if (s.sessions.has(token) || !SID.test(token)) return deliver(pick(), prefix);
+        if (!complete || token === null || s.sessions.has(token) || !SID.test(token)) return send(entry, choose(entry));
         // The worker that made this session may not have said so yet: wait a little.
         const wake = () => {
           clearTimeout(timer);
-          deliver(pick(), prefix);
+          send(entry, choose(entry));
         };
         const timer = setTimeout(() => {
           const list = s.waiting.get(token);

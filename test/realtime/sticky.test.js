@@ -46,7 +46,7 @@ ${sticky === null ? '' : `    sticky: ${sticky}\n`}${extra}    env:
  */
 function client(port, i, { reconnection = false, via = port, shared = false } = {}) {
   const agent = new http.Agent(shared ? {} : { localAddress: `127.0.0.${10 + i}` });
-  const socket = io(`http://127.0.0.1:${via}`, { agent, reconnection, reconnectionDelay: 100, reconnectionDelayMax: 500, forceNew: true, timeout: 3000 });
+  const socket = io(`http://127.0.0.1:${via}`, { agent, reconnection, reconnectionDelay: 100, reconnectionDelayMax: 500, forceNew: true, timeout: 5000 });
   const connected = new Promise((resolve) => {
     socket.once('connect', () => resolve(true));
     socket.once('connect_error', (err) => resolve(err));
@@ -68,12 +68,13 @@ async function round(port, opts = {}, asks = 3) {
   try {
     const results = await Promise.all(clients.map(async (c) => {
       const ok = await c.connected;
-      if (ok !== true) return { error: true };
+      if (ok !== true) return { error: String(/** @type {any} */ (ok)?.message ?? ok) };
       const pids = new Set();
       for (let n = 0; n < asks; n++) pids.add(await c.ask(n));
       return { pids };
     }));
-    return { errors: results.filter((r) => r.error).length, perClient: results.filter((r) => r.pids).map((r) => r.pids) };
+    const errors = results.filter((r) => r.error).map((r) => r.error);
+    return { errors: errors.length, why: errors.join('; '), perClient: results.filter((r) => r.pids).map((r) => r.pids) };
   } finally {
     for (const c of clients) c.close();
   }
@@ -87,8 +88,8 @@ test('without sticky, socket.io clients on the default transports fail across 4 
 
 test('sticky: ip: every client connects and stays on one worker; through super reload every client reconnects and no acknowledged message is lost', async (t) => {
   const port = await startApp(t, 'by-ip', 'ip');
-  const { errors, perClient } = await round(port);
-  assert.equal(errors, 0);
+  const { errors, why, perClient } = await round(port);
+  assert.equal(errors, 0, why);
   assert.equal(perClient.length, CLIENTS);
   for (const pids of perClient) assert.equal(pids.size, 1, `one worker per client: ${[...pids]}`);
   assert.ok(new Set(perClient.map((p) => [...p][0])).size > 1, 'clients spread over the workers');
@@ -199,8 +200,8 @@ backend b
 test('sticky: sid: through one shared client address (HAProxy, TCP mode), every client connects and stays on one worker, spread over the workers', async (t) => {
   const port = await startApp(t, 'by-sid', 'sid');
   const via = await oneAddressInFront(t, port);
-  const { errors, perClient } = await round(port, { via, shared: true });
-  assert.equal(errors, 0);
+  const { errors, why, perClient } = await round(port, { via, shared: true });
+  assert.equal(errors, 0, why);
   for (const pids of perClient) assert.equal(pids.size, 1, `one worker per client: ${[...pids]}`);
   assert.ok(new Set(perClient.map((p) => [...p][0])).size > 1, 'handshakes spread over the workers');
 });

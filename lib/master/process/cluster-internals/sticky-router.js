@@ -26,7 +26,7 @@ import { servingWorkers } from './handoff-guard.js';
 
 const HEAD_MAX = 8192;
 const HEAD_DEADLINE_MS = 1000;
-const SID_WAIT_MS = 100; // an engine.io sid seen before its worker's announcement arrived
+const SID_WAIT_MS = 500; // an engine.io sid seen before its worker's announcement arrived (a busy host)
 const MAX_SESSIONS = 100_000; // per app; the oldest go first
 const SID = /^[\w-]{1,64}$/;
 

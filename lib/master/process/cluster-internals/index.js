@@ -19,8 +19,9 @@
 //       of the app that serves the same key: that worker's answer completes Node's handoff,
 //       and a refusal ("not accepted") makes Node hand the connection out again.
 //   The connection's handle (libuv's TCPWrap, RoundRobinHandle's accept): getpeername(out)
-//     (sticky: ip); readStart/readStop through a net.Socket made on it, whose bytes are
-//     consumed before Node sends the handle (sticky: sid / cookie: the agent puts them back).
+//     (sticky: ip); readStart/readStop through a net.Socket made on it (options.handle
+//     [boot]), whose bytes are consumed before Node sends the handle (sticky: sid / cookie:
+//     the agent puts them back).
 //     - worker -> primary {act: 'close', key}; primary -> worker {act: 'disconnect'}.
 //   Order: cluster.fork() registers cluster's 'internalMessage' and 'disconnect' listeners
 //     on the worker's process before it returns [boot]; Node emits 'internalMessage' for a

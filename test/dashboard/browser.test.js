@@ -175,7 +175,7 @@ test('super dashboard in a browser', { skip: noChromium() ?? false, timeout: 120
     const reply = await bare.evaluate(() => new Promise((resolve) => {
       const ws = new WebSocket(`ws://${location.host}/ws`);
       ws.onmessage = (e) => {
-        const m = JSON.parse(e.data);
+        const m = JSON.parse(String(e.data));
         if (m.type === 'hello') ws.send(JSON.stringify({ type: 'action', id: 7, action: 'restart', host: 'local', app: 'web' }));
         if (m.type === 'result') resolve(m);
       };

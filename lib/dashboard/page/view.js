@@ -73,6 +73,7 @@ function Worker({ store, ui, host, app, w }) {
     <td>#${w.slot}</td><td class=${`st-${w.status}`}>${w.status}</td><td>${w.pid ?? '-'}</td><td>${duration(w.uptime_ms)}</td>
     <td class="restarts">${w.restarts}</td><td class="cpu">${w.pid ? pct(m.cpu) : '-'}</td><td class="rss">${w.pid ? bytes(m.memory) : '-'}</td>
     <td>${ms(m.loop_delay_ms?.p99)}${m.loop_stale ? ' ?' : ''}</td><td class="rps">${num(m.http_rps)}${shedText(m)}</td>
+    <td class="conns">${num(m.connections)}${m.websockets ? ` (${m.websockets} ws)` : ''}</td>
     <td class="types">${types(m.resources)}</td>
     <td>${canAct ? html`<button data-action="profile" onClick=${() => ui.ask(`Profile the CPU of ${app.name}#${w.slot} on ${host} for 10 s, then download it?`, () => ui.act('profile', host, app.name, { slot: w.slot }))}>CPU profile</button>
       <button data-action="heap" onClick=${() => ui.ask(`Take a heap snapshot of ${app.name}#${w.slot} on ${host} (pauses it) and download it?`, () => ui.act('heap', host, app.name, { slot: w.slot }))}>heap</button>` : null}</td>
@@ -91,7 +92,7 @@ function App({ store, ui, host, app }) {
     </div>
     <${Charts} store=${store} skey=${key} />
     <table>
-      <thead><tr><th>slot</th><th>state</th><th>pid</th><th>uptime</th><th>restarts</th><th>CPU</th><th>memory</th><th>loop p99</th><th>req/s</th><th>active handles and requests</th><th></th></tr></thead>
+      <thead><tr><th>slot</th><th>state</th><th>pid</th><th>uptime</th><th>restarts</th><th>CPU</th><th>memory</th><th>loop p99</th><th>req/s</th><th>connections</th><th>active handles and requests</th><th></th></tr></thead>
       <tbody>${app.workers.map((w) => html`<${Worker} key=${w.slot} store=${store} ui=${ui} host=${host} app=${app} w=${w} />`)}</tbody>
     </table>
     ${app.more_workers ? html`<p class="note more">${app.more_workers} more workers not shown (super ls lists them all)</p>` : null}

@@ -87,6 +87,7 @@ export class AppRegistry extends EventEmitter {
       workerEnvExtra: (config) => ({
         SUPER_METRICS_INTERVAL: String(config.metrics_interval ?? this.metrics.interval),
         ...(config.overload && { SUPER_OVERLOAD: JSON.stringify(config.overload) }),
+        ...(config.sticky && config.exec_mode === 'cluster' && { SUPER_STICKY: config.sticky.by }), // lib/worker/sticky.cjs
       }),
     };
   }

@@ -142,9 +142,12 @@ export function normalizeApp(raw, index, ctx) {
   const script = typeof get('script') === 'string' ? get('script') : undefined;
   const searchPath = env.PATH ?? process.env.PATH;
   const writtenMode = { cluster_mode: 'cluster', fork_mode: 'fork' }[get('exec_mode')] ?? get('exec_mode');
+  const runAs = resolveUser({ uid: get('uid'), gid: get('gid') }, ctx.isRoot ?? process.getuid?.() === 0, (key, m) => report(key, m));
+  // The files of an app run as another user are read with that user's rights (lib/safe-read.js).
+  const as = runAs.uid !== null && runAs.uid !== process.getuid?.() ? { uid: runAs.uid, gid: runAs.gid ?? runAs.uid } : null;
   const entry = script === undefined ? null : scriptEntry({
     script, args: argList(get('args'), (m) => report('args', m)), execMode: writtenMode, instances: get('instances'),
-    cwd: cwd ?? ctx.baseDir, report: (m) => report('script', m), warn: (m) => warn('script', m),
+    cwd: cwd ?? ctx.baseDir, report: (m) => report('script', m), warn: (m) => warn('script', m), as,
   });
   Object.assign(env, entry?.env);
   // No interpreter written: the script decides (resolveScript 'auto': a Node program or not).
@@ -153,7 +156,7 @@ export function normalizeApp(raw, index, ctx) {
     : resolveInterpreter(interpreterSpec, cwd ?? ctx.baseDir, searchPath, (m) => report(entry?.interpreter ? 'script' : 'interpreter', m));
   let scriptPath = entry && path.resolve(cwd ?? ctx.baseDir, entry.script);
   if (entry && cwd && !problems.isBad(at('script'))) {
-    const found = resolveScript(entry.script, cwd, interpreterSpec === undefined ? 'auto' : interpreter === 'none' ? 'none' : 'node', searchPath);
+    const found = resolveScript(entry.script, cwd, interpreterSpec === undefined ? 'auto' : interpreter === 'none' ? 'none' : 'node', searchPath, as);
     if (found.error) report('script', found.error);
     else scriptPath = found.path;
     interpreter ??= found.interpreter;
@@ -175,7 +178,6 @@ export function normalizeApp(raw, index, ctx) {
     if (bad) report('cron_restart', `not a cron expression (${bad}); write 5 fields (minute hour day month weekday) or 6 with seconds first, e.g. "0 3 * * *"`);
   }
   checkLogKeys(get, report);
-  const runAs = resolveUser({ uid: get('uid'), gid: get('gid') }, ctx.isRoot ?? process.getuid?.() === 0, (key, m) => report(key, m));
   const sourceMaps = interpreter === 'node' && get('source_map_support') === true && get('disable_source_map_support') !== true;
   const nodeArgs = [...(entry?.nodeArgs ?? []), ...argList(get('node_args'), (m) => report('node_args', m))];
   if (sourceMaps && !nodeArgs.includes('--enable-source-maps')) nodeArgs.push('--enable-source-maps');

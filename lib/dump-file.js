@@ -4,6 +4,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { SuperError } from './errors.js';
+import { readFileSafe, READ_BOUNDS, UnsafeFileError } from './safe-read.js';
 
 // host:port, as config/schema.json allows it
 const LISTEN_RE = /^(\[[0-9A-Fa-f:.]+\]|[^\s:[\]]+):[0-9]{1,5}$/;
@@ -30,9 +31,10 @@ export async function readDump(home) {
   const file = dumpPath(home);
   let text;
   try {
-    text = await fs.readFile(file, 'utf8');
+    text = (await readFileSafe(file, { max: READ_BOUNDS.dump, follow: false })).toString('utf8');
   } catch (err) {
     if (err.code === 'ENOENT') throw new SuperError('E_DUMP', `no saved process list at ${file}; run \`super save\` while your apps run`, { missing: true });
+    if (err instanceof UnsafeFileError) throw new SuperError('E_DUMP', `cannot read ${file} (${err.code}): ${err.reason}; remove it, or put a dump written by \`super save\` there`);
     throw new SuperError('E_DUMP', `cannot read ${file} (${err.code ?? err.message})`);
   }
   try {

@@ -26,8 +26,9 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
+import { canAccess } from './user-access.js';
 
-const { O_RDONLY, O_NONBLOCK, O_NOFOLLOW, O_CLOEXEC = 0 } = fs.constants;
+const { O_RDONLY, O_NONBLOCK, O_NOFOLLOW } = fs.constants; // libuv adds O_CLOEXEC
 const KiB = 1024;
 const MiB = 1024 * KiB;
 
@@ -43,7 +44,7 @@ export const READ_BOUNDS = Object.freeze({
 });
 
 /** The deadline of an asynchronous read. */
-export const READ_TIMEOUT_MS = 10_000;
+const READ_TIMEOUT_MS = 10_000;
 
 /**
  * A refused read: `code` is ELOOP (a link where none may be), ENOTREG (a directory, FIFO,
@@ -144,7 +145,7 @@ function* readSteps(file, opts) {
  */
 function* openSteps(file, opts) {
   const abs = path.resolve(file);
-  const flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | (opts.follow === false ? O_NOFOLLOW : 0);
+  const flags = O_RDONLY | O_NONBLOCK | (opts.follow === false ? O_NOFOLLOW : 0);
   let fd;
   try {
     fd = yield { op: 'open', path: abs, flags };
@@ -203,19 +204,6 @@ function* checkReaders(file, abs, fd, st, as) {
       if (!dst || !canAccess(dst, who, 0o1)) throw new UnsafeFileError('EACCES', file, `${who.why}, who controls this path, may not enter ${d}; superd reads it with that user's rights`);
     }
   }
-}
-
-/**
- * Whether `who` has all of `bits` (0o4 read, 0o2 write, 0o1 search) on a file of this stat
- * (owner, group and other bits; a process started as `who` has no supplementary groups).
- * @param {{uid: number, gid: number, mode: number}} st
- * @param {{uid: number, gid: number}} who
- * @param {number} bits
- */
-export function canAccess(st, who, bits) {
-  if (who.uid === 0) return true;
-  const shift = st.uid === who.uid ? 6 : st.gid === who.gid ? 3 : 0;
-  return ((st.mode >> shift) & bits) === bits;
 }
 
 function runSync(steps) {
@@ -298,7 +286,7 @@ function withDeadline(file, { timeoutMs = READ_TIMEOUT_MS }, work) {
   return Promise.race([job, late]).finally(() => clearTimeout(timer)).catch((err) => {
     // Abandoned: whatever the read still holds is closed once it ends.
     if (err.code === 'ETIMEDOUT') {
-      job.then((out) => out?.close?.(), () => {}).finally(() => {
+      job.then((out) => /** @type {any} */ (out)?.close?.(), () => {}).finally(() => {
         for (const fh of closers) fh.close().catch(() => {});
       });
     }

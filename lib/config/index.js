@@ -32,7 +32,7 @@ import { workLimits } from './work-limits.js';
 import { countWithin } from './autoscale.js';
 
 export { parseDuration, parseSize } from './units.js';
-export { loadEcosystemOffThread } from './load-off-thread.js';
+export { loadEcosystemOffThread, loadSavedAppOffThread, loadEcosystemTextOffThread } from './load-off-thread.js';
 export { workLimits } from './work-limits.js';
 
 // YAML 1.2 core types plus merge keys (`<<: *defaults`). Not js-yaml's default

@@ -10,8 +10,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { SuperError } from '../errors.js';
+import { readFileSafeSync, UnsafeFileError } from '../safe-read.js';
 
-const { O_WRONLY, O_RDONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK } = fs.constants;
+const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
 const CREATE = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW;
 
 /** The refusal of an existing `file` (or a link at its name). */
@@ -69,19 +70,12 @@ export function writeNewFile(file, data, o) {
  * @returns {Buffer}
  */
 export function readRegularFile(file, maxBytes) {
-  let fd;
   try {
-    fd = fs.openSync(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+    return readFileSafeSync(file, { max: maxBytes, follow: false });
   } catch (err) {
+    if (!(err instanceof UnsafeFileError)) throw new SuperError('E_USAGE', `cannot read ${file}: ${err.code ?? err.message}`);
     if (err.code === 'ELOOP') throw new SuperError('E_USAGE', `${file} is a symbolic link; refusing to read through it`);
-    throw new SuperError('E_USAGE', `cannot read ${file}: ${err.code ?? err.message}`);
-  }
-  try {
-    const st = fs.fstatSync(fd);
-    if (!st.isFile()) throw new SuperError('E_USAGE', `${file} is not a regular file; refusing to read it`);
-    if (st.size > maxBytes) throw new SuperError('E_USAGE', `${file} is ${st.size} bytes, over the ${maxBytes} read here`);
-    return fs.readFileSync(fd);
-  } finally {
-    fs.closeSync(fd);
+    if (err.code === 'ENOTREG') throw new SuperError('E_USAGE', `${file} is not a regular file; refusing to read it`);
+    throw new SuperError('E_USAGE', `${file}: ${err.reason}`);
   }
 }

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { SuperError } from '../errors.js';
 import { readFileSafeSync, UnsafeFileError } from '../safe-read.js';
+import { notReplaceable, notReplaceableReason } from '../replaceable.js';
 
 const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
 const CREATE = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW;
@@ -25,6 +26,7 @@ export const existsError = (file) => new SuperError('E_USAGE', `${file} exists; 
  * @returns {{fd: number, commit: () => void, abort: () => void}}  one of them must be called
  */
 export function openNewFile(file, { force = false } = {}) {
+  if (force) refuseUnreplaceable(file);
   const target = force ? path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`) : file;
   let fd;
   try {
@@ -44,12 +46,25 @@ export function openNewFile(file, { force = false } = {}) {
     fd,
     commit() {
       if (!close()) return;
-      if (target !== file) fs.renameSync(target, file);
+      if (target === file) return;
+      try {
+        refuseUnreplaceable(file); // again: it may have changed while written
+      } catch (err) {
+        fs.rmSync(target, { force: true });
+        throw err;
+      }
+      fs.renameSync(target, file);
     },
     abort() {
       if (close()) fs.rmSync(target, { force: true });
     },
   };
+}
+
+/** E_USAGE when --force may not replace what is at `file` (a device, a directory, a link...). */
+function refuseUnreplaceable(file) {
+  const what = notReplaceable(file);
+  if (what) throw new SuperError('E_USAGE', notReplaceableReason(file, what));
 }
 
 /** Writes `data` to the new file `file` (openNewFile): all of it, or no file. */

@@ -29,18 +29,35 @@ export function memoryCgroup(t, limit) {
   } catch {} // no swap accounting here
   return {
     dir,
+    /** What the group uses, inactive page cache left out (what the daemon counts too). */
+    used() {
+      const usage = Number(fs.readFileSync(path.join(dir, 'memory.usage_in_bytes'), 'utf8'));
+      const inactive = /^total_inactive_file (\d+)$/m.exec(fs.readFileSync(path.join(dir, 'memory.stat'), 'utf8'));
+      return usage - Number(inactive?.[1] ?? 0);
+    },
+    /** Sets the group's limit (and its memory+swap limit, when there is one). */
+    limit(bytes) {
+      const memsw = path.join(dir, 'memory.memsw.limit_in_bytes');
+      const has = fs.existsSync(memsw);
+      // memory+swap may never be below memory: raise it first, lower it last
+      if (has && bytes > Number(fs.readFileSync(path.join(dir, 'memory.limit_in_bytes'), 'utf8'))) fs.writeFileSync(memsw, String(bytes));
+      fs.writeFileSync(path.join(dir, 'memory.limit_in_bytes'), String(bytes));
+      if (has) fs.writeFileSync(memsw, String(bytes));
+    },
     /** How many times the group hit its limit and the kernel's OOM killer ran in it. */
     ooms: () => Number(/^oom_kill (\d+)$/m.exec(fs.readFileSync(path.join(dir, 'memory.oom_control'), 'utf8'))?.[1] ?? 0),
     /**
      * `super ...args` inside the group (its shell joins it, then execs node).
      * @param {{home: string}} box
      * @param {string[]} args
+     * @param {number} [timeout]
+     * @param {Record<string, string>} [env]  added to this process's environment
      * @returns {Promise<{code: number|null, out: string}>}
      */
-    cli(box, args, timeout = 60000) {
+    cli(box, args, timeout = 60000, env = {}) {
       return new Promise((resolve, reject) => {
         const child = spawn('sh', ['-c', 'echo $$ > "$0" && exec "$@"', path.join(dir, 'cgroup.procs'), process.execPath, SUPER, ...args], {
-          env: { ...process.env, SUPER_HOME: box.home, NO_COLOR: '1' },
+          env: { ...process.env, SUPER_HOME: box.home, NO_COLOR: '1', ...env },
           stdio: ['ignore', 'pipe', 'pipe'],
         });
         let out = '';

@@ -97,7 +97,7 @@ async function previousDump(file) {
     text = (await readFileSafe(file, { max: READ_BOUNDS.dump, follow: false })).toString('utf8');
   } catch (err) {
     if (err.code === 'ENOENT') return null;
-    return { corrupt: `cannot read it: ${err.code ?? err.message}` };
+    return { corrupt: `cannot read it: ${err.code ?? err.message}${err.reason ? `: ${err.reason}` : ''}` };
   }
   try {
     return { apps: parseDump(text, file).apps.length };

@@ -2,6 +2,7 @@
 // replaced /dev/null with a regular file), a directory, a FIFO, a socket or a symbolic link.
 // The replacement itself is always a new file written beside and renamed over the name.
 import fs from 'node:fs';
+import { typeOf } from './safe-read.js';
 
 /**
  * What is at `file` when --force may not replace it (`a character device`, `a symbolic
@@ -17,14 +18,7 @@ export function notReplaceable(file) {
  * @param {fs.Stats|null|undefined} st
  */
 export function unreplaceableKind(st) {
-  if (!st || st.isFile()) return null;
-  if (st.isSymbolicLink()) return 'a symbolic link';
-  if (st.isDirectory()) return 'a directory';
-  if (st.isCharacterDevice()) return 'a character device';
-  if (st.isBlockDevice()) return 'a block device';
-  if (st.isFIFO()) return 'a FIFO';
-  if (st.isSocket()) return 'a socket';
-  return 'not a regular file';
+  return !st || st.isFile() ? null : typeOf(st);
 }
 
 /** The one-line reason for a refusal (the caller puts it in its own coded error). */

@@ -108,8 +108,12 @@ export function openSafe(file, opts) {
   return withDeadline(file, opts, (closers) => runAsync(openSteps(file, { max: Infinity, ...opts }), closers, true));
 }
 
-/** The file's type in words, for a refusal. */
-function typeOf(st) {
+/**
+ * What a file that is not a regular one is, in words (`a FIFO`, `a directory`, ...), for a refusal.
+ * @param {fs.Stats} st
+ */
+export function typeOf(st) {
+  if (st.isSymbolicLink()) return 'a symbolic link'; // from an lstat
   if (st.isDirectory()) return 'a directory';
   if (st.isFIFO()) return 'a FIFO';
   if (st.isCharacterDevice()) return 'a character device';

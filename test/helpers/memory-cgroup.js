@@ -74,8 +74,8 @@ export function memoryCgroup(t, limit) {
   };
 }
 
-/** Removes the group, moving out whatever is left in it first (bounded). */
-async function removeCgroup(dir) {
+/** Removes a test's group, moving out whatever is left in it first (bounded). */
+export async function removeCgroup(dir) {
   for (let i = 0; i < 100; i++) {
     try {
       fs.rmdirSync(dir);

@@ -5,6 +5,7 @@
 // corrupt it (lib/config/js-config-child.mjs).
 
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { which } from '../which.js';
@@ -22,9 +23,11 @@ const MAX_RESULT_BYTES = 4 * 1024 * 1024;
 /** The child's V8 heap bound: an ecosystem file needs a few MB; one grew to 2 GB in 10 s. */
 const HEAP_MB = 256;
 /**
- * What the evaluator may allocate in all (RLIMIT_DATA, through prlimit: Buffers live
- * outside the heap; one file reached 2.8 GB past the heap bound), and what it and the
- * processes it starts may hold resident together (evaluator-tree.js).
+ * What the evaluator and the processes it starts may hold resident together
+ * (evaluator-tree.js: Buffers live outside the heap; one file reached 2.8 GB past the heap
+ * bound), and what it may allocate beyond what a Node process like this one maps before
+ * it runs anything (RLIMIT_DATA, through prlimit: Node 24 maps ~560 MB of data at start,
+ * Node 20 ~50 MB), the kernel's hard stop between two looks at its memory.
  */
 const MEMORY_MB = 512;
 const STDERR_KEPT = 4096;
@@ -43,8 +46,17 @@ function childCommand(abs) {
   const linux = process.platform === 'linux';
   tools ??= { setpriv: (linux && which('setpriv')) || '', prlimit: (linux && which('prlimit')) || '' };
   const node = [process.execPath, `--max-old-space-size=${HEAP_MB}`, CHILD, abs];
-  const limited = tools.prlimit ? [tools.prlimit, `--data=${MEMORY_MB * 1024 * 1024}`, '--', ...node] : node;
+  const limited = tools.prlimit ? [tools.prlimit, `--data=${ownDataBytes() + MEMORY_MB * 1024 * 1024}`, '--', ...node] : node;
   return tools.setpriv ? [tools.setpriv, '--pdeathsig', 'KILL', ...limited] : limited;
+}
+
+/** This process's data mappings (VmData): at least what the same Node maps to start. */
+function ownDataBytes() {
+  try {
+    return Number(/^VmData:\s+(\d+) kB/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0) * 1024;
+  } catch {
+    return 0;
+  }
 }
 
 /**

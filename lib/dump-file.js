@@ -4,6 +4,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { SuperError } from './errors.js';
+import { readFileSafe, READ_BOUNDS, UnsafeFileError } from './safe-read.js';
 
 // host:port, as config/schema.json allows it
 const LISTEN_RE = /^(\[[0-9A-Fa-f:.]+\]|[^\s:[\]]+):[0-9]{1,5}$/;
@@ -30,9 +31,10 @@ export async function readDump(home) {
   const file = dumpPath(home);
   let text;
   try {
-    text = await fs.readFile(file, 'utf8');
+    text = (await readFileSafe(file, { max: READ_BOUNDS.dump, follow: false })).toString('utf8');
   } catch (err) {
     if (err.code === 'ENOENT') throw new SuperError('E_DUMP', `no saved process list at ${file}; run \`super save\` while your apps run`, { missing: true });
+    if (err instanceof UnsafeFileError) throw new SuperError('E_DUMP', `cannot read ${file} (${err.code}): ${err.reason}; remove it, or put a dump written by \`super save\` there`);
     throw new SuperError('E_DUMP', `cannot read ${file} (${err.code ?? err.message})`);
   }
   try {
@@ -72,7 +74,7 @@ export function parseDump(text, file = 'dump.json') {
     const bad = (what) => new Error(`apps[${i}] ${what} in ${path.basename(file)}`);
     if (!c || typeof c !== 'object') throw bad('has no config');
     // A name as the ecosystem schema takes it (`Billing API`): no control character, no `/`.
-    if (typeof c.name !== 'string' || !/^[^\p{Cc}\p{Zl}\p{Zp}/]{1,64}$/u.test(c.name)) throw bad('has no valid name');
+    if (typeof c.name !== 'string' || !/^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}/]{1,64}$/u.test(c.name)) throw bad('has no valid name');
     if (typeof c.script !== 'string' || !path.isAbsolute(c.script)) throw bad('has no absolute script path');
     if (!Number.isInteger(c.instances) || c.instances < 1) throw bad('has no valid instances');
     if (entry.clientEnv !== undefined && (typeof entry.clientEnv !== 'object' || entry.clientEnv === null)) throw bad('has a bad clientEnv');

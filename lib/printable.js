@@ -4,9 +4,11 @@
 // line). Each is shown escaped instead, as JSON writes it: \x1b, \r, \u202e.
 import { SuperError } from './errors.js';
 
-// C0 and C1 controls, DEL, the Unicode line and paragraph separators and the bidirectional
-// overrides and isolates (which reorder what follows them on the screen).
-const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+// C0 and C1 controls, DEL, the Unicode line and paragraph separators, the bidirectional
+// overrides and isolates (which reorder what follows them on the screen), and the invisible
+// ones (zero-width space and joiners, the bidi marks, word joiner, BOM: `api` and
+// `api\u200b` would look the same).
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
 
 const NAMED = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 

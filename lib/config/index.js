@@ -6,10 +6,10 @@
 //   `<file>:<line>:<col>: <key path>: <what is wrong>; <what to do>`
 // (a JS/TS file's exported object has no positions: `<file>: <key path>: ...`).
 
-import { open, stat } from 'node:fs/promises';
 import path from 'node:path';
 import yaml from 'js-yaml';
 import { SuperError } from '../errors.js';
+import { readFileSafe, READ_BOUNDS, UnsafeFileError } from '../safe-read.js';
 import { normalizeApp } from './normalize-app.js';
 import { normalizeDaemon } from './normalize-daemon.js';
 import { parseWithPositions, PositionMap } from './positions.js';
@@ -32,7 +32,7 @@ import { workLimits } from './work-limits.js';
 import { countWithin } from './autoscale.js';
 
 export { parseDuration, parseSize } from './units.js';
-export { loadEcosystemOffThread } from './load-off-thread.js';
+export { loadEcosystemOffThread, loadSavedAppOffThread, loadEcosystemTextOffThread } from './load-off-thread.js';
 export { workLimits } from './work-limits.js';
 
 // YAML 1.2 core types plus merge keys (`<<: *defaults`). Not js-yaml's default
@@ -74,14 +74,10 @@ export async function loadEcosystem(file, options = {}) {
   let text;
   const script = SCRIPT_EXTENSIONS.has(path.extname(file).toLowerCase());
   try {
-    // The daemon reads files that clients name: only a regular file (a device such as
-    // /dev/zero never ends, a FIFO blocks a thread-pool thread forever), and never more
-    // than any real ecosystem.
-    const st = await stat(file);
-    if (st.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
-    if (!st.isFile()) throw Object.assign(new Error('not a regular file'), { code: 'ENOTREG' });
-    if (st.size > MAX_FILE_BYTES) throw Object.assign(new Error('too large'), { code: 'EFBIG', size: st.size });
-    if (!script) text = await readBounded(file, MAX_FILE_BYTES);
+    // Only a regular file (a device such as /dev/zero never ends, a FIFO would block a
+    // thread forever), bounded, read with the rights of whoever controls its path
+    // (lib/safe-read.js). A JS/TS file is checked so too, then evaluated in a child.
+    text = (await readFileSafe(file, { max: MAX_FILE_BYTES })).toString('utf8');
   } catch (err) {
     throw unreadable(file, err);
   }
@@ -92,24 +88,7 @@ export async function loadEcosystem(file, options = {}) {
 }
 
 /** Ecosystem files larger than this are refused unread. */
-export const MAX_FILE_BYTES = 1024 * 1024;
-
-/** The file's text; EFBIG if it holds more than `max` bytes (it may have grown since stat). */
-async function readBounded(file, max) {
-  const fh = await open(file, 'r');
-  try {
-    const buf = Buffer.alloc(max + 1);
-    let n = 0;
-    for (let got = -1; got !== 0 && n <= max;) {
-      ({ bytesRead: got } = await fh.read(buf, n, buf.length - n, null));
-      n += got;
-      if (n === buf.length) throw Object.assign(new Error('too large'), { code: 'EFBIG', size: `at least ${max + 1}` });
-    }
-    return buf.toString('utf8', 0, n);
-  } finally {
-    await fh.close();
-  }
-}
+export const MAX_FILE_BYTES = READ_BOUNDS.ecosystem;
 
 /**
  * Load a YAML or JSON ecosystem file from its text (synchronous; checks files with fs
@@ -287,12 +266,13 @@ function refused(file, problems) {
 
 function unreadable(file, err) {
   const abs = path.resolve(file);
-  const why = {
+  const why = err instanceof UnsafeFileError ? {
+    ENOTREG: err.what === 'a directory' ? `is a directory: ${abs}; give the ecosystem file inside it`
+      : `not a regular file: ${abs} (${err.what}); give the path of an ecosystem file (.yml, .yaml, .json, .js, .cjs, .mjs, .ts, .cts or .mts)`,
+    EFBIG: `${abs} ${err.reason.replace('read here', 'an ecosystem file may have')}; give the right file`,
+  }[err.code] ?? `${err.reason} (${err.code})` : {
     ENOENT: `no such file: ${abs}; check the path`,
-    EISDIR: `is a directory: ${abs}; give the ecosystem file inside it`,
     EACCES: `permission denied: ${abs}; make it readable by this user`,
-    ENOTREG: `not a regular file: ${abs}; give the path of an ecosystem file (.yml, .yaml, .json, .js, .cjs, .mjs, .ts, .cts or .mts)`,
-    EFBIG: `${abs} is ${err.size} bytes, more than the ${MAX_FILE_BYTES} an ecosystem file may have; give the right file`,
   }[err.code] ?? `cannot read ${abs} (${err.code ?? err.message}); check the file`;
   const problem = `${file}: cannot read the ecosystem file: ${why}`;
   return new SuperError('E_CONFIG', `1 problem in ${file}`, { problems: [problem] });

@@ -5,9 +5,11 @@
 // corrupt it (lib/config/js-config-child.mjs).
 
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { which } from '../which.js';
+import { EvaluatorTree, evaluationMarker } from './evaluator-tree.js';
 
 const CHILD = fileURLToPath(new URL('./js-config-child.mjs', import.meta.url));
 
@@ -20,20 +22,41 @@ const EVAL_TIMEOUT_MS = 10_000;
 const MAX_RESULT_BYTES = 4 * 1024 * 1024;
 /** The child's V8 heap bound: an ecosystem file needs a few MB; one grew to 2 GB in 10 s. */
 const HEAP_MB = 256;
+/**
+ * What the evaluator and the processes it starts may hold resident together
+ * (evaluator-tree.js: Buffers live outside the heap; one file reached 2.8 GB past the heap
+ * bound), and what it may allocate beyond what a Node process like this one maps before
+ * it runs anything (RLIMIT_DATA, through prlimit: Node 24 maps ~560 MB of data at start,
+ * Node 20 ~50 MB), the kernel's hard stop between two looks at its memory.
+ */
+const MEMORY_MB = 512;
 const STDERR_KEPT = 4096;
+const outOfMemory = `ran out of memory (more than ${HEAP_MB} MB of heap, ${MEMORY_MB} MB in all) before exporting a config; make the file build a small config`;
 const EXIT_GRACE_MS = 1000;
 const OUT_OF_MEMORY = /JavaScript heap out of memory|Reached heap limit/;
 
-let setpriv;
+let tools;
 /**
- * The child's command line: its heap bounded and, through setpriv --pdeathsig where there
- * is one, killed by the kernel if this process dies first (it leads its own process group,
- * out of reach of the terminal's Ctrl-C).
+ * The child's command line: its heap bounded, its allocations too (prlimit --data, where
+ * util-linux has it) and, through setpriv --pdeathsig where there is one, killed by the
+ * kernel if this process dies first (it leads its own process group, out of reach of the
+ * terminal's Ctrl-C).
  */
 function childCommand(abs) {
-  setpriv ??= (process.platform === 'linux' && which('setpriv')) || '';
+  const linux = process.platform === 'linux';
+  tools ??= { setpriv: (linux && which('setpriv')) || '', prlimit: (linux && which('prlimit')) || '' };
   const node = [process.execPath, `--max-old-space-size=${HEAP_MB}`, CHILD, abs];
-  return setpriv ? [setpriv, '--pdeathsig', 'KILL', ...node] : node;
+  const limited = tools.prlimit ? [tools.prlimit, `--data=${ownDataBytes() + MEMORY_MB * 1024 * 1024}`, '--', ...node] : node;
+  return tools.setpriv ? [tools.setpriv, '--pdeathsig', 'KILL', ...limited] : limited;
+}
+
+/** This process's data mappings (VmData): at least what the same Node maps to start. */
+function ownDataBytes() {
+  try {
+    return Number(/^VmData:\s+(\d+) kB/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0) * 1024;
+  } catch {
+    return 0;
+  }
 }
 
 /**
@@ -46,9 +69,10 @@ export function evaluateConfigFile(file, { env = process.env, timeoutMs = EVAL_T
   const abs = path.resolve(file);
   return new Promise((resolve) => {
     const [command, ...args] = childCommand(abs);
+    const marker = evaluationMarker();
     const child = spawn(command, args, {
       cwd: path.dirname(abs),
-      env,
+      env: { ...env, [marker[0]]: marker[1] }, // inherited by all it starts: found at the end (evaluator-tree.js)
       stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
       // Its own process group: what the file spawns or forks goes with it (killGroup).
       detached: true,
@@ -62,8 +86,14 @@ export function evaluateConfigFile(file, { env = process.env, timeoutMs = EVAL_T
       settled = true;
       clearTimeout(timer);
       killGroup(child);
+      tree?.reap();
       resolve(outcome);
     };
+    const tree = child.pid === undefined ? null : new EvaluatorTree(child.pid, {
+      marker,
+      maxRss: MEMORY_MB * 1024 * 1024,
+      onOver: (rss) => finish({ problem: `${file}: used ${Math.round(rss / 1048576)} MB of memory (with the processes it started), more than the ${MEMORY_MB} MB a config file may; make the file build a small config` }),
+    });
     const timer = setTimeout(() => finish({ problem: `${file}: did not finish within ${timeoutMs / 1000} s (an endless loop, or a promise that never settles?); make the file build its config and end` }), timeoutMs);
     child.stdio[3].on('data', (d) => {
       size += d.length;
@@ -87,7 +117,7 @@ export function evaluateConfigFile(file, { env = process.env, timeoutMs = EVAL_T
       if (reply && 'data' in reply) finish({ data: reply.data });
       else if (reply?.error) finish({ problem: threwProblem(file, reply.error) });
       else if (OUT_OF_MEMORY.test(stderr)) {
-        finish({ problem: `${file}: ran out of memory (more than ${HEAP_MB} MB of heap) before exporting a config; make the file build a small config` });
+        finish({ problem: `${file}: ${outOfMemory}` });
       } else if (text) {
         finish({ problem: `${file}: its result could not be read (something else wrote to file descriptor 3, where the config is handed over); leave fd 3 alone` });
       } else {
@@ -111,6 +141,8 @@ function threwProblem(file, { message, line, col, kind }) {
   const where = line ? `${file}:${line}${col ? `:${col}` : ''}` : file;
   const firstLine = String(message).split('\n')[0].slice(0, 300);
   if (kind === 'export') return `${where}: ${firstLine}`;
+  // An allocation past RLIMIT_DATA (a Buffer: the heap bound does not see it).
+  if (/^RangeError: Array buffer allocation failed|ENOMEM|Cannot allocate memory/.test(firstLine)) return `${where}: ${outOfMemory}`;
   if (/ is not defined in ES module scope/.test(firstLine)) {
     return `${where}: ${firstLine}: the nearest package.json has "type": "module"; rename the file to .cjs, or write export default { apps: [...] }`;
   }

@@ -30,12 +30,40 @@ let queue = Promise.resolve();
  * @throws {SuperError} what loadEcosystem throws; E_CONFIG when the thread ran out of time or memory
  */
 export function loadEcosystemOffThread(file, options = {}) {
-  const load = queue.then(() => loadOnce(file, options));
+  return queued(file, { op: 'file', file, options });
+}
+
+/**
+ * loadSavedApp(saved, file, options) in the same thread: a saved config names a script,
+ * whose directory's package.json and first bytes are read (lib/safe-read.js), never on the
+ * daemon's loop.
+ * @param {object} saved
+ * @param {string} file  the dump (or what the config came from), named in problems
+ * @param {import('./index.js').LoadOptions} [options]
+ * @returns {Promise<object>} the app's normalized, frozen config
+ */
+export function loadSavedAppOffThread(saved, file, options = {}) {
+  return queued(file, { op: 'saved', saved, file, options });
+}
+
+/**
+ * loadEcosystemText(text, file, options) in the same thread (a file-less `super start app.js`).
+ * @param {string} text
+ * @param {string} file  a label for problems
+ * @param {import('./index.js').LoadOptions & {baseDir?: string}} [options]
+ * @returns {Promise<import('./index.js').Ecosystem>}
+ */
+export function loadEcosystemTextOffThread(text, file, options = {}) {
+  return queued(file, { op: 'text', text, file, options });
+}
+
+function queued(file, request) {
+  const load = queue.then(() => loadOnce(file, request));
   queue = load.catch(() => {});
   return load;
 }
 
-function loadOnce(file, options) {
+function loadOnce(file, request) {
   return new Promise((resolve, reject) => {
     const r = threadReader();
     const settle = (fn, value, broken = false) => {
@@ -52,8 +80,8 @@ function loadOnce(file, options) {
     const refuse = (why) => settle(reject, new SuperError('E_CONFIG', `1 problem in ${file}`, { problems: [`${file}: ${why}`] }), true);
     const timer = setTimeout(() => refuse(`reading it took more than ${LOAD_TIMEOUT_MS / 1000} s; it was abandoned: make the file smaller`), LOAD_TIMEOUT_MS);
     r.pending = {
-      message({ eco, error }) {
-        if (eco) return settle(resolve, deepFreeze(eco));
+      message({ result, error }) {
+        if (result) return settle(resolve, deepFreeze(result));
         const err = error.code in CODES ? new SuperError(error.code, error.message, error.details) : Object.assign(new Error(error.message), { stack: error.stack });
         settle(reject, err);
       },
@@ -63,7 +91,7 @@ function loadOnce(file, options) {
       },
       exit: (code) => settle(reject, new Error(`the thread reading ${file} exited with code ${code} before answering`), true),
     };
-    r.thread.postMessage({ file, options });
+    r.thread.postMessage(request);
   });
 }
 

@@ -1,11 +1,18 @@
-// The worker thread of load-off-thread.js: loads each ecosystem file it is sent and posts
-// the result, or the coded error, back. One file at a time (the daemon's side queues them).
+// The worker thread of load-off-thread.js: loads each ecosystem file (or text, or saved app
+// config) it is sent and posts the result, or the coded error, back. One at a time (the
+// daemon's side queues them).
 import { parentPort } from 'node:worker_threads';
-import { loadEcosystem } from './index.js';
+import { loadEcosystem, loadEcosystemText, loadSavedApp } from './index.js';
 
-parentPort.on('message', async ({ file, options }) => {
+const LOADS = {
+  file: ({ file, options }) => loadEcosystem(file, options),
+  text: ({ text, file, options }) => loadEcosystemText(text, file, options),
+  saved: ({ saved, file, options }) => loadSavedApp(saved, file, options),
+};
+
+parentPort.on('message', async (request) => {
   try {
-    parentPort.postMessage({ eco: await loadEcosystem(file, options) });
+    parentPort.postMessage({ result: await LOADS[request.op](request) });
   } catch (err) {
     parentPort.postMessage({ error: { code: err.code, message: err.message, details: err.details, stack: err.stack } });
   }

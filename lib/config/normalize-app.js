@@ -16,6 +16,7 @@ import { writtenKeys } from './pm2-keys.js';
 import { checkCron } from './cron-check.js';
 import { checkLogKeys } from './log-settings.js';
 import { resolveUser } from './run-as.js';
+import { cannotAppend, cannotEnter } from './run-as-paths.js';
 import { defaultInterpreter, resolveScript } from './resolve-script.js';
 import { shellSplit } from './shell-split.js';
 import { scriptEntry } from './script-entry.js';
@@ -143,9 +144,15 @@ export function normalizeApp(raw, index, ctx) {
   const script = typeof get('script') === 'string' ? get('script') : undefined;
   const searchPath = env.PATH ?? process.env.PATH;
   const writtenMode = { cluster_mode: 'cluster', fork_mode: 'fork' }[get('exec_mode')] ?? get('exec_mode');
+  const runAs = resolveUser({ uid: get('uid'), gid: get('gid') }, ctx.isRoot ?? process.getuid?.() === 0, (key, m) => report(key, m));
+  // The files of an app run as another user are read with that user's rights (lib/safe-read.js).
+  const as = runAs.uid !== null && runAs.uid !== process.getuid?.() ? { uid: runAs.uid, gid: runAs.gid ?? runAs.uid } : null;
+  // The daemon changes into cwd before it drops to the user: the user must be able to itself.
+  const cwdRefused = as && cwd && cannotEnter(cwd, as);
+  if (cwdRefused) report('cwd', `${cwdRefused}; an app run as another user gets only a cwd that user may enter: give one, or fix the modes`);
   const entry = script === undefined ? null : scriptEntry({
     script, args: argList(get('args'), (m) => report('args', m)), execMode: writtenMode, instances: get('instances'),
-    cwd: cwd ?? ctx.baseDir, report: (m) => report('script', m), warn: (m) => warn('script', m),
+    cwd: cwd ?? ctx.baseDir, report: (m) => report('script', m), warn: (m) => warn('script', m), as,
   });
   Object.assign(env, entry?.env);
   // No interpreter written: the script decides (resolveScript 'auto': a Node program or not).
@@ -154,7 +161,7 @@ export function normalizeApp(raw, index, ctx) {
     : resolveInterpreter(interpreterSpec, cwd ?? ctx.baseDir, searchPath, (m) => report(entry?.interpreter ? 'script' : 'interpreter', m));
   let scriptPath = entry && path.resolve(cwd ?? ctx.baseDir, entry.script);
   if (entry && cwd && !problems.isBad(at('script'))) {
-    const found = resolveScript(entry.script, cwd, interpreterSpec === undefined ? 'auto' : interpreter === 'none' ? 'none' : 'node', searchPath);
+    const found = resolveScript(entry.script, cwd, interpreterSpec === undefined ? 'auto' : interpreter === 'none' ? 'none' : 'node', searchPath, as);
     if (found.error) report('script', found.error);
     else scriptPath = found.path;
     interpreter ??= found.interpreter;
@@ -176,7 +183,6 @@ export function normalizeApp(raw, index, ctx) {
     if (bad) report('cron_restart', `not a cron expression (${bad}); write 5 fields (minute hour day month weekday) or 6 with seconds first, e.g. "0 3 * * *"`);
   }
   checkLogKeys(get, report);
-  const runAs = resolveUser({ uid: get('uid'), gid: get('gid') }, ctx.isRoot ?? process.getuid?.() === 0, (key, m) => report(key, m));
   const sourceMaps = interpreter === 'node' && get('source_map_support') === true && get('disable_source_map_support') !== true;
   const nodeArgs = [...(entry?.nodeArgs ?? []), ...argList(get('node_args'), (m) => report('node_args', m))];
   if (sourceMaps && !nodeArgs.includes('--enable-source-maps')) nodeArgs.push('--enable-source-maps');
@@ -223,6 +229,13 @@ export function normalizeApp(raw, index, ctx) {
   if (combined && (filePath('out_file') || filePath('error_file'))) {
     warn('log_file', 'ignored: out_file or error_file is given too, and superd writes each stream to one file');
     combined = null;
+  }
+  // The daemon opens an app's log files for its workers: a uid app's must be files its user
+  // could append to by itself (its own, not /etc/cron.d/x). superd's own logs directory is exempt.
+  for (const key of as ? ['out_file', 'error_file', 'log_file'] : []) {
+    const file = key === 'log_file' ? combined : filePath(key);
+    const why = file && cannotAppend(file, as, { created: get('merge_logs') === false });
+    if (why) report(key, `${why}; an app run as another user writes only log files that user could: create the file as its (install -o <user> -m 640 /dev/null ${file}), or leave ${key} out to use superd's logs directory`);
   }
   return {
     name: get('name'),

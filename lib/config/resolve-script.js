@@ -1,14 +1,19 @@
 // Where an app's `script` really is, and whether it is a Node program. Synchronous on
-// purpose: it runs once per command, before anything starts (see lib/config/index.js).
+// purpose: it runs once per command, before anything starts (see lib/config/index.js), in
+// the daemon's config thread or the CLI. The files it reads (a script's first bytes, a
+// directory's package.json) may be an app's user's: lib/safe-read.js reads them.
 
 import fs from 'node:fs';
 import path from 'node:path';
+import { readFileSafeSync, READ_BOUNDS, UnsafeFileError } from '../safe-read.js';
 
 const NODE_EXTENSIONS = new Set(['.js', '.mjs', '.cjs']);
 // PM2's map of extensions to other interpreters (lib/API/interpreter.json), plus the
 // obvious relatives: PM2 runs everything else as Node, superd only files without one.
 const OTHER_EXTENSIONS = new Set(['.sh', '.bash', '.zsh', '.py', '.rb', '.php', '.pl', '.coffee', '.ls', '.ts', '.tsx', '.mts', '.cts']);
-const SNIFF_BYTES = 512; // PM2 reads as much to tell a binary (isbinaryfile.js)
+const SNIFF_BYTES = READ_BOUNDS.scriptHead; // PM2 reads as much to tell a binary (isbinaryfile.js)
+
+/** @typedef {{uid: number, gid: number}|null} RunAs  the app's user, when it has one (its files are read with its rights) */
 
 /**
  * The interpreter used when the file does not say: `node` for .js/.mjs/.cjs, else `none`.
@@ -25,9 +30,10 @@ export function defaultInterpreter(script) {
  * first line (`#!/usr/bin/env node`), as PM2 runs such files with Node. A file with
  * another extension, a binary, or an executable without a `#!` line is not.
  * @param {string} file  an existing path
+ * @param {RunAs} [as]
  * @returns {boolean}
  */
-export function isNodeProgram(file) {
+export function isNodeProgram(file, as = null) {
   if (defaultInterpreter(file) === 'node') return true;
   if (path.extname(file)) return false;
   let real;
@@ -39,7 +45,7 @@ export function isNodeProgram(file) {
   const ext = path.extname(real).toLowerCase();
   if (NODE_EXTENSIONS.has(ext)) return true;
   if (OTHER_EXTENSIONS.has(ext) || !fs.statSync(real).isFile()) return false; // never read a FIFO or a device
-  const head = readHead(real);
+  const head = readHead(real, as);
   if (head === null) return false;
   if (head.startsWith('#!')) return shebangRunsNode(head.slice(2).split('\n')[0]);
   // Text without a #! line: Node's (PM2 runs it so); an executable one is the shell's.
@@ -61,16 +67,12 @@ export function shebangRunsNode(line) {
   return /^node(js)?$/.test(path.basename(words[i] ?? ''));
 }
 
-function readHead(file) {
-  let fd;
+/** The script's first bytes, or null when it cannot be read (a FIFO swapped in, a link the app's user may not follow). */
+function readHead(file, as) {
   try {
-    fd = fs.openSync(file, 'r');
-    const buf = Buffer.alloc(SNIFF_BYTES);
-    return buf.toString('latin1', 0, fs.readSync(fd, buf, 0, SNIFF_BYTES, 0));
+    return readFileSafeSync(file, { max: SNIFF_BYTES, head: true, as }).toString('latin1');
   } catch {
     return null;
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd);
   }
 }
 
@@ -84,18 +86,19 @@ function readHead(file) {
  * @param {string} cwd  absolute directory
  * @param {'node'|'none'|'auto'} interpreter
  * @param {string} [searchPath]  PATH to search (the app's own PATH when its env sets one)
+ * @param {RunAs} [as]
  * @returns {{ path?: string, interpreter?: 'node'|'none', error?: string }}  error: `<what is wrong>; <what to do>`
  */
-export function resolveScript(script, cwd, interpreter, searchPath = process.env.PATH ?? '') {
+export function resolveScript(script, cwd, interpreter, searchPath = process.env.PATH ?? '', as = null) {
   const candidate = path.resolve(cwd, script);
   const stat = fs.statSync(candidate, { throwIfNoEntry: false });
   if (stat) {
     if (stat.isDirectory()) {
       if (interpreter === 'none') return { error: `is a directory: ${candidate}; name the entry file inside it` };
-      const entry = directoryEntry(candidate);
+      const entry = directoryEntry(candidate, as);
       return entry.error ? entry : { path: entry.path, interpreter: 'node' };
     }
-    const chosen = interpreter !== 'auto' ? interpreter : isNodeProgram(candidate) ? 'node' : 'none';
+    const chosen = interpreter !== 'auto' ? interpreter : isNodeProgram(candidate, as) ? 'node' : 'none';
     if (chosen === 'none' && !isExecutable(candidate)) {
       return { error: `not executable: ${candidate}; chmod +x it, or set interpreter: node for a Node script` };
     }
@@ -113,16 +116,20 @@ export function resolveScript(script, cwd, interpreter, searchPath = process.env
   return { error: `file not found: ${candidate}; check the path${where}` };
 }
 
-const MAX_PACKAGE_BYTES = 1024 * 1024;
-
 /**
  * The file `node <dir>` runs: package.json `main` (as a file, with .js, or its index.js),
  * else index.js.
  * @param {string} dir  absolute
+ * @param {RunAs} [as]
  * @returns {{ path?: string, error?: string }}
  */
-export function directoryEntry(dir) {
-  const main = readPackageJson(dir)?.main;
+export function directoryEntry(dir, as = null) {
+  let main;
+  try {
+    main = readPackageJson(dir, as)?.main;
+  } catch (err) {
+    return { error: unsafePackageJson(err) };
+  }
   const tries = typeof main === 'string' && main ? [main, `${main}.js`, path.join(main, 'index.js')] : [];
   for (const rel of [...tries, 'index.js']) {
     const p = path.resolve(dir, rel);
@@ -133,19 +140,34 @@ export function directoryEntry(dir) {
 }
 
 /**
- * A directory's package.json, parsed, or null (none, too large, not JSON).
+ * A directory's package.json, parsed, or null (none, not JSON).
  * @param {string} dir
+ * @param {RunAs} [as]
  * @returns {Record<string, any>|null}
+ * @throws {UnsafeFileError} when what is there may not be read (a device, a FIFO, too large, a link its controller may not follow)
  */
-export function readPackageJson(dir) {
-  const file = path.join(dir, 'package.json');
+export function readPackageJson(dir, as = null) {
+  let text;
   try {
-    if (!(fs.statSync(file).size <= MAX_PACKAGE_BYTES)) return null;
-    const data = JSON.parse(fs.readFileSync(file, 'utf8'));
+    text = readFileSafeSync(path.join(dir, 'package.json'), { max: READ_BOUNDS.packageJson, as }).toString('utf8');
+  } catch (err) {
+    if (err instanceof UnsafeFileError) throw err;
+    return null; // none, or unreadable (EACCES...): as Node, which then runs index.js
+  }
+  try {
+    const data = JSON.parse(text);
     return data && typeof data === 'object' && !Array.isArray(data) ? data : null;
   } catch {
     return null;
   }
+}
+
+/**
+ * The problem line of a package.json superd refused to read.
+ * @param {UnsafeFileError} err
+ */
+export function unsafePackageJson(err) {
+  return `cannot read ${err.file} (${err.code}): ${err.reason}; superd reads only a regular file of at most ${READ_BOUNDS.packageJson} bytes there, that the app's user may read: replace it`;
 }
 
 function isExecutable(p) {

@@ -8,7 +8,7 @@
 import path from 'node:path';
 import fs from 'node:fs';
 import { shellSplit } from './shell-split.js';
-import { readPackageJson } from './resolve-script.js';
+import { readPackageJson, unsafePackageJson } from './resolve-script.js';
 
 // Node options that take the next word as their value (the rest are `--flag` or `--flag=value`).
 const NODE_VALUE_OPTIONS = new Set(['-r', '--require', '--import', '--loader', '--experimental-loader', '-C', '--conditions', '--env-file', '--title', '--inspect-port', '--input-type']);
@@ -103,9 +103,10 @@ export function packageScript(pm, args, pkg, cwd) {
  * @param {string} o.cwd  absolute
  * @param {(message: string) => void} o.report  a problem at `script`
  * @param {(message: string) => void} o.warn  a warning at `script`
+ * @param {{uid: number, gid: number}|null} [o.as]  the app's user: its package.json is read with its rights
  * @returns {ScriptEntry}
  */
-export function scriptEntry({ script, args, execMode, instances, cwd, report, warn }) {
+export function scriptEntry({ script, args, execMode, instances, cwd, report, warn, as = null }) {
   let entry = { script, interpreter: undefined, args, nodeArgs: [], env: {}, execMode: undefined, defaultMode: undefined };
   if (/\s/.test(script) && !fs.existsSync(path.resolve(cwd, script))) {
     let words = [];
@@ -124,7 +125,14 @@ export function scriptEntry({ script, args, execMode, instances, cwd, report, wa
   const pm = path.basename(entry.script);
   if (execMode !== 'cluster' || !PACKAGE_MANAGERS.has(pm) || entry.interpreter === 'node') return entry;
   const called = [pm, ...entry.args].join(' ');
-  const pkgScript = packageScript(pm, entry.args, readPackageJson(cwd), cwd);
+  let pkg = null;
+  try {
+    pkg = readPackageJson(cwd, as);
+  } catch (err) {
+    report(unsafePackageJson(err));
+    return entry;
+  }
+  const pkgScript = packageScript(pm, entry.args, pkg, cwd);
   const node = pkgScript && packageNodeCommand(pkgScript.line);
   if (node) {
     warn(`${called} in cluster mode would make ${pm}, not its child, the worker; superd runs the package script's command (${pkgScript.line}) itself in cluster mode, without ${pm}'s npm_* variables`);

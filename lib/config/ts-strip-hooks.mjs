@@ -4,11 +4,11 @@
 // Type annotations, interfaces and `import type` become blanks, so lines and columns
 // stay those of the file.
 // .mts is ESM, .cts CommonJS, .ts follows the nearest package.json's "type", else its syntax.
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import vm from 'node:vm';
 import { fileURLToPath } from 'node:url';
+import { readFileSafeSync, READ_BOUNDS } from '../safe-read.js';
 
 const require = createRequire(import.meta.url);
 const TS = /\.(ts|mts|cts)$/;
@@ -19,7 +19,7 @@ export async function load(url, context, nextLoad) {
   const { transformSync } = require('@swc/wasm-typescript');
   let source;
   try {
-    source = transformSync(readFileSync(file, 'utf8'), { mode: 'strip-only', filename: file }).code;
+    source = transformSync(readFileSafeSync(file, { max: READ_BOUNDS.tsSource }).toString('utf8'), { mode: 'strip-only', filename: file }).code;
   } catch (err) {
     if (err instanceof Error) throw err;
     // SWC throws a plain object; its position goes in the message, where the parent finds it.
@@ -45,7 +45,7 @@ function formatOf(file, source) {
 function packageType(dir) {
   for (let d = dir; ; d = path.dirname(d)) {
     try {
-      return JSON.parse(readFileSync(path.join(d, 'package.json'), 'utf8')).type ?? null;
+      return JSON.parse(readFileSafeSync(path.join(d, 'package.json'), { max: READ_BOUNDS.packageJson }).toString('utf8')).type ?? null;
     } catch (err) {
       if (err.code !== 'ENOENT') return null;
     }

@@ -2,9 +2,9 @@
 // token read from `--token-file` (SUPER_TOKEN_FILE, default $SUPER_HOME/token), and TLS
 // with `--tls` (SUPER_TLS=1) or `--tls-ca <file>` (SUPER_TLS_CA; trusts that certificate).
 // bin/super.js turns the flags into these variables, so every command sees the same target.
-import fs from 'node:fs';
 import net from 'node:net';
 import { SuperError } from '../errors.js';
+import { readFileSafeSync, READ_BOUNDS } from '../safe-read.js';
 import { superHome, tokenPath } from '../home.js';
 import { parseListen } from '../config/listen-address.js';
 import { readToken } from '../ipc/token.js';
@@ -34,9 +34,9 @@ export async function remoteTarget(env = process.env) {
     let ca;
     if (caFile) {
       try {
-        ca = fs.readFileSync(caFile);
+        ca = readFileSafeSync(caFile, { max: READ_BOUNDS.tls });
       } catch (err) {
-        throw new SuperError('E_USAGE', `--tls-ca ${caFile}: cannot read it (${err.code ?? err.message})`);
+        throw new SuperError('E_USAGE', `--tls-ca ${caFile}: cannot read it (${err.code ?? err.message}${err.reason ? `: ${err.reason}` : ''})`);
       }
     }
     const tls = await import('node:tls');

@@ -15,7 +15,7 @@ export function renderLs({ apps }) {
     }
   }
   const table = renderTable(['id', 'app', 'slot', 'pid', 'status', 'uptime', 'restarts', 'cpu', 'memory', 'loop p99'], rows);
-  return [table, ...apps.flatMap(autoscaleNote), ...apps.flatMap(reloadNote), ...apps.flatMap(stallNotes), ...apps.flatMap(shedNotes)].join('\n');
+  return [table, ...apps.flatMap(autoscaleNote), ...apps.flatMap(reloadNote), ...apps.flatMap(startNote), ...apps.flatMap(stallNotes), ...apps.flatMap(shedNotes)].join('\n');
 }
 
 /** An autoscaled app under the table: `api: autoscale 3 of 1-4, up at 12:01:07 (elu 0.91)`. */
@@ -46,6 +46,17 @@ function stallNotes(app) {
   });
 }
 
+/** Why a worker that is not running could not start (fork failed, no memory for it), under the table. */
+const startError = (w) => ((w.status === 'exited' || w.status === 'errored') && w.last_exit?.error) || null;
+
+/** Slots whose last start could not fork, in one line per app: `api: 20 slots could not start (#3: not enough memory ...)`. */
+function startNote(app) {
+  const failed = app.workers.filter(startError);
+  if (!failed.length) return [];
+  const n = failed.length === 1 ? `slot ${failed[0].slot} could` : `${failed.length} slots could`;
+  return [`${app.name}: ${n} not start (#${failed[0].slot}: ${startError(failed[0])})`];
+}
+
 /** A failed last reload is shown under the table until the next reload succeeds. */
 function reloadNote(app) {
   const r = app.last_reload;
@@ -65,7 +76,7 @@ export function lsJson({ apps }) {
       namespace: a.namespace ?? 'default',
       last_reload: a.last_reload ?? null,
       autoscale: a.autoscale ?? null,
-      workers: a.workers.map((w) => ({ slot: w.slot, pid: w.pid, status: w.status, uptime_ms: w.uptime_ms, restarts: w.restarts, cpu: w.cpu, memory: w.memory, cpus: w.cpus, pinned: w.pinned, replacing: w.replacing ?? null, metrics: w.metrics ?? null, stall_capture: w.stall_capture ?? null })),
+      workers: a.workers.map((w) => ({ slot: w.slot, pid: w.pid, status: w.status, uptime_ms: w.uptime_ms, restarts: w.restarts, cpu: w.cpu, memory: w.memory, cpus: w.cpus, pinned: w.pinned, replacing: w.replacing ?? null, metrics: w.metrics ?? null, stall_capture: w.stall_capture ?? null, start_error: startError(w) })),
     })),
   };
 }

@@ -16,6 +16,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import zlib from 'node:zlib';
 import { pipeline } from 'node:stream/promises';
+import { openSafe } from '../safe-read.js';
 
 const ignoreMissing = (err) => {
   if (err.code !== 'ENOENT') throw err;
@@ -74,7 +75,8 @@ export async function moveDated(file, stamp) {
 export async function finishRotation(first, { retain, compress }) {
   if (retain === 0) return fsp.unlink(first).catch(ignoreMissing);
   if (!compress) return undefined;
-  await pipeline(fs.createReadStream(first), zlib.createGzip({ level: 6 }), fs.createWriteStream(`${first}.gz`, { mode: 0o640 }));
+  const source = (await openSafe(first, { follow: false })).createReadStream(); // never through a link put at its name
+  await pipeline(source, zlib.createGzip({ level: 6 }), fs.createWriteStream(`${first}.gz`, { mode: 0o640 }));
   return fsp.unlink(first);
 }
 

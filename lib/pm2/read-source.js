@@ -1,12 +1,11 @@
 // Where `super import pm2` reads from: PM2's dump ($PM2_HOME/dump.pm2, written by
 // `pm2 save`) or a PM2 ecosystem file (JSON, YAML, or JavaScript/TypeScript evaluated in a child
 // process). Either way the result is a list of PM2 apps in ecosystem-file form.
-import { constants } from 'node:fs';
-import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import yaml from 'js-yaml';
 import { SuperError } from '../errors.js';
+import { readFileSafe, READ_BOUNDS, UnsafeFileError } from '../safe-read.js';
 import { dumpApps, isDump } from './dump-apps.js';
 import { PM2_ONLY } from '../config/pm2-keys.js';
 import { holdsMoreValues, MAX_VALUES } from '../config/value-count.js';
@@ -15,7 +14,7 @@ import { holdsMoreValues, MAX_VALUES } from '../config/value-count.js';
  * Dumps and ecosystem files larger than this are refused unread (a dump records each
  * process's whole environment: a few KB a process).
  */
-const MAX_SOURCE_BYTES = 16 * 1024 * 1024;
+const MAX_SOURCE_BYTES = READ_BOUNDS.pm2Source;
 
 const SCRIPT_FILE = /\.[cm]?[jt]s$/;
 
@@ -78,27 +77,13 @@ function bounded(data, file) {
 
 /** The file's text: a regular file (never a FIFO or device, even one swapped in after a check), at most MAX_SOURCE_BYTES. */
 async function readBounded(file, whenMissing) {
-  let fh;
   try {
-    fh = await fs.open(file, constants.O_RDONLY | constants.O_NONBLOCK);
-    const st = await fh.stat();
-    if (!st.isFile()) throw importError(`${file} is not a regular file`);
-    const tooLarge = (size) => importError(`${file} is ${size} bytes, more than the ${MAX_SOURCE_BYTES} a PM2 dump or ecosystem file may have; give the right file`);
-    if (st.size > MAX_SOURCE_BYTES) throw tooLarge(st.size);
-    const buf = Buffer.alloc(Math.min(st.size + 1, MAX_SOURCE_BYTES + 1));
-    let n = 0;
-    for (let got = -1; got !== 0 && n < buf.length;) {
-      ({ bytesRead: got } = await fh.read(buf, n, buf.length - n, n));
-      n += got;
-    }
-    if (n === buf.length) throw importError(`${file} grew while it was read; try again when it is written`);
-    return buf.toString('utf8', 0, n);
+    return (await readFileSafe(file, { max: MAX_SOURCE_BYTES })).toString('utf8');
   } catch (err) {
-    if (err instanceof SuperError) throw err;
     if (err.code === 'ENOENT') throw importError(typeof whenMissing === 'function' ? whenMissing() : whenMissing);
-    throw importError(`cannot read ${file} (${err.code ?? err.message})`);
-  } finally {
-    await fh?.close();
+    if (err instanceof UnsafeFileError && err.code === 'ENOTREG') throw importError(`${file} is not a regular file`);
+    if (err instanceof UnsafeFileError && err.code === 'EFBIG') throw importError(`${file} ${err.reason.replace('read here', 'a PM2 dump or ecosystem file may have')}; give the right file`);
+    throw importError(`cannot read ${file} (${err.code ?? err.message}${err instanceof UnsafeFileError ? `: ${err.reason}` : ''})`);
   }
 }
 

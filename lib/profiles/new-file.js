@@ -10,8 +10,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { SuperError } from '../errors.js';
+import { readFileSafeSync, UnsafeFileError } from '../safe-read.js';
+import { notReplaceable, notReplaceableReason } from '../replaceable.js';
 
-const { O_WRONLY, O_RDONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK } = fs.constants;
+const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
 const CREATE = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW;
 
 /** The refusal of an existing `file` (or a link at its name). */
@@ -24,6 +26,7 @@ export const existsError = (file) => new SuperError('E_USAGE', `${file} exists; 
  * @returns {{fd: number, commit: () => void, abort: () => void}}  one of them must be called
  */
 export function openNewFile(file, { force = false } = {}) {
+  if (force) refuseUnreplaceable(file);
   const target = force ? path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`) : file;
   let fd;
   try {
@@ -43,12 +46,25 @@ export function openNewFile(file, { force = false } = {}) {
     fd,
     commit() {
       if (!close()) return;
-      if (target !== file) fs.renameSync(target, file);
+      if (target === file) return;
+      try {
+        refuseUnreplaceable(file); // again: it may have changed while written
+      } catch (err) {
+        fs.rmSync(target, { force: true });
+        throw err;
+      }
+      fs.renameSync(target, file);
     },
     abort() {
       if (close()) fs.rmSync(target, { force: true });
     },
   };
+}
+
+/** E_USAGE when --force may not replace what is at `file` (a device, a directory, a link...). */
+function refuseUnreplaceable(file) {
+  const what = notReplaceable(file);
+  if (what) throw new SuperError('E_USAGE', notReplaceableReason(file, what));
 }
 
 /** Writes `data` to the new file `file` (openNewFile): all of it, or no file. */
@@ -69,19 +85,12 @@ export function writeNewFile(file, data, o) {
  * @returns {Buffer}
  */
 export function readRegularFile(file, maxBytes) {
-  let fd;
   try {
-    fd = fs.openSync(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+    return readFileSafeSync(file, { max: maxBytes, follow: false });
   } catch (err) {
+    if (!(err instanceof UnsafeFileError)) throw new SuperError('E_USAGE', `cannot read ${file}: ${err.code ?? err.message}`);
     if (err.code === 'ELOOP') throw new SuperError('E_USAGE', `${file} is a symbolic link; refusing to read through it`);
-    throw new SuperError('E_USAGE', `cannot read ${file}: ${err.code ?? err.message}`);
-  }
-  try {
-    const st = fs.fstatSync(fd);
-    if (!st.isFile()) throw new SuperError('E_USAGE', `${file} is not a regular file; refusing to read it`);
-    if (st.size > maxBytes) throw new SuperError('E_USAGE', `${file} is ${st.size} bytes, over the ${maxBytes} read here`);
-    return fs.readFileSync(fd);
-  } finally {
-    fs.closeSync(fd);
+    if (err.code === 'ENOTREG') throw new SuperError('E_USAGE', `${file} is not a regular file; refusing to read it`);
+    throw new SuperError('E_USAGE', `${file}: ${err.reason}`);
   }
 }

@@ -59,7 +59,15 @@ function writeWhole(file, text, replace) {
  * hard link, which fails on any existing name (a link planted there too).
  */
 function publish(tmp, file, replace) {
-  if (replace) return fs.renameSync(tmp, file);
+  if (replace) {
+    // --force replaces a regular file only: never a device (/dev/null), a directory or a link.
+    const st = fs.lstatSync(file, { throwIfNoEntry: false });
+    if (st && !st.isFile()) {
+      fs.rmSync(tmp, { force: true });
+      throw Object.assign(new Error(`${file} is not a regular file (a device, a directory, a FIFO or a link); --force replaces only a regular file: give another --out`), { superCode: 'E_USAGE' });
+    }
+    return fs.renameSync(tmp, file);
+  }
   try {
     fs.linkSync(tmp, file);
   } catch (err) {

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { sandbox, freePort, httpGet } from '../helpers/harness.js';
 import { eventually } from '../helpers/wait.js';
+import { ensureDaemon } from '../../lib/ctl/launch-daemon.js';
 
 const threadsOf = (pid) => fs.readdirSync(`/proc/${pid}/task`).length;
 
@@ -14,10 +15,8 @@ const waitFor = (check, what, timeout = 5000) => eventually(check, { what, timeo
 test('warm-reader: a running daemon starts its file reader thread on request; start <file> still runs', { timeout: 60000 }, async (t) => {
   const box = await sandbox(t);
   box.fixture('http-server.js');
-  // A file-less start: the daemon runs, and no ecosystem file was read (no reader thread).
-  const p1 = await freePort();
-  const first = await box.cli(['start', 'http-server.js', '--name', 'first', '--env-var', `PORT=${p1}`], { cwd: box.dir });
-  assert.equal(first.code, 0, first.stderr);
+  // A daemon that has read no file and started no app (no reader thread).
+  (await ensureDaemon(box.home)).close();
   const daemon = box.daemonPid();
   const before = threadsOf(daemon);
 

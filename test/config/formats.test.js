@@ -165,7 +165,35 @@ test('a file that allocates without end is stopped by its heap bound: one line, 
   const hog = write('hog.js', 'const keep = [];\nfor (;;) keep.push(new Array(1 << 22).fill(keep.length));\n');
   // A time bound far above the seconds the heap bound takes: the message says which one hit.
   const outcome = await evaluateConfigFile(hog, { timeoutMs: 60_000 });
-  assert.equal(outcome.problem, `${hog}: ran out of memory (more than 256 MB of heap) before exporting a config; make the file build a small config`);
+  assert.equal(outcome.problem, `${hog}: ran out of memory (more than 256 MB of heap, 512 MB in all) before exporting a config; make the file build a small config`);
+});
+
+test('Buffers count too: a file holding 1 GB outside its heap is stopped (RLIMIT_DATA, or the watch on its memory)', async () => {
+  // Bounded itself: without the bound, it allocates 1 GB and exports a config.
+  const hog = write('buffer-hog.js', 'const keep = [];\nfor (let i = 0; i < 16; i++) keep.push(Buffer.alloc(64 << 20, 1));\nmodule.exports = { apps: [] };\n');
+  const outcome = await evaluateConfigFile(hog, { timeoutMs: 60_000 });
+  assert.equal(outcome.data, undefined, 'no config from a file that needed 1 GB');
+  assert.match(outcome.problem ?? '', /ran out of memory \(more than 256 MB of heap, 512 MB in all\)|used \d+ MB of memory \(with the processes it started\), more than the 512 MB/);
+});
+
+test('what the file started that left its group goes with it too: setsid, detached, and orphaned by a double fork', async () => {
+  const pids = path.join(dir, 'escapees.pid');
+  const file = write('escapes.js', `const { spawn, execFileSync } = require('child_process');
+const fs = require('fs');
+const detached = spawn('sleep', ['300'], { detached: true, stdio: 'ignore' }); // a session of its own (setsid)
+// sh exits at once: its setsid sleep is orphaned (reparented to init) before the evaluation ends.
+const orphan = execFileSync('sh', ['-c', 'setsid sleep 301 </dev/null >/dev/null 2>&1 & echo $!'], { encoding: 'utf8' }).trim();
+fs.writeFileSync(${JSON.stringify(pids)}, detached.pid + ' ' + orphan);
+module.exports = { apps: [{ name: 'x', script: 'app.js' }] };
+`);
+  const started = await evaluateConfigFile(file);
+  assert.ok(started.data, started.problem);
+  const [detached, orphan] = fs.readFileSync(pids, 'utf8').split(' ').map(Number);
+  try {
+    assert.deepEqual(await waitGone([detached, orphan], 5000), [], 'both sleeps are gone');
+  } finally {
+    for (const pid of [detached, orphan]) try { process.kill(pid, 'SIGKILL'); } catch {} // without the fix: not left running
+  }
 });
 
 test('what the file started goes with it: its whole process group is killed', async () => {

@@ -108,10 +108,10 @@ test('append_env_to_name: the --env name is appended to the app name, as PM2 doe
   assert.equal(load(text).apps[0].name, 'api');
 });
 
-test('names: any text without control characters or "/", except what commands would read otherwise', () => {
+test('names: any text without control characters, invisible or bidi characters, or "/", except what commands would read otherwise', () => {
   for (const name of ['Billing API Server', 'api (v2)', 'Ünïcødé', 'a.b_c-d', '3000-api']) assert.equal(one({ name }).apps[0].name, name);
-  for (const name of ['all', '3000', '-api', 'a/b', 'a\tb', 'a\u0000', 'x'.repeat(65)]) {
-    assert.match(problems(() => one({ name }))[0], /apps\[0\]\.name: must be a name of 1 to 64 characters without control characters or "\/", and not "all" \(every app\), a bare number \(an app id\) or starting with "-" \(an option\)/, name);
+  for (const name of ['all', '3000', '-api', 'a/b', 'a\tb', 'a\u0000', 'x'.repeat(65), 'api\u200b', 'a\u202eb', '\u2066api']) {
+    assert.match(problems(() => one({ name }))[0], /apps\[0\]\.name: must be a name of 1 to 64 characters without control characters, invisible or bidi format characters or "\/", and not "all" \(every app\), a bare number \(an app id\) or starting with "-" \(an option\)/, name);
   }
   assert.equal(one({ namespace: 'Billing Team' }).apps[0].namespace, 'Billing Team');
 });

@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { sandbox, freePort, lsJson, SUPER } from '../helpers/harness.js';
+import { removeCgroup } from '../helpers/memory-cgroup.js';
 
 const V1 = '/sys/fs/cgroup/memory';
 const MiB = 1024 * 1024;
@@ -103,22 +104,3 @@ test('in a small memory cgroup: the guard counts the cgroup\'s room, and the OOM
   assert.ok(low, heap.stderr);
   assert.ok(Number(low[2]) < Number(low[1]) && Number(low[2]) <= 4, `the cgroup's room, not the host's: ${low[0]}`);
 });
-
-/** Removes the test's cgroup, moving out whatever is left in it first (bounded). */
-async function removeCgroup(dir) {
-  for (let i = 0; i < 100; i++) {
-    try {
-      fs.rmdirSync(dir);
-      return;
-    } catch (err) {
-      if (err.code === 'ENOENT') return;
-      for (const pid of fs.readFileSync(path.join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean)) {
-        try {
-          fs.writeFileSync(path.join(V1, 'cgroup.procs'), pid);
-        } catch {} // gone meanwhile
-      }
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-  throw new Error(`could not remove ${dir}`);
-}

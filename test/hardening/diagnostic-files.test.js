@@ -52,7 +52,17 @@ test('root\'s profile --out next to a hostile worker of another user', { skip: n
     assert.match(h.stderr, /p\.html exists; give another --out, or --force/);
   });
 
-  await t.test('--force replaces the link itself by a fresh file, never writing through it', async () => {
+  await t.test('--force does not replace the link (a regular file only), nor write through it', async () => {
+    const refused = await profile('p.cpuprofile', '--force');
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.match(refused.stderr, /E_USAGE: .*p\.html is a symbolic link; --force replaces only a regular file/);
+    assert.equal(fs.readFileSync(secret, 'utf8'), SECRET);
+    assert.ok(fs.lstatSync(path.join(out, 'p.html')).isSymbolicLink(), 'the link is left as it was');
+  });
+
+  await t.test('--force replaces a regular file by a fresh one', async () => {
+    fs.rmSync(path.join(out, 'p.html'));
+    fs.writeFileSync(path.join(out, 'p.html'), 'old\n');
     const r = await profile('p.cpuprofile', '--force');
     assert.equal(r.code, 0, r.stderr);
     assert.equal(fs.readFileSync(secret, 'utf8'), SECRET);

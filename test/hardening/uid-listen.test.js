@@ -74,6 +74,14 @@ test('a uid app listens only where its user may', { skip: notRoot, timeout: 1200
       };
       const yaml = `scheduling: ${scheduling}\napps:\n${Object.entries(apps).map(([name, a]) => `  - name: ${name}\n    script: listen-probe.cjs\n    uid: ${user}\n    ready_on: spawn\n`
         + `    out_file: ${logs}/${name}.out\n    error_file: ${logs}/${name}.err\n    env: { LISTEN: "${a.LISTEN}" }\n${a.extra ?? ''}`).join('')}`;
+      // Log files a uid app's user may write by itself (issue 36): created as its own.
+      for (const name of Object.keys(apps)) {
+        for (const ext of ['out', 'err']) {
+          const f = path.join(logs, `${name}.${ext}`);
+          fs.writeFileSync(f, '');
+          fs.chownSync(f, uid, uid);
+        }
+      }
       const r = await box.cli(['start', box.write('eco.yml', yaml)]);
       assert.equal(r.code, 0, r.stderr);
       const out = (name) => path.join(logs, `${name}.out`);

@@ -46,7 +46,9 @@ test('worker starts are bounded: concurrency, instances in files, scale and dump
   assert.ok(most >= 1 && most <= 2, `never more than 2 workers booting at once (seen: ${most})`);
 
   await t.test('with memory for one more worker only, workers boot one at a time', async () => {
-    fs.writeFileSync(memFile, meminfo(100)); // 100 MB: less than the reserve plus 1.25 x 64 MB beside another boot
+    // 150 MiB: the 64 MiB reserve plus 1.25 x a worker (64 MiB before one runs, ~45 MiB
+    // measured after) holds one booting worker, never two (with none, a start is refused).
+    fs.writeFileSync(memFile, meminfo(150));
     fs.rmSync(stamps);
     const lean = box.write('lean.yml', app(3).replace('name: boot', 'name: lean'));
     const l = await box.cli(['start', lean]);

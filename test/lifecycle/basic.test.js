@@ -37,7 +37,7 @@ apps:
   const ls = JSON.parse(cliLs.stdout);
   assert.deepEqual(ls.apps.map((x) => [x.name, x.status, x.instances, x.workers.length]), [['esm', 'online', 2, 2], ['cjs', 'online', 1, 1]]);
   const w = ls.apps[0].workers[0];
-  assert.deepEqual(Object.keys(w).sort(), ['cpu', 'cpus', 'memory', 'metrics', 'pid', 'pinned', 'replacing', 'restarts', 'slot', 'stall_capture', 'status', 'uptime_ms']);
+  assert.deepEqual(Object.keys(w).sort(), ['cpu', 'cpus', 'memory', 'metrics', 'pid', 'pinned', 'replacing', 'restarts', 'slot', 'stall_capture', 'start_error', 'status', 'uptime_ms']);
   assert.ok(w.pid > 0 && w.memory > 1e6, `memory sampled: ${w.memory}`);
   assert.deepEqual(ls.apps[0].workers.map((x) => x.slot), [0, 1]);
 

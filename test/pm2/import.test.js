@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import yaml from 'js-yaml';
 import { loadEcosystem } from '../../lib/config/index.js';
 import { mapApp } from '../../lib/pm2/map-app.js';
@@ -343,14 +343,14 @@ test('bounds: more apps than superd loads, an output larger than superd reads', 
   await assert.rejects(importPm2({ file: big, out }), { code: 'E_IMPORT', message: /^the ecosystem file for .*big\.json would be \d+ bytes, more than the 1048576 superd reads; / });
 });
 
-test('what import prints is escaped, and --force replaces a symlink at --out, never its target', async (t) => {
+test('what import prints is escaped, and --force replaces a regular file only: never a symlink, a FIFO or a device', async (t) => {
   const box = await sandbox(t);
   const cli = (args) => superCli(box.home, ['import', 'pm2', ...args], { cwd: box.dir });
   const ESC = '\u001b]0;owned\u0007\u001b[2J\r';
   const hostile = box.write('hostile.json', JSON.stringify({ apps: [{ name: `api${ESC}`, script: 'x.js', [`key${ESC}`]: 1, env: { [`V${ESC}`]: { a: 1 } } }] }));
   const victim = box.write('victim.txt', 'root file\n');
   const out = path.join(box.dir, 'out.yml');
-  fs.symlinkSync(victim, out);
+  fs.writeFileSync(out, 'old\n');
 
   const r = await cli(['--file', hostile, '--out', out, '--force']);
   assert.equal(r.code, 0, r.stderr);
@@ -359,8 +359,22 @@ test('what import prints is escaped, and --force replaces a symlink at --out, ne
   }
   assert.match(r.stderr, /^super: import: api-\]0;owned-\[2J-: name: "api\\x1b\]0;owned\\x07\\x1b\[2J\\r" is not a superd app name/m);
   assert.match(r.stderr, /^super: import: api-\]0;owned-\[2J-: key\\x1b\]0;owned\\x07\\x1b\[2J\\r: left out/m);
+  assert.deepEqual(fs.readdirSync(box.dir).filter((f) => f.endsWith('.tmp')), [], 'no temporary file is left');
+
+  // Issue 36, item 5: `--out /dev/null --force` replaced the device with a regular file.
+  const link = path.join(box.dir, 'link.yml');
+  fs.symlinkSync(victim, link);
+  const fifo = path.join(box.dir, 'fifo.yml');
+  execFileSync('mkfifo', [fifo]);
+  const dir = path.join(box.dir, 'dir.yml');
+  fs.mkdirSync(dir);
+  for (const [at, what] of [[link, 'a symbolic link'], [fifo, 'a FIFO'], [dir, 'a directory']]) {
+    const refused = await cli(['--file', hostile, '--out', at, '--force']);
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.match(refused.stderr, new RegExp(`^super: E_IMPORT: .*${path.basename(at)} is ${what}; --force replaces only a regular file`, 'm'));
+  }
   assert.equal(fs.readFileSync(victim, 'utf8'), 'root file\n', 'the link\'s target is untouched');
-  assert.ok(fs.lstatSync(out).isFile(), 'the link itself was replaced by the file');
+  assert.ok(fs.lstatSync(link).isSymbolicLink() && fs.lstatSync(fifo).isFIFO() && fs.lstatSync(dir).isDirectory(), 'each is left as it was');
   assert.deepEqual(fs.readdirSync(box.dir).filter((f) => f.endsWith('.tmp')), [], 'no temporary file is left');
 
   // An error names what the user gave: escaped as well.

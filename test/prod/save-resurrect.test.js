@@ -228,8 +228,8 @@ test('an unreadable dump counts as corrupt: an empty save is refused, a save kee
   await writeDump(home, saving('a', 'b'));
   const good = fs.readFileSync(bakPath(home), 'utf8');
   fs.rmSync(dumpPath(home));
-  fs.mkdirSync(dumpPath(home)); // EISDIR: cannot be read, as root or not
-  await assert.rejects(writeDump(home, saving()), /** @param {any} err */ (err) => err.code === 'E_DUMP' && /which is corrupt \(cannot read it: EISDIR\)/.test(err.message));
+  fs.mkdirSync(dumpPath(home)); // not a regular file: never read, as root or not
+  await assert.rejects(writeDump(home, saving()), /** @param {any} err */ (err) => err.code === 'E_DUMP' && /which is corrupt \(cannot read it: ENOTREG: is a directory, not a regular file\)/.test(err.message));
   assert.ok(fs.statSync(dumpPath(home)).isDirectory(), 'left as it was');
   const r = await writeDump(home, saving('c'));
   assert.equal(r.replaced, null);

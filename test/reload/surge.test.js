@@ -185,6 +185,7 @@ test('surge reload', async (t) => {
     const seen = new Set();
     for (let i = 0; i < 8; i++) seen.add((await httpGet(port)).body.split(' ')[0]);
     assert.deepEqual([...seen].sort(), ['v2', 'v3'], 'slot 1 serves v2 again');
+    meminfo(64 * 1024 * MiB); // plenty again: with none, a new app's start is refused
   });
 
   await t.test('the default probation catches a version that crashes right after it listens', async (st) => {

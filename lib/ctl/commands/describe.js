@@ -24,7 +24,8 @@ export default async function describe(name, opts) {
   out.push('', 'settings:', ...settingsLines(app.config));
   for (const w of app.workers) {
     if (w.cpus) out.push(`  #${w.slot} CPUs: ${w.cpus}${w.pinned ? ' (pinned)' : ' (not pinned)'}`);
-    if (w.last_exit) out.push(`  #${w.slot} last exit: ${w.last_exit.signal ? `signal ${w.last_exit.signal}` : `code ${w.last_exit.code}`} after ${w.last_exit.uptime_ms} ms`);
+    if (w.last_exit?.error) out.push(`  #${w.slot} last start failed: ${w.last_exit.error}`);
+    else if (w.last_exit) out.push(`  #${w.slot} last exit: ${w.last_exit.signal ? `signal ${w.last_exit.signal}` : `code ${w.last_exit.code}`} after ${w.last_exit.uptime_ms} ms`);
   }
   if (app.last_stderr) out.push('', 'last stderr lines:', ...app.last_stderr.split('\n').map((l) => `  | ${l}`));
   process.stdout.write(`${out.join('\n')}\n`);

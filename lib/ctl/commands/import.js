@@ -10,6 +10,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { SuperError } from '../../errors.js';
 import { printable, printableError } from '../../printable.js';
+import { notReplaceable, notReplaceableReason } from '../../replaceable.js';
 
 export default async function importCommand(from, opts = {}) {
   try {
@@ -26,15 +27,17 @@ async function importFrom(from, opts) {
   const { importPm2, importError } = await import('../../pm2/index.js');
   const refuseOverwrite = () => importError(`${out} exists; give another --out, or --force to replace it`);
   if (!toStdout && !opts.force && (await exists(out))) throw refuseOverwrite();
+  if (!toStdout && opts.force) refuseUnreplaceable(out, importError);
 
   const { text, source, apps, notes } = await importPm2({ pm2Home: opts.pm2Home, file: opts.file, out });
   for (const n of notes) process.stderr.write(`super: import: ${printable(n)}\n`);
   if (toStdout) process.stdout.write(text);
   else {
     try {
-      await writeOut(out, text, opts.force);
+      await writeOut(out, text, opts.force, importError);
     } catch (err) {
       if (err.code === 'EEXIST') throw refuseOverwrite();
+      if (err instanceof SuperError) throw err;
       throw importError(`cannot write ${out} (${err.code ?? err.message})`);
     }
     process.stdout.write(printable(`wrote ${out} from ${source}: ${apps.length} app(s): ${apps.map((a) => a.name).join(', ')}`) + '\n');
@@ -48,9 +51,10 @@ async function importFrom(from, opts) {
  * The whole file appears at once, and never through a link: written to a new file of its
  * own (O_EXCL|O_NOFOLLOW, in the target's directory), then moved into place. Without
  * `force`, link() fails if anything, a dangling symlink included, holds the name; with it,
- * rename() replaces the name itself (a symlink there is replaced, its target untouched).
+ * rename() replaces the name itself, and only a regular file (never a device such as
+ * /dev/null, a directory or a link: refused).
  */
-async function writeOut(out, text, force) {
+async function writeOut(out, text, force, importError) {
   const tmp = path.join(path.dirname(out), `.${path.basename(out)}.${randomBytes(6).toString('hex')}.tmp`);
   const fh = await fs.open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o666);
   try {
@@ -62,11 +66,20 @@ async function writeOut(out, text, force) {
     } finally {
       await fh.close();
     }
-    if (force) await fs.rename(tmp, out);
+    if (force) {
+      refuseUnreplaceable(out, importError); // again: it may have changed meanwhile
+      await fs.rename(tmp, out);
+    }
     else await fs.link(tmp, out);
   } finally {
     await fs.rm(tmp, { force: true });
   }
+}
+
+/** --force replaces a regular file only: never a device (/dev/null), a directory or a link. */
+function refuseUnreplaceable(out, importError) {
+  const what = notReplaceable(out);
+  if (what) throw importError(notReplaceableReason(out, what));
 }
 
 /** superd must accept what it wrote; if not (a script gone, a value it refuses), say what to fix. */

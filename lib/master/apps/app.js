@@ -92,6 +92,7 @@ export class App {
     launched: (proc) => this.logReports.follow(proc),
     // Another slot serves and is ready: a new worker can stay out of the rotation until ready().
     hasReadyPeer: (slot) => this.slots.some((s) => s !== slot && s.state === S.ONLINE && !s.notReady),
+    restart: (slot, reason) => this.#restartSlot(slot, reason),
   };
 
   #newSlot(i) {
@@ -121,9 +122,13 @@ export class App {
   async #startSlot(slot, reason) {
     slot.resetHistory();
     const stops = this.stops;
-    const leave = await this.ctx.startGate.enter(this.slots.map((s) => s.pid).filter(Boolean));
+    const { leave, noRoom } = await this.ctx.startGate.enter(this.#pids());
     try {
       if (stops !== this.stops || !this.slots.includes(slot)) return { slot: slot.index, ready: false, failed: 'stopped before it started' };
+      if (noRoom) {
+        slot.refuseStart(reason, noRoom); // a failed start, with its backoff
+        return { slot: slot.index, ready: false, failed: `could not start: ${noRoom}` };
+      }
       const r = await slot.start(reason);
       return { slot: slot.index, ready: r.ready };
     } catch (err) {
@@ -131,6 +136,26 @@ export class App {
     } finally {
       leave();
     }
+  }
+
+  /**
+   * A crash restart of `slot` (its backoff over) waits its turn at the start gate too, so a
+   * worker refused for memory is not forked by its next try either.
+   */
+  async #restartSlot(slot, reason) {
+    const stops = this.stops;
+    const { leave, noRoom } = await this.ctx.startGate.enter(this.#pids());
+    try {
+      if (stops !== this.stops || !this.slots.includes(slot) || slot.state !== S.EXITED) return;
+      if (noRoom) slot.refuseStart(reason, noRoom, slot.config);
+      else await slot.start(reason, slot.config).catch(() => {}); // a failure takes the slot's own exit path
+    } finally {
+      leave();
+    }
+  }
+
+  #pids() {
+    return this.slots.map((s) => s.pid).filter(Boolean);
   }
 
   async stop() {

@@ -97,10 +97,7 @@ export class Slot extends EventEmitter {
       proc = this.#fork(config, defer ? DEFER_ENV : {});
     } catch (err) {
       // fork itself threw (EAGAIN, bad cwd): treat as an immediate exit
-      this.config = config;
-      this.#move(S.STARTING, { reason });
-      this.#move(S.EXITED, { code: null, signal: null, reason: `could not start: ${err.message}` });
-      this.#afterExit({ code: null, signal: null, error: err.message }, 0);
+      this.refuseStart(reason, err.message, config);
       throw err;
     }
     this.#adopt(proc, config);
@@ -211,6 +208,20 @@ export class Slot extends EventEmitter {
     return { ready_ms: r.ms, pid: this.pid, oldPid: null, retire: null };
   }
 
+  /**
+   * A start that could not fork (fork threw, or the start gate found no memory for it):
+   * counted as an immediate exit, so it is retried with the restart backoff and the slot
+   * ends errored after max_restarts, as `ls` shows.
+   * @param {string} reason  why it was started  @param {string} why  why it could not
+   */
+  refuseStart(reason, why, config = this.host.config()) {
+    this.config = config;
+    this.lastExit = { code: null, signal: null, error: why, at: Date.now(), uptime_ms: 0 };
+    this.#move(S.STARTING, { reason });
+    this.#move(S.EXITED, { code: null, signal: null, reason: `could not start: ${why}` });
+    this.#afterExit({ code: null, signal: null, error: why }, 0);
+  }
+
   #onExit(exit) {
     const uptime = Date.now() - this.startedAt;
     this.lastExit = { ...exit, at: Date.now(), uptime_ms: uptime };
@@ -237,9 +248,9 @@ export class Slot extends EventEmitter {
       this.restartTimer = null;
       if (this.state !== S.EXITED) return;
       this.restarts++;
-      // A crashed worker comes back with the config it ran. Failures of the
-      // replacement are handled by its own exit path.
-      this.start(`restart after crash (${decision.reason})`, this.config).catch(() => {});
+      // A crashed worker comes back with the config it ran, through the start gate. Failures
+      // of the replacement are handled by its own exit path.
+      this.host.restart(this, `restart after crash (${decision.reason})`);
     }, decision.delay);
   }
 

@@ -3,8 +3,11 @@
 //  - at most `limit` workers boot at once, daemon-wide (forked, not yet ready or gone);
 //  - a worker waits while the host's available memory would not hold it beside those
 //    booting (each counted at the measured RSS of its app's running workers, or
-//    DEFAULT_WORKER_RSS before any runs), unless nothing else boots: waiting would then
-//    free nothing, so it goes.
+//    DEFAULT_WORKER_RSS before any runs); when nothing else boots, waiting would free
+//    nothing: the start is refused (`noRoom`), and the slot counts it as a failed start,
+//    with its backoff. Never a fork that does not fit: in a 2 GB cgroup, `instances: 1024`
+//    once forked until the daemon itself was OOM-killed (its oom_score_adj cannot go below
+//    0 without CAP_SYS_RESOURCE).
 // A waiting start costs a queued promise; every boot that ends lets the next one go.
 import { memAvailable } from './host-memory.js';
 import { workersThatFit } from '../reload/index.js';
@@ -35,22 +38,33 @@ export class StartGate {
 
   /**
    * Waits for a place to boot one worker of an app whose running workers are `pids`.
-   * @returns {Promise<() => void>} call it once the worker is ready, or gone
+   * @returns {Promise<{leave: () => void, noRoom: string|null}>} leave: call it once the
+   *   worker is ready, or gone; noRoom: why it may not start at all (the memory holds no
+   *   worker and nothing else boots), its place already given back
    */
   async enter(pids) {
     for (;;) {
       while (this.booting >= this.limit) await this.#bootEnded();
       this.booting++;
-      if (this.booting === 1 || await this.#memoryHolds(pids)) break;
-      this.booting--; // not booted: gives the place back, and waits for a real boot to end
-      await this.#bootEnded();
+      const noRoom = await this.#noRoom(pids);
+      if (noRoom === null) break;
+      this.booting--; // not booted: gives the place back
+      if (this.booting > 0) {
+        await this.#bootEnded(); // a real boot that ends may free memory
+        continue;
+      }
+      this.queue.shift()?.(); // the next waiter checks for itself
+      return { leave: () => {}, noRoom };
     }
     let left = false;
-    return () => {
-      if (left) return;
-      left = true;
-      this.booting--;
-      this.queue.shift()?.();
+    return {
+      noRoom: null,
+      leave: () => {
+        if (left) return;
+        left = true;
+        this.booting--;
+        this.queue.shift()?.();
+      },
     };
   }
 
@@ -58,10 +72,13 @@ export class StartGate {
     return new Promise((resolve) => this.queue.push(resolve));
   }
 
-  async #memoryHolds(pids) {
+  /** Why the memory does not hold the workers booting (this one counted), or null when it does. */
+  async #noRoom(pids) {
     const [available, used] = await Promise.all([memAvailable(), this.workerMemory(pids.slice(0, RSS_SAMPLE))]);
-    if (available === null) return true;
+    if (available === null) return null;
     const perWorker = Math.max(0, ...used.filter(Number.isFinite)) || DEFAULT_WORKER_RSS;
-    return workersThatFit({ available, perWorker }) >= this.booting; // this one counted in `booting`
+    if (workersThatFit({ available, perWorker }) >= this.booting) return null;
+    const mib = (n) => Math.round(n / 1048576);
+    return `not enough memory for another worker (${mib(available)} MiB available, ${mib(perWorker)} MiB per worker, 64 MiB kept for the daemon)`;
   }
 }

@@ -10,6 +10,7 @@
 //   agent METRICS {loop.p99} --> stall-rule.js --> the same, into stall-<app>-<slot>-<time>
 //
 // One diagnostic per worker at a time (E_BUSY), whoever asks: a user, monit or a stall.
+import fs from 'node:fs/promises';
 import path from 'node:path';
 import { SuperError } from '../../errors.js';
 import { workerProcesses } from '../process/index.js';
@@ -18,6 +19,7 @@ import { askAgent } from './ask-agent.js';
 import { profilesDir, diagnosticName, pruneStallCaptures } from './profile-files.js';
 import { outPath, checkOutDir, htmlPathOf, firstExisting } from '../../profiles/out-path.js';
 import { existsError } from '../../profiles/new-file.js';
+import { unreplaceableKind, notReplaceableReason } from '../../replaceable.js';
 import { shouldCapture } from './stall-rule.js';
 import { recordStallCapture } from './stall-captures.js';
 import { sendFile } from './send-file.js';
@@ -88,10 +90,16 @@ export class Captures {
       const dir = out ? await checkOutDir(out) : await profilesDir(this.home);
       const at = Date.now();
       const fileOf = (w) => (out ? outPath(out, w.slot, workers.length) : path.join(dir, diagnosticName({ kind, app: w.app, slot: w.slot, at })));
-      if (out && !force) {
+      if (out) {
         const files = workers.map(fileOf);
-        const taken = await firstExisting(kind === 'profile' ? [...files, ...files.map(htmlPathOf)] : files);
+        const all = kind === 'profile' ? [...files, ...files.map(htmlPathOf)] : files;
+        const taken = force ? null : await firstExisting(all);
         if (taken) throw existsError(taken);
+        // --force replaces a regular file only (never /dev/null, a directory or a link).
+        for (const f of force ? all : []) {
+          const what = unreplaceableKind(await fs.lstat(f).catch(() => null));
+          if (what) throw new SuperError('E_USAGE', notReplaceableReason(f, what));
+        }
       }
       const settled = await Promise.allSettled(workers.map((w) => this.#ask(w, { kind, file: fileOf(w), replace: force, duration, timeout })));
       if (workers.length === 1 && settled[0].status === 'rejected') throw settled[0].reason;

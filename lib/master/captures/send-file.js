@@ -2,7 +2,7 @@
 // the TCP control listener, which cannot read the daemon's disk): read in chunks, each one
 // progress frame {chunk: base64}, never more than MAX_BACKLOG bytes queued for a slow
 // client. Only files of $SUPER_HOME/profiles, by the name the daemon gave them.
-import fs from 'node:fs';
+import { openSafe, UnsafeFileError } from '../../safe-read.js';
 import path from 'node:path';
 import { SuperError } from '../../errors.js';
 import { isDiagnosticName } from './profile-files.js';
@@ -20,9 +20,10 @@ const BACKLOG_POLL_MS = 10;
  */
 export async function sendFile(dir, name, conn, progress) {
   if (!isDiagnosticName(name)) throw new SuperError('E_USAGE', `"${String(name).slice(0, 80)}" is not the name of a profile or heap snapshot of this daemon`);
-  const stream = fs.createReadStream(path.join(dir, name), { highWaterMark: CHUNK });
   let bytes = 0;
   try {
+    // Never through a link or into a FIFO put at the name (lib/safe-read.js).
+    const stream = (await openSafe(path.join(dir, name), { follow: false })).createReadStream({ highWaterMark: CHUNK });
     for await (const chunk of stream) {
       if (!conn.open) throw new SuperError('E_DIAGNOSTICS', 'the client went away');
       progress({ chunk: chunk.toString('base64') });
@@ -32,6 +33,7 @@ export async function sendFile(dir, name, conn, progress) {
     }
   } catch (err) {
     if (err.code === 'ENOENT') throw new SuperError('E_USAGE', `no file ${name} in ${dir} (removed, or never written)`);
+    if (err instanceof UnsafeFileError) throw new SuperError('E_USAGE', `${name} in ${dir} is not a file this daemon wrote (${err.code}: ${err.reason})`);
     throw err;
   }
   return { name, bytes };

@@ -23,7 +23,7 @@ const OPTION_OF = { name: '--name', instances: '-i', env: '--env-var', args: 'ar
  * @throws {SuperError} E_CONFIG, one line per problem, naming the CLI option
  */
 export async function fileLessApp(spec, { allowedCpus, loadDefaults = {} }) {
-  const { loadEcosystemText } = await import('../../config/index.js');
+  const { loadEcosystemTextOffThread } = await import('../../config/index.js');
   const command = {
     script: spec.script,
     args: spec.args ?? [],
@@ -41,7 +41,7 @@ export async function fileLessApp(spec, { allowedCpus, loadDefaults = {} }) {
   else if (raw.exec_mode === undefined && raw.ready_on !== 'listen') raw.exec_mode = 'fork';
   let eco;
   try {
-    eco = loadEcosystemText(JSON.stringify({ apps: [raw] }, null, 2), LABEL, { baseDir: command.cwd, allowedCpus, ...loadDefaults });
+    eco = await loadEcosystemTextOffThread(JSON.stringify({ apps: [raw] }, null, 2), LABEL, { baseDir: command.cwd, allowedCpus, ...loadDefaults });
   } catch (err) {
     if (err.code !== 'E_CONFIG') throw err;
     const problems = (err.details?.problems ?? []).map(asOptionProblem);

@@ -21,7 +21,7 @@ export function requireLinux() {
  */
 export function logOomScore({ before, now, error }, log) {
   if (now === null) return;
-  if (error) log.info({ oom_score_adj: now, error }, `oom_score_adj stays ${now}: lowering it needs root with CAP_SYS_RESOURCE (or OOMScoreAdjust= in the daemon's systemd unit); workers keep the same`);
+  if (error) log.info({ oom_score_adj: now, error }, `oom_score_adj stays ${now}: lowering it needs root with CAP_SYS_RESOURCE (or OOMScoreAdjust= in the daemon's systemd unit); workers keep the same, and starts that would not fit in memory are refused`);
   else log.info({ oom_score_adj: now, was: before }, `oom_score_adj ${now}: under memory pressure the OOM killer takes workers before the daemon`);
 }
 

@@ -20,6 +20,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { procStat } from './proc-stat.js';
+import { readFileSafe } from '../../safe-read.js';
 
 const PREFIX = 'worker-groups.';
 const RECORD = /^worker-groups\.\d+$/;
@@ -112,13 +113,8 @@ async function readRecord(at) {
   const out = new Map();
   let text;
   try {
-    const fh = await fs.promises.open(at, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
-    try {
-      if ((await fh.stat()).size > MAX_FILE_BYTES) return out; // not ours: no daemon writes that much
-      text = await fh.readFile('utf8');
-    } finally {
-      await fh.close();
-    }
+    // Over the bound, a link or not a regular file: not ours (no daemon writes that).
+    text = (await readFileSafe(at, { max: MAX_FILE_BYTES, follow: false })).toString('utf8');
   } catch {
     return out; // none (the first daemon of this home), or unreadable: nothing to end
   }

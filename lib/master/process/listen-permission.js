@@ -4,20 +4,12 @@
 // ACLs are not read, so an ACL that grants more is not seen (refused: the safe side).
 import fs from 'node:fs';
 import path from 'node:path';
+import { canAccess } from '../../user-access.js';
 
 // sun_path holds 108 bytes with its terminating NUL.
 const SUN_PATH_MAX = 107;
 
-/**
- * Whether `who` has all of `bits` (0o4 read, 0o2 write, 0o1 search) on a file of this stat.
- * @param {{uid: number, gid: number, mode: number}} st
- * @param {{uid: number, gid: number}} who
- */
-export function canAccess(st, who, bits) {
-  if (who.uid === 0) return true;
-  const shift = st.uid === who.uid ? 6 : st.gid === who.gid ? 3 : 0;
-  return ((st.mode >> shift) & bits) === bits;
-}
+export { canAccess };
 
 /** The lowest port any user may bind (net.ipv4.ip_unprivileged_port_start; 1024 when unknown). */
 export function unprivilegedPortStart() {

@@ -6,29 +6,10 @@
 // its start time first, so a pid reused meanwhile is never signalled.
 // Not found: a process whose parent exited before the stop (a double-forking daemon is
 // reparented to PID 1 at once), and what a worker that crashes by itself leaves.
-import fs from 'node:fs';
 import { procStat } from './proc-stat.js';
+import { childrenOf } from '../../process-tree.js';
 
 const MAX_TREE = 256; // descendants read per worker: a bound against fork bombs
-
-function childrenOf(pid) {
-  const out = [];
-  let tids;
-  try {
-    tids = fs.readdirSync(`/proc/${pid}/task`);
-  } catch {
-    return out;
-  }
-  for (const tid of tids) {
-    try {
-      const list = fs.readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim();
-      if (list) out.push(...list.split(' ').map(Number));
-    } catch {
-      // the thread or the process ended meanwhile
-    }
-  }
-  return out;
-}
 
 /** The descendants of `pid` outside process group `pgid`: [{pid, start, leads}]. */
 export function strayDescendants(pid, pgid) {

@@ -18,6 +18,7 @@
 // Saves run one at a time (the daemon is the only writer): each sees the one before.
 import fs from 'node:fs/promises';
 import { constants } from 'node:fs';
+import { readFileSafe, READ_BOUNDS } from '../../safe-read.js';
 import { SuperError } from '../../errors.js';
 import { DUMP_VERSION, bakPath, dumpPath, parseDump } from '../../dump-file.js';
 
@@ -93,10 +94,10 @@ async function write(home, { apps, scheduling, daemon_cpu_affinity = null, metri
 async function previousDump(file) {
   let text;
   try {
-    text = await fs.readFile(file, 'utf8');
+    text = (await readFileSafe(file, { max: READ_BOUNDS.dump, follow: false })).toString('utf8');
   } catch (err) {
     if (err.code === 'ENOENT') return null;
-    return { corrupt: `cannot read it: ${err.code ?? err.message}` };
+    return { corrupt: `cannot read it: ${err.code ?? err.message}${err.reason ? `: ${err.reason}` : ''}` };
   }
   try {
     return { apps: parseDump(text, file).apps.length };

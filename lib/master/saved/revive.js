@@ -14,7 +14,7 @@ import { checkDumpApps } from '../../dump-file.js';
  *   entries for the registry's startConfigs; warnings: each app started from its snapshot, or not at all
  */
 export async function reviveApps(dump, options) {
-  const { loadEcosystemOffThread, loadSavedApp, workLimits, withSavedCount } = await import('../../config/index.js');
+  const { loadEcosystemOffThread, loadSavedAppOffThread, workLimits, withSavedCount } = await import('../../config/index.js');
   // A dump is a file like any other: it asks for no more apps or workers than a file may.
   const limits = workLimits();
   checkDumpApps(dump, limits.apps);
@@ -36,7 +36,7 @@ export async function reviveApps(dump, options) {
     }
     if (!config) {
       try {
-        config = loadSavedApp(saved, dump.file, options);
+        config = await loadSavedAppOffThread(saved, dump.file, options);
       } catch (err) {
         warnings.push(`${saved.name} was not started: ${why}, and the config saved in ${dump.file} is not valid either (${reason(err)})`);
         continue;

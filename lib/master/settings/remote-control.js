@@ -11,8 +11,8 @@
 //     may connect, and how, under live connections is what a restart is for).
 // A saved dump (resurrect) never fails over its control settings: a conflict, or a listener
 // that cannot be opened, is a warning and its apps start anyway.
-import fs from 'node:fs/promises';
 import { SuperError } from '../../errors.js';
+import { readFileSafe, READ_BOUNDS, UnsafeFileError } from '../../safe-read.js';
 import { tokenPath } from '../../home.js';
 import { controlListenProblem } from '../../config/control-settings.js';
 import { parseListen } from '../../config/listen-address.js';
@@ -127,9 +127,10 @@ async function readTls(wanted, source) {
   const tls = {};
   for (const k of ['cert', 'key']) {
     try {
-      tls[k] = await fs.readFile(wanted.tls[k]);
+      tls[k] = await readFileSafe(wanted.tls[k], { max: READ_BOUNDS.tls });
     } catch (err) {
-      throw new SuperError('E_CONFIG', `${source}: control.tls.${k}: cannot read ${wanted.tls[k]} (${err.code ?? err.message})`);
+      const why = err instanceof UnsafeFileError ? `${err.code}: ${err.reason}` : err.code ?? err.message;
+      throw new SuperError('E_CONFIG', `${source}: control.tls.${k}: cannot read ${wanted.tls[k]} (${why})`);
     }
   }
   return tls;

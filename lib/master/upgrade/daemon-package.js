@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SuperError } from '../../errors.js';
+import { readFileSafeSync, READ_BOUNDS } from '../../safe-read.js';
 
 const OWN_PACKAGE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 // Every superd since the first upgrade starts its successor here: the path stays.
@@ -17,7 +18,7 @@ const ENTRY = path.join('lib', 'master', 'core', 'daemon.js');
 export function daemonPackage(dir = OWN_PACKAGE) {
   let pkg = null;
   try {
-    pkg = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
+    pkg = JSON.parse(readFileSafeSync(path.join(dir, 'package.json'), { max: READ_BOUNDS.packageJson }).toString('utf8'));
   } catch (err) {
     throw new SuperError('E_NOT_SUPERD', `${dir} is not a superd package (cannot read its package.json: ${err.code ?? err.message}); give --daemon-path the directory superd is installed in`);
   }

@@ -103,15 +103,18 @@ export class Handover {
  * meanwhile fails the upgrade, as it fails a reload.
  */
 async function startState(registry, state, handover) {
-  const { loadSavedApp } = await import('../../config/index.js');
+  const { loadSavedAppOffThread } = await import('../../config/index.js');
   const options = { allowedCpus: registry.daemonPolicy.allowed, home: registry.home, ...registry.loadDefaults };
-  const entries = state.apps.map((a) => ({
-    config: loadSavedApp(a.config, 'the state of the daemon being replaced', options),
-    clientEnv: a.clientEnv,
-    source: a.source,
-    id: a.id,
-    autostart: !a.stopped,
-  }));
+  const entries = [];
+  for (const a of state.apps) {
+    entries.push({
+      config: await loadSavedAppOffThread(a.config, 'the state of the daemon being replaced', options),
+      clientEnv: a.clientEnv,
+      source: a.source,
+      id: a.id,
+      autostart: !a.stopped,
+    });
+  }
   handover.say(`successor (pid ${process.pid}) starting ${entries.filter((e) => e.autostart).length} app(s)`);
   const result = await registry.startConfigs(entries, { ...state.daemon, from_dump: false }, 'super upgrade');
   const notReady = result.warnings.filter((w) => /did not become ready/.test(w));

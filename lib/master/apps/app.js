@@ -6,6 +6,7 @@
 import { Slot } from './slot.js';
 import { planReload, runReload, reporter, slotView, workersThatFit, MEMORY_RESERVE, MEMORY_GROWTH } from '../reload/index.js';
 import { memAvailable } from './host-memory.js';
+import { heldPorts } from '../process/index.js';
 import { AppLogs } from '../../logs/app-logs.js';
 import { resolveLogSettings } from '../../config/log-settings.js';
 import { WorkerLogReports, reopenWorkerLogs } from './worker-logs.js';
@@ -180,8 +181,9 @@ export class App {
    */
   async reload(config, progress = () => {}) {
     const memory = config.reload_strategy === 'surge' ? await this.#measureMemory() : null;
-    const plan = planReload({ slots: this.slots.map(slotView), target: config, memory });
     const emit = reporter({ progress, event: this.ctx.onReload });
+    const downFirst = this.#downFirst(this.slots.map((s) => s.index), emit);
+    const plan = planReload({ slots: this.slots.map(slotView), target: config, memory, downFirst });
     const outcome = await runReload(plan, { host: this.#reloadHost(), config, reason: 'reload', emit });
     const failed = outcome.failed ? { slot: outcome.failed.slot, reason: outcome.failed.reason } : undefined;
     this.lastReload = { at: Date.now(), ok: outcome.ok, replaced: outcome.replaced, failed };
@@ -198,17 +200,36 @@ export class App {
   async replaceSlot(index, reason) {
     const slot = this.slots[index];
     if (!slot || slot.replacement) return null;
-    const plan = planReload({ slots: this.slots.map(slotView), only: [index] });
     /** @type {{pid: number, ready_ms: number}|null} */
     let ready = null;
     const event = (step) => {
       if (step.step === 'ready') ready = step;
       this.ctx.onReload(step);
     };
+    const plan = planReload({ slots: this.slots.map(slotView), only: [index], downFirst: this.#downFirst([index], reporter({ event })) });
     const outcome = await runReload(plan, { host: this.#reloadHost(), config: slot.config ?? this.config, reason, emit: reporter({ event }) });
     if (!outcome.ok) throw Object.assign(new Error(outcome.failed.reason), outcome.failed);
     slot.restarts++; // a replacement for memory or health is a restart, as PM2 counts it
     return { pid: ready.pid, ready_ms: ready.ready_ms };
+  }
+
+  /**
+   * The slots (of `indexes`) whose fork-mode worker listens on TCP ports itself: a
+   * replacement beside it would fail with EADDRINUSE, so it stops first (the slot is down
+   * for a replacement's boot; cluster mode has no such gap). Said once, as a 'down-first' step.
+   * @param {number[]} indexes  @param {(step: object) => void} emit
+   */
+  #downFirst(indexes, emit) {
+    const ports = new Set();
+    const slots = indexes.filter((i) => {
+      const slot = this.slots[i];
+      if (slot?.config?.exec_mode !== 'fork' || !slot.pid || slot.state !== S.ONLINE) return false;
+      const held = heldPorts(slot.pid);
+      for (const p of held) ports.add(`${p.address}:${p.port}`);
+      return held.length > 0;
+    });
+    if (slots.length) emit({ app: this.name, step: 'down-first', slots, ports: [...ports] });
+    return slots;
   }
 
   /**

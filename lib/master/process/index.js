@@ -6,3 +6,4 @@ export { describeExit } from './exit-text.js';
 export { execTools } from './exec-prefix.js';
 export { recordGroupsIn, endLeftoverGroups } from './group-record.js';
 export { protectDaemon } from './oom-score.js';
+export { heldPorts } from './held-ports.js';

@@ -150,7 +150,7 @@ function outcome(a, data) {
     return failed.length ? `failed: ${failed.map((x) => x.failed?.reason ?? x.app).join('; ')}` : `done: ${apps.map((x) => `${Array.isArray(x.replaced) ? x.replaced.length : x.replaced} worker(s) replaced in ${x.total_ms} ms`).join(', ')}`;
   }
   if (a.action === 'profile' || a.action === 'heap') return `${data.file} (${Math.round(data.bytes / 1024)} KiB)`;
-  if (a.action === 'scale') return `${data.from} -> ${data.to} workers`;
+  if (a.action === 'scale') return `${data.from} -> ${data.to} workers${data.holds ? `; ${data.holds}` : ''}`;
   return 'done';
 }
 

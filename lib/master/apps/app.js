@@ -35,6 +35,7 @@ export class App {
     this.busy = null; // name of the operation in progress, if any (set by the registry)
     this.source = null; // {file, env}: where the config came from, re-read by reload
     this.lastReload = null; // outcome of the last reload, shown by ls/describe
+    this.scaledFrom = null; // the file's instances when a command (scale) set the count: it holds while the file says so (keptCount)
     this.lastAutoscale = null; // the last autoscale step and its outcome (set by the registry), shown by ls/describe
     this.stops = 0; // how many stops were asked: a start still waiting at the start gate is cancelled by one
     this.watchOff = null; // the watch paths `super watch <app> off` put aside, for `on` (registry.setWatch)

@@ -26,7 +26,7 @@ export default async function describe(name, opts) {
     if (w.cpus) out.push(`  #${w.slot} CPUs: ${w.cpus}${w.pinned ? ' (pinned)' : ' (not pinned)'}`);
     if (w.last_exit) out.push(`  #${w.slot} last exit: ${w.last_exit.signal ? `signal ${w.last_exit.signal}` : `code ${w.last_exit.code}`} after ${w.last_exit.uptime_ms} ms`);
   }
-  if (app.last_stderr) out.push('', 'last stderr lines:', ...app.last_stderr.split('\n').map((l) => `  | ${l}`));
+  if (app.last_stderr) out.push('', 'last stderr lines (since its workers started):', ...app.last_stderr.split('\n').map((l) => `  | ${l}`));
   process.stdout.write(`${out.join('\n')}\n`);
 }
 

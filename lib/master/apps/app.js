@@ -3,6 +3,7 @@
 // through the small host object it is given (#slotHost). The log files
 // (lib/logs/app-logs.js) know no app: the app gives them its settings and the function
 // that asks its workers to reopen.
+import fs from 'node:fs';
 import { Slot } from './slot.js';
 import { planReload, runReload, reporter, slotView, workersThatFit, MEMORY_RESERVE, MEMORY_GROWTH } from '../reload/index.js';
 import { memAvailable } from './host-memory.js';
@@ -32,6 +33,7 @@ export class App {
       reopenWriters: (slot) => reopenWorkerLogs(this.#writers(slot)),
     });
     this.logReports = new WorkerLogReports({ app: config.name, log: ctx.log });
+    this.stderrMarks = new Map(); // slot -> {ino, size} of its stderr file when its worker started (#markStderr)
     this.busy = null; // name of the operation in progress, if any (set by the registry)
     this.source = null; // {file, env}: where the config came from, re-read by reload
     this.lastReload = null; // outcome of the last reload, shown by ls/describe
@@ -80,6 +82,34 @@ export class App {
     return this.logs.stdioFor(i);
   }
 
+  /**
+   * Where the stderr file of slot i stood when its worker started: the stderr describe
+   * shows is what the current workers wrote (a failed earlier start's lines, left in the
+   * same file, would make a healthy app look broken). fstat of a descriptor the daemon
+   * holds, once per fork: no path lookup.
+   */
+  #markStderr(i, fd) {
+    if (typeof fd !== 'number') return;
+    try {
+      const { ino, size } = fs.fstatSync(fd);
+      this.stderrMarks.set(i, { ino, size });
+    } catch {
+      this.stderrMarks.delete(i);
+    }
+  }
+
+  /**
+   * From where in the stderr file of slot 0 (the app's, with merged logs) its current workers
+   * wrote: {ino, from} (the file as it was then: a rotated file is new since), or null.
+   */
+  stderrSince() {
+    const perSlot = this.config.merge_logs === false;
+    const marks = (perSlot ? [this.stderrMarks.get(0)] : this.slots.map((s) => this.stderrMarks.get(s.index))).filter(Boolean);
+    if (marks.length === 0) return null;
+    const { ino } = marks[0];
+    return { ino, from: Math.min(...marks.filter((m) => m.ino === ino).map((m) => m.size)) };
+  }
+
   /** The processes writing to slot's log files (null: every slot's); a reload's replacement too. */
   #writers(slot) {
     return this.slots.filter((s) => slot === null || s.index === slot).flatMap((s) => [s.proc, s.replacement]);
@@ -90,7 +120,12 @@ export class App {
     name: () => this.name,
     config: () => this.config,
     env: (i, config) => this.workerEnv(i, config),
-    stdio: (i) => this.stdioFor(i),
+    // mark: a worker of a start, restart, reload or scale (not a crash restart): describe's stderr begins here
+    stdio: (i, mark) => {
+      const stdio = this.stdioFor(i);
+      if (mark) this.#markStderr(i, stdio.err);
+      return stdio;
+    },
     launched: (proc) => this.logReports.follow(proc),
     // Another slot serves and is ready: a new worker can stay out of the rotation until ready().
     hasReadyPeer: (slot) => this.slots.some((s) => s !== slot && s.state === S.ONLINE && !s.notReady),

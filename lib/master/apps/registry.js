@@ -21,7 +21,7 @@ import { SuperError } from '../../errors.js';
 import { appBusy, readyBound } from '../../error-messages.js';
 import { changedKeys } from './config-diff.js';
 import { resolveTargets } from './targets.js';
-import { assignId } from './app-ids.js';
+import { assignId, reclaimIds } from './app-ids.js';
 import { stderrTail } from './tail-file.js';
 import { StartGate, startConcurrency } from './start-gate.js';
 import { stopDeadline } from './stop-deadline.js';
@@ -146,7 +146,9 @@ export class AppRegistry extends EventEmitter {
         result.running.push(config.name);
         if (keys.length) {
           app.pendingConfig = kept;
-          result.changed.push({ name: config.name, keys });
+          // Started from another file: a reload re-reads that one, not this (only a restart takes this config).
+          const other = from?.file && app.source?.file && app.source.file !== from.file ? app.source.file : undefined;
+          result.changed.push({ name: config.name, keys, source: other });
         }
         continue;
       }
@@ -179,6 +181,7 @@ export class AppRegistry extends EventEmitter {
       await this.#collectOutcomes(app, outcomes, result);
       if (rollback && outcomes.some((o) => o.failed)) await this.#rollBack(app, newApps.has(app), result);
     })));
+    reclaimIds(this.#apps, [...newApps], [...newApps].filter((app) => this.#apps.get(app.name) !== app));
     return result;
   }
 

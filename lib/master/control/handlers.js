@@ -77,7 +77,8 @@ export function makeHandlers({ registry, monitor, watcher, cron, captures, log, 
       const { name } = registry.app(a.app, 'describe'); // E_APP_NOT_FOUND, or "all" refused; ids resolved
       const metricsOf = await monitor.sampledMetrics();
       const app = registry.reader.app(name);
-      const lastStderr = app ? await tailFile(app.logs.err, 800) : '';
+      // Only what its current workers wrote: a failed earlier start's lines are not this app's story.
+      const lastStderr = app ? await tailFile(app.logs.err, 800, registry.reader.stderrSince(name)) : '';
       const extra = { lastStderr, watch: watcher.status(name), cron: app ? cron.status(app) : null };
       // null: deleted while its stderr was read (registry.app says so)
       return describeView(registry.reader.snapshot(), name, metricsOf, extra) ?? registry.app(name, 'describe');

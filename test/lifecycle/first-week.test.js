@@ -1,0 +1,57 @@
+// What a new user reads must be true (issue 37), on one daemon: a failed start uses up no
+// app id and leaves no stderr that makes the next, healthy app look broken; a second file
+// defining a running app's name says what applies it; a capacity copy of an autoscaled app
+// runs the counts it is given. The tests run in order (the first needs a fresh daemon: ids).
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { freePort, httpGet, lsJson } from '../helpers/harness.js';
+import { fileSandbox, deleteAtEnd } from '../helpers/file-daemon.js';
+
+const box = await fileSandbox();
+box.fixture('versioned.cjs');
+const app = (name, port, { version = 'v1', boot = '', extra = '' } = {}) => `
+  - name: ${name}
+    script: versioned.cjs
+    env: { PORT: ${port}, VERSION: ${version}, BOOT: "${boot}" }
+${extra}`;
+
+test('a failed start uses up no id, and its stderr is not the next app\'s', async (t) => {
+  const port = await freePort();
+  deleteAtEnd(t, box, ['web']);
+  let r = await box.cli(['start', box.write('bad.yml', `apps:${app('web', port, { boot: 'throw' })}`)]);
+  assert.equal(r.code, 1, r.stdout + r.stderr);
+  assert.match(r.stderr, /boom: v1 cannot start/);
+  await box.start(box.write('good.yml', `apps:${app('web', port, { version: 'v2' })}`));
+  assert.deepEqual((await lsJson(box)).apps.map((a) => [a.id, a.name]), [[0, 'web']]);
+  r = await box.cli(['describe', '0']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^web\b/m);
+  assert.doesNotMatch(r.stdout, /boom|last stderr lines/, 'the failed start\'s stderr is not the healthy app\'s');
+});
+
+test('a second file defining a running app says what applies it, and that does', async (t) => {
+  const port = await freePort();
+  deleteAtEnd(t, box, ['twin']);
+  await box.start(box.write('one.yml', `apps:${app('twin', port)}`));
+  const two = box.write('two.yml', `apps:${app('twin', port, { version: 'v2' })}`);
+  const r = await box.cli(['start', two]);
+  assert.equal(r.code, 0, r.stderr);
+  const hint = r.stdout.split('\n').find((l) => l.startsWith('twin is already running'));
+  assert.match(hint, /from .*one\.yml, which its reloads re-read; this file's twin differs \(env\): `super restart twin` runs it/);
+  assert.equal((await box.cli(['restart', 'twin'])).code, 0);
+  assert.match((await httpGet(port)).body, /^v2 /);
+});
+
+test('the capacity copy of an autoscaled app does not autoscale', async (t) => {
+  const [port, copyPort] = [await freePort(), await freePort()];
+  deleteAtEnd(t, box, ['pool']);
+  await box.start(box.write('pool.yml', `apps:${app('pool', port, { extra: '    instances: { min: 1, max: 2 }\n    autoscale: { up: { inflight: 1, for: 100ms } }' })}`));
+  const client = await box.client();
+  t.after(() => client.close());
+  await client.request('capacity-copy', { app: 'pool', port: copyPort }, { timeout: 60000 });
+  const copy = (await lsJson(box)).apps.find((a) => a.name === 'pool~capacity');
+  assert.equal(copy.autoscale ?? null, null, 'no autoscale: the copy runs the counts super capacity reports');
+  assert.equal(copy.workers.length, 1);
+  const scaled = await client.request('scale', { app: 'pool~capacity', count: '3' }, { timeout: 60000 });
+  assert.equal(scaled.to, 3, 'beyond the app\'s autoscale bounds: the measurement decides');
+});

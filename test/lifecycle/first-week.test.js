@@ -55,3 +55,21 @@ test('the capacity copy of an autoscaled app does not autoscale', async (t) => {
   const scaled = await client.request('scale', { app: 'pool~capacity', count: '3' }, { timeout: 60000 });
   assert.equal(scaled.to, 3, 'beyond the app\'s autoscale bounds: the measurement decides');
 });
+
+test('profiling an app whose worker is busy with another diagnostic profiles the others and says which was skipped', async (t) => {
+  const port = await freePort();
+  deleteAtEnd(t, box, ['prof']);
+  await box.start(box.write('prof.yml', `apps:${app('prof', port, { extra: '    instances: 2' })}`));
+  const client = await box.client();
+  t.after(() => client.close());
+  // #0 busy (as with a stall capture): one request in flight on it while the app's profile is asked.
+  const first = client.request('profile', { app: 'prof', slot: 0, duration: 4000 }, { timeout: 90000 });
+  // Requests on one connection are taken in order: once this one is refused, #0 is being profiled.
+  assert.equal((await client.request('heap', { app: 'prof', slot: 0 }).catch((err) => err)).code, 'E_BUSY');
+  const r = await box.cli(['profile', 'prof', '--duration', '1s']);
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  assert.match(r.stdout, /^prof#1 \(pid \d+\): /m);
+  assert.doesNotMatch(r.stdout, /^prof#0/m);
+  assert.match(r.stderr, /^skipped prof#0: a CPU profile of this worker is being taken; wait for it to finish$/m);
+  assert.equal((await first).files.length, 1);
+});

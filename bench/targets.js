@@ -275,8 +275,9 @@ export async function startSuperd({ instances, script = HELLO, top = [], app = [
  * @param {string[]} [o.prefix=[]]  a command to exec the pm2 CLI through (its daemon inherits
  *   the CPU mask of the CLI that starts it, e.g. ['taskset', '-c', '0'])
  * @param {string} [o.name]
+ * @param {boolean} [o.fork]  one fork-mode process (no -i): PM2's `reload` of it is a restart
  */
-export async function startPm2({ instances, script = HELLO, prefix = [], name = 'pm2' }) {
+export async function startPm2({ instances, script = HELLO, prefix = [], name = 'pm2', fork = false }) {
   const port = await freePort();
   const mark = `${RUN_ID}-pm2-${++seq}`;
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'pm2-bench-'));
@@ -285,9 +286,9 @@ export async function startPm2({ instances, script = HELLO, prefix = [], name = 
   target.env = env;
   return guarded(target, async () => {
     // -i N = cluster mode. PORT reaches the app through the CLI's environment.
-    const argv = [...prefix, PM2_BIN, 'start', script, '-i', String(instances), '--name', 'bench-hello'];
+    const argv = [...prefix, PM2_BIN, 'start', script, ...(fork ? [] : ['-i', String(instances)]), '--name', 'bench-hello'];
     await run(argv[0], argv.slice(1), { env, timeout: 60000 });
-    await waitForWorkers(port, instances);
+    await waitForWorkers(port, fork ? 1 : instances);
   });
 }
 

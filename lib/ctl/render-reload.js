@@ -25,7 +25,7 @@ export function reloadPrinter() {
       if (p.size < p.wanted) out(`${p.app}: ${memoryNote(p)}`);
     } else if (p.step === 'down-first') {
       const each = p.slots.length === 1 ? 'its worker stops' : 'each worker stops';
-      out(`${p.app}: fork mode, and it holds ${p.ports.join(', ')} itself: ${each} before its replacement starts (a short gap; cluster mode reloads without one)`);
+      out(`${p.app}: fork mode, and it holds ${p.ports.join(', ')} itself: ${each} before its replacement starts (a short gap${p.cluster ? `; ${p.cluster}` : ''})`);
     } else if (p.step === 'batch') {
       out(`${p.app}: batch ${p.batch}/${p.of}: ${plural(p.ready, 'replacement')} ready in ${(p.ms / 1000).toFixed(1)} s`);
     } else if (p.step === 'ready') {

@@ -4,6 +4,7 @@
 // (lib/logs/app-logs.js) know no app: the app gives them its settings and the function
 // that asks its workers to reopen.
 import fs from 'node:fs';
+import path from 'node:path';
 import { Slot } from './slot.js';
 import { planReload, runReload, reporter, slotView, workersThatFit, MEMORY_RESERVE, MEMORY_GROWTH } from '../reload/index.js';
 import { memAvailable } from './host-memory.js';
@@ -218,7 +219,7 @@ export class App {
   async reload(config, progress = () => {}) {
     const memory = config.reload_strategy === 'surge' ? await this.#measureMemory() : null;
     const emit = reporter({ progress, event: this.ctx.onReload });
-    const downFirst = this.#downFirst(this.slots.map((s) => s.index), emit);
+    const downFirst = await this.#downFirst(this.slots.map((s) => s.index), emit);
     const plan = planReload({ slots: this.slots.map(slotView), target: config, memory, downFirst });
     const outcome = await runReload(plan, { host: this.#reloadHost(), config, reason: 'reload', emit });
     const failed = outcome.failed ? { slot: outcome.failed.slot, reason: outcome.failed.reason } : undefined;
@@ -242,7 +243,8 @@ export class App {
       if (step.step === 'ready') ready = step;
       this.ctx.onReload(step);
     };
-    const plan = planReload({ slots: this.slots.map(slotView), only: [index], downFirst: this.#downFirst([index], reporter({ event })) });
+    const downFirst = await this.#downFirst([index], reporter({ event }));
+    const plan = planReload({ slots: this.slots.map(slotView), only: [index], downFirst });
     const outcome = await runReload(plan, { host: this.#reloadHost(), config: slot.config ?? this.config, reason, emit: reporter({ event }) });
     if (!outcome.ok) throw Object.assign(new Error(outcome.failed.reason), outcome.failed);
     slot.restarts++; // a replacement for memory or health is a restart, as PM2 counts it
@@ -254,17 +256,15 @@ export class App {
    * replacement beside it would fail with EADDRINUSE, so it stops first (the slot is down
    * for a replacement's boot; cluster mode has no such gap). Said once, as a 'down-first' step.
    * @param {number[]} indexes  @param {(step: object) => void} emit
+   * @returns {Promise<number[]>}
    */
-  #downFirst(indexes, emit) {
+  async #downFirst(indexes, emit) {
     const ports = new Set();
-    const slots = indexes.filter((i) => {
-      const slot = this.slots[i];
-      if (slot?.config?.exec_mode !== 'fork' || !slot.pid || slot.state !== S.ONLINE) return false;
-      const held = heldPorts(slot.pid);
-      for (const p of held) ports.add(`${p.address}:${p.port}`);
-      return held.length > 0;
-    });
-    if (slots.length) emit({ app: this.name, step: 'down-first', slots, ports: [...ports] });
+    const forked = indexes.filter((i) => this.slots[i]?.config?.exec_mode === 'fork' && this.slots[i].pid && this.slots[i].state === S.ONLINE);
+    const held = await Promise.all(forked.map((i) => heldPorts(this.slots[i].pid)));
+    for (const p of held.flat()) ports.add(`${p.address}:${p.port}`);
+    const slots = forked.filter((_, k) => held[k].length > 0);
+    if (slots.length) emit({ app: this.name, step: 'down-first', slots, ports: [...ports], cluster: clusterHint(this.config) });
     return slots;
   }
 
@@ -314,6 +314,13 @@ export class App {
   get running() {
     return this.slots.some((s) => isRunning(s.state) || s.state === S.EXITED);
   }
+}
+
+/** How a fork-mode app could reload without a gap: cluster mode, where its workers share the daemon's socket. */
+function clusterHint(c) {
+  if (c.interpreter === 'node') return 'exec_mode: cluster reloads it without one';
+  if (/^npm(-cli\.js)?$/.test(path.basename(c.script))) return 'exec_mode: cluster reloads it without one when its package script is node <file>';
+  return undefined;
 }
 
 // What systemd hands the daemon (its notify socket, watchdog, socket activation) is the

@@ -2,22 +2,23 @@
 // worker's listening sockets are the daemon's (node:cluster binds them in the primary), so
 // its replacement shares them; a fork-mode worker binds its own, and a replacement started
 // beside it gets EADDRINUSE on each of them (unless both set SO_REUSEPORT, which /proc does
-// not show). A reload reads them once per fork-mode slot, never on a request path; bounded
-// by the descendants walk (stray-processes.js) and MAX_FDS per process.
+// not show). A reload reads them once per fork-mode slot, never on a request path: the
+// process tree's descriptors (bounded by the descendants walk of stray-processes.js and
+// MAX_FDS per process), then, only if it holds a socket, the kernel's TCP tables, read off
+// the daemon's event loop (they list every socket of the host: 0.4 s of kernel time for
+// 20 000 on a busy host).
 import fs from 'node:fs';
-import { listeningInodes, socketInode } from '../../listening-tcp.js';
+import { listeningInodesAsync, socketInode } from '../../listening-tcp.js';
 import { descendants } from './stray-processes.js';
 
 const MAX_FDS = 4096;
 
 /**
  * @param {number} pid  a worker
- * @returns {{address: string, port: number}[]}  the TCP sockets in LISTEN state it or its descendants hold
+ * @returns {Promise<{address: string, port: number}[]>}  the TCP sockets in LISTEN state it or its descendants hold
  */
-export function heldPorts(pid) {
-  const listening = listeningInodes();
-  const held = new Map();
-  if (listening.size === 0) return [];
+export async function heldPorts(pid) {
+  const sockets = new Set();
   for (const p of [pid, ...descendants(pid)]) {
     let fds;
     try {
@@ -26,9 +27,14 @@ export function heldPorts(pid) {
       continue; // gone, or not ours to see
     }
     for (const fd of fds) {
-      const socket = listening.get(socketInode(p, fd));
-      if (socket) held.set(`${socket.address}:${socket.port}`, socket);
+      const inode = socketInode(p, fd);
+      if (inode !== null) sockets.add(inode);
     }
+  }
+  if (sockets.size === 0) return [];
+  const held = new Map();
+  for (const [inode, socket] of await listeningInodesAsync()) {
+    if (sockets.has(inode)) held.set(`${socket.address}:${socket.port}`, socket);
   }
   return [...held.values()];
 }

@@ -11,7 +11,7 @@ import { readyBound } from '../../error-messages.js';
 // events and the daemon log (event), or both.
 //   begin   {app, of, changed, keep_config}                      client (the registry sends it)
 //   surge   {app, batches, size, wanted, unavailable, room, memory} both (a surge plan, before its first batch)
-//   down-first {app, slots, ports}                             both (fork-mode slots whose worker holds its ports: each stops before its replacement starts)
+//   down-first {app, slots, ports, cluster?}                   both (fork-mode slots whose worker holds its ports: each stops before its replacement starts)
 //   forked  {app, slot, pid, oldPid, reason}                     event
 //   probation {app, slot, pid}                                 event (the replacement is ready; its probation begins)
 //   ready   {app, slot, pid, oldPid, ready_ms, reason, done, of} both (through probation: the slot runs it)

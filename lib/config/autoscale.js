@@ -70,7 +70,7 @@ export function autoscaleSettings({ instances, autoscale, cpus, interpreter, lim
  * file, a saved dump): that count within the bounds, not `min`.
  * @param {{min: number, max: number}} bounds  @param {number} count
  */
-export function countWithin(bounds, count) {
+function countWithin(bounds, count) {
   return Math.min(bounds.max, Math.max(bounds.min, count));
 }
 

@@ -6,6 +6,7 @@ import { EventEmitter } from 'node:events';
 import { connect } from '../ipc/client.js';
 
 const TOPICS = ['metrics', 'worker', 'reload', 'log'];
+const TAIL_LINES = 100; // per log file, when a page opens (the hub keeps the last 500 of a host)
 const RETRY_MS = [1000, 2000, 5000, 10000, 30000];
 
 export class HostLink extends EventEmitter {
@@ -86,7 +87,9 @@ export class HostLink extends EventEmitter {
       if (this.wanted) {
         const seed = await client.request('ls', { history: true });
         this.emit('seed', seed);
-        await client.request('subscribe', { topics: TOPICS });
+        // The last lines of each file too: a page that opens shows what was written while none was open.
+        const { files = [] } = await client.request('subscribe', { topics: TOPICS, lines: TAIL_LINES });
+        this.emit('tail', files);
       } else await client.request('unsubscribe', {});
     } catch {
       // the connection went away: #down() reconnects and syncs again

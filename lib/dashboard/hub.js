@@ -47,6 +47,12 @@ export class Hub {
       this.dirty = true;
       this.#tick(); // the pages waiting for their first rows get them now
     });
+    // A page opened: the last lines of each log file, read by the daemon up to where its follow began.
+    link.on('tail', (files) => {
+      const lines = files.flatMap((f) => f.lines.filter(Boolean).map((l) => ({ host: link.name, app: f.app, slot: f.slot, stream: f.stream, text: l.slice(0, 4096) })));
+      host.logs = [...lines.slice(-LOG_RING), ...host.logs].slice(-LOG_RING); // live lines that came first stay last
+      if (lines.length) this.#toViewers({ type: 'logs', lines: lines.slice(-LOG_RING), skipped: 0 });
+    });
     link.on('event', ({ event, data }) => {
       if (event === 'metrics') {
         host.apps = data.apps.map(strip);
@@ -98,6 +104,7 @@ export class Hub {
       // what the next page sees first is the daemon's answer then, not these old values
       host.seeded = false;
       host.apps = [];
+      host.logs = []; // the next page's come from the log files (the link's 'tail')
     }
     clearInterval(this.timer);
     this.timer = null;

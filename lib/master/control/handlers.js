@@ -90,9 +90,11 @@ export function makeHandlers({ registry, monitor, watcher, cron, captures, log, 
     },
     subscribe: async (a, conn) => {
       const topics = conn.subscribe(a.topics);
-      // "log": new lines of every app from now on (as `logs {follow: true}` without the tail)
-      if (a.topics.includes('log')) await logs.logs({ target: 'all', lines: 0, follow: true }, conn);
-      return { topics };
+      // "log": new lines of every app from now on (as `logs {follow: true}`), after the last
+      // `lines` of each file (default none), which end where the follow begins
+      if (!a.topics.includes('log')) return { topics };
+      const { files } = await logs.logs({ target: 'all', lines: a.lines ?? 0, follow: true }, conn);
+      return { topics, ...(a.lines && { files }) };
     },
     unsubscribe: (a, conn) => {
       conn.unsubscribe();

@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs';
 import { fetchDiagnostic } from '../profiles/fetch-file.js';
+import { settingsRows } from '../describe-config.js';
 
 const PROFILE_MS = 10_000;
 const APP_RE = /^[^\p{Cc}\p{Zl}\p{Zp}/]{1,64}$/u; // as config/schema.json's app name
@@ -40,14 +41,18 @@ export function actionProblem(m, hostNames) {
 
 /**
  * Runs a checked action on `link`'s daemon. Resolves with the reply's data; describe with
- * {config, series} (the app's workers' history, from `history`); profile and heap with
+ * {config, rows, series} (the app's workers' history, from `history`); profile and heap with
  * {file, bytes, url} of the file now on this machine (registered by `offer` for download).
  * onProgress gets a reload's steps.
  */
 export async function runAction(link, m, { onProgress, offer, history }) {
   const target = m.app;
   switch (m.action) {
-    case 'describe': return { config: (await link.request('describe', { app: m.app })).app.config, series: history(m.host, m.app) };
+    case 'describe': {
+      const { config } = (await link.request('describe', { app: m.app })).app;
+      // rows: the settings as people write them, beside what the daemon resolved (describe-config.js)
+      return { config, rows: settingsRows(config), series: history(m.host, m.app) };
+    }
     case 'reload': return link.request('reload', { target }, { timeout: 0, onProgress });
     case 'restart': return link.request('restart', { target }, { timeout: 0 });
     case 'stop': return link.request('stop', { target }, { timeout: 0 });

@@ -3,7 +3,7 @@ import { request } from '../session.js';
 import { shellQuote } from '../../config/shell-split.js';
 import { renderLs } from '../render-ls.js';
 import { metricsLine } from '../render-metrics.js';
-import { settingsLines } from '../describe-config.js';
+import { settingsLines } from '../../describe-config.js';
 import { flagsOf } from '../pm2-start-flags.js';
 
 export default async function describe(name, opts) {

@@ -6,6 +6,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { freePort, httpGet, lsJson } from '../helpers/harness.js';
 import { fileSandbox, deleteAtEnd } from '../helpers/file-daemon.js';
+import { eventually } from '../helpers/wait.js';
 
 const box = await fileSandbox();
 box.fixture('versioned.cjs');
@@ -27,6 +28,20 @@ test('a failed start uses up no id, and its stderr is not the next app\'s', asyn
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /^web\b/m);
   assert.doesNotMatch(r.stdout, /boom|last stderr lines/, 'the failed start\'s stderr is not the healthy app\'s');
+});
+
+test('describe keeps the stderr of a crashed worker its restart replaced', async (t) => {
+  const port = await freePort();
+  deleteAtEnd(t, box, ['crashy']);
+  // Its first life writes to stderr and exits after min_uptime; the restart lives on.
+  box.write('crashy.cjs', `const fs = require('node:fs');
+if (!fs.existsSync(process.env.MARK)) { fs.writeFileSync(process.env.MARK, ''); console.error('first life crashed'); setTimeout(() => process.exit(3), 1200); }
+require('node:http').createServer((req, res) => res.end('ok')).listen(${port}, '127.0.0.1');
+`);
+  await box.start(box.write('crashy.yml', `apps:\n  - name: crashy\n    script: crashy.cjs\n    env: { MARK: ${JSON.stringify(box.dir + '/crashy.mark')} }\n`));
+  await eventually(async () => (await lsJson(box)).apps.find((a) => a.name === 'crashy')?.workers[0].restarts === 1, { what: 'the restart after the crash', timeout: 15000 });
+  const r = await box.cli(['describe', 'crashy']);
+  assert.match(r.stdout, /last stderr lines \(since its workers started\):\n {2}\| first life crashed/);
 });
 
 test('a second file defining a running app says what applies it, and that does', async (t) => {

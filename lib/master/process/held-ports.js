@@ -13,6 +13,17 @@ import { descendants } from './stray-processes.js';
 
 const MAX_FDS = 4096;
 
+/** The inodes of the sockets this process (the daemon) has open. */
+function ownSockets() {
+  let fds = [];
+  try {
+    fds = fs.readdirSync('/proc/self/fd');
+  } catch {
+    // not Linux: nothing to leave out
+  }
+  return fds.map((fd) => socketInode('self', fd)).filter((inode) => inode !== null);
+}
+
 /**
  * @param {number} pid  a worker
  * @returns {Promise<{address: string, port: number}[]>}  the TCP sockets in LISTEN state it or its descendants hold
@@ -31,6 +42,9 @@ export async function heldPorts(pid) {
       if (inode !== null) sockets.add(inode);
     }
   }
+  // A socket the daemon holds too is one it shares with the worker (shared-listen.js): a
+  // replacement gets it as well, so it is no reason to stop the old worker first.
+  for (const inode of ownSockets()) sockets.delete(inode);
   if (sockets.size === 0) return [];
   const held = new Map();
   for (const [inode, socket] of await listeningInodesAsync()) {

@@ -1,8 +1,9 @@
 // npm run bench:reload -- reloads under load at scale: superd rolling, superd surge, PM2
 // (and optionally a hand-written node:cluster primary), same run, same app
 // (examples/hello), for each worker count of --sizes. The fork-mode targets (superd-fork,
-// pm2-fork) run one process that binds the port itself, whatever --sizes says: superd stops
-// it before its replacement starts (the replacement could not bind beside it), PM2 restarts it.
+// pm2-fork) run one fork-mode process, whatever --sizes says: superd's listens on a socket
+// the daemon holds and its replacement accepts beside it (lib/master/process/shared-listen.js),
+// PM2's reload of it is a restart.
 //
 // For each size, client mode (keep-alive, Connection: close) and target: a strict client
 // (test/helpers/strict-client.js: every request without a 2xx answer is counted, by cause)

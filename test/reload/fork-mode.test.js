@@ -64,7 +64,8 @@ test('a fork-mode Node server reloads under load without a failed request; stop 
   assert.match((await httpGet(port)).body, /^v3 /);
 
   // The port is the app's: another app's worker gets EADDRINUSE, as two processes would.
-  const thief = await box.cli(['start', box.write('thief.yml', `apps:${webApp('thief', port, 'x')}`)]);
+  // (min_uptime: ready only once up that long, however slow its boot: its EADDRINUSE exit comes first)
+  const thief = await box.cli(['start', box.write('thief.yml', `apps:${webApp('thief', port, 'x')}    min_uptime: 20s\n`)]);
   assert.equal(thief.code, 1, thief.stdout + thief.stderr);
   assert.match(thief.stderr, /thief#0 \| Error: listen EADDRINUSE: address already in use 127\.0\.0\.1:\d+/);
   // Stopped, the app leaves no socket behind; started again, it binds it anew.
@@ -87,4 +88,19 @@ test('reload all of an npm start app on a fixed port stops its old worker first 
   assert.equal(said.length, 1, r.stdout);
   assert.match(said[0], new RegExp(`holds 127\\.0\\.0\\.1:${port} itself: its worker stops before its replacement starts \\(a short gap; exec_mode: cluster reloads it without one when its package script is node <file>\\)`));
   await waitBody(port, /^v2 /);
+});
+
+test('super upgrade hands a fork-mode Node server\'s socket to the new daemon: no failed request', async (t) => {
+  const port = await freePort();
+  deleteAtEnd(t, box, ['up']);
+  await box.start(box.write('up.yml', `apps:${webApp('up', port, 'v1')}`));
+  await waitBody(port, /^v1 /);
+  const load = startLoad({ port, connections: 4, keepAlive: true, maxRequests: 200000, maxMs: 60000 });
+  t.after(() => load.stop());
+  const r = await box.cli(['upgrade']);
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  const res = await load.stop();
+  assert.ok(res.sent > 100, `the load ran (${res.sent} requests)`);
+  assert.equal(res.failed, 0, `failed requests: ${JSON.stringify(res.errors)}`);
+  await waitBody(port, /^v1 /);
 });

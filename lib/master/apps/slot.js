@@ -4,7 +4,7 @@
 import { EventEmitter } from 'node:events';
 import { WORKER_STATES as S, assertMove, isRunning } from '../states.js';
 import { decideRestart, freshHistory } from './restart-policy.js';
-import { WorkerProcess } from '../process/index.js';
+import { WorkerProcess, takenOver } from '../process/index.js';
 import { waitReady, survive } from './readiness.js';
 import { workerAffinity } from '../settings/index.js';
 import { lastStallCapture } from '../captures/index.js';
@@ -170,7 +170,8 @@ export class Slot extends EventEmitter {
     // The slot kept serving (online) throughout; a crashed old worker left it exited.
     if (this.state === S.EXITED || this.state === S.ERRORED) this.#move(S.STARTING, { reason, pid: proc.pid });
     if (this.state === S.STARTING) this.#move(S.ONLINE, { pid: proc.pid, ready_ms: readyMs });
-    return { ready_ms: readyMs, pid: proc.pid, oldPid: old?.pid ?? null, retire: old ? () => old.stop() : null };
+    // A fork-mode worker on the daemon's sockets retires once its replacement listens on them too (takenOver).
+    return { ready_ms: readyMs, pid: proc.pid, oldPid: old?.pid ?? null, retire: old ? () => takenOver(proc, old, config.listen_timeout).then(() => old.stop()) : null };
   }
 
   /**

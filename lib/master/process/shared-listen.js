@@ -50,6 +50,37 @@ export function shareListen(proc, { id, address, port, addressType, flags }) {
   if (!requests.has(proc)) requests.set(proc, new Map());
   requests.get(proc).set(id, key);
   answer(proc, id, 0, s.handle);
+  for (const w of waiters) w.check();
+}
+
+/** Retirements waiting for a replacement to hold its old worker's sockets (takenOver). */
+const waiters = new Set();
+
+const holds = (proc, key) => (sockets.get(key)?.users.get(proc)?.size ?? 0) > 0;
+
+/**
+ * Resolves once `successor` holds every socket `old` holds (it listens on them), or after
+ * `ms`, or when it exits: a replacement counts as ready at spawn in fork mode, maybe before
+ * its listen(), and its old worker's drain must not close the socket's last copy meanwhile
+ * (connections would be refused until the replacement binds it anew).
+ * @param {object} successor  @param {object} old  WorkerProcesses  @param {number} ms
+ */
+export function takenOver(successor, old, ms) {
+  const keys = [...new Set(requests.get(old)?.values() ?? [])].filter((k) => holds(old, k));
+  if (keys.length === 0) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      waiters.delete(w);
+      successor.off('exit', done);
+      resolve();
+    };
+    const w = { check: () => keys.every((k) => holds(successor, k)) && done() };
+    const timer = setTimeout(done, ms);
+    waiters.add(w);
+    successor.once('exit', done);
+    w.check();
+  });
 }
 
 /** A worker's LISTEN_CLOSED {id}: its server closed its copy of that socket. */

@@ -1,6 +1,9 @@
 // npm run bench:reload -- reloads under load at scale: superd rolling, superd surge, PM2
 // (and optionally a hand-written node:cluster primary), same run, same app
-// (examples/hello), for each worker count of --sizes.
+// (examples/hello), for each worker count of --sizes. The fork-mode targets (superd-fork,
+// pm2-fork) run one fork-mode process, whatever --sizes says: superd's listens on a socket
+// the daemon holds and its replacement accepts beside it (lib/master/process/shared-listen.js),
+// PM2's reload of it is a restart.
 //
 // For each size, client mode (keep-alive, Connection: close) and target: a strict client
 // (test/helpers/strict-client.js: every request without a 2xx answer is counted, by cause)
@@ -11,7 +14,7 @@
 // processes during the reloads (sampled every 250 ms), against its memory before.
 //
 //   node bench/reload.js [--sizes 2,4,8,16,32] [--runs 1] [--reloads 3] [--connections 50]
-//                        [--only superd-rolling,superd-surge,pm2,raw,raw-floor] [--modes keep-alive,close]
+//                        [--only superd-rolling,superd-surge,pm2,raw,raw-floor,superd-fork,pm2-fork] [--modes keep-alive,close]
 //                        [--app 'max_surge: 25%;probation: 500ms']
 // --app adds keys (';'-separated YAML lines) to the superd targets' app, to compare settings.
 // After each superd row, stderr shows where the last reload's time went (bench/lib/reload-timeline.js).
@@ -21,8 +24,8 @@ import { median, fmt, table } from './stats.js';
 import { benchArgs } from './lib/args.js';
 import { lastReloadTimeline, formatTimeline } from './lib/reload-timeline.js';
 
-const TARGET_NAMES = ['superd-rolling', 'superd-surge', 'pm2', 'raw', 'raw-floor'];
-const USAGE = "node bench/reload.js [--sizes 2,4,8,16,32] [--runs 1] [--reloads 3] [--connections 50] [--only superd-rolling,superd-surge,pm2,raw,raw-floor] [--modes keep-alive,close] [--app 'key: value;...']";
+const TARGET_NAMES = ['superd-rolling', 'superd-surge', 'pm2', 'raw', 'raw-floor', 'superd-fork', 'pm2-fork'];
+const USAGE = "node bench/reload.js [--sizes 2,4,8,16,32] [--runs 1] [--reloads 3] [--connections 50] [--only superd-rolling,superd-surge,pm2,raw,raw-floor,superd-fork,pm2-fork] [--modes keep-alive,close] [--app 'key: value;...']";
 const opts = benchArgs(process.argv.slice(2), {
   defaults: { sizes: ['2', '4', '8', '16', '32'], runs: 1, reloads: 3, connections: 50, only: ['superd-rolling', 'superd-surge', 'pm2', 'raw-floor'], modes: ['keep-alive', 'close'], app: '' },
   choices: { only: TARGET_NAMES, modes: ['keep-alive', 'close'] },
@@ -55,6 +58,18 @@ const TARGETS = {
   pm2: {
     label: 'pm2 reload',
     start: (instances) => startPm2({ instances }),
+    reload: (t) => cmd(PM2_BIN, ['reload', 'bench-hello'], t.env),
+  },
+  'superd-fork': {
+    label: 'superd fork mode',
+    workers: 1,
+    start: () => startSuperd({ instances: 1, app: ['exec_mode: fork', ...appKeys] }),
+    reload: superReload,
+  },
+  'pm2-fork': {
+    label: 'pm2 reload, fork mode',
+    workers: 1,
+    start: () => startPm2({ instances: 1, fork: true }),
     reload: (t) => cmd(PM2_BIN, ['reload', 'bench-hello'], t.env),
   },
   raw: {
@@ -93,8 +108,9 @@ function superdTimeline(home, [a, b]) {
   return t ? `${formatTimeline(t)} | outside it (CLI, connect, file re-read) ${b - a - Math.round(t.total)}` : formatTimeline(t);
 }
 
-async function runOnce(kind, instances, keepAlive) {
+async function runOnce(kind, size, keepAlive) {
   const spec = TARGETS[kind];
+  const instances = spec.workers ?? size;
   const target = await spec.start(instances);
   try {
     const load = startLoad({ port: target.port, connections: opts.connections, keepAlive, maxMs: 30 * 60 * 1000, timeout: 10000 });

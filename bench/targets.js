@@ -278,8 +278,9 @@ export async function startSuperd({ instances, script = HELLO, top = [], app = [
  *   the CPU mask of the CLI that starts it, e.g. ['taskset', '-c', '0'])
  * @param {string} [o.name]
  * @param {Record<string, string>} [o.env={}]  more env for the pm2 CLI and its daemon
+ * @param {boolean} [o.fork]  one fork-mode process (no -i): PM2's `reload` of it is a restart
  */
-export async function startPm2({ instances, script = HELLO, prefix = [], name = 'pm2', env: extraEnv = {} }) {
+export async function startPm2({ instances, script = HELLO, prefix = [], name = 'pm2', env: extraEnv = {}, fork = false }) {
   const port = await freePort();
   const mark = `${RUN_ID}-pm2-${++seq}`;
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'pm2-bench-'));
@@ -288,9 +289,9 @@ export async function startPm2({ instances, script = HELLO, prefix = [], name = 
   target.env = env;
   return guarded(target, async () => {
     // -i N = cluster mode. PORT reaches the app through the CLI's environment.
-    const argv = [...prefix, PM2_BIN, 'start', script, '-i', String(instances), '--name', 'bench-hello'];
+    const argv = [...prefix, PM2_BIN, 'start', script, ...(fork ? [] : ['-i', String(instances)]), '--name', 'bench-hello'];
     await run(argv[0], argv.slice(1), { env, timeout: 60000 });
-    await waitForWorkers(port, instances);
+    await waitForWorkers(port, fork ? 1 : instances);
   });
 }
 

@@ -202,7 +202,7 @@ async function parseWithCommander() {
     .action(run('token'));
   program.command('save').description('save the running apps to $SUPER_HOME/dump.json (for resurrect)')
     .option('--force', 'save even an empty list over a dump that has apps').action(run('save'));
-  program.command('run').argument('<file>', 'ecosystem file (YAML)')
+  program.command('run').argument('<file>', 'an ecosystem file (superd\'s or PM2\'s: .yml, .json, .js, .cjs, .mjs, .ts)')
     .description('run the daemon and the file\'s apps in the foreground, app output on stdout/stderr (containers)')
     .option('--env <name>', 'use the env_<name> block of each app')
     .option('--only <apps>', 'comma-separated app names to start')

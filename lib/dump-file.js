@@ -15,6 +15,8 @@ const LISTEN_RE = /^(\[[0-9A-Fa-f:.]+\]|[^\s:[\]]+):[0-9]{1,5}$/;
  *   instances as scaled, watch as turned on or off): the fallback when its file is gone
  * @property {Record<string,string>} clientEnv  environment of the `super start` that added it
  * @property {{file: string, env?: string}} [source]  the ecosystem file (and --env) it came from
+ * @property {number|null} [scaled_from]  the file's instances when a command scaled the app: its
+ *   count holds while the file says so (lib/config/autoscale.js keptCount); null: not scaled
  * @property {number} [id]  its numeric id in the daemon that saved it (kept by resurrect when free)
  */
 

@@ -7,6 +7,7 @@ import { resolveInstances } from './instances.js';
 import { instancesProblem } from './work-limits.js';
 import { parseDuration } from './units.js';
 import { SCALE_FIGURES } from '../scale-figures.js';
+import { deepFreeze } from './deep-freeze.js';
 
 const DEFAULT_UP = { elu: 0.8, for: '10s' };
 const DEFAULT_DOWN = { elu: 0.3, for: '2m' };
@@ -69,8 +70,26 @@ export function autoscaleSettings({ instances, autoscale, cpus, interpreter, lim
  * file, a saved dump): that count within the bounds, not `min`.
  * @param {{min: number, max: number}} bounds  @param {number} count
  */
-export function countWithin(bounds, count) {
+function countWithin(bounds, count) {
   return Math.min(bounds.max, Math.max(bounds.min, count));
+}
+
+/**
+ * The config an app that already runs `count` workers goes on with when its file is read
+ * again (a reload, a start of its file, a resurrect or an upgrade): an autoscaled app keeps
+ * its count within the file's bounds; an app a command scaled (`super scale`, the
+ * dashboard) keeps its count while the file's `instances` is still `scaledFrom`, what the
+ * file said when the scale was made (as PM2 keeps a scale across reload); else the file's
+ * count is the app's.
+ * @param {object} config  normalized, frozen
+ * @param {unknown} count  the workers it runs (or the dump saved)
+ * @param {number|null} [scaledFrom]  the file's instances when a command scaled it; null: not scaled
+ */
+export function keptCount(config, count, scaledFrom = null) {
+  if (!Number.isInteger(count) || /** @type {number} */ (count) < 1) return config;
+  const n = /** @type {number} */ (count);
+  const instances = config.autoscale ? countWithin(config.autoscale, n) : scaledFrom === config.instances ? n : config.instances;
+  return instances === config.instances ? config : deepFreeze({ ...config, instances });
 }
 
 /** @returns {ScaleRule} */

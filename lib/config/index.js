@@ -29,7 +29,7 @@ import { superHome } from '../home.js';
 import { savedAppDocument } from './saved-app.js';
 import { holdsMoreValues, MAX_VALUES } from './value-count.js';
 import { workLimits } from './work-limits.js';
-import { countWithin } from './autoscale.js';
+import { keptCount } from './autoscale.js';
 
 export { parseDuration, parseSize } from './units.js';
 export { loadEcosystemOffThread, loadSavedAppOffThread, loadEcosystemTextOffThread } from './load-off-thread.js';
@@ -203,20 +203,7 @@ function loadEcosystemData(data, positions, file, { env, only, allowedCpus, cpus
 export function loadSavedApp(saved, file, options = {}) {
   // A saved config is superd's own shape, whatever file it first came from.
   const app = loadEcosystemText(JSON.stringify(savedAppDocument(saved), null, 2), file, { ...options, env: undefined, only: undefined, asPm2: false }).apps[0];
-  return withSavedCount(app, saved.instances);
-}
-
-/**
- * An autoscaled app comes back with the count it had when saved (within its bounds): a
- * resurrect or an upgrade under load does not drop it to `min`.
- * @param {object} app  normalized, frozen
- * @param {unknown} count  the saved count
- */
-export function withSavedCount(app, count) {
-  const bounds = app.autoscale;
-  if (!bounds || !Number.isInteger(count)) return app;
-  const instances = countWithin(bounds, /** @type {number} */ (count));
-  return instances === app.instances ? app : deepFreeze({ ...app, instances });
+  return keptCount(app, saved.instances);
 }
 
 /**

@@ -23,6 +23,9 @@ export function reloadPrinter() {
     } else if (p.step === 'surge') {
       out(`${p.app}: surge in ${p.batches} batch${p.batches === 1 ? '' : 'es'} of ${p.size + p.unavailable}`);
       if (p.size < p.wanted) out(`${p.app}: ${memoryNote(p)}`);
+    } else if (p.step === 'down-first') {
+      const each = p.slots.length === 1 ? 'its worker stops' : 'each worker stops';
+      out(`${p.app}: fork mode, and it holds ${p.ports.join(', ')} itself: ${each} before its replacement starts (a short gap${p.cluster ? `; ${p.cluster}` : ''})`);
     } else if (p.step === 'batch') {
       out(`${p.app}: batch ${p.batch}/${p.of}: ${plural(p.ready, 'replacement')} ready in ${(p.ms / 1000).toFixed(1)} s`);
     } else if (p.step === 'ready') {

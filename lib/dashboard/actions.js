@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import { fetchDiagnostic } from '../profiles/fetch-file.js';
 import { maskConfig } from '../mask-secrets.js';
 import { bounded } from '../ipc/daemon-input.js';
+import { settingsRows } from '../describe-config.js';
 
 const PROFILE_MS = 10_000;
 const APP_RE = /^[^\p{Cc}\p{Zl}\p{Zp}/]{1,64}$/u; // as config/schema.json's app name
@@ -42,7 +43,7 @@ export function actionProblem(m, hostNames) {
 
 /**
  * Runs a checked action on `link`'s daemon. Resolves with the reply's data; describe with
- * {config, series} (the app's workers' history, from `history`); profile and heap with
+ * {config, rows, series} (the app's workers' history, from `history`); profile and heap with
  * {file, bytes, url} of the file now on this machine (registered by `offer` for download).
  * onProgress gets a reload's steps.
  */
@@ -51,8 +52,10 @@ export async function runAction(link, m, { onProgress, offer, history }) {
   switch (m.action) {
     case 'describe': {
       // masked again here: a daemon of an older version, or of another host, may not have
-      const config = (await link.request('describe', { app: m.app }))?.app?.config;
-      return { config: config && typeof config === 'object' ? maskConfig(bounded(config)) : null, series: history(m.host, m.app) };
+      const given = (await link.request('describe', { app: m.app }))?.app?.config;
+      const config = given && typeof given === 'object' ? maskConfig(/** @type {Record<string, unknown>} */ (bounded(given))) : null;
+      // rows: the settings as people write them, beside what the daemon resolved (describe-config.js)
+      return { config, rows: config ? settingsRows(/** @type {Record<string, unknown>} */ (config)) : [], series: history(m.host, m.app) };
     }
     case 'reload': return link.request('reload', { target }, { timeout: 0, onProgress });
     case 'restart': return link.request('restart', { target }, { timeout: 0 });

@@ -7,9 +7,10 @@
 // drops this daemon's connection (shown down, with why, and retried), never the process.
 import { EventEmitter } from 'node:events';
 import { connect } from '../ipc/client.js';
-import { checkApps, checkEvent } from '../ipc/daemon-input.js';
+import { checkApps, checkEvent, checkTail } from '../ipc/daemon-input.js';
 
 const TOPICS = ['metrics', 'worker', 'reload', 'log'];
+const TAIL_LINES = 100; // per log file, when a page opens (the hub keeps the last 500 of a host)
 const RETRY_MS = [1000, 2000, 5000, 10000, 30000];
 
 export class HostLink extends EventEmitter {
@@ -101,7 +102,10 @@ export class HostLink extends EventEmitter {
         const seed = await client.request('ls', { history: true });
         if (this.client !== client) return;
         this.emit('seed', checkApps(seed));
-        await client.request('subscribe', { topics: TOPICS });
+        // The last lines of each file too: a page that opens shows what was written while none was open.
+        const answer = await client.request('subscribe', { topics: TOPICS, lines: TAIL_LINES });
+        if (this.client !== client) return;
+        this.emit('tail', checkTail(answer?.files));
       } else await client.request('unsubscribe', {});
     } catch (err) {
       // the connection went away (#down() reconnects and syncs again), or the answer was malformed

@@ -26,7 +26,8 @@ export class Hub {
   constructor(links) {
     this.history = new HistoryStore();
     // seeded: apps holds the daemon's answer since the first page opened (not a stale one)
-    this.hosts = new Map(links.map((link) => [link.name, { link, apps: [], logs: [], seeded: false }]));
+    // tailed: the last lines of its log files came since the first page opened (the link's 'tail')
+    this.hosts = new Map(links.map((link) => [link.name, { link, apps: [], logs: [], seeded: false, tailed: false }]));
     this.viewers = new Set();
     this.pendingLogs = [];
     this.skippedLogs = 0;
@@ -58,6 +59,16 @@ export class Hub {
       this.#toViewers(this.#historyMessage(link.name));
       this.dirty = true;
       this.#tick(); // the pages waiting for their first rows get them now
+    }));
+    // A page opened: the last lines of each log file, read by the daemon up to where its follow began.
+    // Once per opening: a link that reconnects while pages are open (the daemon restarted) sends
+    // it again, and those pages have these lines already.
+    link.on('tail', guard((files) => {
+      if (host.tailed) return;
+      host.tailed = true;
+      const lines = files.flatMap((f) => f.lines.filter(Boolean).map((l) => ({ host: link.name, app: f.app, slot: f.slot, stream: f.stream, text: l.slice(0, 4096) })));
+      host.logs = [...lines.slice(-LOG_RING), ...host.logs].slice(-LOG_RING); // live lines that came first stay last
+      if (lines.length) this.#toViewers({ type: 'logs', lines: lines.slice(-LOG_RING), skipped: 0 });
     }));
     link.on('event', guard(({ event, data }) => {
       if (event === 'metrics') {
@@ -110,6 +121,8 @@ export class Hub {
       // what the next page sees first is the daemon's answer then, not these old values
       host.seeded = false;
       host.apps = [];
+      host.logs = []; // the next page's come from the log files (the link's 'tail')
+      host.tailed = false;
     }
     clearInterval(this.timer);
     this.timer = null;

@@ -25,6 +25,10 @@ const FROM_AGENT = Object.freeze({
   // the answer to PROFILE / HEAP: {id, ok, bytes?, heapUsed?, error?: {code, message}}
   DIAGNOSTIC_DONE: 'super:diagnostic-done',
   STICKY_SESSION: 'super:sticky-session', // {sid}: this worker made engine.io session sid (sticky: sid / cookie, lib/worker/sticky.cjs)
+  // a fork-mode server's listen(), for a socket the daemon holds (lib/worker/shared-listen.cjs):
+  // {id, address, port, addressType, flags}; answered by LISTEN_HANDLE
+  LISTEN: 'super:listen',
+  LISTEN_CLOSED: 'super:listen-closed', // {id}: that server closed its copy of the socket
 });
 
 /**
@@ -44,6 +48,7 @@ const TO_AGENT = Object.freeze({
   UNWATCH: 'super:unwatch', // nobody watches: report only when asked
   STICKY_PREFIX: 'super:sticky-prefix', // {peer, data}: the first bytes (base64) of the connection from peer (address:port) the daemon hands next (sticky: sid / cookie)
   LISTEN_REFUSED: 'super:listen-refused', // {message}: why the listen() failing next was refused (lib/master/process/listen-guard.js and port-owners.js, sent by cluster-internals/fork.js)
+  LISTEN_HANDLE: 'super:listen-handle', // {id, errno?}, with the listening socket as the message's handle (fork mode: shared-listen.cjs)
 });
 
 /** PM2's own messages, understood as PM2 apps send and expect them. */
@@ -155,6 +160,16 @@ function logWrite(m) {
   return { stream: m.stream, code: m.code };
 }
 
+const MAX_ADDRESS_CHARS = 64;
+
+/** A fork-mode server's listen(): a TCP port (1-65535) on an address (null: any), or null. */
+function listenQuery(m) {
+  if (!Number.isSafeInteger(m.id) || !Number.isInteger(m.port) || m.port < 1 || m.port > 65535) return null;
+  if (m.addressType !== 4 && m.addressType !== 6) return null;
+  if (m.address !== null && (typeof m.address !== 'string' || m.address.length > MAX_ADDRESS_CHARS)) return null;
+  return { id: m.id, address: m.address, port: m.port, addressType: m.addressType, flags: Number.isInteger(m.flags) ? m.flags : 0 };
+}
+
 /** The outcome of a PROFILE / HEAP request, or null without a usable request id. */
 function diagnosticDone(m) {
   if (!Number.isSafeInteger(m.id)) return null;
@@ -186,6 +201,8 @@ const GUARDS = Object.freeze({
   [FROM_AGENT.LOGS_REOPENED]: () => EMPTY,
   [FROM_AGENT.DIAGNOSTIC_DONE]: diagnosticDone,
   [FROM_AGENT.STICKY_SESSION]: (m) => (typeof m.sid === 'string' && STICKY_SID.test(m.sid) ? { sid: m.sid } : null),
+  [FROM_AGENT.LISTEN]: listenQuery,
+  [FROM_AGENT.LISTEN_CLOSED]: (m) => (Number.isSafeInteger(m.id) ? { id: m.id } : null),
 });
 
 module.exports = {

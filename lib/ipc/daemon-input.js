@@ -127,3 +127,19 @@ export function checkEvent(msg) {
     default: return null;
   }
 }
+
+/**
+ * The answer to a `subscribe` that asked for `lines`: the last lines of each log file,
+ * checked and bounded ([{app, slot, stream, lines}]); a malformed one throws BadDaemonMessage.
+ */
+export function checkTail(files) {
+  if (files === undefined) return [];
+  if (!Array.isArray(files)) throw new BadDaemonMessage('log tails that are not a list');
+  return files.slice(0, LIMITS.list).map((f) => {
+    if (!isObject(f) || typeof f.app !== 'string' || !Array.isArray(f.lines)) throw new BadDaemonMessage('a log tail without an app or lines');
+    return {
+      app: f.app.slice(0, 256), slot: optionalInt(f.slot), stream: f.stream === 'err' ? 'err' : 'out',
+      lines: f.lines.slice(-LIMITS.list).map((l) => (typeof l === 'string' ? l.slice(0, LIMITS.string) : '')),
+    };
+  });
+}

@@ -55,7 +55,8 @@
 //   describe    {app}                                -> {app: AppStatus & {config, scheduling, daemon_cpus, source}}
 //               source: {file, env?} or, for a file-less app, {command: {script, args, name, instances, env, cwd}}
 //   kill        {}                                   -> {stopping: true}    the daemon exits after replying
-//   subscribe   {topics: ["worker", "metrics", "log"]} -> {topics}          events of those topics follow
+//   subscribe   {topics: ["worker", "metrics", "log"], lines?} -> {topics, files?}  events of those topics follow;
+//               with "log" and lines: the last lines of each app's files first (files as `logs` answers)
 //   unsubscribe {}                                   -> {}
 //   save        {force?}                             -> {file, apps: [name], skipped: [name], replaced}
 //               writes $SUPER_HOME/dump.json; refuses (E_DUMP) to replace a dump that has
@@ -170,7 +171,10 @@ export const OPS = Object.freeze({
   describe: { app: [str, true, 'an app name'] },
   kill: {},
   token: { rotate: [(v) => typeof v === 'boolean', false, 'true or false'] },
-  subscribe: { topics: [(v) => strList(v) && v.every((t) => TOPICS.includes(t)), true, `a list of topics from: ${TOPICS.join(', ')}`] },
+  subscribe: {
+    topics: [(v) => strList(v) && v.every((t) => TOPICS.includes(t)), true, `a list of topics from: ${TOPICS.join(', ')}`],
+    lines: [(v) => Number.isSafeInteger(v) && v >= 0 && v <= 1000, false, 'an integer from 0 to 1000'],
+  },
   unsubscribe: {},
   save: { force: [(v) => v === undefined || typeof v === 'boolean', false, 'true or false'] },
   resurrect: {},

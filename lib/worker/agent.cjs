@@ -14,6 +14,10 @@ if (!globalThis[AGENT]) {
   // Set by the daemon for a reload replacement with wait_ready under round-robin.
   if (process.env.SUPER_DEFER_TRAFFIC === '1') drain.deferTraffic();
   delete process.env.SUPER_DEFER_TRAFFIC; // not for the app's own children
+  // Set by the daemon for a fork-mode worker: its TCP ports are sockets the daemon holds.
+  const sharedListen = process.env.SUPER_SHARED_LISTEN === '1' && typeof process.send === 'function' ? require('./shared-listen.cjs') : null;
+  sharedListen?.install();
+  delete process.env.SUPER_SHARED_LISTEN;
 
   let isReady = false;
   const markReady = () => {
@@ -49,7 +53,8 @@ if (!globalThis[AGENT]) {
       return origSend.apply(this, arguments);
     };
     // The agent's one dispatch table. The daemon sends these to cluster workers only: a
-    // fork-mode child is stopped with kill_signal (or PM2's 'shutdown', which is the app's)
+    // fork-mode child is stopped with kill_signal (or PM2's 'shutdown', which is the app's;
+    // SHUTDOWN too when its ports are the daemon's sockets, and LISTEN_HANDLE: shared-listen.cjs)
     // and notices a log rotation by itself (log-format.cjs). PROFILE, HEAP and the metrics
     // messages go to every Node worker (captures.cjs loads on first use; metrics.cjs).
     channel.listen({
@@ -61,6 +66,7 @@ if (!globalThis[AGENT]) {
       [TO_AGENT.HEAP]: (m) => require('./captures.cjs').heap(m),
       [TO_AGENT.LISTEN_REFUSED]: (m) => process.stderr.write(`${String(m.message)}\n`),
       [TO_AGENT.STICKY_PREFIX]: (m) => require('./sticky.cjs').onPrefix(m),
+      [TO_AGENT.LISTEN_HANDLE]: (m, handle) => (sharedListen ? sharedListen.onHandle(m, handle) : handle?.close()),
       ...metrics.handlers,
     });
   }

@@ -18,18 +18,19 @@ function send(name, fields) {
 /**
  * Routes each daemon message to table[name] (one function per TO_AGENT name). Seen through
  * process.emit, so the app's own 'message' listeners never get them.
- * @param {Record<string, (message: object) => void>} table  each handler gets the message (its fields)
+ * @param {Record<string, (message: object, handle?: object) => void>} table  each handler gets the
+ *   message (its fields), and the handle sent with it (LISTEN_HANDLE)
  */
 function listen(table) {
   for (const name of Object.values(TO_AGENT)) {
     if (typeof table[name] !== 'function') throw new TypeError(`superd agent: no handler for ${name}`);
   }
   const emit = process.emit;
-  process.emit = function superdEmit(event, message) {
+  process.emit = function superdEmit(event, message, handle) {
     if (event === 'message') {
       const name = daemonMessageName(message);
       if (name !== undefined) {
-        table[name](message);
+        table[name](message, handle);
         return true;
       }
     }

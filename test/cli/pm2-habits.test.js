@@ -145,7 +145,7 @@ test('PM2 CLI habits', async (t) => {
   await t.test('--json on scale', async () => {
     const r = await box.cli(['scale', 'web', '2', '--json']);
     assert.equal(r.code, 0, r.stderr);
-    assert.deepEqual(JSON.parse(r.stdout), { app: 'web', from: 1, to: 2, warnings: [], failed: [] });
+    assert.deepEqual(JSON.parse(r.stdout), { app: 'web', from: 1, to: 2, warnings: [], failed: [], holds: 'the count holds across reloads and restarts until `instances` changes in its file' });
   });
 
   await t.test('output to a closed pipe ends quietly', async () => {

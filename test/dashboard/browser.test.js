@@ -125,10 +125,16 @@ test('super dashboard in a browser', { skip: noChromium() ?? false, timeout: 120
 
   await t.test('settings and worker charts are shown, secrets masked', async () => {
     await page.locator('[data-app="web"] .app-name').click();
-    await page.waitForFunction(() => document.querySelector('[data-app="web"] .settings pre')?.textContent.includes('API_SECRET'), null, { timeout: 5000 });
-    const text = await page.locator('[data-app="web"] .settings pre').textContent();
-    assert.match(text, /"API_SECRET": "\*+"/);
-    assert.doesNotMatch(text, /hunter2/);
+    await page.waitForFunction(() => document.querySelector('[data-app="web"] .settings-table')?.textContent.includes('API_SECRET'), null, { timeout: 5000 });
+    const text = await page.locator('[data-app="web"] .settings-table').textContent();
+    assert.match(text, /API_SECRET=\*+/);
+    assert.doesNotMatch(text, /hunter2|instances_spec|perSlot/, 'the settings as written, no internal keys');
+    // a table: each setting as written, what the daemon resolved beside it, defaults marked
+    const cells = async (key) => page.locator(`[data-app="web"] tr[data-setting="${key}"] td`).allTextContents();
+    assert.deepEqual(await cells('kill_timeout'), ['kill_timeout', '5s', '5000 ms']);
+    assert.deepEqual(await cells('probation'), ['probation', '250ms default', '250 ms']);
+    // the charts have a time axis: uPlot draws it as a second axis element
+    assert.ok(await page.locator('[data-app="web"] .charts .u-axis').count() >= 2 * 4, 'x and y axes of the app\'s charts');
     // and each worker's charts, from the dashboard's history
     assert.equal(await page.locator('[data-app="web"] .settings canvas').count(), 2 * 4);
   });

@@ -43,4 +43,16 @@ test('scale up, down, relative, and refusals', async (t) => {
   assert.equal(r.code, 2);
   assert.match(r.stderr, /E_APP_NOT_FOUND/);
   assert.equal((await lsJson(box)).apps[0].workers.length, 3, 'refusals changed nothing');
+
+  // The scaled count holds across a reload (as in PM2) until the file's instances changes.
+  assert.match(r.stdout + (await box.cli(['scale', 'web', '3'])).stdout, /web: 3 -> 3 instances; the count holds across reloads and restarts until `instances` changes in its file/);
+  r = await box.cli(['reload', 'web']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.doesNotMatch(r.stdout, /as its file says/);
+  assert.equal((await lsJson(box)).apps[0].workers.length, 3, 'a reload keeps the scaled count');
+  box.write('eco.yml', `apps:\n  - name: web\n    script: http-server.js\n    instances: 2\n    env: { PORT: ${port} }\n`);
+  r = await box.cli(['reload', 'web']);
+  assert.match(r.stdout, /web: now 2 workers, as its file says/);
+  r = await box.cli(['reload', 'web']);
+  assert.equal((await lsJson(box)).apps[0].workers.length, 2, 'the file\'s new count is the app\'s');
 });

@@ -182,6 +182,7 @@ test('a PM2 ecosystem JSON file: PM2 keys map to superd\'s, PM2-only keys are li
   const r = await superCli(box.home, ['import', 'pm2', '--file', file, '--out', out], { cwd: box.dir });
   assert.equal(r.code, 0, r.stderr);
   assert.doesNotMatch(r.stderr, /warning/, 'superd loads what it wrote');
+  assert.equal(fs.statSync(out).mode & 0o777, 0o600, 'it holds the apps\' env values (secrets): readable by its owner only, as superd\'s dump');
   for (const key of ['deploy', 'api: vizion', 'api: pmx', 'api: treekill']) assert.match(r.stderr, new RegExp(`^super: import: ${key}: left out: `, 'm'));
   // PM2's json log lines are superd's pm2-json (superd's json is pino's line)
   assert.match(r.stderr, /^super: import: api: log_type: "json" written as "pm2-json"/m);

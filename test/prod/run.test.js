@@ -76,9 +76,12 @@ test('super run: the apps\' output on stdout/stderr with prefixes, super ls atta
   assert.equal(fs.existsSync(path.join(box.home, 'super.sock')), false);
 });
 
-test('super run --json: one JSON object per line; SIGINT exits 0', async (t) => {
+test('super run --json: one JSON object per line, only lines written from now on; SIGINT exits 0', async (t) => {
   const box = await sandbox(t);
   const { eco } = await talker(box, { instances: 1 });
+  // What a former run left in the log file (a container restarted with the same writable layer).
+  fs.mkdirSync(path.join(box.home, 'logs'), { recursive: true, mode: 0o700 });
+  fs.writeFileSync(path.join(box.home, 'logs', 'talker-out-0.log'), 'hello from a former run\n');
   const run = superProcess(box, t, ['run', eco, '--json']);
   // Stopped once the app is online: the JSON lines and the exit status are under test here,
   // not a stop that comes while a worker still boots.
@@ -89,6 +92,7 @@ test('super run --json: one JSON object per line; SIGINT exits 0', async (t) => 
   const lines = run.stdout.trim().split('\n').map((l) => JSON.parse(l));
   assert.ok(lines.some((o) => o.app === 'talker' && o.slot === 0 && o.stream === 'out' && o.msg === 'hello from slot 0'));
   assert.ok(lines.some((o) => o.app === 'talker' && o.stream === 'err' && o.msg === 'warning from slot 0'));
+  assert.ok(!lines.some((o) => o.msg === 'hello from a former run'), 'an old line is not printed again');
   assert.ok(lines.every((o) => Number.isInteger(o.time) && Math.abs(o.time - Date.now()) < 60000), 'each line carries its time (epoch ms)');
 });
 

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadEcosystemText } from '../../lib/config/index.js';
-import { DEFAULTS, INTERNAL, humanDuration, humanSize, settingsLines } from '../../lib/ctl/describe-config.js';
+import { DEFAULTS, INTERNAL, humanDuration, humanSize, settingsLines } from '../../lib/describe-config.js';
 
 function load(t, entry) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'superd-describe-'));

@@ -3,7 +3,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { resolveTargets } from '../../lib/master/apps/targets.js';
-import { appIds } from '../../lib/master/apps/app-ids.js';
+import { appIds, assignId, reclaimIds } from '../../lib/master/apps/app-ids.js';
 
 /** @param {string} name  @param {{namespace?: string, file?: string}} [o] */
 const app = (name, { namespace, file } = {}) => ({ name, config: { name, ...(namespace ? { namespace } : {}) }, source: file ? { file } : null });
@@ -37,6 +37,24 @@ test('ids are stable and never reused', () => {
   assert.deepEqual([...appIds(apps)], [['a', 0], ['c', 2], ['d', 3]]);
   apps.set('b', app('b'));
   assert.equal(appIds(apps).get('b'), 4);
+});
+
+test('the apps of a start that failed and were removed use up no id', () => {
+  const apps = registry(app('a'));
+  appIds(apps);
+  const fresh = ['b', 'c', 'd'].map((n) => app(n));
+  for (const x of fresh) {
+    apps.set(x.name, x);
+    assignId(apps, x);
+  }
+  apps.delete('c'); // its first start failed: rolled back
+  reclaimIds(apps, fresh, [fresh[1]]);
+  assert.deepEqual([...appIds(apps)], [['a', 0], ['b', 1], ['d', 2]], 'the ones that stay close the gap');
+  apps.set('e', app('e'));
+  assert.equal(appIds(apps).get('e'), 3, 'the next app gets the next id');
+  apps.delete('e'); // deleted (it had started): its id is not given again
+  apps.set('f', app('f'));
+  assert.equal(appIds(apps).get('f'), 4);
 });
 
 test('one unknown target refuses the whole list', () => {

@@ -5,7 +5,7 @@
 // translation before switching. A bad file gets the usual problem lines and exit 2.
 import { printable, printableError } from '../../printable.js';
 import { checkView } from '../check-view.js';
-import { instancesWritten, autoscaleText } from '../describe-config.js';
+import { instancesWritten, autoscaleText } from '../../describe-config.js';
 
 export default async function check(file, opts = {}) {
   const { loadEcosystem } = await import('../../config/index.js');

@@ -3,7 +3,7 @@ import { request } from '../session.js';
 import { shellQuote } from '../../config/shell-split.js';
 import { renderLs } from '../render-ls.js';
 import { metricsLine } from '../render-metrics.js';
-import { settingsLines } from '../describe-config.js';
+import { settingsLines } from '../../describe-config.js';
 import { flagsOf } from '../pm2-start-flags.js';
 
 export default async function describe(name, opts) {
@@ -27,7 +27,7 @@ export default async function describe(name, opts) {
     if (w.last_exit?.error) out.push(`  #${w.slot} last start failed: ${w.last_exit.error}`);
     else if (w.last_exit) out.push(`  #${w.slot} last exit: ${w.last_exit.signal ? `signal ${w.last_exit.signal}` : `code ${w.last_exit.code}`} after ${w.last_exit.uptime_ms} ms`);
   }
-  if (app.last_stderr) out.push('', 'last stderr lines:', ...app.last_stderr.split('\n').map((l) => `  | ${l}`));
+  if (app.last_stderr) out.push('', 'last stderr lines (since its workers started):', ...app.last_stderr.split('\n').map((l) => `  | ${l}`));
   process.stdout.write(`${out.join('\n')}\n`);
 }
 

@@ -56,7 +56,8 @@ async function importFrom(from, opts) {
  */
 async function writeOut(out, text, force, importError) {
   const tmp = path.join(path.dirname(out), `.${path.basename(out)}.${randomBytes(6).toString('hex')}.tmp`);
-  const fh = await fs.open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o666);
+  // 0600, as superd's own dump: the env values PM2 held (passwords, API keys) are in it.
+  const fh = await fs.open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
   try {
     try {
       // A file replaced keeps its permissions (it may hold secrets: env values).

@@ -27,8 +27,11 @@ export default async function profile(target, opts = {}) {
     const files = await localFiles(client, data.files, { remote, out, force });
     const reports = [];
     for (const f of files) reports.push({ ...f, ...(await reportProfile(f.path, { title: `${f.app}#${f.slot} (pid ${f.pid})`, force })) });
-    if (opts.json) process.stdout.write(`${JSON.stringify({ files: reports, failed: data.failed })}\n`);
+    const skipped = data.skipped ?? [];
+    if (opts.json) process.stdout.write(`${JSON.stringify({ files: reports, failed: data.failed, skipped })}\n`);
     else for (const r of reports) process.stdout.write(render(r));
+    // The others were profiled: a worker busy with a stall capture is said, not a failure.
+    if (!opts.json) for (const w of skipped) process.stderr.write(`skipped ${w.app}#${w.slot}: ${w.message.replace(/^[^:]*: /, '')}\n`);
     for (const f of data.failed) printError(new SuperError(f.code, f.message));
     return data.failed.length ? EXIT.FAILED : EXIT.OK;
   } finally {

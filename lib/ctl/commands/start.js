@@ -205,7 +205,9 @@ async function report(client, data, opts) {
       const restarts = app.workers.reduce((n, w) => n + (w.restarts ?? 0), 0);
       process.stdout.write(`${name} is already started but ${app.status}, not online (${restarts} restarts); see \`super logs ${shellQuote(name)}\`\n`);
     } else {
-      process.stdout.write(changed
+      process.stdout.write(changed?.source
+        ? `${name} is already running from ${changed.source}, which its reloads re-read; this file's ${name} differs (${changed.keys.join(', ')}): \`super restart ${shellQuote(name)}\` runs it (a restart, not a reload), or \`super delete ${shellQuote(name)}\` then \`super start\` of this file makes it the app's file\n`
+        : changed
         ? `${name} is already running; its config changed (${changed.keys.join(', ')}): apply it with \`super reload ${shellQuote(name)}\`\n`
         : `${name} is already running; use \`super reload ${shellQuote(name)}\` to reload it\n`);
     }

@@ -17,7 +17,7 @@ const store = {
   actions: [], // [{id, action, label, status: "running"|"done"|"failed", progress: [], text}]
   confirm: null, // {label, run}
   open: new Set(), // "host\0app" of apps whose details are shown
-  settings: new Map(), // "host\0app" -> config or error text
+  settings: new Map(), // "host\0app" -> rows [{key, value, resolved, default}] or error text
   token: takeToken(),
   code: takeCode(),
 };
@@ -75,10 +75,16 @@ function series(key) {
   return s;
 }
 
+const GAP_S = 5; // seconds without a point that the charts show as a gap (points come every second)
+
 function addPoint(key, [t, cpu, rss, loop, rps]) {
   const s = series(key);
   const last = s.t.length - 1;
   if (last >= 0 && s.t[last] >= t) return; // one point a second
+  // No data for a while (the daemon restarted, the host was down): a gap, not a line across it.
+  if (last >= 0 && s.t[last] !== null && t - s.t[last] > GAP_S) {
+    s.t.push(s.t[last] + 1); s.cpu.push(null); s.rss.push(null); s.loop.push(null); s.rps.push(null);
+  }
   s.t.push(t); s.cpu.push(cpu); s.rss.push(rss); s.loop.push(loop); s.rps.push(rps);
   if (s.t.length > POINTS) for (const k of ['t', 'cpu', 'rss', 'loop', 'rps']) s[k].splice(0, s[k].length - POINTS);
   s.version++;
@@ -175,7 +181,7 @@ function outcome(a, data) {
     return failed.length ? `failed: ${failed.map((x) => x.failed?.reason ?? x.app).join('; ')}` : `done: ${apps.map((x) => `${Array.isArray(x.replaced) ? x.replaced.length : x.replaced} worker(s) replaced in ${x.total_ms} ms`).join(', ')}`;
   }
   if (a.action === 'profile' || a.action === 'heap') return `${data.file} (${Math.round(data.bytes / 1024)} KiB)`;
-  if (a.action === 'scale') return `${data.from} -> ${data.to} workers`;
+  if (a.action === 'scale') return `${data.from} -> ${data.to} workers${data.holds ? `; ${data.holds}` : ''}`;
   return 'done';
 }
 
@@ -210,7 +216,7 @@ function describe(host, app) {
   const id = nextId++;
   store.actions.unshift({ id, action: 'describe', label: `settings of ${app}`, status: 'running', progress: [], text: '', hidden: true,
     onResult: (m) => {
-      store.settings.set(key, m.ok ? m.data.config : `${m.error.code}: ${m.error.message}`);
+      store.settings.set(key, m.ok ? m.data.rows : `${m.error.code}: ${m.error.message}`);
       if (m.ok) for (const [k, points] of Object.entries(m.data.series)) setSeries(`${host}\0${k}`, points);
     } });
   send({ type: 'action', id, action: 'describe', host, app });

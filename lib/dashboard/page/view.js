@@ -25,7 +25,7 @@ function Charts({ store, skey, small }) {
   if (!s) return null;
   const w = small ? 150 : 220;
   const chart = (label, col, color, format, floor) => html`<div class="chart"><div class="label">${label}</div>
-    <${Spark} data=${[s.t, s[col]]} version=${s.version} width=${w} height=${small ? 40 : 60} color=${color} format=${format} floor=${floor} /></div>`;
+    <${Spark} data=${[s.t, s[col]]} version=${s.version} width=${w} height=${small ? 56 : 76} color=${color} format=${format} floor=${floor} /></div>`;
   return html`<div class="charts">
     ${chart('CPU %', 'cpu', '#58a6ff', (v) => v.toFixed(0), 1)}
     ${chart('memory', 'rss', '#a371f7', (v) => bytes(v), 1)}
@@ -98,7 +98,10 @@ function App({ store, ui, host, app }) {
     ${app.more_workers ? html`<p class="note more">${app.more_workers} more workers not shown (super ls lists them all)</p>` : null}
     ${open ? html`<div class="settings">
       ${app.workers.map((w) => html`<div><span class="note">#${w.slot}</span><${Charts} store=${store} skey=${`${key}\0${w.slot}`} small=${true} /></div>`)}
-      <pre>${settings === undefined ? 'loading settings...' : typeof settings === 'string' ? settings : JSON.stringify(settings, null, 2)}</pre>
+      ${settings === undefined || typeof settings === 'string' ? html`<p class="note">${settings ?? 'loading settings...'}</p>` : html`<table class="settings-table">
+        <thead><tr><th>setting</th><th>as written</th><th>resolved</th></tr></thead>
+        <tbody>${settings.map((r) => html`<tr class=${r.default ? 'default' : ''} data-setting=${r.key}><td>${r.key}</td><td>${r.value}${r.default ? html` <span class="note">default</span>` : null}</td><td class="note">${r.resolved ?? ''}</td></tr>`)}</tbody>
+      </table>`}
     </div>` : null}
   </section>`;
 }

@@ -3,9 +3,12 @@
 // through the small host object it is given (#slotHost). The log files
 // (lib/logs/app-logs.js) know no app: the app gives them its settings and the function
 // that asks its workers to reopen.
+import fs from 'node:fs';
+import path from 'node:path';
 import { Slot } from './slot.js';
 import { planReload, runReload, reporter, slotView, workersThatFit, MEMORY_RESERVE, MEMORY_GROWTH } from '../reload/index.js';
 import { memAvailable } from './host-memory.js';
+import { heldPorts } from '../process/index.js';
 import { AppLogs } from '../../logs/app-logs.js';
 import { resolveLogSettings } from '../../config/log-settings.js';
 import { WorkerLogReports, reopenWorkerLogs } from './worker-logs.js';
@@ -31,9 +34,11 @@ export class App {
       reopenWriters: (slot) => reopenWorkerLogs(this.#writers(slot)),
     });
     this.logReports = new WorkerLogReports({ app: config.name, log: ctx.log });
+    this.stderrMarks = new Map(); // slot -> {ino, size} of its stderr file when its worker started (#markStderr)
     this.busy = null; // name of the operation in progress, if any (set by the registry)
     this.source = null; // {file, env}: where the config came from, re-read by reload
     this.lastReload = null; // outcome of the last reload, shown by ls/describe
+    this.scaledFrom = null; // the file's instances when a command (scale) set the count: it holds while the file says so (keptCount)
     this.lastAutoscale = null; // the last autoscale step and its outcome (set by the registry), shown by ls/describe
     this.stops = 0; // how many stops were asked: a start still waiting at the start gate is cancelled by one
     this.watchOff = null; // the watch paths `super watch <app> off` put aside, for `on` (registry.setWatch)
@@ -78,6 +83,34 @@ export class App {
     return this.logs.stdioFor(i);
   }
 
+  /**
+   * Where the stderr file of slot i stood when its worker started: the stderr describe
+   * shows is what the current workers wrote (a failed earlier start's lines, left in the
+   * same file, would make a healthy app look broken). fstat of a descriptor the daemon
+   * holds, once per fork: no path lookup.
+   */
+  #markStderr(i, fd) {
+    if (typeof fd !== 'number') return;
+    try {
+      const { ino, size } = fs.fstatSync(fd);
+      this.stderrMarks.set(i, { ino, size });
+    } catch {
+      this.stderrMarks.delete(i);
+    }
+  }
+
+  /**
+   * From where in the stderr file of slot 0 (the app's, with merged logs) its current workers
+   * wrote: {ino, from} (the file as it was then: a rotated file is new since), or null.
+   */
+  stderrSince() {
+    const perSlot = this.config.merge_logs === false;
+    const marks = (perSlot ? [this.stderrMarks.get(0)] : this.slots.map((s) => this.stderrMarks.get(s.index))).filter(Boolean);
+    if (marks.length === 0) return null;
+    const { ino } = marks[0];
+    return { ino, from: Math.min(...marks.filter((m) => m.ino === ino).map((m) => m.size)) };
+  }
+
   /** The processes writing to slot's log files (null: every slot's); a reload's replacement too. */
   #writers(slot) {
     return this.slots.filter((s) => slot === null || s.index === slot).flatMap((s) => [s.proc, s.replacement]);
@@ -88,7 +121,12 @@ export class App {
     name: () => this.name,
     config: () => this.config,
     env: (i, config) => this.workerEnv(i, config),
-    stdio: (i) => this.stdioFor(i),
+    // mark: a worker of a start, restart, reload or scale (not a crash restart): describe's stderr begins here
+    stdio: (i, mark) => {
+      const stdio = this.stdioFor(i);
+      if (mark) this.#markStderr(i, stdio.err);
+      return stdio;
+    },
     launched: (proc) => this.logReports.follow(proc),
     // Another slot serves and is ready: a new worker can stay out of the rotation until ready().
     hasReadyPeer: (slot) => this.slots.some((s) => s !== slot && s.state === S.ONLINE && !s.notReady),
@@ -148,7 +186,7 @@ export class App {
     try {
       if (stops !== this.stops || !this.slots.includes(slot) || slot.state !== S.EXITED) return;
       if (noRoom) slot.refuseStart(reason, noRoom, slot.config);
-      else await slot.start(reason, slot.config).catch(() => {}); // a failure takes the slot's own exit path
+      else await slot.start(reason, slot.config, { crash: true }).catch(() => {}); // a failure takes the slot's own exit path
     } finally {
       leave();
     }
@@ -205,8 +243,9 @@ export class App {
    */
   async reload(config, progress = () => {}) {
     const memory = config.reload_strategy === 'surge' ? await this.#measureMemory() : null;
-    const plan = planReload({ slots: this.slots.map(slotView), target: config, memory });
     const emit = reporter({ progress, event: this.ctx.onReload });
+    const downFirst = await this.#downFirst(this.slots.map((s) => s.index), emit);
+    const plan = planReload({ slots: this.slots.map(slotView), target: config, memory, downFirst });
     const outcome = await runReload(plan, { host: this.#reloadHost(), config, reason: 'reload', emit });
     const failed = outcome.failed ? { slot: outcome.failed.slot, reason: outcome.failed.reason } : undefined;
     this.lastReload = { at: Date.now(), ok: outcome.ok, replaced: outcome.replaced, failed };
@@ -223,17 +262,35 @@ export class App {
   async replaceSlot(index, reason) {
     const slot = this.slots[index];
     if (!slot || slot.replacement) return null;
-    const plan = planReload({ slots: this.slots.map(slotView), only: [index] });
     /** @type {{pid: number, ready_ms: number}|null} */
     let ready = null;
     const event = (step) => {
       if (step.step === 'ready') ready = step;
       this.ctx.onReload(step);
     };
+    const downFirst = await this.#downFirst([index], reporter({ event }));
+    const plan = planReload({ slots: this.slots.map(slotView), only: [index], downFirst });
     const outcome = await runReload(plan, { host: this.#reloadHost(), config: slot.config ?? this.config, reason, emit: reporter({ event }) });
     if (!outcome.ok) throw Object.assign(new Error(outcome.failed.reason), outcome.failed);
     slot.restarts++; // a replacement for memory or health is a restart, as PM2 counts it
     return { pid: ready.pid, ready_ms: ready.ready_ms };
+  }
+
+  /**
+   * The slots (of `indexes`) whose fork-mode worker listens on TCP ports itself: a
+   * replacement beside it would fail with EADDRINUSE, so it stops first (the slot is down
+   * for a replacement's boot; cluster mode has no such gap). Said once, as a 'down-first' step.
+   * @param {number[]} indexes  @param {(step: object) => void} emit
+   * @returns {Promise<number[]>}
+   */
+  async #downFirst(indexes, emit) {
+    const ports = new Set();
+    const forked = indexes.filter((i) => this.slots[i]?.config?.exec_mode === 'fork' && this.slots[i].pid && (this.slots[i].state === S.ONLINE || this.slots[i].state === S.STARTING));
+    const held = await Promise.all(forked.map((i) => heldPorts(this.slots[i].pid)));
+    for (const p of held.flat()) ports.add(`${p.address}:${p.port}`);
+    const slots = forked.filter((_, k) => held[k].length > 0);
+    if (slots.length) emit({ app: this.name, step: 'down-first', slots, ports: [...ports], cluster: clusterHint(this.config) });
+    return slots;
   }
 
   /**
@@ -282,6 +339,13 @@ export class App {
   get running() {
     return this.slots.some((s) => isRunning(s.state) || s.state === S.EXITED);
   }
+}
+
+/** How a fork-mode app could reload without a gap: cluster mode, where its workers share the daemon's socket. */
+function clusterHint(c) {
+  if (c.interpreter === 'node') return 'exec_mode: cluster reloads it without one';
+  if (/^npm(-cli\.js)?$/.test(path.basename(c.script))) return 'exec_mode: cluster reloads it without one when its package script is node <file>';
+  return undefined;
 }
 
 // What systemd hands the daemon (its notify socket, watchdog, socket activation) is the

@@ -13,6 +13,7 @@ export function appsState(apps) {
     config: { ...app.config, instances: app.slots.length || app.config.instances },
     clientEnv: app.clientEnv,
     source: app.source ?? undefined,
+    scaled_from: app.scaledFrom, // the file's instances when a command scaled it (autoscale.js keptCount); null: not scaled
     stopped: app.status === S.STOPPED,
   }));
 }

@@ -53,6 +53,11 @@ export class RegistryReader {
     };
   }
 
+  /** Where app `name`'s current workers began in its stderr file (App#stderrSince), or null. */
+  stderrSince(name) {
+    return this.#apps.get(name)?.stderrSince() ?? null;
+  }
+
   /**
    * The config of app `name`, or null: for what runs for every worker each interval or for
    * every report (the monitor, the stall captures), without building app()'s view.

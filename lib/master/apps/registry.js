@@ -17,13 +17,13 @@ import { RegistryReader } from './registry-reader.js';
 import { DaemonPolicy, spreadWarning, checkSettings, applySettings } from '../settings/index.js';
 import { unmappedWarning } from '../../config/check-affinity.js';
 import { instancesProblem, workLimits } from '../../config/work-limits.js';
-import { countWithin } from '../../config/autoscale.js';
+import { keptCount } from '../../config/autoscale.js';
 import { shellQuote } from '../../config/shell-split.js';
 import { SuperError } from '../../errors.js';
 import { appBusy, readyBound } from '../../error-messages.js';
 import { changedKeys } from './config-diff.js';
 import { resolveTargets } from './targets.js';
-import { assignId } from './app-ids.js';
+import { assignId, reclaimIds } from './app-ids.js';
 import { stderrTail } from './tail-file.js';
 import { StartGate, startConcurrency } from './start-gate.js';
 import { stopDeadline } from './stop-deadline.js';
@@ -107,9 +107,10 @@ export class AppRegistry extends EventEmitter {
   /**
    * Starts already-resolved app configs: from a file just loaded, or from a saved dump
    * (lib/master/saved/saved-state.js). Apps already running are reported, not touched.
-   * @param {{config: object, clientEnv?: Record<string,string>, source?: {file?: string, env?: string, command?: object}, autostart?: boolean, id?: number}[]} entries
+   * @param {{config: object, clientEnv?: Record<string,string>, source?: {file?: string, env?: string, command?: object}, autostart?: boolean, id?: number, scaledFrom?: number|null}[]} entries
    *   autostart false (from a file): registered, not started
    *   source: the ecosystem file (and --env) a reload re-reads
+   *   scaledFrom: (a saved dump) the file's instances when a command scaled the app (keptCount)
    * @param {{scheduling: string, scheduling_set: boolean, cpu_affinity: unknown, from_dump?: boolean}} daemon  a
    *   file's daemon settings, or what a dump saved
    * @param {string} [source]  where they come from, for messages
@@ -137,27 +138,31 @@ export class AppRegistry extends EventEmitter {
     const result = { started: [], running: [], changed: [], warnings: await applySettings(settings, owners), failed: [] };
     const toStart = [];
     const newApps = new Set();
-    for (const { config, clientEnv, source: from, autostart, id } of entries) {
+    for (const { config, clientEnv, source: from, autostart, id, scaledFrom } of entries) {
       let app = this.#apps.get(config.name);
       // Taken by another operation while the settings were applied.
       if (app?.busy) throw appBusy(config.name, app.busy);
       if (app && app.running) {
-        // An autoscaled app's count is its own: not a change of the file.
-        const keys = changedKeys(app.config, atCurrentCount(config, app.slots.length));
+        // An autoscaled or scaled app's count is its own: not a change of the file.
+        const kept = keptCount(config, app.slots.length, app.scaledFrom);
+        const keys = changedKeys(app.config, kept);
         result.running.push(config.name);
         if (keys.length) {
-          app.pendingConfig = config;
-          result.changed.push({ name: config.name, keys });
+          app.pendingConfig = kept;
+          // Started from another file: a reload re-reads that one, not this (only a restart takes this config).
+          const other = from?.file && app.source?.file && app.source.file !== from.file ? app.source.file : undefined;
+          result.changed.push({ name: config.name, keys, source: other });
         }
         continue;
       }
       if (app) {
-        // The file just read is newer than a change noted while the app ran.
-        app.config = config;
+        // The file just read is newer than a change noted while the app ran (a scale holds, as in a reload).
+        app.config = keptCount(config, app.config.instances, app.scaledFrom);
         app.pendingConfig = null;
         app.clientEnv = clientEnv ?? app.clientEnv;
       } else {
         app = this.#add(App, config, clientEnv);
+        app.scaledFrom = scaledFrom ?? null;
         assignId(this.#apps, app, id);
         newApps.add(app);
       }
@@ -179,6 +184,7 @@ export class AppRegistry extends EventEmitter {
       await this.#collectOutcomes(app, outcomes, result);
       if (rollback && outcomes.some((o) => o.failed)) await this.#rollBack(app, newApps.has(app), result);
     })));
+    reclaimIds(this.#apps, [...newApps], [...newApps].filter((app) => this.#apps.get(app.name) !== app));
     return result;
   }
 
@@ -326,7 +332,9 @@ export class AppRegistry extends EventEmitter {
         results.push({ app: app.name, ok: true, skipped: 'stopped; start it with `super start`' });
         continue;
       }
-      const config = atCurrentCount(configs.get(app) ?? app.config, app.slots.length);
+      const config = keptCount(configs.get(app) ?? app.config, app.slots.length, app.scaledFrom);
+      // The file's instances changed since a command scaled the app: its count is the file's again.
+      const unheld = configs.has(app) && configs.get(app).instances !== app.scaledFrom;
       const changed = changedKeys(app.config, config);
       progress({ app: app.name, step: 'begin', of: Math.min(config.instances, app.slots.length), changed, keep_config: keepConfig || undefined });
       this.log.info({ app: app.name, changed, keepConfig }, `${app.name}: reload begins`);
@@ -342,6 +350,7 @@ export class AppRegistry extends EventEmitter {
         continue;
       }
       outcome.changed = changed;
+      if (outcome.ok && unheld) app.scaledFrom = null;
       if (outcome.failed) Object.assign(outcome.failed, await stderrTail(app, outcome.failed.slot ?? 0, outcome.failed.exit?.listen_refused));
       progress({ ...outcome, step: 'done' });
       results.push(outcome);
@@ -371,10 +380,12 @@ export class AppRegistry extends EventEmitter {
     if (bounds && (to < bounds.min || to > bounds.max)) {
       throw new SuperError('E_USAGE', `${name} autoscales between ${bounds.min} and ${bounds.max} workers (instances: { min: ${bounds.min}, max: ${bounds.max} }); scale it within them, or change the bounds in its file and reload`);
     }
-    const result = { app: name, from, to, warnings: [], failed: [] };
+    const result = { app: name, from, to, warnings: [], failed: [], holds: bounds ? `autoscale goes on from ${to}, between ${bounds.min} and ${bounds.max}` : 'the count holds across reloads and restarts until `instances` changes in its file' };
     const crowded = spreadWarning(app.config, this.daemonPolicy.allowed, to);
     if (crowded) result.warnings.push(crowded);
     await this.#withBusy(app, 'scale', async () => {
+      // The file's count is put aside until the file says another (keptCount).
+      if (!bounds) app.scaledFrom ??= (app.pendingConfig ?? app.config).instances;
       if (!app.running) {
         app.config = { ...app.config, instances: to };
         app.slots.splice(to);
@@ -514,12 +525,4 @@ export class AppRegistry extends EventEmitter {
     await Promise.all([...this.#apps.values()].map((app) => app.stop()));
     for (const app of this.#apps.values()) app.closeLogs();
   }
-}
-
-/** An autoscaled app's reload keeps the count it has (within the new bounds), not min. */
-function atCurrentCount(config, count) {
-  const bounds = config.autoscale;
-  if (!bounds || count === 0) return config;
-  const instances = countWithin(bounds, count);
-  return instances === config.instances ? config : { ...config, instances };
 }

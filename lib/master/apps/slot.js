@@ -4,7 +4,7 @@
 import { EventEmitter } from 'node:events';
 import { WORKER_STATES as S, assertMove, isRunning } from '../states.js';
 import { decideRestart, freshHistory } from './restart-policy.js';
-import { WorkerProcess } from '../process/index.js';
+import { WorkerProcess, takenOver } from '../process/index.js';
 import { waitReady, survive } from './readiness.js';
 import { workerAffinity } from '../settings/index.js';
 import { lastStallCapture } from '../captures/index.js';
@@ -16,7 +16,7 @@ export class Slot extends EventEmitter {
   /**
    * @param {object} o
    * @param {object} o.host     what the slot may ask of its app (App#slotHost in app.js): name(),
-   *   config(), env(i, config), stdio(i), launched(proc), hasReadyPeer(slot)
+   *   config(), env(i, config), stdio(i, mark), launched(proc), hasReadyPeer(slot)
    * @param {number} o.index
    * @param {object} o.ctx      {agentPath, log, policy()}
    */
@@ -55,11 +55,12 @@ export class Slot extends EventEmitter {
     return config.exec_mode === 'cluster' && config.ready_on === 'ready' && this.ctx.policy() === 'round-robin';
   }
 
-  #fork(config, extraEnv) {
+  /** keepStderr: a crash restart (its predecessor's stderr is still this worker's story; describe shows it). */
+  #fork(config, extraEnv, keepStderr = false) {
     const env = { ...this.host.env(this.index, config), ...extraEnv };
     // Slot i's CPUs are recomputed from its index at every fork (restarts and reloads keep them).
     const { taskset, ...affinity } = workerAffinity(config, this.index, this.ctx.affinity);
-    const proc = new WorkerProcess({ app: config, env, stdio: this.host.stdio(this.index), agentPath: this.ctx.agentPath, cpus: taskset });
+    const proc = new WorkerProcess({ app: config, env, stdio: this.host.stdio(this.index, !keepStderr), agentPath: this.ctx.agentPath, cpus: taskset });
     this.host.launched(proc);
     proc.affinity = affinity;
     proc.on('process-error', (err) => this.ctx.log.warn({ app: this.host.name(), slot: this.index, pid: proc.pid, err: err.message }, 'worker process error'));
@@ -85,8 +86,9 @@ export class Slot extends EventEmitter {
    * Launches a worker in this slot. Resolves when it is ready ({ready: true}) or, when
    * listen_timeout passes first, {ready: false} with the worker kept and flagged
    * not_ready (a first start has nothing to fall back on); rejects if it dies first.
+   * crash: a restart after a crash (the stderr describe shows goes on from the crashed worker's start).
    */
-  async start(reason = 'start', config = this.host.config()) {
+  async start(reason = 'start', config = this.host.config(), { crash = false } = {}) {
     clearTimeout(this.restartTimer);
     this.restartTimer = null;
     // A crash restart or scale-up beside ready workers keeps out of the rotation until
@@ -94,7 +96,7 @@ export class Slot extends EventEmitter {
     const defer = this.#canDefer(config) && this.host.hasReadyPeer(this);
     let proc;
     try {
-      proc = this.#fork(config, defer ? DEFER_ENV : {});
+      proc = this.#fork(config, defer ? DEFER_ENV : {}, crash);
     } catch (err) {
       // fork itself threw (EAGAIN, bad cwd): treat as an immediate exit
       this.refuseStart(reason, err.message, config);
@@ -165,7 +167,8 @@ export class Slot extends EventEmitter {
     // The slot kept serving (online) throughout; a crashed old worker left it exited.
     if (this.state === S.EXITED || this.state === S.ERRORED) this.#move(S.STARTING, { reason, pid: proc.pid });
     if (this.state === S.STARTING) this.#move(S.ONLINE, { pid: proc.pid, ready_ms: readyMs });
-    return { ready_ms: readyMs, pid: proc.pid, oldPid: old?.pid ?? null, retire: old ? () => old.stop() : null };
+    // A fork-mode worker on the daemon's sockets retires once its replacement listens on them too (takenOver).
+    return { ready_ms: readyMs, pid: proc.pid, oldPid: old?.pid ?? null, retire: old ? () => takenOver(proc, old, config.listen_timeout).then(() => old.stop()) : null };
   }
 
   /**

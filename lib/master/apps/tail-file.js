@@ -15,17 +15,23 @@ export async function stderrTail(app, slot, refused = null, maxBytes = 1200) {
   return { stderr, stderr_label: shared ? app.name : `${app.name}#${slot}` };
 }
 
-export async function tailFile(file, maxBytes = 2048) {
+/**
+ * @param {string|null} file  @param {number} [maxBytes]
+ * @param {{ino: number, from: number}|null} [since]  only what was written from byte `from`
+ *   of the file that had inode `ino` (another inode: the file was rotated since, all of it is newer)
+ */
+export async function tailFile(file, maxBytes = 2048, since = null) {
   if (!file) return '';
   let fh;
   try {
     fh = await openForReading(file);
-    const { size } = await fh.stat();
-    const start = Math.max(0, size - maxBytes);
+    const { size, ino } = await fh.stat();
+    const from = since && since.ino === ino ? Math.min(since.from, size) : 0;
+    const start = Math.max(from, size - maxBytes);
     const buf = Buffer.alloc(size - start);
     await fh.read(buf, 0, buf.length, start);
     let text = buf.toString('utf8');
-    if (start > 0) text = text.slice(text.indexOf('\n') + 1);
+    if (start > from) text = text.slice(text.indexOf('\n') + 1);
     return text.trimEnd();
   } catch {
     return '';

@@ -9,7 +9,8 @@
 //     <-- FROM_AGENT.DIAGNOSTIC_DONE {id, ok, bytes}  (or the worker's exit: E_WORKER_EXITED)
 //   agent METRICS {loop.p99} --> stall-rule.js --> the same, into stall-<app>-<slot>-<time>
 //
-// One diagnostic per worker at a time (E_BUSY), whoever asks: a user, monit or a stall.
+// One diagnostic per worker at a time (E_BUSY), whoever asks: a user, monit or a stall. A
+// request for several workers (`super profile api`) skips the busy ones and says which.
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { SuperError } from '../../errors.js';
@@ -56,7 +57,8 @@ export class Captures {
    * @param {WorkerTarget[]} workers
    * @param {{duration: number, out?: string, force?: boolean, remote: boolean}} o  out: an absolute
    *   path on this host; force: replace what exists there
-   * @returns {Promise<{files: object[], failed: object[]}>}  a single worker's failure is thrown
+   * @returns {Promise<{files: object[], failed: object[], skipped: object[]}>}  a single worker's
+   *   failure is thrown; skipped: workers busy with another diagnostic (a stall capture), when others are not
    */
   profile(workers, { duration, out, force, remote }) {
     return this.#take('profile', workers, { out, force, remote, duration, timeout: duration + WRITE_MARGIN_MS });
@@ -83,20 +85,32 @@ export class Captures {
   async #take(kind, workers, { out, force = false, remote, duration, timeout }) {
     // Everything is checked before any worker is asked: a refused request touches none.
     if (out && remote) throw new SuperError('E_LOCAL_ONLY', '--out names a file on the daemon\'s host, refused over the TCP control listener; without --out the file is sent back to you');
-    for (const w of workers) this.#checkWorker(w);
+    const all = workers;
+    const skipped = [];
+    workers = all.filter((w) => {
+      try {
+        this.#checkWorker(w);
+        return true;
+      } catch (err) {
+        if (err.code !== 'E_BUSY' || all.length === 1) throw err;
+        skipped.push({ app: w.app, slot: w.slot, ...wire(err) });
+        return false;
+      }
+    });
+    if (workers.length === 0) throw new SuperError('E_BUSY', `every worker named is busy with another diagnostic (${skipped.map((w) => `${w.app}#${w.slot}`).join(', ')}); wait for it to finish`);
     const procs = workers.map((w) => w.proc);
     for (const p of procs) this.#busy.set(p, kind);
     try {
       const dir = out ? await checkOutDir(out) : await profilesDir(this.home);
       const at = Date.now();
-      const fileOf = (w) => (out ? outPath(out, w.slot, workers.length) : path.join(dir, diagnosticName({ kind, app: w.app, slot: w.slot, at })));
+      const fileOf = (w) => (out ? outPath(out, w.slot, all.length) : path.join(dir, diagnosticName({ kind, app: w.app, slot: w.slot, at })));
       if (out) {
         const files = workers.map(fileOf);
-        const all = kind === 'profile' ? [...files, ...files.map(htmlPathOf)] : files;
-        const taken = force ? null : await firstExisting(all);
+        const paths = kind === 'profile' ? [...files, ...files.map(htmlPathOf)] : files;
+        const taken = force ? null : await firstExisting(paths);
         if (taken) throw existsError(taken);
         // --force replaces a regular file only (never /dev/null, a directory or a link).
-        for (const f of force ? all : []) {
+        for (const f of force ? paths : []) {
           const what = unreplaceableKind(await fs.lstat(f).catch(() => null));
           if (what) throw new SuperError('E_USAGE', notReplaceableReason(f, what));
         }
@@ -106,6 +120,7 @@ export class Captures {
       return {
         files: settled.filter((s) => s.status === 'fulfilled').map((s) => s.value),
         failed: settled.flatMap((s, i) => (s.status === 'rejected' ? [{ app: workers[i].app, slot: workers[i].slot, ...wire(s.reason) }] : [])),
+        skipped,
       };
     } finally {
       for (const p of procs) this.#busy.delete(p);

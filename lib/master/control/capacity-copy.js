@@ -1,6 +1,7 @@
 // `super capacity <app>` measures a separate copy of an app, never the app itself. The
 // copy is made here, in the daemon, from the running app's normalized config, so the
-// app's secrets never leave the daemon: `<app>~capacity`, one instance, its port variable
+// app's secrets never leave the daemon: `<app>~capacity`, one instance (no autoscale: it
+// runs exactly the counts the CLI scales it to and reports), its port variable
 // (PORT, or the app's increment_var) set to the free loopback port the CLI chose, its own
 // log files, no watch, no cron restart. User app names cannot contain "~" (the schema's
 // name pattern), so a copy never collides with an app of a file, and `save` leaves copies
@@ -76,6 +77,8 @@ function copyConfig(c, name, port, home) {
     error_file: null,
     instances: 1,
     instances_spec: 1,
+    // the measurement sets the count: an autoscaler adding workers would make its "1 instance" row two
+    autoscale: null,
     env: { ...c.env, [portVar]: String(port) },
     // every instance shares the one port (cluster mode); increment_var would move them off it
     increment_var: null,

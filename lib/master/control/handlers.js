@@ -77,7 +77,8 @@ export function makeHandlers({ registry, monitor, watcher, cron, captures, log, 
       const { name } = registry.app(a.app, 'describe'); // E_APP_NOT_FOUND, or "all" refused; ids resolved
       const metricsOf = await monitor.sampledMetrics();
       const app = registry.reader.app(name);
-      const lastStderr = app ? await tailFile(app.logs.err, 800) : '';
+      // Only what its current workers wrote: a failed earlier start's lines are not this app's story.
+      const lastStderr = app ? await tailFile(app.logs.err, 800, registry.reader.stderrSince(name)) : '';
       const extra = { lastStderr, watch: watcher.status(name), cron: app ? cron.status(app) : null };
       // null: deleted while its stderr was read (registry.app says so)
       return describeView(registry.reader.snapshot(), name, metricsOf, extra) ?? registry.app(name, 'describe');
@@ -89,9 +90,11 @@ export function makeHandlers({ registry, monitor, watcher, cron, captures, log, 
     },
     subscribe: async (a, conn) => {
       const topics = conn.subscribe(a.topics);
-      // "log": new lines of every app from now on (as `logs {follow: true}` without the tail)
-      if (a.topics.includes('log')) await logs.logs({ target: 'all', lines: 0, follow: true }, conn);
-      return { topics };
+      // "log": new lines of every app from now on (as `logs {follow: true}`), after the last
+      // `lines` of each file (default none), which end where the follow begins
+      if (!a.topics.includes('log')) return { topics };
+      const { files } = await logs.logs({ target: 'all', lines: a.lines ?? 0, follow: true }, conn);
+      return { topics, ...(a.lines && { files }) };
     },
     unsubscribe: (a, conn) => {
       conn.unsubscribe();

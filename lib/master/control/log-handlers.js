@@ -20,8 +20,14 @@ export async function reloadAllLogs(registry, log) {
  * @param {import('../../logs/json-logger.js').JsonLogger} log
  */
 export function makeLogHandlers(registry, log) {
-  /** Every (app, slot, stream, path) the apps `target` names write to. */
-  const filesOf = (target, stream) => registry.targets(target).flatMap((app) => appFiles(app.logs.settings, app.slots.map((s) => s.index))
+  /**
+   * Every (app, slot, stream, path) the apps `target` names write to. An app with no slot
+   * yet (`super run` follows its apps before their first start) has the files of the slots
+   * it will start: a follow begins at their end, so lines a former run left there (a
+   * container restarted with the same writable layer) are not printed again.
+   */
+  const slotsOf = (app) => (app.slots.length ? app.slots.map((s) => s.index) : Array.from({ length: app.config.instances }, (_, i) => i));
+  const filesOf = (target, stream) => registry.targets(target).flatMap((app) => appFiles(app.logs.settings, slotsOf(app))
     .filter((f) => !stream || f.stream === stream)
     .map((f) => ({ ...f, app: app.name })));
 

@@ -3,6 +3,7 @@
 // Node script with the agent and an IPC channel (interpreter: node), one child per instance.
 import { spawn } from 'node:child_process';
 import { execPrefix } from './exec-prefix.js';
+import { sharesListen } from './shared-listen.js';
 
 /**
  * @param {{app: object, env: object, stdio: object, agentPath: string, cpus?: string|null}} o
@@ -16,7 +17,8 @@ export function spawnForkWorker({ app, env, stdio, agentPath, cpus = null }) {
   const [file, ...args] = [...execPrefix({ pdeathsig: true, cpus }), ...argv];
   return spawn(file, args, {
     cwd: app.cwd,
-    env,
+    // its TCP ports are sockets the daemon holds (shared-listen.js): a reload refuses no connection
+    env: sharesListen(app) ? { ...env, SUPER_SHARED_LISTEN: '1' } : env,
     // detached: the child leads a new session and process group, like cluster workers
     detached: true,
     stdio: ['ignore', stdio.out, stdio.err, ...(node ? ['ipc'] : [])],

@@ -11,17 +11,25 @@ import { childrenOf } from '../../process-tree.js';
 
 const MAX_TREE = 256; // descendants read per worker: a bound against fork bombs
 
+/** The descendants of `pid` (at most MAX_TREE), breadth first. */
+export function descendants(pid) {
+  const out = [];
+  const queue = [pid];
+  while (queue.length > 0 && out.length < MAX_TREE) {
+    for (const child of childrenOf(queue.shift()).slice(0, MAX_TREE - out.length)) {
+      out.push(child);
+      queue.push(child);
+    }
+  }
+  return out;
+}
+
 /** The descendants of `pid` outside process group `pgid`: [{pid, start, leads}]. */
 export function strayDescendants(pid, pgid) {
   const out = [];
-  const queue = [pid];
-  for (let read = 0; queue.length > 0 && read < MAX_TREE;) {
-    for (const child of childrenOf(queue.shift())) {
-      if (read++ === MAX_TREE) break;
-      queue.push(child);
-      const st = procStat(child);
-      if (st && st.pgid !== pgid) out.push({ pid: child, start: st.start, leads: st.pgid === child });
-    }
+  for (const child of descendants(pid)) {
+    const st = procStat(child);
+    if (st && st.pgid !== pgid) out.push({ pid: child, start: st.start, leads: st.pgid === child });
   }
   return out;
 }

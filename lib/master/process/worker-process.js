@@ -18,6 +18,7 @@ import { unprotectWorker } from './oom-score.js';
 import { strayDescendants, reapStrays } from './stray-processes.js';
 import { listenToAgent, tellAgent } from './agent-channel.js';
 import { listenRefusal, stickySession } from './cluster-internals/index.js';
+import { sharesListen, shareListen, sharedListenClosed } from './shared-listen.js';
 
 /** Every WorkerProcess created, whoever creates it ('new', proc): the metrics monitor listens. */
 export const workerProcesses = new EventEmitter();
@@ -34,8 +35,11 @@ export class WorkerProcess extends EventEmitter {
     this.killTimeout = opts.app.kill_timeout;
     this.drainTimeout = opts.app.drain_timeout;
     this.shutdownMessage = opts.app.shutdown_with_message;
-    // The agent drains cluster workers (lib/worker/agent.cjs says why not fork-mode children).
-    this.canDrain = this.kind === 'cluster';
+    // The agent drains cluster workers, and fork-mode ones whose ports are the daemon's sockets
+    // (shared-listen.js: a replacement serves beside them) unless the app stops itself on PM2's
+    // 'shutdown' message; agent.cjs says why not other fork-mode children.
+    this.sharedListen = sharesListen(opts.app);
+    this.canDrain = this.kind === 'cluster' || (this.sharedListen && !this.shutdownMessage);
     if (this.kind === 'cluster') {
       const w = forkClusterWorker(opts);
       this.worker = w;
@@ -80,6 +84,8 @@ export class WorkerProcess extends EventEmitter {
       [FROM_AGENT.LOGS_REOPENED]: () => this.emit('logs-reopened'),
       [FROM_AGENT.DIAGNOSTIC_DONE]: (m) => this.emit('diagnostic', m),
       [FROM_AGENT.STICKY_SESSION]: (m) => this.worker && stickySession(this.worker, m.sid),
+      [FROM_AGENT.LISTEN]: (m) => this.sharedListen && shareListen(this, m),
+      [FROM_AGENT.LISTEN_CLOSED]: (m) => this.sharedListen && sharedListenClosed(this, m),
     };
   }
 

@@ -11,6 +11,7 @@ import { readyBound } from '../../error-messages.js';
 // events and the daemon log (event), or both.
 //   begin   {app, of, changed, keep_config}                      client (the registry sends it)
 //   surge   {app, batches, size, wanted, unavailable, room, memory} both (a surge plan, before its first batch)
+//   down-first {app, slots, ports, cluster?}                   both (fork-mode slots whose worker holds its ports: each stops before its replacement starts)
 //   forked  {app, slot, pid, oldPid, reason}                     event
 //   probation {app, slot, pid}                                 event (the replacement is ready; its probation begins)
 //   ready   {app, slot, pid, oldPid, ready_ms, reason, done, of} both (through probation: the slot runs it)
@@ -18,7 +19,7 @@ import { readyBound } from '../../error-messages.js';
 //   retired {app, slot, pid, code, signal, reason, asked_at, at} event (asked_at: when its stop began; at: its exit)
 //   scaled  {app, to}                                            client
 //   done    the outcome                                          both (App#reload, the registry)
-const HEARD_BY = Object.freeze({ surge: 'both', forked: 'event', probation: 'event', ready: 'both', batch: 'both', retired: 'event', scaled: 'client' });
+const HEARD_BY = Object.freeze({ surge: 'both', 'down-first': 'both', forked: 'event', probation: 'event', ready: 'both', batch: 'both', retired: 'event', scaled: 'client' });
 
 /**
  * emit(step) for runReload: each step goes to those who hear it.

@@ -10,7 +10,8 @@
 // next slot's boot. After a failure no step starts; the steps in flight finish. Steps:
 //   replace {slot, serving: true}   a new worker beside the old one; the old one retires
 //                                   once the new one is ready, so the slot serves throughout
-//   replace {slot, serving: true, down: true}  (surge, memory short, max_unavailable) the
+//   replace {slot, serving: true, down: true}  (surge, memory short, max_unavailable; or a
+//                                   fork-mode worker that holds its port itself) the
 //                                   old worker stops first, then the new one starts; if the
 //                                   new one fails, the slot starts its old config again
 //   replace {slot, serving: false}  nothing serves in the slot (crashed, errored): a plain start
@@ -75,9 +76,11 @@ export function workersThatFit(memory) {
  * @param {number[]} [o.only]   instead of a target: replace these slots only, with no change
  *   of count or config (max_memory_restart)
  * @param {Memory|null} [o.memory]  for the surge memory guard; null: not measured
+ * @param {number[]} [o.downFirst]  slots whose old worker must stop before its replacement
+ *   starts (a fork-mode worker holding its port itself: a replacement beside it could not bind)
  * @returns {Plan}
  */
-export function planReload({ slots, target, only = null, memory = null }) {
+export function planReload({ slots, target, only = null, memory = null, downFirst = [] }) {
   const { instances, reload_parallel: parallel = 1 } = target ?? {};
   if (!only && !Number.isInteger(instances)) throw new TypeError(`a reload plan needs a target instance count (got ${instances})`);
   const batches = [];
@@ -87,7 +90,7 @@ export function planReload({ slots, target, only = null, memory = null }) {
   };
   const replaced = slots.filter((s) => (only ? only.includes(s.index) : s.index < instances));
   /** @type {{action: string, slot: number, serving: boolean, down?: boolean}[]} */
-  const steps = replaced.map((s) => ({ action: 'replace', slot: s.index, serving: s.serving }));
+  const steps = replaced.map((s) => ({ action: 'replace', slot: s.index, serving: s.serving, ...(s.serving && downFirst.includes(s.index) && { down: true }) }));
   const surge = !only && target.reload_strategy === 'surge' ? surgeSize(target, steps.length, memory) : null;
   if (!surge) batch('replace', parallel, steps);
   for (let at = 0; surge && at < steps.length; at += surge.size + surge.unavailable) {

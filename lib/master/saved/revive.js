@@ -10,29 +10,35 @@ import { checkDumpApps } from '../../dump-file.js';
 /**
  * @param {{file: string, apps: import('../../dump-file.js').DumpEntry[]}} dump  as readDump returns it
  * @param {import('../../config/index.js').LoadOptions} options  for lib/config (the daemon's CPUs, home)
- * @returns {Promise<{entries: {config: object, clientEnv: Record<string,string>, source?: object, id?: number}[], warnings: string[]}>}
+ * @returns {Promise<{entries: {config: object, clientEnv: Record<string,string>, source?: object, id?: number, scaledFrom?: number|null}[], warnings: string[]}>}
  *   entries for the registry's startConfigs; warnings: each app started from its snapshot, or not at all
  */
 export async function reviveApps(dump, options) {
-  const { loadEcosystemOffThread, loadSavedAppOffThread, workLimits, withSavedCount } = await import('../../config/index.js');
+  const { loadEcosystemOffThread, loadSavedAppOffThread, workLimits } = await import('../../config/index.js');
+  const { keptCount } = await import('../../config/autoscale.js');
   // A dump is a file like any other: it asks for no more apps or workers than a file may.
   const limits = workLimits();
   checkDumpApps(dump, limits.apps);
   const files = new Map(); // file + env -> the loaded ecosystem, or why it cannot be used
   const entries = [];
   const warnings = [];
-  for (const { config: asSaved, clientEnv = {}, source, id } of dump.apps) {
+  for (const { config: asSaved, clientEnv = {}, source, id, scaled_from: scaledFrom } of dump.apps) {
     const saved = withinLimit(asSaved, limits, dump.file, warnings);
     let config = null;
+    let held = null;
     let why = 'it was not started from an ecosystem file';
     if (source?.file) {
       const key = `${source.file}\0${source.env ?? ''}`;
       if (!files.has(key)) files.set(key, await loadEcosystemOffThread(source.file, { ...options, env: source.env }).catch((err) => err));
       const eco = files.get(key);
       const fresh = eco instanceof Error ? null : eco.apps.find((a) => a.name === saved.name);
-      // An autoscaled app keeps its saved count within the file's bounds now.
-      if (fresh) config = fresh.autoscale ? withSavedCount(deepFreeze({ ...fresh, watch: saved.watch ?? fresh.watch }), saved.instances) : deepFreeze({ ...fresh, instances: saved.instances, watch: saved.watch ?? fresh.watch });
-      else why = eco instanceof Error ? `${source.file} cannot be used (${reason(eco)})` : `${source.file} no longer names it`;
+      // The saved count, as a reload keeps it (autoscale.js keptCount): within the file's
+      // bounds, or while the file says what it said when the app was scaled (a dump without
+      // scaled_from, from before it was saved: always).
+      if (fresh) {
+        config = keptCount(deepFreeze({ ...fresh, watch: saved.watch ?? fresh.watch }), saved.instances, scaledFrom === undefined ? fresh.instances : scaledFrom);
+        held = !fresh.autoscale && config.instances !== fresh.instances ? fresh.instances : null;
+      } else why = eco instanceof Error ? `${source.file} cannot be used (${reason(eco)})` : `${source.file} no longer names it`;
     }
     if (!config) {
       try {
@@ -43,7 +49,7 @@ export async function reviveApps(dump, options) {
       }
       warnings.push(`${saved.name} started from the config saved in ${dump.file}: ${why}`);
     }
-    entries.push({ config, clientEnv, source, id });
+    entries.push({ config, clientEnv, source, id, scaledFrom: held });
   }
   return { entries, warnings };
 }

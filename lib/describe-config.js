@@ -1,7 +1,7 @@
-// The settings block of `super describe`: what the app's file set, in the units people
-// write (`8s`, `300M`), then the defaults in force on one line, and none of the daemon's
-// bookkeeping (which fields say what was written, where the app came from, log settings
-// already shown above as paths).
+// The settings block of `super describe`, and the dashboard's settings table: what the
+// app's file set, in the units people write (`8s`, `300M`), then the defaults in force, and
+// none of the daemon's bookkeeping (which fields say what was written, where the app came
+// from, log settings already shown above as paths). Shared by the CLI and the dashboard.
 
 /** Keys the daemon keeps for itself: shown elsewhere in describe, or not at all. */
 export const INTERNAL = new Set(['name', 'restart_delay_set', 'instances_spec', 'source', 'logs', 'out_file', 'error_file']);
@@ -63,27 +63,44 @@ function show(key, v, config) {
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 
 /**
+ * One row per setting, those the file set first, then the defaults in force.
  * @param {Record<string, unknown>} config  the app's config as describe returns it (secrets masked)
- * @returns {string[]}  lines: `  key: value` for each setting that is not a default, then the defaults
+ * @returns {{key: string, value: string, resolved: string|null, default: boolean}[]}  value: as
+ *   people write it (`8s`, `max`); resolved: what the daemon runs with, when it reads otherwise
+ *   (`8000` ms, 2 workers); default: not set by the file
  */
-export function settingsLines(config) {
+export function settingsRows(config) {
   const set = [];
   const defaults = [];
   for (const [key, v] of Object.entries(config)) {
     if (INTERNAL.has(key)) continue;
     if (key === 'restart_delay' && config.restart_delay_set === false) {
-      defaults.push('restart_delay: crash-loop backoff (100ms after the 2nd early exit in a row, doubling to 2s)');
+      defaults.push({ key, value: 'crash-loop backoff (100ms after the 2nd early exit in a row, doubling to 2s)', resolved: null, default: true });
       continue;
     }
     if (key === 'env') {
       // values as the daemon sent them: secrets already masked
       const vars = Object.entries(v ?? {}).map(([k, x]) => `${k}=${show('', x, config)}`);
-      if (vars.length) set.push(`  env: ${vars.join(' ')}`);
+      if (vars.length) set.push({ key, value: vars.join(' '), resolved: null, default: false });
       continue;
     }
-    if (Object.hasOwn(DEFAULTS, key) && same(v, DEFAULTS[key])) defaults.push(`${key} ${show(key, v, config)}`);
-    else set.push(`  ${key}: ${show(key, v, config)}`);
+    const isDefault = Object.hasOwn(DEFAULTS, key) && same(v, DEFAULTS[key]);
+    const written = key === 'instances' && config.instances_spec !== undefined ? instancesWritten(config.instances_spec) : show(key, v, config);
+    const raw = v === null || v === undefined ? null : typeof v === 'string' ? v : JSON.stringify(v);
+    const resolved = raw !== null && raw !== written && key !== 'autoscale' ? (DURATIONS.has(key) ? `${raw} ms` : SIZES.has(key) ? `${raw} bytes` : raw) : null;
+    (isDefault ? defaults : set).push({ key, value: written, resolved, default: isDefault });
   }
+  return [...set, ...defaults];
+}
+
+/**
+ * @param {Record<string, unknown>} config  the app's config as describe returns it (secrets masked)
+ * @returns {string[]}  lines: `  key: value` for each setting that is not a default, then the defaults
+ */
+export function settingsLines(config) {
+  const rows = settingsRows(config);
+  const set = rows.filter((r) => !r.default).map((r) => `  ${r.key}: ${r.key === 'instances' ? show(r.key, config.instances, config) : r.value}`);
+  const defaults = rows.filter((r) => r.default).map((r) => (r.key === 'restart_delay' && config.restart_delay_set === false ? `restart_delay: ${r.value}` : `${r.key} ${r.value}`));
   return [...set, ...wrap(`defaults: ${defaults.join(', ')}`, 96).map((l, i) => (i ? `    ${l}` : `  ${l}`))];
 }
 

@@ -13,7 +13,7 @@ const LISTEN_RE = /^(\[[0-9A-Fa-f:.]+\]|[^\s:[\]]+):[0-9]{1,5}$/;
  * @property {object} config     the app's config as it ran (lib/config's normalized shape;
  *   instances as scaled, watch as turned on or off): the fallback when its file is gone
  * @property {Record<string,string>} clientEnv  environment of the `super start` that added it
- * @property {{file: string, env?: string}} [source]  the ecosystem file (and --env) it came from
+ * @property {{file: string, env?: string, cwd?: string}} [source]  the ecosystem file (and --env) it came from, and where `super start` ran
  * @property {number} [id]  its numeric id in the daemon that saved it (kept by resurrect when free)
  */
 

@@ -63,6 +63,8 @@ const MAX_TIMER_MS = 2 ** 31 - 1; // setTimeout's bound: Node sets a longer dela
  * @property {number} listen_timeout  ms
  * @property {boolean} wait_ready
  * @property {'listen'|'ready'|'spawn'} ready_on
+ * @property {'listen'|null} reload_ready_on  a reload's replacement is ready by this instead, when
+ *   the slot's worker listened (a PM2 file's cluster app: online at spawn, zero-downtime reloads)
  * @property {string[]} watch  absolute paths; [] = off
  * @property {string[]} ignore_watch
  * @property {number} watch_delay  ms
@@ -106,6 +108,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1; // setTimeout's bound: Node sets a longer dela
  * @param {number[]} ctx.allowedCpus  the CPUs the daemon may use
  * @param {string|null} [ctx.noPinning]  why CPU pinning cannot work here (default: detected)
  * @param {string} [ctx.envName]  `--env <name>`
+ * @param {boolean} [ctx.pm2]  a PM2 file (pm2-format.js): PM2's defaults for exec_mode, merge_logs and readiness
  * @param {boolean} [ctx.mergeLogsDefault]  merge_logs when the file does not say (`super run`: false)
  * @param {string[]} [ctx.warnings]  where keys accepted but ignored are noted
  * @param {boolean} [ctx.isRoot]  whether the daemon runs as root (uid/gid need it; default: this process)
@@ -160,7 +163,7 @@ export function normalizeApp(raw, index, ctx) {
   }
   interpreter ??= script ? defaultInterpreter(script) : 'node';
 
-  const execMode = entry?.execMode ?? writtenMode ?? entry?.defaultMode ?? (interpreter === 'node' ? 'cluster' : 'fork');
+  const execMode = entry?.execMode ?? writtenMode ?? entry?.defaultMode ?? defaultMode(interpreter, ctx.pm2 ? get('instances') : 1);
   if (execMode === 'cluster' && interpreter !== 'node' && !problems.isBad(at('interpreter'))) {
     const why = interpreter !== 'none' ? `interpreter is ${interpreterSpec}` : interpreterSpec === 'none' ? 'interpreter is none' : `${script} is not a Node program`;
     report('exec_mode', `cluster mode needs a Node script (${why}); use exec_mode: fork`);
@@ -178,6 +181,10 @@ export function normalizeApp(raw, index, ctx) {
   const runAs = resolveUser({ uid: get('uid'), gid: get('gid') }, ctx.isRoot ?? process.getuid?.() === 0, (key, m) => report(key, m));
   const sourceMaps = interpreter === 'node' && get('source_map_support') === true && get('disable_source_map_support') !== true;
   const nodeArgs = [...(entry?.nodeArgs ?? []), ...argList(get('node_args'), (m) => report('node_args', m))];
+  if (interpreter !== 'node' && nodeArgs.length && !problems.isBad(at('node_args'))) {
+    // PM2 gives them to the Node that runs npm (or another Node script it runs as a program).
+    warn('node_args', `ignored: ${entry?.script ?? script} does not run with superd's Node (interpreter ${interpreter}); set them in NODE_OPTIONS in env, or run the script with node`);
+  }
   if (sourceMaps && !nodeArgs.includes('--enable-source-maps')) nodeArgs.push('--enable-source-maps');
 
   const spec = get('instances') ?? 1;
@@ -205,7 +212,8 @@ export function normalizeApp(raw, index, ctx) {
   if (!SIGNALS.includes(killSignal)) report('kill_signal', `unknown signal "${killSignal}"; ${signalHint(killSignal)}`);
 
   const waitReady = get('wait_ready') ?? false;
-  const readyOn = get('ready_on') ?? (waitReady ? 'ready' : execMode === 'fork' ? 'spawn' : 'listen');
+  // A PM2 file's apps are online once they run (PM2's readiness), unless wait_ready.
+  const readyOn = get('ready_on') ?? (waitReady ? 'ready' : execMode === 'fork' || ctx.pm2 ? 'spawn' : 'listen');
   if (waitReady && readyOn !== 'ready') {
     report('ready_on', `${readyOn} contradicts wait_ready: true (which means ready_on: ready); remove one of them`);
   }
@@ -257,13 +265,16 @@ export function normalizeApp(raw, index, ctx) {
     listen_timeout: ms('listen_timeout', 8000),
     wait_ready: waitReady,
     ready_on: readyOn,
+    // A PM2 file's cluster app that listens: its reload waits for the replacement's listen.
+    reload_ready_on: ctx.pm2 && readyOn === 'spawn' && get('ready_on') === undefined && execMode === 'cluster' ? 'listen' : null,
     watch: watchList(get('watch'), base),
     ignore_watch: [].concat(get('ignore_watch') ?? []),
     watch_delay: ms('watch_delay', 1000),
     max_memory_restart: bytes('max_memory_restart'),
     out_file: filePath('out_file') ?? combined,
     error_file: filePath('error_file') ?? combined,
-    merge_logs: get('merge_logs') ?? ctx.mergeLogsDefault ?? true,
+    // PM2 merges by default only what it runs as one process (Common.verifyConfs).
+    merge_logs: get('merge_logs') ?? (ctx.pm2 ? !(writtenMode === 'cluster' || (get('instances') !== 'max' && Boolean(get('instances')))) : ctx.mergeLogsDefault ?? true),
     log_date_format: get('log_date_format') ?? null,
     log_type: get('log_type') ?? 'raw',
     disable_logs: get('disable_logs') ?? false,
@@ -415,6 +426,15 @@ function watchList(watch, base) {
   if (watch === true) return [base];
   if (!watch) return [];
   return [].concat(watch).map((p) => path.resolve(base, p));
+}
+
+/**
+ * The mode when neither the file nor the script decides: superd's own files run a Node
+ * script in cluster mode; a PM2 file only when `instances` is written (Common.sink.determineExecMode).
+ */
+function defaultMode(interpreter, instances) {
+  if (interpreter !== 'node') return 'fork';
+  return instances === undefined || instances === null ? 'fork' : 'cluster';
 }
 
 function signalHint(sig) {

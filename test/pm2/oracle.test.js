@@ -1,0 +1,275 @@
+// PM2 itself as the oracle: PM2-format files (the corpus test/fixtures/pm2/ and generated
+// variations of each key's spellings, types, string and number forms, relative paths with
+// and without cwd, started from another directory, several apps, env blocks, JS, JSON and
+// YAML) are started under the real PM2 (the devDependency, one daemon with a private
+// PM2_HOME, killed at the end even on failure), and what PM2 resolved (`pm2 jlist`) and
+// what really runs (/proc: cwd, argv) is compared field by field with what superd resolves
+// (`super check --json`, run from the same directory). Every difference is either none or
+// listed in DELIBERATE (docs/pm2.md, "How superd reads a PM2 file", gives the reasons);
+// a listed difference that no longer occurs fails too. Every key of lib/config/pm2-keys.js
+// must be used by a variation or named in NOT_COMPARED with the reason.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { sandbox, ROOT } from '../helpers/harness.js';
+import { PM2_KEYS, PM2_TOP_KEYS } from '../../lib/config/pm2-keys.js';
+import { pm2Names } from '../../lib/config/pm2-format.js';
+
+const PM2 = path.join(ROOT, 'node_modules', 'pm2', 'bin', 'pm2');
+const IDLE = 'setInterval(() => {}, 1000);\n';
+
+/** Keys no variation uses, and why. */
+const NOT_COMPARED = {
+  uid: 'needs a root daemon (PM2 and superd both refuse it otherwise)',
+  gid: 'needs a root daemon',
+  username: 'PM2 sets it itself (who ran pm2 start)',
+  install_url: "PM2's module install: pm2 start never reads it",
+  execute_command: 'PM2 internal, set by its CLI (-x)',
+  write: 'PM2 internal',
+  io: "PM2.io's settings: needs PM2 Plus",
+  windowsHide: 'Windows only',
+  trace: 'PM2 requires OpenTelemetry packages for it',
+  deep_monitoring: 'PM2 requires OpenTelemetry packages for it',
+  force: "PM2's CLI flag (starting a script twice)",
+  static: "PM2's static file server (pm2 serve); superd has none",
+  deploy: 'pm2 deploy, never run by pm2 start',
+  pm2: 'the app list under another name: covered by the corpus',
+  name_prefix: "PM2's CLI naming",
+  filter_env: 'filters the environment of pm2 start; compared env keys are the file\'s own',
+  append_env_to_name: 'needs --env; test/config/pm2-reading.test.js covers it',
+  post_update: "PM2's dashboard",
+};
+
+/**
+ * Deliberate differences: `<variation>/<app>.<field>` -> why (docs/pm2.md says it too).
+ * Each must occur, so that a fix that removes one also removes it here.
+ */
+const DELIBERATE = {
+  'rel/rel-b.log_files': 'log_file: PM2 writes a third file with both streams besides its default out and error files; superd writes both streams to that one file',
+  'cwd/cwd-a.real.pwd': 'PM2 sets PWD to cwd as written ("sub"), relative; superd to the directory the app runs in, absolute',
+  'cwd/cwd-b.real.pwd': 'PM2 sets PWD to cwd as written ("../proj"), relative; superd to the directory the app runs in, absolute',
+};
+
+const asList = (v) => (v === undefined || v === null ? [] : [].concat(v));
+
+/**
+ * The variations: { id, file (under the sandbox), from (the directory pm2/super start run
+ * in, under the sandbox), apps (the objects the file holds), form: 'js' | 'json' | 'json5' | 'yaml' | 'raw', text? }
+ */
+function variations() {
+  return [
+    // 1. relative script and log paths without cwd: resolved where `start` runs, not by the file
+    { id: 'rel', file: 'proj/config/pm2/rel.config.js', from: 'proj', form: 'js', apps: [
+      { name: 'rel-a', script: 'idle.js', out_file: 'logs/rel-a.out', error_file: 'logs/rel-a.err' },
+      { name: 'rel-b', script: './sub/idle.js', args: '--port 1 --name "two words"', log_file: 'logs/rel-b.log' },
+    ] },
+    // relative cwd, and the same file started from another directory
+    { id: 'cwd', file: 'proj/config/cwd.config.js', from: 'proj', form: 'js', apps: [
+      { name: 'cwd-a', script: 'idle.js', cwd: 'sub', out: 'o.log' },
+      { name: 'cwd-b', script: 'idle.js', cwd: path.join('..', 'proj') },
+    ] },
+    { id: 'other', file: 'proj/other.config.js', from: 'elsewhere', form: 'js', apps: [
+      { name: 'other-a', script: '../proj/idle.js' },
+    ] },
+    // 5. a .json file read as a JavaScript expression
+    { id: 'json5', file: 'proj/json5.json', from: 'proj', form: 'raw', apps: [{ name: 'json5-a' }, { name: 'json5-b' }], text: `// PM2 reads this as JavaScript
+{
+  apps: [
+    { name: 'json5-a', script: 'idle.js', instances: 2, exec_mode: 'cluster', /* inline */ },
+    { "name": "json5-b", script: "idle.js", env: { 'A_B': 'it\\'s', NUM: 3, }, },
+  ],
+}
+` },
+    // 2. lenient values, 6. default exec_mode, 7. log names per process
+    { id: 'yaml', file: 'proj/lenient.yml', from: 'proj', form: 'raw', apps: [{ name: 'yaml-a' }, { name: 'yaml-b' }, { name: 'yaml-c' }, { name: 'yaml-d' }], text: `apps:
+  - name: yaml-a
+    script: idle.js
+    instances: 2,
+  - name: yaml-b
+    script: idle.js
+    exec_mode: fork
+    instances: 2
+  - name: yaml-c
+    script: idle.js
+  - name: yaml-d
+    script: idle.js
+    instances: 2
+    merge_logs: true
+    output: logs/yd.log
+` },
+    // 4. interpreter in cluster mode; a non-Node interpreter in fork mode
+    { id: 'interp', file: 'proj/interp.json', from: 'proj', form: 'json', apps: [
+      { name: 'interp-a', script: 'idle.js', interpreter: 'bash', exec_mode: 'cluster', instances: 1 },
+      { name: 'interp-b', script: 'job.sh', exec_interpreter: 'bash', args: ['one', 'two'] },
+      { name: 'interp-c', script: 'idle.js', interpreter: 'node', interpreter_args: '--max-old-space-size=64' },
+    ] },
+    // spellings and string forms of every key
+    { id: 'keys', file: 'proj/keys.config.js', from: 'proj', form: 'js', apps: [
+      { name: 'keys-a', cmd: 'idle.js', out_log: 'logs/ka-out.log', err_log: 'logs/ka-err.log', combine_logs: true, kill_timeout: '3000', max_restarts: '7', min_uptime: '2000', listen_timeout: '4000', restart_delay: '150', instance_var: 'INSTANCE_ID', namespace: 'ns-one' },
+      { name: 'keys-b', command: 'idle.js', output: 'logs/kb.out', err: 'logs/kb.err', node_args: ['--no-warnings'], max_memory_restart: '200M', exp_backoff_restart_delay: 100, stop_exit_codes: [0, 3], cron: '0 3 * * *', autorestart: false, watch_delay: 2000 },
+      { name: 'keys-c', exec: 'idle.js', err_file: 'logs/kc.err', error: 'logs/kc.err', interpreterArgs: '--no-deprecation', killTimeout: 2500, maxRestarts: 4, logDateFormat: 'YYYY-MM-DD', mergeLogs: true },
+    ] },
+    // env blocks, port, several apps, watch and the remaining keys
+    { id: 'kitchen', file: 'proj/kitchen.config.js', from: 'proj', form: 'js', apps: [
+      { name: 'kitchen-a', script: 'idle.js', env: { NODE_ENV: 'production', COUNT: 3, FLAG: false }, port: 3150, watch: ['sub'], ignore_watch: ['node_modules'], time: true, log_type: 'json', cron_restart: 0, wait_ready: false, shutdown_with_message: true, source_map_support: true, disable_source_map_support: false, increment_var: 'PORT', instances: 2, vizion: false, pmx: false, automation: false, treekill: true, pid_file: 'pids/k.pid', watch_options: { usePolling: false }, kill_retry_time: 100, v8: false, event_loop_inspector: false, disable_trace: true },
+      { name: 'kitchen-b', script: 'idle.js', watch: true, disable_logs: true, autostart: true },
+    ] },
+    // one app without a list
+    { id: 'single', file: 'proj/single.config.js', from: 'proj', form: 'js', single: true, apps: [
+      { name: 'single-a', script: 'idle.js', args: ['--x', '1'] },
+    ] },
+  ];
+}
+
+function writeVariation(box, v) {
+  const body = v.single ? v.apps[0] : { apps: v.apps };
+  const text = v.text ?? (v.form === 'js' ? `module.exports = ${JSON.stringify(body, null, 2)};\n` : JSON.stringify(body, null, 2));
+  return box.write(v.file, text);
+}
+
+/** Runs a command to its end, bounded; -> {code, stdout, stderr}. */
+function run(cmd, args, { cwd, env, timeout = 20000 }) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeout);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** What PM2 resolved for one app, from its processes in `pm2 jlist`, plus /proc. */
+function pm2View(procs, { pm2Home, home }) {
+  procs.sort((a, b) => a.pm_id - b.pm_id);
+  const e = procs[0].pm2_env;
+  // PM2 names a process's log after its pm_id (-3.log); superd after its slot (-0.log, -1.log).
+  // Default files go to each one's home: PM2_HOME/logs, SUPER_HOME/logs.
+  const bySlot = (p, i) => p.replace(new RegExp(`-${procs[i].pm_id}\\.log$`), `-${i}.log`).replace(`${pm2Home}/logs/`, `${home}/logs/`);
+  return {
+    name: e.name,
+    namespace: e.namespace,
+    script: e.pm_exec_path,
+    args: asList(e.args),
+    exec_mode: e.exec_mode.replace(/_mode$/, ''),
+    instances: procs.length,
+    cwd: e.pm_cwd,
+    node_args: asList(e.node_args),
+    autorestart: e.autorestart,
+    log_files: e.disable_logs ? [] : procs.map((p, i) => ({ out: bySlot(p.pm2_env.pm_out_log_path, i), err: bySlot(p.pm2_env.pm_err_log_path, i) })),
+    real: procs.map((p) => ({ cwd: fs.readlinkSync(`/proc/${p.pid}/cwd`), argv: fs.readFileSync(`/proc/${p.pid}/cmdline`, 'utf8').split('\0').slice(0, -1), pwd: environ(p.pid).PWD })),
+    env: e.env,
+    raw: e,
+  };
+}
+
+function environ(pid) {
+  return Object.fromEntries(fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+}
+
+/** Field by field: -> ['<field>: pm2 <x>, superd <y>', ...] keyed by field. */
+function compare(pm2, sd, written) {
+  const diffs = {};
+  const same = (field, a, b) => {
+    if (JSON.stringify(a) !== JSON.stringify(b)) diffs[field] = `pm2 ${JSON.stringify(a)}, superd ${JSON.stringify(b)}`;
+  };
+  for (const f of ['name', 'namespace', 'script', 'args', 'exec_mode', 'instances', 'cwd', 'autorestart']) same(f, pm2[f], sd[f]);
+  same('node_args', pm2.node_args, sd.node_args.filter((a) => a !== '--enable-source-maps'));
+  // superd lists shared files once; PM2 each process's.
+  const sdLogs = sd.log_files.length === 1 ? Array.from({ length: sd.instances }, () => sd.log_files[0]) : sd.log_files;
+  same('log_files', pm2.log_files, sdLogs);
+  // The interpreter that runs: PM2's cluster workers are always Node.
+  const interp = pm2.exec_mode === 'cluster' ? 'node' : path.basename(pm2.raw.exec_interpreter);
+  same('interpreter', interp, path.basename(sd.interpreter));
+  // The file's own variables (and PORT from port), as the app sees them; PWD as it runs.
+  const declared = Object.keys(written.env ?? {}).concat(written.port ? ['PORT'] : []);
+  same('env', Object.fromEntries(declared.map((k) => [k, String(pm2.env[k])])), Object.fromEntries(declared.map((k) => [k, sd.env[k]])));
+  same('real.cwd', pm2.real.map((r) => r.cwd), pm2.real.map(() => sd.cwd));
+  same('real.pwd', pm2.real.map((r) => r.pwd), pm2.real.map(() => sd.env.PWD ?? sd.cwd));
+  if (interp !== 'node') same('real.argv', pm2.real[0].argv.slice(1), [sd.script, ...sd.args]);
+  // watch: PM2 keeps what the file says (true, or paths relative to cwd); superd resolves them.
+  const watch = pm2.raw.watch === true ? [pm2.cwd] : asList(pm2.raw.watch).map((p) => path.resolve(pm2.cwd, p));
+  same('watch', watch, sd.watch);
+  const r = pm2.raw;
+  const num = (v) => (v === undefined || v === null ? null : Number(v));
+  same('kill_timeout', num(r.kill_timeout) ?? 1600, sd.kill_timeout);
+  same('max_restarts', num(r.max_restarts) ?? 16, sd.max_restarts);
+  same('min_uptime', num(r.min_uptime) ?? 1000, sd.min_uptime);
+  same('listen_timeout', num(r.listen_timeout) ?? 8000, sd.listen_timeout);
+  same('restart_delay', num(r.restart_delay) ?? 0, sd.restart_delay);
+  same('exp_backoff_restart_delay', num(r.exp_backoff_restart_delay) ?? 0, sd.exp_backoff_restart_delay);
+  same('watch_delay', num(r.watch_delay) ?? 1000, sd.watch_delay);
+  same('max_memory_restart', r.max_memory_restart ?? null, sd.max_memory_restart);
+  same('cron_restart', r.cron_restart ?? null, sd.cron_restart);
+  same('instance_var', r.instance_var, sd.instance_var);
+  same('increment_var', r.increment_var ?? null, sd.increment_var);
+  same('stop_exit_codes', asList(r.stop_exit_codes).map(Number), sd.stop_exit_codes);
+  same('wait_ready', r.wait_ready ?? false, sd.wait_ready);
+  same('shutdown_with_message', r.shutdown_with_message ?? false, sd.shutdown_with_message);
+  same('disable_logs', r.disable_logs ?? false, sd.disable_logs);
+  same('source_map_support', Boolean(r.source_map_support) && !r.disable_source_map_support, sd.source_map_support);
+  // PM2's time: true is log_date_format 'YYYY-MM-DDTHH:mm:ss' (Common.verifyConfs); superd's is ISO time.
+  same('log_date_format', r.time ? 'time' : r.log_date_format ?? null, sd.time && !sd.log_date_format ? 'time' : sd.log_date_format);
+  same('log_type', r.log_type ?? 'raw', sd.log_type);
+  return diffs;
+}
+
+test('PM2 as the oracle: PM2 files resolve in superd as in PM2, key by key', { timeout: 60000 }, async (t) => {
+  const box = await sandbox(t);
+  const pm2Home = path.join(box.dir, 'pm2');
+  const env = { ...process.env, PM2_HOME: pm2Home, PM2_DISCRETE_MODE: 'true', PM2_SILENT: 'true' };
+  for (const k of Object.keys(env)) if (k.startsWith('SUPER_') || k === 'NODE_APP_INSTANCE' || k === 'PORT') delete env[k];
+  t.after(async () => {
+    await run(process.execPath, [PM2, 'kill'], { cwd: box.dir, env, timeout: 10000 }).catch(() => {});
+    try {
+      process.kill(Number(fs.readFileSync(path.join(pm2Home, 'pm2.pid'), 'utf8')), 'SIGKILL');
+    } catch { /* gone */ }
+  });
+  for (const f of ['proj/idle.js', 'proj/sub/idle.js']) box.write(f, IDLE);
+  box.write('proj/job.sh', 'while :; do sleep 1; done\n');
+  fs.mkdirSync(path.join(box.dir, 'elsewhere'));
+  const vars = variations();
+
+  // Coverage: every PM2 key used by a variation, or named in NOT_COMPARED.
+  const used = new Set();
+  for (const v of vars) {
+    for (const app of v.apps) for (const k of Object.keys(app)) used.add(k);
+    if (v.text) for (const m of v.text.matchAll(/^\s*-?\s*"?([a-z_]+)"?:/gim)) used.add(m[1]);
+  }
+  const uncovered = [...PM2_KEYS, ...Object.keys(PM2_TOP_KEYS)].filter((k) => k !== 'apps' && !NOT_COMPARED[k] && !pm2Names(k).some((n) => used.has(n)));
+  assert.deepEqual(uncovered, [], 'PM2 keys no variation exercises: add them to a variation, or to NOT_COMPARED with the reason');
+
+  const files = vars.map((v) => writeVariation(box, v));
+  const views = await Promise.all(vars.map(async (v, i) => {
+    const r = await box.cli(['check', files[i], '--json'], { cwd: path.join(box.dir, v.from) });
+    assert.equal(r.code, 0, `${v.id}: ${r.stderr}`);
+    return JSON.parse(r.stdout);
+  }));
+  for (const [i, v] of vars.entries()) {
+    // PWD as a shell sets it where pm2 start runs (PM2 passes its own environment on).
+    const r = await run(process.execPath, [PM2, 'start', files[i]], { cwd: path.join(box.dir, v.from), env: { ...env, PWD: path.join(box.dir, v.from) } });
+    assert.equal(r.code, 0, `pm2 start ${v.file}: ${r.stdout}${r.stderr}`);
+  }
+  const list = JSON.parse((await run(process.execPath, [PM2, 'jlist'], { cwd: box.dir, env })).stdout);
+
+  const found = {};
+  for (const [i, v] of vars.entries()) {
+    for (const written of v.apps) {
+      const sd = views[i].apps.find((a) => a.name === written.name);
+      assert.ok(sd, `${v.id}: superd has no app ${written.name}`);
+      const procs = list.filter((p) => p.name === written.name);
+      assert.ok(procs.length, `${v.id}: PM2 runs no ${written.name}`);
+      for (const [field, what] of Object.entries(compare(pm2View(procs, { pm2Home, home: box.home }), sd, written))) found[`${v.id}/${written.name}.${field}`] = what;
+    }
+  }
+  const unexplained = Object.entries(found).filter(([k]) => !DELIBERATE[k]).map(([k, w]) => `${k}: ${w}`);
+  assert.deepEqual(unexplained, [], 'differences from PM2: make them equal, or list them in DELIBERATE and docs/pm2.md');
+  assert.deepEqual(Object.keys(DELIBERATE).filter((k) => !found[k]), [], 'deliberate differences that no longer occur');
+});

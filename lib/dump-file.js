@@ -72,7 +72,7 @@ export function parseDump(text, file = 'dump.json') {
     const bad = (what) => new Error(`apps[${i}] ${what} in ${path.basename(file)}`);
     if (!c || typeof c !== 'object') throw bad('has no config');
     // A name as the ecosystem schema takes it (`Billing API`): no control character, no `/`.
-    if (typeof c.name !== 'string' || !/^[^\p{Cc}\p{Zl}\p{Zp}/]{1,64}$/u.test(c.name)) throw bad('has no valid name');
+    if (typeof c.name !== 'string' || !/^(?!\/)[^\p{Cc}\p{Zl}\p{Zp}]{1,64}$/u.test(c.name)) throw bad('has no valid name');
     if (typeof c.script !== 'string' || !path.isAbsolute(c.script)) throw bad('has no absolute script path');
     if (!Number.isInteger(c.instances) || c.instances < 1) throw bad('has no valid instances');
     if (entry.clientEnv !== undefined && (typeof entry.clientEnv !== 'object' || entry.clientEnv === null)) throw bad('has a bad clientEnv');

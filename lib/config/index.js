@@ -19,7 +19,7 @@ import { evaluateConfigFile, SCRIPT_EXTENSIONS } from './js-config.js';
 import { jsonProblem } from './json-problem.js';
 import { blankCommentsAndTrailingCommas, parseRelaxedJson } from './json-relaxed.js';
 import { pm2OnlyWarnings } from './pm2-keys.js';
-import { isPm2Format } from './pm2-format.js';
+import { isPm2Format, takesPm2Defaults } from './pm2-format.js';
 import { readAsPm2 } from './pm2-reading.js';
 import { schemaProblems } from './schema-check.js';
 import { yamlProblem } from './yaml-problem.js';
@@ -64,7 +64,7 @@ const YAML_SCHEMA = yaml.CORE_SCHEMA.extend({ implicit: [yaml.types.merge] });
  * @property {string} [startDir]  the directory `super start` runs in: a PM2 file's relative
  *   paths start there, as PM2's do (default: the file's directory)
  * @property {boolean} [pm2Defaults=true]  a PM2 file gets PM2's defaults (exec_mode, merge_logs,
- *   readiness, log names); false for a file-less app, which has its own
+ *   readiness, log names: pm2-format.js takesPm2Defaults); false for a file-less app, which has its own
  */
 
 /**
@@ -191,9 +191,10 @@ function loadEcosystemData(data, positions, file, { env, only, allowedCpus, cpus
     throw refused(file, problems);
   }
   const pm2Format = asPm2 ?? isPm2Format(file, data);
+  const pm2Rules = pm2Format && pm2Defaults && takesPm2Defaults(file);
   // PM2 resolves a file's relative paths against the directory `pm2 start` runs in
   // (Common.prepareAppConf: path.resolve(process.cwd(), ...)); superd's own files, against theirs.
-  baseDir = path.resolve(baseDir ?? (pm2Format && startDir ? startDir : path.dirname(abs)));
+  baseDir = path.resolve(baseDir ?? (pm2Rules && startDir ? startDir : path.dirname(abs)));
   let pm2 = { notes: [], derivedNames: new Set(), toWritten: undefined };
   if (pm2Format) ({ data, positions, ...pm2 } = readAsPm2(data, positions, { envName: env }));
   const problems = new Problems(file, positions, pm2.toWritten);
@@ -209,7 +210,7 @@ function loadEcosystemData(data, positions, file, { env, only, allowedCpus, cpus
   const warnings = pm2OnlyWarnings(data, problems);
   for (const { segments, message } of pm2.notes) warnings.push(`${problems.where(segments, 'key')}${problems.label(segments)}: ${message}`);
   if (data && typeof data === 'object' && !Array.isArray(data)) {
-    const ctx = { problems, warnings, file: abs, baseDir, cpus, allowedCpus, noPinning, envName: env, mergeLogsDefault, isRoot, limits, pm2: pm2Format && pm2Defaults };
+    const ctx = { problems, warnings, file: abs, baseDir, cpus, allowedCpus, noPinning, envName: env, mergeLogsDefault, isRoot, limits, pm2: pm2Rules };
     daemon = normalizeDaemon(data, ctx);
     if (Array.isArray(data.apps) && !problems.isBad(['apps'])) {
       apps = data.apps.map((raw, i) => normalizeApp(raw, i, ctx));
@@ -219,7 +220,7 @@ function loadEcosystemData(data, positions, file, { env, only, allowedCpus, cpus
     }
   }
   if (problems.size > 0) throw refused(file, problems);
-  apps = apps.map((app) => ({ ...app, logs: resolveLogSettings(app, daemon.logs, home, { capped: capLogs, createFileDirs: pm2Format, pm2Names: pm2Format && pm2Defaults }) }));
+  apps = apps.map((app) => ({ ...app, logs: resolveLogSettings(app, daemon.logs, home, { capped: capLogs, createFileDirs: pm2Format, pm2Names: pm2Rules }) }));
   return deepFreeze({ file: abs, daemon, apps, warnings });
 }
 

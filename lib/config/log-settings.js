@@ -31,7 +31,8 @@ export function resolveLogSettings(app, defaults, home, { capped = false, create
   const d = defaults ?? {};
   // PM2's default names: `<name>-out.log`, `<name>-error.log`, the name's characters outside
   // [A-Za-z0-9.-] as `-` (Common.prepareAppConf), so `api.example.com/hawk` names no directory.
-  const logName = pm2Names ? app.name.replace(/[^a-zA-Z0-9.-]/g, '-') : app.name;
+  // superd's own: the name as is, but a `/` (`api.example.com/hawk`), which would name a directory.
+  const logName = app.name.replace(pm2Names ? /[^a-zA-Z0-9.-]/g : /\//g, '-');
   const dir = d.dir ?? path.join(home, 'logs');
   const maxSize = app.log_max_size ?? d.max_size ?? (capped ? CAPPED.maxSize : null);
   return {

@@ -220,7 +220,10 @@ export function normalizeApp(raw, index, ctx) {
 
   checkAffinity(get('cpu_affinity'), { allowed: ctx.allowedCpus, noPinning: ctx.noPinning }, (segs, m) => problems.add([...at('cpu_affinity'), ...segs], m));
 
-  const surge = reloadSurge(get, report);
+  // PM2 reloads a fork-mode app by restarting it (a process that holds its port alone cannot
+  // start beside itself): a PM2 file's fork app goes down first, one slot at a time.
+  const restartsOnReload = ctx.pm2 && execMode === 'fork' && ['reload_strategy', 'max_surge', 'max_unavailable'].every((k) => get(k) === undefined);
+  const surge = restartsOnReload ? { reload_strategy: 'surge', max_surge: 0, max_unavailable: 1 } : reloadSurge(get, report);
 
   const base = cwd ?? ctx.baseDir;
   const filePath = (key) => (typeof get(key) === 'string' ? path.resolve(base, get(key)) : null);

@@ -42,7 +42,12 @@ test('numbers written as strings, where PM2 takes a number; other strings are st
   assert.deepEqual([a.instances, a.env.PORT, a.max_restarts, a.kill_timeout, a.min_uptime, a.max_memory_restart, a.stop_exit_codes, a.restart_delay], [2, '3000', 10, 5000, 2000, 1048576, [0], 250]);
   assert.equal(one({ max_memory_restart: '1G' }).apps[0].max_memory_restart, 1024 ** 3);
   assert.match(problems(() => one({ max_restarts: 'ten' }))[0], /apps\[0\]\.max_restarts: must be an integer >= 0 \(got "ten"\)/);
-  assert.match(problems(() => one({ instances: '2.5' }))[0], /apps\[0\]\.instances: must be a positive integer/);
+  assert.match(problems(() => one({ instances: 'two' }))[0], /apps\[0\]\.instances: must be a positive integer/);
+  // PM2's parseInt reads "4," (YAML's `instances: 4,`) and "2.5" leniently: so does superd, saying what it read.
+  const lenient = one({ instances: '4,' });
+  assert.equal(lenient.apps[0].instances, 4);
+  assert.match(lenient.warnings[0], /apps\[0\]\.instances: "4," is read as 4, as PM2's parseInt reads it/);
+  assert.equal(one({ instances: '2.5' }).apps[0].instances, 2);
   // PM2 refuses a boolean written as a string ("Expect autorestart to be a typeof boolean"): so does superd.
   assert.match(problems(() => one({ autorestart: 'false' }))[0], /apps\[0\]\.autorestart: must be true or false \(got "false"\)/);
   // env values: numbers and booleans as text; an object as its JSON (Common.mergeEnvironmentVariables).

@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { sandbox, ROOT } from '../helpers/harness.js';
+import { sandbox, ROOT, lsJson, describeJson } from '../helpers/harness.js';
 import { PM2_KEYS, PM2_TOP_KEYS } from '../../lib/config/pm2-keys.js';
 import { pm2Names } from '../../lib/config/pm2-format.js';
 
@@ -48,6 +48,13 @@ const NOT_COMPARED = {
  */
 const DELIBERATE = {
   'rel/rel-b.log_files': 'log_file: PM2 writes a third file with both streams besides its default out and error files; superd writes both streams to that one file',
+  // A YAML file keeps superd's defaults (pm2-format.js takesPm2Defaults): PM2's YAML and
+  // superd's cannot be told apart when they use only shared keys.
+  'yaml/yaml-a.log_files': "YAML keeps superd's log defaults: the instances share <name>-out.log and <name>-err.log",
+  'yaml/yaml-b.log_files': "YAML keeps superd's log defaults: the instances share <name>-out.log and <name>-err.log",
+  'yaml/yaml-c.exec_mode': 'YAML keeps superd\'s default: a Node script runs in cluster mode (zero-downtime reloads)',
+  'yaml/yaml-c.log_files': "YAML keeps superd's log defaults: <name>-err.log",
+  'yaml/yaml-d.log_files': "YAML keeps superd's log defaults: <name>-err.log",
   'cwd/cwd-a.real.pwd': 'PM2 sets PWD to cwd as written ("sub"), relative; superd to the directory the app runs in, absolute',
   'cwd/cwd-b.real.pwd': 'PM2 sets PWD to cwd as written ("../proj"), relative; superd to the directory the app runs in, absolute',
 };
@@ -115,6 +122,10 @@ function variations() {
     { id: 'kitchen', file: 'proj/kitchen.config.js', from: 'proj', form: 'js', apps: [
       { name: 'kitchen-a', script: 'idle.js', env: { NODE_ENV: 'production', COUNT: 3, FLAG: false }, port: 3150, watch: ['sub'], ignore_watch: ['node_modules'], time: true, log_type: 'json', cron_restart: 0, wait_ready: false, shutdown_with_message: true, source_map_support: true, disable_source_map_support: false, increment_var: 'PORT', instances: 2, vizion: false, pmx: false, automation: false, treekill: true, pid_file: 'pids/k.pid', watch_options: { usePolling: false }, kill_retry_time: 100, v8: false, event_loop_inspector: false, disable_trace: true },
       { name: 'kitchen-b', script: 'idle.js', watch: true, disable_logs: true, autostart: true },
+    ] },
+    // 3. a name with `/` (PM2 sanitizes its log names)
+    { id: 'slash', file: 'proj/slash.config.js', from: 'proj', form: 'js', apps: [
+      { name: 'api.example.com/hawk', script: 'idle.js', instances: 2 },
     ] },
     // one app without a list
     { id: 'single', file: 'proj/single.config.js', from: 'proj', form: 'js', single: true, apps: [
@@ -272,4 +283,38 @@ test('PM2 as the oracle: PM2 files resolve in superd as in PM2, key by key', { t
   const unexplained = Object.entries(found).filter(([k]) => !DELIBERATE[k]).map(([k, w]) => `${k}: ${w}`);
   assert.deepEqual(unexplained, [], 'differences from PM2: make them equal, or list them in DELIBERATE and docs/pm2.md');
   assert.deepEqual(Object.keys(DELIBERATE).filter((k) => !found[k]), [], 'deliberate differences that no longer occur');
+});
+
+test('super start of a PM2 file whose apps never listen returns once they run; a name with / works in every command; PWD is the cwd', { timeout: 60000 }, async (t) => {
+  const box = await sandbox(t);
+  box.write('proj/idle.js', IDLE);
+  box.write('proj/sub/idle.js', IDLE);
+  // listen_timeout 30 s: readiness by listening would hold `super start` that long.
+  const file = box.write('proj/config/pm2/apps.config.js', `module.exports = { apps: [
+    { name: 'api.example.com/hawk', script: 'idle.js', instances: 2, listen_timeout: 30000 },
+    { name: 'consumer', script: 'sub/idle.js', listen_timeout: 30000 },
+  ] };\n`);
+  const t0 = Date.now();
+  const r = await box.cli(['start', file], { cwd: path.join(box.dir, 'proj') });
+  const took = Date.now() - t0;
+  assert.equal(r.code, 0, r.stderr);
+  assert.ok(took < 20000, `super start took ${took} ms: it waited for a listen`);
+  const ls = await lsJson(box);
+  const byName = Object.fromEntries(ls.apps.map((a) => [a.name, a]));
+  assert.deepEqual(Object.keys(byName).sort(), ['api.example.com/hawk', 'consumer']);
+  assert.deepEqual(byName['api.example.com/hawk'].workers.map((w) => w.status), ['online', 'online']);
+  assert.equal(byName.consumer.workers[0].status, 'online');
+  // Relative to where `super start` ran (proj), not the file (proj/config/pm2); PWD is the cwd.
+  const consumer = await describeJson(box, 'consumer');
+  assert.equal(consumer.config.script, path.join(box.dir, 'proj', 'sub', 'idle.js'));
+  assert.equal(environ(byName.consumer.workers[0].pid).PWD, path.join(box.dir, 'proj'));
+  // The name with `/`: its log files are PM2's sanitized names, per process; every command takes it.
+  const hawk = await describeJson(box, 'api.example.com/hawk');
+  assert.deepEqual([path.basename(hawk.logs.out), path.basename(hawk.logs.err)], ['api.example.com-hawk-out-0.log', 'api.example.com-hawk-error-0.log']);
+  assert.ok(fs.existsSync(path.join(box.home, 'logs', 'api.example.com-hawk-out-1.log')));
+  for (const args of [['describe', 'api.example.com/hawk'], ['logs', 'api.example.com/hawk', '--lines', '1'], ['restart', 'api.example.com/hawk'], ['stop', 'api.example.com/hawk'], ['start', 'api.example.com/hawk'], ['delete', 'api.example.com/hawk']]) {
+    const c = await box.cli(args);
+    assert.equal(c.code, 0, `${args.join(' ')}: ${c.stderr}`);
+  }
+  assert.deepEqual((await lsJson(box)).apps.map((a) => a.name), ['consumer']);
 });

@@ -45,6 +45,8 @@ export function resolveLogSettings(app, defaults, home, { capped = false, create
     out: app.out_file ?? path.join(dir, `${logName}-out.log`),
     err: app.error_file ?? path.join(dir, `${logName}-${pm2Names ? 'error' : 'err'}.log`),
     perSlot: app.merge_logs === false,
+    // PM2's per-process names: only a `.log` file gets the number (lib/logs/settings.js)
+    ...(pm2Names && { pm2Slots: true }),
     type: app.log_type,
     // log_date_format wins over time: it is the more specific of the two.
     date: app.log_date_format ?? (app.time ? 'ISO' : null),

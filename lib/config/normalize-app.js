@@ -180,10 +180,12 @@ export function normalizeApp(raw, index, ctx) {
   checkLogKeys(get, report);
   const runAs = resolveUser({ uid: get('uid'), gid: get('gid') }, ctx.isRoot ?? process.getuid?.() === 0, (key, m) => report(key, m));
   const sourceMaps = interpreter === 'node' && get('source_map_support') === true && get('disable_source_map_support') !== true;
-  const nodeArgs = [...(entry?.nodeArgs ?? []), ...argList(get('node_args'), (m) => report('node_args', m))];
-  if (interpreter !== 'node' && nodeArgs.length && !problems.isBad(at('node_args'))) {
-    // PM2 gives them to the Node that runs npm (or another Node script it runs as a program).
-    warn('node_args', `ignored: ${entry?.script ?? script} does not run with superd's Node (interpreter ${interpreter}); set them in NODE_OPTIONS in env, or run the script with node`);
+  let nodeArgs = [...(entry?.nodeArgs ?? []), ...argList(get('node_args'), (m) => report('node_args', m))];
+  if (interpreter === 'none' && nodeArgs.length && !problems.isBad(at('node_args'))) {
+    // PM2 gives them to the Node that runs npm (`node <node_args> npm start`), not to the
+    // app npm starts; superd runs npm (any program without an interpreter) as it is.
+    warn('node_args', `ignored: ${path.basename(entry?.script ?? script ?? '')} runs as it is, without an interpreter to take them (PM2 gives them to the Node that runs it, not to what it starts); for the app's Node, set NODE_OPTIONS in env`);
+    nodeArgs = [];
   }
   if (sourceMaps && !nodeArgs.includes('--enable-source-maps')) nodeArgs.push('--enable-source-maps');
 
@@ -228,7 +230,8 @@ export function normalizeApp(raw, index, ctx) {
   const base = cwd ?? ctx.baseDir;
   const filePath = (key) => (typeof get(key) === 'string' ? path.resolve(base, get(key)) : null);
   // PM2's combined log: superd writes both streams to it when neither has its own file.
-  let combined = filePath('log_file');
+  // PM2's combined file is a third file; `/dev/null` there (or NULL) discards only that copy.
+  let combined = get('log_file') === '/dev/null' ? null : filePath('log_file');
   if (get('log_file') === true) warn('log_file', 'true (PM2\'s default combined file) is ignored; give a path');
   if (combined && (filePath('out_file') || filePath('error_file'))) {
     warn('log_file', 'ignored: out_file or error_file is given too, and superd writes each stream to one file');

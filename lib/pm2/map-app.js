@@ -58,7 +58,7 @@ function canonical(raw) {
 function appName(pm2) {
   const given = typeof pm2.name === 'string' && pm2.name ? pm2.name : path.basename(String(pm2.script ?? 'app'), path.extname(String(pm2.script ?? '')));
   if (NAME.test(given)) return given;
-  const fixed = [...given.replace(/[\p{Cc}\p{Zl}\p{Zp}/]+/gu, '-').replace(/^-+/, '')].slice(0, 64).join('');
+  const fixed = [...given.replace(/[\p{Cc}\p{Zl}\p{Zp}]+/gu, '-').replace(/^[-/]+/, '')].slice(0, 64).join('');
   return NAME.test(fixed) ? fixed : `app-${fixed}`.slice(0, 64);
 }
 

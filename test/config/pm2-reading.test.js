@@ -113,11 +113,14 @@ test('append_env_to_name: the --env name is appended to the app name, as PM2 doe
   assert.equal(load(text).apps[0].name, 'api');
 });
 
-test('names: any text without control characters or "/", except what commands would read otherwise', () => {
-  for (const name of ['Billing API Server', 'api (v2)', 'Ünïcødé', 'a.b_c-d', '3000-api']) assert.equal(one({ name }).apps[0].name, name);
-  for (const name of ['all', '3000', '-api', 'a/b', 'a\tb', 'a\u0000', 'x'.repeat(65)]) {
-    assert.match(problems(() => one({ name }))[0], /apps\[0\]\.name: must be a name of 1 to 64 characters without control characters or "\/", and not "all" \(every app\), a bare number \(an app id\) or starting with "-" \(an option\)/, name);
+test('names: any text without control characters, except what commands would read otherwise', () => {
+  for (const name of ['Billing API Server', 'api (v2)', 'Ünïcødé', 'a.b_c-d', '3000-api', 'api.example.com/hawk']) assert.equal(one({ name }).apps[0].name, name);
+  for (const name of ['all', '3000', '-api', '/srv/api', 'a\tb', 'a\u0000', 'x'.repeat(65)]) {
+    assert.match(problems(() => one({ name }))[0], /apps\[0\]\.name: must be a name of 1 to 64 characters without control characters, and not "all" \(every app\), a bare number \(an app id\) or starting with "-" \(an option\) or "\/" \(a path\)/, name);
   }
+  // Log files: PM2's names for a PM2 file (outside [A-Za-z0-9.-] as `-`); a `/` never names a directory.
+  assert.equal(path.basename(one({ name: 'api.example.com/hawk' }).apps[0].logs.err), 'api.example.com-hawk-error.log');
+  assert.equal(path.basename(load('apps:\n  - { name: "a b/c", script: app.js }\n', yml).apps[0].logs.out), 'a b-c-out.log');
   assert.equal(one({ namespace: 'Billing Team' }).apps[0].namespace, 'Billing Team');
 });
 

@@ -11,9 +11,10 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { sandbox, ROOT, lsJson, describeJson } from '../helpers/harness.js';
+import { sandbox, ROOT, FIXTURES, lsJson, describeJson } from '../helpers/harness.js';
 import { PM2_KEYS, PM2_TOP_KEYS } from '../../lib/config/pm2-keys.js';
 import { pm2Names } from '../../lib/config/pm2-format.js';
 
@@ -55,9 +56,63 @@ const DELIBERATE = {
   'yaml/yaml-c.exec_mode': 'YAML keeps superd\'s default: a Node script runs in cluster mode (zero-downtime reloads)',
   'yaml/yaml-c.log_files': "YAML keeps superd's log defaults: <name>-err.log",
   'yaml/yaml-d.log_files': "YAML keeps superd's log defaults: <name>-err.log",
+  'npm/npm-a.node_args': 'PM2 gives node_args to the Node that runs npm (node <node_args> npm start), not to the app npm starts; superd runs npm as it is and says node_args is ignored',
+  'npm/npm-a.interpreter': 'PM2 runs npm with Node; superd runs npm as it is (its #! line runs Node)',
+  'apps-mapping.yml/answer.log_files': "YAML keeps superd's log defaults: <name>-err.log, one file per stream",
+  'ecosystem.yml/yaml-api.log_files': "YAML keeps superd's log defaults: <name>-err.log, one file per stream",
+  'ecosystem.yml/yaml-worker.log_files': "YAML keeps superd's log defaults: <name>-err.log",
+  'npm-start.config.js/web.interpreter': 'PM2 runs npm with Node; superd runs npm as it is (its #! line runs Node)',
+  'unnamed.config.js/worker': 'PM2 keeps the name "undefined" (a variable that is not set); superd names the app after its script, with a warning',
+  'ecosystem.config.ts': 'PM2 7 cannot start a TypeScript file without bun, Node 22.18+ or an interpreter; superd strips the types',
+  'ecosystem.config.mjs': "PM2 7 reads no `export default` of an .mjs file (No script path); superd does",
+  'pm2-init-es.config.mjs': "PM2 7 reads no `export default` of an .mjs file (No script path), its own `pm2 init` template; superd does",
+  'npm-start.config.js/web.real.pwd': 'PM2 sets PWD to cwd as written ("./app"), relative; superd to the directory the app runs in, absolute',
   'cwd/cwd-a.real.pwd': 'PM2 sets PWD to cwd as written ("sub"), relative; superd to the directory the app runs in, absolute',
   'cwd/cwd-b.real.pwd': 'PM2 sets PWD to cwd as written ("../proj"), relative; superd to the directory the app runs in, absolute',
 };
+
+// Runs `pm2 start` as PM2's CLI does (API.start of a file, from the directory it runs in,
+// with PWD as a shell sets it: PM2 passes its environment on), in groups; writes each
+// group's jlist, with what runs (/proc), to a file, then deletes the group's apps.
+const PM2_DRIVER = `const fs = require('fs');
+const API = require(process.argv[2]);
+const call = (pm2, op, ...args) => new Promise((resolve, reject) => pm2[op](...args, (err, out) => (err ? reject(err) : resolve(out))));
+(async () => {
+  const out = [];
+  for (const group of JSON.parse(process.argv[3])) {
+    const errors = {};
+    let pm2;
+    for (const { id, file, from, env } of group) {
+      process.chdir(from);
+      process.env.PWD = from;
+      pm2 = new API.custom({ cwd: from });
+      await call(pm2, 'connect');
+      if (process.env.ORACLE_DEBUG) console.error(Date.now(), 'start', id);
+      await call(pm2, 'start', file, env ? { env } : {}).catch((err) => { errors[id] = String(err?.message ?? err); });
+    }
+    const list = await call(pm2, 'list');
+    // What runs, read before the group is deleted: each process's cwd, argv and PWD.
+    for (const p of list) {
+      try {
+        const environ = fs.readFileSync('/proc/' + p.pid + '/environ', 'utf8').split('\\0');
+        p.real = { cwd: fs.readlinkSync('/proc/' + p.pid + '/cwd'), argv: fs.readFileSync('/proc/' + p.pid + '/cmdline', 'utf8').split('\\0').slice(0, -1), pwd: environ.find((kv) => kv.startsWith('PWD='))?.slice(4) };
+      } catch { /* exited (a corpus app that crashes under PM2) */ }
+    }
+    out.push({ list, errors });
+    await call(pm2, 'delete', 'all').catch(() => {});
+  }
+  fs.writeFileSync(process.argv[4], JSON.stringify(out));
+  process.exit(0);
+})().catch((err) => { console.error(err); process.exit(1); });
+`;
+
+/** The corpus test/fixtures/pm2/ files the oracle starts, with their `--env`. */
+const CORPUS_ARGS = Object.fromEntries([
+  'apps-mapping.yml', 'autostart.config.js', 'bare-list.json', 'deploy.config.js', 'ecosystem.config.js', 'ecosystem.config.mjs', 'ecosystem.config.ts',
+  'ecosystem.yml', 'env-logic.config.js', 'esm-server.config.cjs', 'increment-var.config.js', 'logs.config.js', 'multi-app.config.js', 'node-args.config.js',
+  'npm-start.config.js', 'one-app.config.js', 'pm2-init.config.js', 'pm2-init-es.config.mjs', 'process.json', 'shell-job.config.js', 'spaced-name.config.js',
+  'string-numbers.json', 'two-spellings.config.js', 'unnamed.config.js',
+].map((f) => [f, {}]).concat([['cluster-max.config.js', { env: 'production' }], ['ecosystem.json', { env: 'production' }], ['full-keys.config.js', { env: 'production' }]]));
 
 const asList = (v) => (v === undefined || v === null ? [] : [].concat(v));
 
@@ -71,6 +126,9 @@ function variations() {
     { id: 'rel', file: 'proj/config/pm2/rel.config.js', from: 'proj', form: 'js', apps: [
       { name: 'rel-a', script: 'idle.js', out_file: 'logs/rel-a.out', error_file: 'logs/rel-a.err' },
       { name: 'rel-b', script: './sub/idle.js', args: '--port 1 --name "two words"', log_file: 'logs/rel-b.log' },
+      // per process: only a .log path gets the number (an -N.log ending replaced); NULL is /dev/null
+      { name: 'rel-c', script: 'idle.js', instances: 2, out_file: 'logs/rel-c.out', error_file: 'NULL' },
+      { name: 'rel-d', script: 'idle.js', instances: 2, exec_mode: 'fork', error_file: 'logs/rel-d-7.log' },
     ] },
     // relative cwd, and the same file started from another directory
     { id: 'cwd', file: 'proj/config/cwd.config.js', from: 'proj', form: 'js', apps: [
@@ -127,6 +185,10 @@ function variations() {
     { id: 'slash', file: 'proj/slash.config.js', from: 'proj', form: 'js', apps: [
       { name: 'api.example.com/hawk', script: 'idle.js', instances: 2 },
     ] },
+    // 9. node_args with npm: PM2 gives them to the Node that runs npm
+    { id: 'npm', file: 'proj/npm.config.js', from: 'proj', form: 'js', apps: [
+      { name: 'npm-a', script: 'npm', args: 'start', node_args: '--max-old-space-size=256' },
+    ] },
     // one app without a list
     { id: 'single', file: 'proj/single.config.js', from: 'proj', form: 'js', single: true, apps: [
       { name: 'single-a', script: 'idle.js', args: ['--x', '1'] },
@@ -138,6 +200,28 @@ function writeVariation(box, v) {
   const body = v.single ? v.apps[0] : { apps: v.apps };
   const text = v.text ?? (v.form === 'js' ? `module.exports = ${JSON.stringify(body, null, 2)};\n` : JSON.stringify(body, null, 2));
   return box.write(v.file, text);
+}
+
+/**
+ * `pm2 kill` (bounded), then SIGKILL for its daemon and every process still running with
+ * this PM2_HOME (the apps of a daemon that did not answer), then the directory goes.
+ */
+async function stopPm2(pm2Home, env) {
+  await run(process.execPath, [PM2, 'kill'], { cwd: os.tmpdir(), env, timeout: 10000 }).catch(() => {});
+  const kill = (pid) => {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch { /* gone */ }
+  };
+  try {
+    kill(Number(fs.readFileSync(path.join(pm2Home, 'pm2.pid'), 'utf8'))); // first: it forks no more
+  } catch { /* none */ }
+  for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number)) {
+    try {
+      if (fs.readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(`PM2_HOME=${pm2Home}`)) kill(pid);
+    } catch { /* gone, or not ours to read */ }
+  }
+  fs.rmSync(pm2Home, { recursive: true, force: true });
 }
 
 /** Runs a command to its end, bounded; -> {code, stdout, stderr}. */
@@ -175,12 +259,13 @@ function pm2View(procs, { pm2Home, home }) {
     node_args: asList(e.node_args),
     autorestart: e.autorestart,
     log_files: e.disable_logs ? [] : procs.map((p, i) => ({ out: bySlot(p.pm2_env.pm_out_log_path, i), err: bySlot(p.pm2_env.pm_err_log_path, i) })),
-    real: procs.map((p) => ({ cwd: fs.readlinkSync(`/proc/${p.pid}/cwd`), argv: fs.readFileSync(`/proc/${p.pid}/cmdline`, 'utf8').split('\0').slice(0, -1), pwd: environ(p.pid).PWD })),
+    real: procs.map((p) => p.real).filter(Boolean), // what runs (the driver read /proc)
     env: e.env,
     raw: e,
   };
 }
 
+/** A process's environment, from /proc. */
 function environ(pid) {
   return Object.fromEntries(fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
 }
@@ -192,7 +277,9 @@ function compare(pm2, sd, written) {
     if (JSON.stringify(a) !== JSON.stringify(b)) diffs[field] = `pm2 ${JSON.stringify(a)}, superd ${JSON.stringify(b)}`;
   };
   for (const f of ['name', 'namespace', 'script', 'args', 'exec_mode', 'instances', 'cwd', 'autorestart']) same(f, pm2[f], sd[f]);
-  same('node_args', pm2.node_args, sd.node_args.filter((a) => a !== '--enable-source-maps'));
+  // source_map_support is --enable-source-maps in both (PM2 adds it to node_args as superd does).
+  const maps = (args) => args.filter((a) => a !== '--enable-source-maps');
+  same('node_args', maps(pm2.node_args), maps(sd.node_args));
   // superd lists shared files once; PM2 each process's.
   const sdLogs = sd.log_files.length === 1 ? Array.from({ length: sd.instances }, () => sd.log_files[0]) : sd.log_files;
   same('log_files', pm2.log_files, sdLogs);
@@ -202,11 +289,16 @@ function compare(pm2, sd, written) {
   // The file's own variables (and PORT from port), as the app sees them; PWD as it runs.
   const declared = Object.keys(written.env ?? {}).concat(written.port ? ['PORT'] : []);
   same('env', Object.fromEntries(declared.map((k) => [k, String(pm2.env[k])])), Object.fromEntries(declared.map((k) => [k, sd.env[k]])));
-  same('real.cwd', pm2.real.map((r) => r.cwd), pm2.real.map(() => sd.cwd));
-  same('real.pwd', pm2.real.map((r) => r.pwd), pm2.real.map(() => sd.env.PWD ?? sd.cwd));
-  if (interp !== 'node') same('real.argv', pm2.real[0].argv.slice(1), [sd.script, ...sd.args]);
+  // What runs, in fork mode: PM2 spawns the process in its cwd with its env. (A cluster worker
+  // is forked in the daemon's directory and moves to its cwd once PM2's container has loaded:
+  // read at `online`, it may not have yet; and its PWD is the PM2 daemon's own.)
+  if (pm2.exec_mode === 'fork') {
+    same('real.cwd', pm2.real.map((r) => r.cwd), pm2.real.map(() => sd.cwd));
+    same('real.pwd', pm2.real.map((r) => r.pwd), pm2.real.map(() => sd.env.PWD ?? sd.cwd));
+  }
+  if (interp !== 'node' && pm2.real.length) same('real.argv', pm2.real[0].argv.slice(1), [sd.script, ...sd.args]);
   // watch: PM2 keeps what the file says (true, or paths relative to cwd); superd resolves them.
-  const watch = pm2.raw.watch === true ? [pm2.cwd] : asList(pm2.raw.watch).map((p) => path.resolve(pm2.cwd, p));
+  const watch = pm2.raw.watch === true ? [pm2.cwd] : pm2.raw.watch ? asList(pm2.raw.watch).map((p) => path.resolve(pm2.cwd, p)) : [];
   same('watch', watch, sd.watch);
   const r = pm2.raw;
   const num = (v) => (v === undefined || v === null ? null : Number(v));
@@ -232,19 +324,16 @@ function compare(pm2, sd, written) {
   return diffs;
 }
 
-test('PM2 as the oracle: PM2 files resolve in superd as in PM2, key by key', { timeout: 60000 }, async (t) => {
-  const box = await sandbox(t);
-  const pm2Home = path.join(box.dir, 'pm2');
+test('PM2 as the oracle: PM2 files resolve in superd as in PM2, key by key', { timeout: 180000 }, async (t) => {
+  // PM2_HOME outside the sandbox, whose own cleanup runs first and would take PM2's pid file.
+  const pm2Home = fs.mkdtempSync(path.join(os.tmpdir(), 'pm2-'));
   const env = { ...process.env, PM2_HOME: pm2Home, PM2_DISCRETE_MODE: 'true', PM2_SILENT: 'true' };
   for (const k of Object.keys(env)) if (k.startsWith('SUPER_') || k === 'NODE_APP_INSTANCE' || k === 'PORT') delete env[k];
-  t.after(async () => {
-    await run(process.execPath, [PM2, 'kill'], { cwd: box.dir, env, timeout: 10000 }).catch(() => {});
-    try {
-      process.kill(Number(fs.readFileSync(path.join(pm2Home, 'pm2.pid'), 'utf8')), 'SIGKILL');
-    } catch { /* gone */ }
-  });
+  t.after(() => stopPm2(pm2Home, env));
+  const box = await sandbox(t);
   for (const f of ['proj/idle.js', 'proj/sub/idle.js']) box.write(f, IDLE);
   box.write('proj/job.sh', 'while :; do sleep 1; done\n');
+  box.write('proj/package.json', JSON.stringify({ name: 'proj', private: true, scripts: { start: 'node idle.js' } }));
   fs.mkdirSync(path.join(box.dir, 'elsewhere'));
   const vars = variations();
 
@@ -257,28 +346,68 @@ test('PM2 as the oracle: PM2 files resolve in superd as in PM2, key by key', { t
   const uncovered = [...PM2_KEYS, ...Object.keys(PM2_TOP_KEYS)].filter((k) => k !== 'apps' && !NOT_COMPARED[k] && !pm2Names(k).some((n) => used.has(n)));
   assert.deepEqual(uncovered, [], 'PM2 keys no variation exercises: add them to a variation, or to NOT_COMPARED with the reason');
 
-  const files = vars.map((v) => writeVariation(box, v));
-  const views = await Promise.all(vars.map(async (v, i) => {
-    const r = await box.cli(['check', files[i], '--json'], { cwd: path.join(box.dir, v.from) });
-    assert.equal(r.code, 0, `${v.id}: ${r.stderr}`);
-    return JSON.parse(r.stdout);
+  for (const v of vars) v.path = writeVariation(box, v);
+  // The corpus, copied (its JS files name log paths from CORPUS_LOGS), started from its directory.
+  const corpusDir = path.join(box.dir, 'corpus');
+  fs.cpSync(path.join(FIXTURES, 'pm2'), corpusDir, { recursive: true });
+  const corpusEnv = { CORPUS_PORTS: path.join(box.dir, 'ports'), CORPUS_LOGS: path.join(box.dir, 'logs') };
+  fs.mkdirSync(corpusEnv.CORPUS_PORTS);
+  const corpus = fs.readdirSync(corpusDir).filter((f) => CORPUS_ARGS[f] !== undefined).map((f) => ({ id: f, path: path.join(corpusDir, f), from: 'corpus', env: CORPUS_ARGS[f].env }));
+  assert.deepEqual(fs.readdirSync(corpusDir).filter((f) => /\.(c?js|mjs|ts|json|ya?ml)$/.test(f) && !CORPUS_ARGS[f] && !['index.js', 'package.json'].includes(f)), [], 'corpus files the oracle does not start');
+
+  // superd's side: what `super check --json` prints (its code, in-process: one CLI start-up per
+  // file saved; the CLI itself for the first variation, which must print the same).
+  const { loadEcosystem } = await import('../../lib/config/index.js');
+  const { checkView } = await import('../../lib/ctl/check-view.js');
+  const callerEnv = { ...env, ...corpusEnv };
+  const all = [...vars, ...corpus];
+  const views = await Promise.all(all.map(async (v) => {
+    try {
+      return checkView(await loadEcosystem(v.path, { env: v.env, startDir: path.join(box.dir, v.from), callerEnv: { ...callerEnv, PWD: path.join(box.dir, v.from) }, home: box.home }));
+    } catch (err) {
+      return { problems: err.details?.problems ?? [err.message] };
+    }
   }));
-  for (const [i, v] of vars.entries()) {
-    // PWD as a shell sets it where pm2 start runs (PM2 passes its own environment on).
-    const r = await run(process.execPath, [PM2, 'start', files[i]], { cwd: path.join(box.dir, v.from), env: { ...env, PWD: path.join(box.dir, v.from) } });
-    assert.equal(r.code, 0, `pm2 start ${v.file}: ${r.stdout}${r.stderr}`);
+  const cli = await box.cli(['check', vars[0].path, '--json'], { cwd: path.join(box.dir, vars[0].from) });
+  assert.deepEqual(JSON.parse(cli.stdout), JSON.parse(JSON.stringify(views[0])), cli.stderr);
+
+  // PM2's side: `pm2 start <file>` from its directory, in groups whose app names differ (one
+  // daemon; `pm2 delete all` between groups), through PM2's API as its CLI calls it: one
+  // Node start-up for all. Then `pm2 jlist` of each group.
+  const groups = [];
+  for (const [i, v] of all.entries()) {
+    const names = views[i].apps?.map((a) => a.name) ?? [];
+    let g = groups.find((x) => names.every((n) => !x.names.has(n)));
+    if (!g) groups.push((g = { names: new Set(), jobs: [] }));
+    for (const n of names) g.names.add(n);
+    g.jobs.push({ id: v.id, file: v.path, from: path.join(box.dir, v.from), env: v.env });
+    v.group = groups.indexOf(g);
   }
-  const list = JSON.parse((await run(process.execPath, [PM2, 'jlist'], { cwd: box.dir, env })).stdout);
+  const driver = box.write('pm2-driver.cjs', PM2_DRIVER);
+  const listed = path.join(box.dir, 'pm2-list.json');
+  const r = await run(process.execPath, [driver, path.join(ROOT, 'node_modules', 'pm2'), JSON.stringify(groups.map((g) => g.jobs)), listed], { cwd: box.dir, env: { ...env, ...corpusEnv }, timeout: 150000 });
+  assert.equal(r.code, 0, `pm2 start: ${r.stdout}${r.stderr.slice(-3000)}`);
+  const out = JSON.parse(fs.readFileSync(listed, 'utf8'));
 
   const found = {};
-  for (const [i, v] of vars.entries()) {
-    for (const written of v.apps) {
-      const sd = views[i].apps.find((a) => a.name === written.name);
-      assert.ok(sd, `${v.id}: superd has no app ${written.name}`);
-      const procs = list.filter((p) => p.name === written.name);
-      assert.ok(procs.length, `${v.id}: PM2 runs no ${written.name}`);
-      for (const [field, what] of Object.entries(compare(pm2View(procs, { pm2Home, home: box.home }), sd, written))) found[`${v.id}/${written.name}.${field}`] = what;
+  for (const [i, v] of all.entries()) {
+    const { list, errors } = out[v.group];
+    const view = views[i];
+    if (errors[v.id] || view.problems) {
+      if (errors[v.id] && view.problems) continue; // both refuse it
+      found[v.id] = errors[v.id] ? `PM2 refuses it (${errors[v.id].split('\n')[0]}), superd runs it` : `superd refuses it: ${view.problems.join('; ')}`;
+      continue;
     }
+    for (const sd of view.apps) {
+      const written = v.apps?.find((a) => a.name === sd.name) ?? { env: Object.fromEntries(Object.entries(sd.env).filter(([, x]) => x !== '********')) };
+      const procs = list.filter((p) => p.name === sd.name);
+      if (!procs.length) {
+        found[`${v.id}/${sd.name}`] = 'PM2 runs no such app';
+        continue;
+      }
+      for (const [field, what] of Object.entries(compare(pm2View(procs, { pm2Home, home: box.home }), sd, written))) found[`${v.id}/${sd.name}.${field}`] = what;
+    }
+    for (const a of v.apps ?? []) if (!view.apps.some((x) => x.name === a.name)) found[`${v.id}/${a.name}`] = 'superd has no such app';
   }
   const unexplained = Object.entries(found).filter(([k]) => !DELIBERATE[k]).map(([k, w]) => `${k}: ${w}`);
   assert.deepEqual(unexplained, [], 'differences from PM2: make them equal, or list them in DELIBERATE and docs/pm2.md');

@@ -23,7 +23,7 @@ export const CAPPED = { maxSize: 10 * 1024 * 1024, retain: 1 };
  * @param {object} app  a normalized app (normalize-app.js)
  * @param {{dir?: string|null, max_size?: number|null, retain?: number|null, compress?: boolean}|null|undefined} defaults  the file's `logs:`
  * @param {string} home  SUPER_HOME
- * @param {{capped?: boolean, createFileDirs?: boolean}} [o]  capped: CAPPED size and retention
+ * @param {{capped?: boolean, createFileDirs?: boolean, pm2Names?: boolean}} [o]  capped: CAPPED size and retention
  *   unless said (`super run`); createFileDirs: create the missing directory of a log file (PM2 does);
  *   pm2Names: PM2's default file names (a PM2 file)
  */

@@ -73,21 +73,21 @@ const DELIBERATE = {
 
 // Runs `pm2 start` as PM2's CLI does (API.start of a file, from the directory it runs in,
 // with PWD as a shell sets it: PM2 passes its environment on), in groups; writes each
-// group's jlist, with what runs (/proc), to a file, then deletes the group's apps.
+// group's jlist, with what runs (/proc), to a file, then deletes the apps whose names a
+// later group reuses.
 const PM2_DRIVER = `const fs = require('fs');
 const API = require(process.argv[2]);
 const call = (pm2, op, ...args) => new Promise((resolve, reject) => pm2[op](...args, (err, out) => (err ? reject(err) : resolve(out))));
 (async () => {
   const out = [];
-  for (const group of JSON.parse(process.argv[3])) {
+  const pm2 = new API.custom();
+  await call(pm2, 'connect');
+  for (const { jobs, clear } of JSON.parse(process.argv[3])) {
     const errors = {};
-    let pm2;
-    for (const { id, file, from, env } of group) {
+    for (const { id, file, from, env } of jobs) {
       process.chdir(from);
       process.env.PWD = from;
-      pm2 = new API.custom({ cwd: from });
-      await call(pm2, 'connect');
-      if (process.env.ORACLE_DEBUG) console.error(Date.now(), 'start', id);
+      pm2.cwd = from; // what API's constructor sets from the directory it runs in
       await call(pm2, 'start', file, env ? { env } : {}).catch((err) => { errors[id] = String(err?.message ?? err); });
     }
     const list = await call(pm2, 'list');
@@ -99,7 +99,7 @@ const call = (pm2, op, ...args) => new Promise((resolve, reject) => pm2[op](...a
       } catch { /* exited (a corpus app that crashes under PM2) */ }
     }
     out.push({ list, errors });
-    await call(pm2, 'delete', 'all').catch(() => {});
+    for (const name of clear) await call(pm2, 'delete', name).catch(() => {}); // names a later group reuses
   }
   fs.writeFileSync(process.argv[4], JSON.stringify(out));
   process.exit(0);
@@ -117,9 +117,20 @@ const CORPUS_ARGS = Object.fromEntries([
 const asList = (v) => (v === undefined || v === null ? [] : [].concat(v));
 
 /**
- * The variations: { id, file (under the sandbox), from (the directory pm2/super start run
- * in, under the sandbox), apps (the objects the file holds), form: 'js' | 'json' | 'json5' | 'yaml' | 'raw', text? }
+ * @typedef {object} Variation  a file the oracle starts
+ * @property {string} id
+ * @property {string} from  the directory pm2/super start run in, under the sandbox
+ * @property {string} [file]  under the sandbox (a generated variation)
+ * @property {'js'|'json'|'raw'} [form]  how it is written: raw is `text` as is
+ * @property {Record<string, any>[]} [apps]  the apps it holds (a generated variation)
+ * @property {string} [text]
+ * @property {boolean} [single]  one app without a list
+ * @property {string} [path]  absolute, once written
+ * @property {string} [env]  --env
+ * @property {number} [group]  its group of starts under PM2
  */
+
+/** The generated variations. @returns {Variation[]} */
 function variations() {
   return [
     // 1. relative script and log paths without cwd: resolved where `start` runs, not by the file
@@ -352,6 +363,7 @@ test('PM2 as the oracle: PM2 files resolve in superd as in PM2, key by key', { t
   fs.cpSync(path.join(FIXTURES, 'pm2'), corpusDir, { recursive: true });
   const corpusEnv = { CORPUS_PORTS: path.join(box.dir, 'ports'), CORPUS_LOGS: path.join(box.dir, 'logs') };
   fs.mkdirSync(corpusEnv.CORPUS_PORTS);
+  /** @type {Variation[]} */
   const corpus = fs.readdirSync(corpusDir).filter((f) => CORPUS_ARGS[f] !== undefined).map((f) => ({ id: f, path: path.join(corpusDir, f), from: 'corpus', env: CORPUS_ARGS[f].env }));
   assert.deepEqual(fs.readdirSync(corpusDir).filter((f) => /\.(c?js|mjs|ts|json|ya?ml)$/.test(f) && !CORPUS_ARGS[f] && !['index.js', 'package.json'].includes(f)), [], 'corpus files the oracle does not start');
 
@@ -361,6 +373,7 @@ test('PM2 as the oracle: PM2 files resolve in superd as in PM2, key by key', { t
   const { checkView } = await import('../../lib/ctl/check-view.js');
   const callerEnv = { ...env, ...corpusEnv };
   const all = [...vars, ...corpus];
+  /** @type {any[]} the check view, or {problems} */
   const views = await Promise.all(all.map(async (v) => {
     try {
       return checkView(await loadEcosystem(v.path, { env: v.env, startDir: path.join(box.dir, v.from), callerEnv: { ...callerEnv, PWD: path.join(box.dir, v.from) }, home: box.home }));
@@ -372,8 +385,8 @@ test('PM2 as the oracle: PM2 files resolve in superd as in PM2, key by key', { t
   assert.deepEqual(JSON.parse(cli.stdout), JSON.parse(JSON.stringify(views[0])), cli.stderr);
 
   // PM2's side: `pm2 start <file>` from its directory, in groups whose app names differ (one
-  // daemon; `pm2 delete all` between groups), through PM2's API as its CLI calls it: one
-  // Node start-up for all. Then `pm2 jlist` of each group.
+  // daemon; `pm2 delete <name>` between groups for the names a later group reuses), through
+  // PM2's API as its CLI calls it: one Node start-up for all. Then `pm2 jlist` of each group.
   const groups = [];
   for (const [i, v] of all.entries()) {
     const names = views[i].apps?.map((a) => a.name) ?? [];
@@ -385,7 +398,7 @@ test('PM2 as the oracle: PM2 files resolve in superd as in PM2, key by key', { t
   }
   const driver = box.write('pm2-driver.cjs', PM2_DRIVER);
   const listed = path.join(box.dir, 'pm2-list.json');
-  const r = await run(process.execPath, [driver, path.join(ROOT, 'node_modules', 'pm2'), JSON.stringify(groups.map((g) => g.jobs)), listed], { cwd: box.dir, env: { ...env, ...corpusEnv }, timeout: 150000 });
+  const r = await run(process.execPath, [driver, path.join(ROOT, 'node_modules', 'pm2'), JSON.stringify(groups.map((g, i) => ({ jobs: g.jobs, clear: [...g.names].filter((n) => groups.slice(i + 1).some((later) => later.names.has(n))) }))), listed], { cwd: box.dir, env: { ...env, ...corpusEnv }, timeout: 150000 });
   assert.equal(r.code, 0, `pm2 start: ${r.stdout}${r.stderr.slice(-3000)}`);
   const out = JSON.parse(fs.readFileSync(listed, 'utf8'));
 
@@ -412,6 +425,8 @@ test('PM2 as the oracle: PM2 files resolve in superd as in PM2, key by key', { t
   const unexplained = Object.entries(found).filter(([k]) => !DELIBERATE[k]).map(([k, w]) => `${k}: ${w}`);
   assert.deepEqual(unexplained, [], 'differences from PM2: make them equal, or list them in DELIBERATE and docs/pm2.md');
   assert.deepEqual(Object.keys(DELIBERATE).filter((k) => !found[k]), [], 'deliberate differences that no longer occur');
+  const docs = fs.readFileSync(path.join(ROOT, 'docs', 'pm2.md'), 'utf8');
+  assert.deepEqual(Object.keys(DELIBERATE).filter((k) => !docs.includes(`\`${k}\``)), [], 'deliberate differences docs/pm2.md does not list');
 });
 
 test('super start of a PM2 file whose apps never listen returns once they run; a name with / works in every command; PWD is the cwd', { timeout: 60000 }, async (t) => {

@@ -35,7 +35,8 @@ test('YAML and JSON files load the same apps; a JSON file gets PM2\'s defaults, 
   const pm2Defaults = (app) => [app.exec_mode, app.ready_on, path.basename(app.logs.err)];
   assert.deepEqual(pm2Defaults(yml.apps[0]), ['cluster', 'listen', 'a-err.log']);
   assert.deepEqual(pm2Defaults(json.apps[0]), ['fork', 'spawn', 'a-error.log']);
-  const rest = (app) => ({ ...app, source: null, exec_mode: null, ready_on: null, logs: { ...app.logs, err: null } });
+  assert.deepEqual([json.apps[0].reload_strategy, json.apps[0].max_surge, json.apps[0].max_unavailable], ['surge', 0, 1], 'a fork app of a PM2 file reloads down first');
+  const rest = (app) => ({ ...app, source: null, exec_mode: null, ready_on: null, reload_strategy: null, max_surge: null, max_unavailable: null, logs: { ...app.logs, err: null, pm2Slots: null } });
   assert.deepEqual(rest(json.apps[0]), rest(yml.apps[0]));
 });
 

@@ -16,6 +16,8 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { sandbox, ROOT, FIXTURES, lsJson, describeJson } from '../helpers/harness.js';
 import { PM2_KEYS, PM2_TOP_KEYS } from '../../lib/config/pm2-keys.js';
+import { eventually } from '../helpers/wait.js';
+import { request } from '../helpers/requests.js';
 import { pm2Names } from '../../lib/config/pm2-format.js';
 
 const PM2 = path.join(ROOT, 'node_modules', 'pm2', 'bin', 'pm2');
@@ -461,4 +463,23 @@ test('super start of a PM2 file whose apps never listen returns once they run; a
     assert.equal(c.code, 0, `${args.join(' ')}: ${c.stderr}`);
   }
   assert.deepEqual((await lsJson(box)).apps.map((a) => a.name), ['consumer']);
+});
+
+test('a PM2 file\'s cluster app is online once it runs, and its reload still waits for the replacement to listen', { timeout: 60000 }, async (t) => {
+  const box = await sandbox(t);
+  // Listens after the delay delay.txt says when it starts (then writes `listened`): 3 s
+  // at first, well after min_uptime (300 ms), when it counts as online; 1.5 s for the reload.
+  box.write('delay.txt', '3000');
+  box.write('slow.js', `const fs = require('fs');
+setTimeout(() => require('http').createServer((q, s) => s.end('ok')).listen(0, () => fs.writeFileSync(__dirname + '/listened', '')), Number(fs.readFileSync(__dirname + '/delay.txt', 'utf8')));\n`);
+  const file = box.write('slow.config.js', "module.exports = { apps: [{ name: 'slow', script: 'slow.js', instances: 1, min_uptime: 300 }] };\n");
+  const started = await box.start(file);
+  assert.deepEqual([started.started, started.warnings ?? []], [['slow'], []]);
+  assert.deepEqual((await lsJson(box)).apps[0].workers.map((w) => w.status), ['online']);
+  assert.ok(!fs.existsSync(path.join(box.dir, 'listened')), 'online before it listened');
+  await eventually(() => fs.existsSync(path.join(box.dir, 'listened')), { timeout: 20000, what: 'the first worker to listen' });
+  box.write('delay.txt', '1500');
+  const re = await request(box, 'reload', { target: ['slow'] });
+  assert.ok(re.apps[0].ok, JSON.stringify(re));
+  assert.ok(re.apps[0].ready_ms >= 1500, `the replacement was ready after ${re.apps[0].ready_ms} ms, before it listened`);
 });

@@ -8,7 +8,7 @@
 // listed in DELIBERATE (docs/pm2.md, "How superd reads a PM2 file", gives the reasons);
 // a listed difference that no longer occurs fails too. Every key of lib/config/pm2-keys.js
 // must be used by a variation or named in NOT_COMPARED with the reason.
-import test from 'node:test';
+import test, { describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -337,149 +337,152 @@ function compare(pm2, sd, written) {
   return diffs;
 }
 
-test('PM2 as the oracle: PM2 files resolve in superd as in PM2, key by key', { timeout: 180000 }, async (t) => {
-  // PM2_HOME outside the sandbox, whose own cleanup runs first and would take PM2's pid file.
-  const pm2Home = fs.mkdtempSync(path.join(os.tmpdir(), 'pm2-'));
-  const env = { ...process.env, PM2_HOME: pm2Home, PM2_DISCRETE_MODE: 'true', PM2_SILENT: 'true' };
-  for (const k of Object.keys(env)) if (k.startsWith('SUPER_') || k === 'NODE_APP_INSTANCE' || k === 'PORT') delete env[k];
-  t.after(() => stopPm2(pm2Home, env));
-  const box = await sandbox(t);
-  for (const f of ['proj/idle.js', 'proj/sub/idle.js']) box.write(f, IDLE);
-  box.write('proj/job.sh', 'while :; do sleep 1; done\n');
-  box.write('proj/package.json', JSON.stringify({ name: 'proj', private: true, scripts: { start: 'node idle.js' } }));
-  fs.mkdirSync(path.join(box.dir, 'elsewhere'));
-  const vars = variations();
+// The three run side by side: the oracle mostly waits on PM2, the others on their daemons.
+describe('PM2 files as PM2 runs them', { concurrency: true }, () => {
+  test('PM2 as the oracle: PM2 files resolve in superd as in PM2, key by key', { timeout: 180000 }, async (t) => {
+    // PM2_HOME outside the sandbox, whose own cleanup runs first and would take PM2's pid file.
+    const pm2Home = fs.mkdtempSync(path.join(os.tmpdir(), 'pm2-'));
+    const env = { ...process.env, PM2_HOME: pm2Home, PM2_DISCRETE_MODE: 'true', PM2_SILENT: 'true' };
+    for (const k of Object.keys(env)) if (k.startsWith('SUPER_') || k === 'NODE_APP_INSTANCE' || k === 'PORT') delete env[k];
+    t.after(() => stopPm2(pm2Home, env));
+    const box = await sandbox(t);
+    for (const f of ['proj/idle.js', 'proj/sub/idle.js']) box.write(f, IDLE);
+    box.write('proj/job.sh', 'while :; do sleep 1; done\n');
+    box.write('proj/package.json', JSON.stringify({ name: 'proj', private: true, scripts: { start: 'node idle.js' } }));
+    fs.mkdirSync(path.join(box.dir, 'elsewhere'));
+    const vars = variations();
 
-  // Coverage: every PM2 key used by a variation, or named in NOT_COMPARED.
-  const used = new Set();
-  for (const v of vars) {
-    for (const app of v.apps) for (const k of Object.keys(app)) used.add(k);
-    if (v.text) for (const m of v.text.matchAll(/^\s*-?\s*"?([a-z_]+)"?:/gim)) used.add(m[1]);
-  }
-  const uncovered = [...PM2_KEYS, ...Object.keys(PM2_TOP_KEYS)].filter((k) => k !== 'apps' && !NOT_COMPARED[k] && !pm2Names(k).some((n) => used.has(n)));
-  assert.deepEqual(uncovered, [], 'PM2 keys no variation exercises: add them to a variation, or to NOT_COMPARED with the reason');
-
-  for (const v of vars) v.path = writeVariation(box, v);
-  // The corpus, copied (its JS files name log paths from CORPUS_LOGS), started from its directory.
-  const corpusDir = path.join(box.dir, 'corpus');
-  fs.cpSync(path.join(FIXTURES, 'pm2'), corpusDir, { recursive: true });
-  const corpusEnv = { CORPUS_PORTS: path.join(box.dir, 'ports'), CORPUS_LOGS: path.join(box.dir, 'logs') };
-  fs.mkdirSync(corpusEnv.CORPUS_PORTS);
-  /** @type {Variation[]} */
-  const corpus = fs.readdirSync(corpusDir).filter((f) => CORPUS_ARGS[f] !== undefined).map((f) => ({ id: f, path: path.join(corpusDir, f), from: 'corpus', env: CORPUS_ARGS[f].env }));
-  assert.deepEqual(fs.readdirSync(corpusDir).filter((f) => /\.(c?js|mjs|ts|json|ya?ml)$/.test(f) && !CORPUS_ARGS[f] && !['index.js', 'package.json'].includes(f)), [], 'corpus files the oracle does not start');
-
-  // superd's side: what `super check --json` prints (its code, in-process: one CLI start-up per
-  // file saved; the CLI itself for the first variation, which must print the same).
-  const { loadEcosystem } = await import('../../lib/config/index.js');
-  const { checkView } = await import('../../lib/ctl/check-view.js');
-  const callerEnv = { ...env, ...corpusEnv };
-  const all = [...vars, ...corpus];
-  /** @type {any[]} the check view, or {problems} */
-  const views = await Promise.all(all.map(async (v) => {
-    try {
-      return checkView(await loadEcosystem(v.path, { env: v.env, startDir: path.join(box.dir, v.from), callerEnv: { ...callerEnv, PWD: path.join(box.dir, v.from) }, home: box.home }));
-    } catch (err) {
-      return { problems: err.details?.problems ?? [err.message] };
+    // Coverage: every PM2 key used by a variation, or named in NOT_COMPARED.
+    const used = new Set();
+    for (const v of vars) {
+      for (const app of v.apps) for (const k of Object.keys(app)) used.add(k);
+      if (v.text) for (const m of v.text.matchAll(/^\s*-?\s*"?([a-z_]+)"?:/gim)) used.add(m[1]);
     }
-  }));
-  const cli = await box.cli(['check', vars[0].path, '--json'], { cwd: path.join(box.dir, vars[0].from) });
-  assert.deepEqual(JSON.parse(cli.stdout), JSON.parse(JSON.stringify(views[0])), cli.stderr);
+    const uncovered = [...PM2_KEYS, ...Object.keys(PM2_TOP_KEYS)].filter((k) => k !== 'apps' && !NOT_COMPARED[k] && !pm2Names(k).some((n) => used.has(n)));
+    assert.deepEqual(uncovered, [], 'PM2 keys no variation exercises: add them to a variation, or to NOT_COMPARED with the reason');
 
-  // PM2's side: `pm2 start <file>` from its directory, in groups whose app names differ (one
-  // daemon; `pm2 delete <name>` between groups for the names a later group reuses), through
-  // PM2's API as its CLI calls it: one Node start-up for all. Then `pm2 jlist` of each group.
-  const groups = [];
-  for (const [i, v] of all.entries()) {
-    const names = views[i].apps?.map((a) => a.name) ?? [];
-    let g = groups.find((x) => names.every((n) => !x.names.has(n)));
-    if (!g) groups.push((g = { names: new Set(), jobs: [] }));
-    for (const n of names) g.names.add(n);
-    g.jobs.push({ id: v.id, file: v.path, from: path.join(box.dir, v.from), env: v.env });
-    v.group = groups.indexOf(g);
-  }
-  const driver = box.write('pm2-driver.cjs', PM2_DRIVER);
-  const listed = path.join(box.dir, 'pm2-list.json');
-  const r = await run(process.execPath, [driver, path.join(ROOT, 'node_modules', 'pm2'), JSON.stringify(groups.map((g, i) => ({ jobs: g.jobs, clear: [...g.names].filter((n) => groups.slice(i + 1).some((later) => later.names.has(n))) }))), listed], { cwd: box.dir, env: { ...env, ...corpusEnv }, timeout: 150000 });
-  assert.equal(r.code, 0, `pm2 start: ${r.stdout}${r.stderr.slice(-3000)}`);
-  const out = JSON.parse(fs.readFileSync(listed, 'utf8'));
+    for (const v of vars) v.path = writeVariation(box, v);
+    // The corpus, copied (its JS files name log paths from CORPUS_LOGS), started from its directory.
+    const corpusDir = path.join(box.dir, 'corpus');
+    fs.cpSync(path.join(FIXTURES, 'pm2'), corpusDir, { recursive: true });
+    const corpusEnv = { CORPUS_PORTS: path.join(box.dir, 'ports'), CORPUS_LOGS: path.join(box.dir, 'logs') };
+    fs.mkdirSync(corpusEnv.CORPUS_PORTS);
+    /** @type {Variation[]} */
+    const corpus = fs.readdirSync(corpusDir).filter((f) => CORPUS_ARGS[f] !== undefined).map((f) => ({ id: f, path: path.join(corpusDir, f), from: 'corpus', env: CORPUS_ARGS[f].env }));
+    assert.deepEqual(fs.readdirSync(corpusDir).filter((f) => /\.(c?js|mjs|ts|json|ya?ml)$/.test(f) && !CORPUS_ARGS[f] && !['index.js', 'package.json'].includes(f)), [], 'corpus files the oracle does not start');
 
-  const found = {};
-  for (const [i, v] of all.entries()) {
-    const { list, errors } = out[v.group];
-    const view = views[i];
-    if (errors[v.id] || view.problems) {
-      if (errors[v.id] && view.problems) continue; // both refuse it
-      found[v.id] = errors[v.id] ? `PM2 refuses it (${errors[v.id].split('\n')[0]}), superd runs it` : `superd refuses it: ${view.problems.join('; ')}`;
-      continue;
+    // superd's side: what `super check --json` prints (its code, in-process: one CLI start-up per
+    // file saved; the CLI itself for the first variation, which must print the same).
+    const { loadEcosystem } = await import('../../lib/config/index.js');
+    const { checkView } = await import('../../lib/ctl/check-view.js');
+    const callerEnv = { ...env, ...corpusEnv };
+    const all = [...vars, ...corpus];
+    /** @type {any[]} the check view, or {problems} */
+    const views = await Promise.all(all.map(async (v) => {
+      try {
+        return checkView(await loadEcosystem(v.path, { env: v.env, startDir: path.join(box.dir, v.from), callerEnv: { ...callerEnv, PWD: path.join(box.dir, v.from) }, home: box.home }));
+      } catch (err) {
+        return { problems: err.details?.problems ?? [err.message] };
+      }
+    }));
+    const cli = await box.cli(['check', vars[0].path, '--json'], { cwd: path.join(box.dir, vars[0].from) });
+    assert.deepEqual(JSON.parse(cli.stdout), JSON.parse(JSON.stringify(views[0])), cli.stderr);
+
+    // PM2's side: `pm2 start <file>` from its directory, in groups whose app names differ (one
+    // daemon; `pm2 delete <name>` between groups for the names a later group reuses), through
+    // PM2's API as its CLI calls it: one Node start-up for all. Then `pm2 jlist` of each group.
+    const groups = [];
+    for (const [i, v] of all.entries()) {
+      const names = views[i].apps?.map((a) => a.name) ?? [];
+      let g = groups.find((x) => names.every((n) => !x.names.has(n)));
+      if (!g) groups.push((g = { names: new Set(), jobs: [] }));
+      for (const n of names) g.names.add(n);
+      g.jobs.push({ id: v.id, file: v.path, from: path.join(box.dir, v.from), env: v.env });
+      v.group = groups.indexOf(g);
     }
-    for (const sd of view.apps) {
-      const written = v.apps?.find((a) => a.name === sd.name) ?? { env: Object.fromEntries(Object.entries(sd.env).filter(([, x]) => x !== '********')) };
-      const procs = list.filter((p) => p.name === sd.name);
-      if (!procs.length) {
-        found[`${v.id}/${sd.name}`] = 'PM2 runs no such app';
+    const driver = box.write('pm2-driver.cjs', PM2_DRIVER);
+    const listed = path.join(box.dir, 'pm2-list.json');
+    const r = await run(process.execPath, [driver, path.join(ROOT, 'node_modules', 'pm2'), JSON.stringify(groups.map((g, i) => ({ jobs: g.jobs, clear: [...g.names].filter((n) => groups.slice(i + 1).some((later) => later.names.has(n))) }))), listed], { cwd: box.dir, env: { ...env, ...corpusEnv }, timeout: 150000 });
+    assert.equal(r.code, 0, `pm2 start: ${r.stdout}${r.stderr.slice(-3000)}`);
+    const out = JSON.parse(fs.readFileSync(listed, 'utf8'));
+
+    const found = {};
+    for (const [i, v] of all.entries()) {
+      const { list, errors } = out[v.group];
+      const view = views[i];
+      if (errors[v.id] || view.problems) {
+        if (errors[v.id] && view.problems) continue; // both refuse it
+        found[v.id] = errors[v.id] ? `PM2 refuses it (${errors[v.id].split('\n')[0]}), superd runs it` : `superd refuses it: ${view.problems.join('; ')}`;
         continue;
       }
-      for (const [field, what] of Object.entries(compare(pm2View(procs, { pm2Home, home: box.home }), sd, written))) found[`${v.id}/${sd.name}.${field}`] = what;
+      for (const sd of view.apps) {
+        const written = v.apps?.find((a) => a.name === sd.name) ?? { env: Object.fromEntries(Object.entries(sd.env).filter(([, x]) => x !== '********')) };
+        const procs = list.filter((p) => p.name === sd.name);
+        if (!procs.length) {
+          found[`${v.id}/${sd.name}`] = 'PM2 runs no such app';
+          continue;
+        }
+        for (const [field, what] of Object.entries(compare(pm2View(procs, { pm2Home, home: box.home }), sd, written))) found[`${v.id}/${sd.name}.${field}`] = what;
+      }
+      for (const a of v.apps ?? []) if (!view.apps.some((x) => x.name === a.name)) found[`${v.id}/${a.name}`] = 'superd has no such app';
     }
-    for (const a of v.apps ?? []) if (!view.apps.some((x) => x.name === a.name)) found[`${v.id}/${a.name}`] = 'superd has no such app';
-  }
-  const unexplained = Object.entries(found).filter(([k]) => !DELIBERATE[k]).map(([k, w]) => `${k}: ${w}`);
-  assert.deepEqual(unexplained, [], 'differences from PM2: make them equal, or list them in DELIBERATE and docs/pm2.md');
-  assert.deepEqual(Object.keys(DELIBERATE).filter((k) => !found[k]), [], 'deliberate differences that no longer occur');
-  const docs = fs.readFileSync(path.join(ROOT, 'docs', 'pm2.md'), 'utf8');
-  assert.deepEqual(Object.keys(DELIBERATE).filter((k) => !docs.includes(`\`${k}\``)), [], 'deliberate differences docs/pm2.md does not list');
-});
+    const unexplained = Object.entries(found).filter(([k]) => !DELIBERATE[k]).map(([k, w]) => `${k}: ${w}`);
+    assert.deepEqual(unexplained, [], 'differences from PM2: make them equal, or list them in DELIBERATE and docs/pm2.md');
+    assert.deepEqual(Object.keys(DELIBERATE).filter((k) => !found[k]), [], 'deliberate differences that no longer occur');
+    const docs = fs.readFileSync(path.join(ROOT, 'docs', 'pm2.md'), 'utf8');
+    assert.deepEqual(Object.keys(DELIBERATE).filter((k) => !docs.includes(`\`${k}\``)), [], 'deliberate differences docs/pm2.md does not list');
+  });
 
-test('super start of a PM2 file whose apps never listen returns once they run; a name with / works in every command; PWD is the cwd', { timeout: 60000 }, async (t) => {
-  const box = await sandbox(t);
-  box.write('proj/idle.js', IDLE);
-  box.write('proj/sub/idle.js', IDLE);
-  // listen_timeout 30 s: readiness by listening would hold `super start` that long.
-  const file = box.write('proj/config/pm2/apps.config.js', `module.exports = { apps: [
-    { name: 'api.example.com/hawk', script: 'idle.js', instances: 2, listen_timeout: 30000 },
-    { name: 'consumer', script: 'sub/idle.js', listen_timeout: 30000 },
-  ] };\n`);
-  const t0 = Date.now();
-  const r = await box.cli(['start', file], { cwd: path.join(box.dir, 'proj') });
-  const took = Date.now() - t0;
-  assert.equal(r.code, 0, r.stderr);
-  assert.ok(took < 20000, `super start took ${took} ms: it waited for a listen`);
-  const ls = await lsJson(box);
-  const byName = Object.fromEntries(ls.apps.map((a) => [a.name, a]));
-  assert.deepEqual(Object.keys(byName).sort(), ['api.example.com/hawk', 'consumer']);
-  assert.deepEqual(byName['api.example.com/hawk'].workers.map((w) => w.status), ['online', 'online']);
-  assert.equal(byName.consumer.workers[0].status, 'online');
-  // Relative to where `super start` ran (proj), not the file (proj/config/pm2); PWD is the cwd.
-  const consumer = await describeJson(box, 'consumer');
-  assert.equal(consumer.config.script, path.join(box.dir, 'proj', 'sub', 'idle.js'));
-  assert.equal(environ(byName.consumer.workers[0].pid).PWD, path.join(box.dir, 'proj'));
-  // The name with `/`: its log files are PM2's sanitized names, per process; every command takes it.
-  const hawk = await describeJson(box, 'api.example.com/hawk');
-  assert.deepEqual([path.basename(hawk.logs.out), path.basename(hawk.logs.err)], ['api.example.com-hawk-out-0.log', 'api.example.com-hawk-error-0.log']);
-  assert.ok(fs.existsSync(path.join(box.home, 'logs', 'api.example.com-hawk-out-1.log')));
-  for (const args of [['describe', 'api.example.com/hawk'], ['logs', 'api.example.com/hawk', '--lines', '1'], ['restart', 'api.example.com/hawk'], ['stop', 'api.example.com/hawk'], ['start', 'api.example.com/hawk'], ['delete', 'api.example.com/hawk']]) {
-    const c = await box.cli(args);
-    assert.equal(c.code, 0, `${args.join(' ')}: ${c.stderr}`);
-  }
-  assert.deepEqual((await lsJson(box)).apps.map((a) => a.name), ['consumer']);
-});
+  test('super start of a PM2 file whose apps never listen returns once they run; a name with / works in every command; PWD is the cwd', { timeout: 60000 }, async (t) => {
+    const box = await sandbox(t);
+    box.write('proj/idle.js', IDLE);
+    box.write('proj/sub/idle.js', IDLE);
+    // listen_timeout 30 s: readiness by listening would hold `super start` that long.
+    const file = box.write('proj/config/pm2/apps.config.js', `module.exports = { apps: [
+      { name: 'api.example.com/hawk', script: 'idle.js', instances: 2, listen_timeout: 30000 },
+      { name: 'consumer', script: 'sub/idle.js', listen_timeout: 30000 },
+    ] };\n`);
+    const t0 = Date.now();
+    const r = await box.cli(['start', file], { cwd: path.join(box.dir, 'proj') });
+    const took = Date.now() - t0;
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok(took < 20000, `super start took ${took} ms: it waited for a listen`);
+    const ls = await lsJson(box);
+    const byName = Object.fromEntries(ls.apps.map((a) => [a.name, a]));
+    assert.deepEqual(Object.keys(byName).sort(), ['api.example.com/hawk', 'consumer']);
+    assert.deepEqual(byName['api.example.com/hawk'].workers.map((w) => w.status), ['online', 'online']);
+    assert.equal(byName.consumer.workers[0].status, 'online');
+    // Relative to where `super start` ran (proj), not the file (proj/config/pm2); PWD is the cwd.
+    const consumer = await describeJson(box, 'consumer');
+    assert.equal(consumer.config.script, path.join(box.dir, 'proj', 'sub', 'idle.js'));
+    assert.equal(environ(byName.consumer.workers[0].pid).PWD, path.join(box.dir, 'proj'));
+    // The name with `/`: its log files are PM2's sanitized names, per process; every command takes it.
+    const hawk = await describeJson(box, 'api.example.com/hawk');
+    assert.deepEqual([path.basename(hawk.logs.out), path.basename(hawk.logs.err)], ['api.example.com-hawk-out-0.log', 'api.example.com-hawk-error-0.log']);
+    assert.ok(fs.existsSync(path.join(box.home, 'logs', 'api.example.com-hawk-out-1.log')));
+    for (const args of [['describe', 'api.example.com/hawk'], ['logs', 'api.example.com/hawk', '--lines', '1'], ['restart', 'api.example.com/hawk'], ['stop', 'api.example.com/hawk'], ['start', 'api.example.com/hawk'], ['delete', 'api.example.com/hawk']]) {
+      const c = await box.cli(args);
+      assert.equal(c.code, 0, `${args.join(' ')}: ${c.stderr}`);
+    }
+    assert.deepEqual((await lsJson(box)).apps.map((a) => a.name), ['consumer']);
+  });
 
-test('a PM2 file\'s cluster app is online once it runs, and its reload still waits for the replacement to listen', { timeout: 60000 }, async (t) => {
-  const box = await sandbox(t);
-  // Listens after the delay delay.txt says when it starts (then writes `listened`): 3 s
-  // at first, well after min_uptime (300 ms), when it counts as online; 1.5 s for the reload.
-  box.write('delay.txt', '3000');
-  box.write('slow.js', `const fs = require('fs');
-setTimeout(() => require('http').createServer((q, s) => s.end('ok')).listen(0, () => fs.writeFileSync(__dirname + '/listened', '')), Number(fs.readFileSync(__dirname + '/delay.txt', 'utf8')));\n`);
-  const file = box.write('slow.config.js', "module.exports = { apps: [{ name: 'slow', script: 'slow.js', instances: 1, min_uptime: 300 }] };\n");
-  const started = await box.start(file);
-  assert.deepEqual([started.started, started.warnings ?? []], [['slow'], []]);
-  assert.deepEqual((await lsJson(box)).apps[0].workers.map((w) => w.status), ['online']);
-  assert.ok(!fs.existsSync(path.join(box.dir, 'listened')), 'online before it listened');
-  await eventually(() => fs.existsSync(path.join(box.dir, 'listened')), { timeout: 20000, what: 'the first worker to listen' });
-  box.write('delay.txt', '1500');
-  const re = await request(box, 'reload', { target: ['slow'] });
-  assert.ok(re.apps[0].ok, JSON.stringify(re));
-  assert.ok(re.apps[0].ready_ms >= 1500, `the replacement was ready after ${re.apps[0].ready_ms} ms, before it listened`);
+  test('a PM2 file\'s cluster app is online once it runs, and its reload still waits for the replacement to listen', { timeout: 60000 }, async (t) => {
+    const box = await sandbox(t);
+    // Listens after the delay delay.txt says when it starts (then writes `listened`): 3 s
+    // at first, well after min_uptime (300 ms), when it counts as online; 1.5 s for the reload.
+    box.write('delay.txt', '3000');
+    box.write('slow.js', `const fs = require('fs');
+  setTimeout(() => require('http').createServer((q, s) => s.end('ok')).listen(0, () => fs.writeFileSync(__dirname + '/listened', '')), Number(fs.readFileSync(__dirname + '/delay.txt', 'utf8')));\n`);
+    const file = box.write('slow.config.js', "module.exports = { apps: [{ name: 'slow', script: 'slow.js', instances: 1, min_uptime: 300 }] };\n");
+    const started = await box.start(file);
+    assert.deepEqual([started.started, started.warnings ?? []], [['slow'], []]);
+    assert.deepEqual((await lsJson(box)).apps[0].workers.map((w) => w.status), ['online']);
+    assert.ok(!fs.existsSync(path.join(box.dir, 'listened')), 'online before it listened');
+    await eventually(() => fs.existsSync(path.join(box.dir, 'listened')), { timeout: 20000, what: 'the first worker to listen' });
+    box.write('delay.txt', '1500');
+    const re = await request(box, 'reload', { target: ['slow'] });
+    assert.ok(re.apps[0].ok, JSON.stringify(re));
+    assert.ok(re.apps[0].ready_ms >= 1500, `the replacement was ready after ${re.apps[0].ready_ms} ms, before it listened`);
+  });
 });

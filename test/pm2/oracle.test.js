@@ -65,7 +65,7 @@ const DELIBERATE = {
   'ecosystem.yml/yaml-worker.log_files': "YAML keeps superd's log defaults: <name>-err.log",
   'npm-start.config.js/web.interpreter': 'PM2 runs npm with Node; superd runs npm as it is (its #! line runs Node)',
   'unnamed.config.js/worker': 'PM2 keeps the name "undefined" (a variable that is not set); superd names the app after its script, with a warning',
-  'ecosystem.config.ts': 'PM2 7 cannot start a TypeScript file without bun, Node 22.18+ or an interpreter; superd strips the types',
+  'ecosystem.config.ts': 'PM2 7 runs no app of it: without bun it refuses TypeScript before Node 22.18, and takes no apps from its `export default` after; superd strips the types',
   'ecosystem.config.mjs': "PM2 7 reads no `export default` of an .mjs file (No script path); superd does",
   'pm2-init-es.config.mjs': "PM2 7 reads no `export default` of an .mjs file (No script path), its own `pm2 init` template; superd does",
   'npm-start.config.js/web.real.pwd': 'PM2 sets PWD to cwd as written ("./app"), relative; superd to the directory the app runs in, absolute',
@@ -413,6 +413,12 @@ describe('PM2 files as PM2 runs them', { concurrency: true }, () => {
       if (errors[v.id] || view.problems) {
         if (errors[v.id] && view.problems) continue; // both refuse it
         found[v.id] = errors[v.id] ? `PM2 refuses it (${errors[v.id].split('\n')[0]}), superd runs it` : `superd refuses it: ${view.problems.join('; ')}`;
+        continue;
+      }
+      // A file PM2 takes but runs none of the apps of (what some Node versions make of a
+      // TypeScript file's export default) counts as one that PM2 refuses.
+      if (!view.apps.some((a) => list.some((p) => p.name === a.name))) {
+        found[v.id] = 'PM2 runs none of its apps, superd runs them';
         continue;
       }
       for (const sd of view.apps) {

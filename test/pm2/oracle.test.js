@@ -13,8 +13,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
-import { sandbox, ROOT, FIXTURES, lsJson, describeJson } from '../helpers/harness.js';
+import { sandbox, ROOT, FIXTURES, lsJson, describeJson, runProcess } from '../helpers/harness.js';
 import { PM2_KEYS, PM2_TOP_KEYS } from '../../lib/config/pm2-keys.js';
 import { eventually } from '../helpers/wait.js';
 import { request } from '../helpers/requests.js';
@@ -220,7 +219,7 @@ function writeVariation(box, v) {
  * this PM2_HOME (the apps of a daemon that did not answer), then the directory goes.
  */
 async function stopPm2(pm2Home, env) {
-  await run(process.execPath, [PM2, 'kill'], { cwd: os.tmpdir(), env, timeout: 10000 }).catch(() => {});
+  await runProcess(process.execPath, [PM2, 'kill'], { cwd: os.tmpdir(), env, timeout: 10000 }).catch(() => {});
   const kill = (pid) => {
     try {
       process.kill(pid, 'SIGKILL');
@@ -235,23 +234,6 @@ async function stopPm2(pm2Home, env) {
     } catch { /* gone, or not ours to read */ }
   }
   fs.rmSync(pm2Home, { recursive: true, force: true });
-}
-
-/** Runs a command to its end, bounded; -> {code, stdout, stderr}. */
-function run(cmd, args, { cwd, env, timeout = 20000 }) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeout);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
 }
 
 /** What PM2 resolved for one app, from its processes in `pm2 jlist`, plus /proc. */
@@ -402,7 +384,7 @@ describe('PM2 files as PM2 runs them', { concurrency: true }, () => {
     }
     const driver = box.write('pm2-driver.cjs', PM2_DRIVER);
     const listed = path.join(box.dir, 'pm2-list.json');
-    const r = await run(process.execPath, [driver, path.join(ROOT, 'node_modules', 'pm2'), JSON.stringify(groups.map((g, i) => ({ jobs: g.jobs, clear: [...g.names].filter((n) => groups.slice(i + 1).some((later) => later.names.has(n))) }))), listed], { cwd: box.dir, env: { ...env, ...corpusEnv }, timeout: 150000 });
+    const r = await runProcess(process.execPath, [driver, path.join(ROOT, 'node_modules', 'pm2'), JSON.stringify(groups.map((g, i) => ({ jobs: g.jobs, clear: [...g.names].filter((n) => groups.slice(i + 1).some((later) => later.names.has(n))) }))), listed], { cwd: box.dir, env: { ...env, ...corpusEnv }, timeout: 150000 });
     assert.equal(r.code, 0, `pm2 start: ${r.stdout}${r.stderr.slice(-3000)}`);
     const out = JSON.parse(fs.readFileSync(listed, 'utf8'));
 

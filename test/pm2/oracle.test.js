@@ -474,3 +474,17 @@ describe('PM2 files as PM2 runs them', { concurrency: true }, () => {
     assert.ok(re.apps[0].ready_ms >= 1500, `the replacement was ready after ${re.apps[0].ready_ms} ms, before it listened`);
   });
 });
+
+test('every row of docs/pm2.md "How superd reads a PM2 file" names its test, and the test files it names exist', () => {
+  const docs = fs.readFileSync(path.join(ROOT, 'docs', 'pm2.md'), 'utf8');
+  const table = docs.slice(docs.indexOf('## How superd reads a PM2 file'), docs.indexOf('## PM2 itself as the oracle'));
+  const rows = table.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| what the file says') && !l.startsWith('| ---'));
+  assert.ok(rows.length >= 40, `${rows.length} rows`);
+  for (const row of rows) {
+    const cells = row.split(/(?<!\\)\|/).slice(1, -1);
+    assert.equal(cells.length, 4, row);
+    const named = cells[3].trim();
+    assert.match(named, /reading|keys|corpus|oracle|test\//, `no test named: ${row}`);
+    for (const [file] of named.matchAll(/test\/[\w/.-]+\.js/g)) assert.ok(fs.existsSync(path.join(ROOT, file)), `${file} (${row.slice(0, 60)})`);
+  }
+});

@@ -11,6 +11,7 @@
 import test, { describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import { spawn } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { sandbox, ROOT, FIXTURES, lsJson, describeJson, runProcess } from '../helpers/harness.js';
@@ -215,25 +216,38 @@ function writeVariation(box, v) {
 }
 
 /**
- * `pm2 kill` (bounded), then SIGKILL for its daemon and every process still running with
- * this PM2_HOME (the apps of a daemon that did not answer), then the directory goes.
+ * Whatever ends this test (its end, a failure, the runner killing it at its time bound),
+ * PM2's daemon and apps end too: a detached reaper waits for this process to exit, or for
+ * SIGUSR2, then SIGKILLs PM2's daemon and every process running with this PM2_HOME (the
+ * apps of a daemon that did not answer `pm2 kill`), and removes the directory.
  */
-async function stopPm2(pm2Home, env) {
-  await runProcess(process.execPath, [PM2, 'kill'], { cwd: os.tmpdir(), env, timeout: 10000 }).catch(() => {});
-  const kill = (pid) => {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch { /* gone */ }
-  };
-  try {
-    kill(Number(fs.readFileSync(path.join(pm2Home, 'pm2.pid'), 'utf8'))); // first: it forks no more
-  } catch { /* none */ }
-  for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number)) {
-    try {
-      if (fs.readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(`PM2_HOME=${pm2Home}`)) kill(pid);
-    } catch { /* gone, or not ours to read */ }
+const REAPER = `const fs = require('fs');
+const [parent, home] = process.argv.slice(1);
+const reap = () => {
+  const kill = (pid) => { try { process.kill(pid, 'SIGKILL'); } catch {} };
+  try { kill(Number(fs.readFileSync(home + '/pm2.pid', 'utf8'))); } catch {} // first: it forks no more
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\\d+$/.test(d)) continue;
+    try { if (fs.readFileSync('/proc/' + d + '/environ', 'latin1').split('\\0').includes('PM2_HOME=' + home)) kill(Number(d)); } catch {}
   }
-  fs.rmSync(pm2Home, { recursive: true, force: true });
+  fs.rmSync(home, { recursive: true, force: true });
+  process.exit(0);
+};
+process.on('SIGUSR2', reap);
+setInterval(() => { try { process.kill(Number(parent), 0); } catch { reap(); } }, 500);
+`;
+
+/** Starts the reaper of `pm2Home`; -> stop(): `pm2 kill` (bounded), then the reaper reaps. */
+function pm2Reaper(pm2Home, env) {
+  const { PM2_HOME, ...clean } = env; // the reaper must not find itself
+  const reaper = spawn(process.execPath, ['-e', REAPER, String(process.pid), pm2Home], { env: clean, detached: true, stdio: 'ignore' });
+  reaper.unref();
+  return async () => {
+    await runProcess(process.execPath, [PM2, 'kill'], { cwd: os.tmpdir(), env, timeout: 10000 }).catch(() => {});
+    const exited = new Promise((resolve) => reaper.once('exit', resolve));
+    reaper.kill('SIGUSR2');
+    await exited;
+  };
 }
 
 /** What PM2 resolved for one app, from its processes in `pm2 jlist`, plus /proc. */
@@ -323,10 +337,10 @@ function compare(pm2, sd, written) {
 describe('PM2 files as PM2 runs them', { concurrency: true }, () => {
   test('PM2 as the oracle: PM2 files resolve in superd as in PM2, key by key', { timeout: 180000 }, async (t) => {
     // PM2_HOME outside the sandbox, whose own cleanup runs first and would take PM2's pid file.
-    const pm2Home = fs.mkdtempSync(path.join(os.tmpdir(), 'pm2-'));
+    const pm2Home = fs.mkdtempSync(path.join(os.tmpdir(), 'pm2o-'));
     const env = { ...process.env, PM2_HOME: pm2Home, PM2_DISCRETE_MODE: 'true', PM2_SILENT: 'true' };
     for (const k of Object.keys(env)) if (k.startsWith('SUPER_') || k === 'NODE_APP_INSTANCE' || k === 'PORT') delete env[k];
-    t.after(() => stopPm2(pm2Home, env));
+    t.after(pm2Reaper(pm2Home, env));
     const box = await sandbox(t);
     for (const f of ['proj/idle.js', 'proj/sub/idle.js']) box.write(f, IDLE);
     box.write('proj/job.sh', 'while :; do sleep 1; done\n');

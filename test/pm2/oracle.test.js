@@ -245,6 +245,7 @@ function pm2Reaper(pm2Home, env) {
   return async () => {
     await runProcess(process.execPath, [PM2, 'kill'], { cwd: os.tmpdir(), env, timeout: 10000 }).catch(() => {});
     const exited = new Promise((resolve) => reaper.once('exit', resolve));
+    reaper.ref(); // waited for now
     reaper.kill('SIGUSR2');
     await exited;
   };

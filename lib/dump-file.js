@@ -14,7 +14,7 @@ const LISTEN_RE = /^(\[[0-9A-Fa-f:.]+\]|[^\s:[\]]+):[0-9]{1,5}$/;
  * @property {object} config     the app's config as it ran (lib/config's normalized shape;
  *   instances as scaled, watch as turned on or off): the fallback when its file is gone
  * @property {Record<string,string>} clientEnv  environment of the `super start` that added it
- * @property {{file: string, env?: string}} [source]  the ecosystem file (and --env) it came from
+ * @property {{file: string, env?: string, cwd?: string}} [source]  the ecosystem file (and --env) it came from, and where `super start` ran
  * @property {number|null} [scaled_from]  the file's instances when a command scaled the app: its
  *   count holds while the file says so (lib/config/autoscale.js keptCount); null: not scaled
  * @property {number} [id]  its numeric id in the daemon that saved it (kept by resurrect when free)
@@ -75,8 +75,8 @@ export function parseDump(text, file = 'dump.json') {
     const c = entry?.config;
     const bad = (what) => new Error(`apps[${i}] ${what} in ${path.basename(file)}`);
     if (!c || typeof c !== 'object') throw bad('has no config');
-    // A name as the ecosystem schema takes it (`Billing API`): no control character, no `/`.
-    if (typeof c.name !== 'string' || !/^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}/]{1,64}$/u.test(c.name)) throw bad('has no valid name');
+    // A name as the ecosystem schema takes it (`Billing API`): no control or invisible character, no leading `/`.
+    if (typeof c.name !== 'string' || !/^(?!\/)[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]{1,64}$/u.test(c.name)) throw bad('has no valid name');
     if (typeof c.script !== 'string' || !path.isAbsolute(c.script)) throw bad('has no absolute script path');
     if (!Number.isInteger(c.instances) || c.instances < 1) throw bad('has no valid instances');
     if (entry.clientEnv !== undefined && (typeof entry.clientEnv !== 'object' || entry.clientEnv === null)) throw bad('has a bad clientEnv');

@@ -17,9 +17,9 @@ import { Problems } from './problems.js';
 import { readAllowedCpus } from './cpu-set.js';
 import { evaluateConfigFile, SCRIPT_EXTENSIONS } from './js-config.js';
 import { jsonProblem } from './json-problem.js';
-import { blankCommentsAndTrailingCommas } from './json-relaxed.js';
+import { blankCommentsAndTrailingCommas, parseRelaxedJson } from './json-relaxed.js';
 import { pm2OnlyWarnings } from './pm2-keys.js';
-import { isPm2Format } from './pm2-format.js';
+import { isPm2Format, takesPm2Defaults } from './pm2-format.js';
 import { readAsPm2 } from './pm2-reading.js';
 import { schemaProblems } from './schema-check.js';
 import { yamlProblem } from './yaml-problem.js';
@@ -61,6 +61,10 @@ const YAML_SCHEMA = yaml.CORE_SCHEMA.extend({ implicit: [yaml.types.merge] });
  *   caller's (`super start`'s), default this process's
  * @property {boolean} [asPm2]  read with PM2's semantics or not (default: pm2-format.js decides by the file)
  * @property {string} [home]  SUPER_HOME, where default log files go (default: lib/home.js superHome())
+ * @property {string} [startDir]  the directory `super start` runs in: a PM2 file's relative
+ *   paths start there, as PM2's do (default: the file's directory)
+ * @property {boolean} [pm2Defaults=true]  a PM2 file gets PM2's defaults (exec_mode, merge_logs,
+ *   readiness, log names: pm2-format.js takesPm2Defaults); false for a file-less app, which has its own
  */
 
 /**
@@ -123,9 +127,14 @@ function parseJson(text, file) {
   try {
     data = JSON.parse(text);
   } catch {
-    const { offset, message } = jsonProblem(text);
-    const { line, col } = new PositionMap(text).lineCol(offset);
-    throw syntaxError(file, line, col, message);
+    // PM2 reads a .json file as a JavaScript expression: unquoted keys, single quotes, ...
+    const relaxed = parseRelaxedJson(text);
+    if ('error' in relaxed) {
+      const { offset, message } = jsonProblem(text);
+      const { line, col } = new PositionMap(text).lineCol(offset);
+      throw syntaxError(file, line, col, message);
+    }
+    data = relaxed.value;
   }
   // JSON is YAML: js-yaml finds the positions (of the data JSON.parse read). A file it
   // reads differently (a duplicate key, which JSON lets the last win) has none.
@@ -151,17 +160,20 @@ function syntaxError(file, line, col, message) {
  *   asPm2: read with PM2's semantics or not (default: pm2-format.js decides by the file)
  * @returns {Ecosystem}
  */
-function loadEcosystemData(data, positions, file, { env, only, allowedCpus, cpus, noPinning, baseDir, mergeLogsDefault = true, capLogs = false, isRoot, home = superHome(), asPm2 } = {}) {
+function loadEcosystemData(data, positions, file, { env, only, allowedCpus, cpus, noPinning, baseDir, startDir, mergeLogsDefault = true, capLogs = false, isRoot, home = superHome(), asPm2, pm2Defaults = true } = {}) {
   allowedCpus ??= cpus !== undefined ? Array.from({ length: cpus }, (_, i) => i) : readAllowedCpus();
   cpus ??= allowedCpus.length;
   const abs = path.resolve(file);
-  baseDir = path.resolve(baseDir ?? path.dirname(abs));
   if (holdsMoreValues(data)) {
     const problems = new Problems(file, positions);
     problems.addGeneral(`holds more than ${MAX_VALUES} values once its YAML aliases (*name) are expanded; an ecosystem file holds at most ${MAX_VALUES}: write the values out, or anchor less`);
     throw refused(file, problems);
   }
   const pm2Format = asPm2 ?? isPm2Format(file, data);
+  const pm2Rules = pm2Format && pm2Defaults && takesPm2Defaults(file);
+  // PM2 resolves a file's relative paths against the directory `pm2 start` runs in
+  // (Common.prepareAppConf: path.resolve(process.cwd(), ...)); superd's own files, against theirs.
+  baseDir = path.resolve(baseDir ?? (pm2Rules && startDir ? startDir : path.dirname(abs)));
   let pm2 = { notes: [], derivedNames: new Set(), toWritten: undefined };
   if (pm2Format) ({ data, positions, ...pm2 } = readAsPm2(data, positions, { envName: env }));
   const problems = new Problems(file, positions, pm2.toWritten);
@@ -177,7 +189,7 @@ function loadEcosystemData(data, positions, file, { env, only, allowedCpus, cpus
   const warnings = pm2OnlyWarnings(data, problems);
   for (const { segments, message } of pm2.notes) warnings.push(`${problems.where(segments, 'key')}${problems.label(segments)}: ${message}`);
   if (data && typeof data === 'object' && !Array.isArray(data)) {
-    const ctx = { problems, warnings, file: abs, baseDir, cpus, allowedCpus, noPinning, envName: env, mergeLogsDefault, isRoot, limits };
+    const ctx = { problems, warnings, file: abs, baseDir, cpus, allowedCpus, noPinning, envName: env, mergeLogsDefault, isRoot, limits, pm2: pm2Rules };
     daemon = normalizeDaemon(data, ctx);
     if (Array.isArray(data.apps) && !problems.isBad(['apps'])) {
       apps = data.apps.map((raw, i) => normalizeApp(raw, i, ctx));
@@ -187,7 +199,7 @@ function loadEcosystemData(data, positions, file, { env, only, allowedCpus, cpus
     }
   }
   if (problems.size > 0) throw refused(file, problems);
-  apps = apps.map((app) => ({ ...app, logs: resolveLogSettings(app, daemon.logs, home, { capped: capLogs, createFileDirs: pm2Format }) }));
+  apps = apps.map((app) => ({ ...app, logs: resolveLogSettings(app, daemon.logs, home, { capped: capLogs, createFileDirs: pm2Format, pm2Names: pm2Rules }) }));
   return deepFreeze({ file: abs, daemon, apps, warnings });
 }
 

@@ -23,11 +23,16 @@ export const CAPPED = { maxSize: 10 * 1024 * 1024, retain: 1 };
  * @param {object} app  a normalized app (normalize-app.js)
  * @param {{dir?: string|null, max_size?: number|null, retain?: number|null, compress?: boolean}|null|undefined} defaults  the file's `logs:`
  * @param {string} home  SUPER_HOME
- * @param {{capped?: boolean, createFileDirs?: boolean}} [o]  capped: CAPPED size and retention
- *   unless said (`super run`); createFileDirs: create the missing directory of a log file (PM2 does)
+ * @param {{capped?: boolean, createFileDirs?: boolean, pm2Names?: boolean}} [o]  capped: CAPPED size and retention
+ *   unless said (`super run`); createFileDirs: create the missing directory of a log file (PM2 does);
+ *   pm2Names: PM2's default file names (a PM2 file)
  */
-export function resolveLogSettings(app, defaults, home, { capped = false, createFileDirs = false } = {}) {
+export function resolveLogSettings(app, defaults, home, { capped = false, createFileDirs = false, pm2Names = false } = {}) {
   const d = defaults ?? {};
+  // PM2's default names: `<name>-out.log`, `<name>-error.log`, the name's characters outside
+  // [A-Za-z0-9.-] as `-` (Common.prepareAppConf), so `api.example.com/hawk` names no directory.
+  // superd's own: the name as is, but a `/` (`api.example.com/hawk`), which would name a directory.
+  const logName = app.name.replace(pm2Names ? /[^a-zA-Z0-9.-]/g : /\//g, '-');
   const dir = d.dir ?? path.join(home, 'logs');
   const maxSize = app.log_max_size ?? d.max_size ?? (capped ? CAPPED.maxSize : null);
   return {
@@ -37,9 +42,11 @@ export function resolveLogSettings(app, defaults, home, { capped = false, create
     createDir: !d.dir,
     // A PM2 file's log paths: their missing directories are created, as PM2 does.
     ...(createFileDirs && { createFileDirs: true }),
-    out: app.out_file ?? path.join(dir, `${app.name}-out.log`),
-    err: app.error_file ?? path.join(dir, `${app.name}-err.log`),
+    out: app.out_file ?? path.join(dir, `${logName}-out.log`),
+    err: app.error_file ?? path.join(dir, `${logName}-${pm2Names ? 'error' : 'err'}.log`),
     perSlot: app.merge_logs === false,
+    // PM2's per-process names: only a `.log` file gets the number (lib/logs/settings.js)
+    ...(pm2Names && { pm2Slots: true }),
     type: app.log_type,
     // log_date_format wins over time: it is the more specific of the two.
     date: app.log_date_format ?? (app.time ? 'ISO' : null),

@@ -64,6 +64,8 @@ const MAX_TIMER_MS = 2 ** 31 - 1; // setTimeout's bound: Node sets a longer dela
  * @property {number} listen_timeout  ms
  * @property {boolean} wait_ready
  * @property {'listen'|'ready'|'spawn'} ready_on
+ * @property {'listen'|null} reload_ready_on  a reload's replacement is ready by this instead, when
+ *   the slot's worker listened (a PM2 file's cluster app: online at spawn, zero-downtime reloads)
  * @property {string[]} watch  absolute paths; [] = off
  * @property {string[]} ignore_watch
  * @property {number} watch_delay  ms
@@ -108,6 +110,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1; // setTimeout's bound: Node sets a longer dela
  * @param {number[]} ctx.allowedCpus  the CPUs the daemon may use
  * @param {string|null} [ctx.noPinning]  why CPU pinning cannot work here (default: detected)
  * @param {string} [ctx.envName]  `--env <name>`
+ * @param {boolean} [ctx.pm2]  a PM2 file (pm2-format.js): PM2's defaults for exec_mode, merge_logs and readiness
  * @param {boolean} [ctx.mergeLogsDefault]  merge_logs when the file does not say (`super run`: false)
  * @param {string[]} [ctx.warnings]  where keys accepted but ignored are noted
  * @param {boolean} [ctx.isRoot]  whether the daemon runs as root (uid/gid need it; default: this process)
@@ -168,7 +171,7 @@ export function normalizeApp(raw, index, ctx) {
   }
   interpreter ??= script ? defaultInterpreter(script) : 'node';
 
-  const execMode = entry?.execMode ?? writtenMode ?? entry?.defaultMode ?? (interpreter === 'node' ? 'cluster' : 'fork');
+  const execMode = entry?.execMode ?? writtenMode ?? entry?.defaultMode ?? defaultMode(interpreter, ctx.pm2 ? get('instances') : 1);
   if (execMode === 'cluster' && interpreter !== 'node' && !problems.isBad(at('interpreter'))) {
     const why = interpreter !== 'none' ? `interpreter is ${interpreterSpec}` : interpreterSpec === 'none' ? 'interpreter is none' : `${script} is not a Node program`;
     report('exec_mode', `cluster mode needs a Node script (${why}); use exec_mode: fork`);
@@ -184,7 +187,13 @@ export function normalizeApp(raw, index, ctx) {
   }
   checkLogKeys(get, report);
   const sourceMaps = interpreter === 'node' && get('source_map_support') === true && get('disable_source_map_support') !== true;
-  const nodeArgs = [...(entry?.nodeArgs ?? []), ...argList(get('node_args'), (m) => report('node_args', m))];
+  let nodeArgs = [...(entry?.nodeArgs ?? []), ...argList(get('node_args'), (m) => report('node_args', m))];
+  if (interpreter === 'none' && nodeArgs.length && !problems.isBad(at('node_args'))) {
+    // PM2 gives them to the Node that runs npm (`node <node_args> npm start`), not to the
+    // app npm starts; superd runs npm (any program without an interpreter) as it is.
+    warn('node_args', `ignored: ${path.basename(entry?.script ?? script ?? '')} runs as it is, without an interpreter to take them (PM2 gives them to the Node that runs it, not to what it starts); for the app's Node, set NODE_OPTIONS in env`);
+    nodeArgs = [];
+  }
   if (sourceMaps && !nodeArgs.includes('--enable-source-maps')) nodeArgs.push('--enable-source-maps');
 
   const spec = get('instances') ?? 1;
@@ -212,19 +221,24 @@ export function normalizeApp(raw, index, ctx) {
   if (!SIGNALS.includes(killSignal)) report('kill_signal', `unknown signal "${killSignal}"; ${signalHint(killSignal)}`);
 
   const waitReady = get('wait_ready') ?? false;
-  const readyOn = get('ready_on') ?? (waitReady ? 'ready' : execMode === 'fork' ? 'spawn' : 'listen');
+  // A PM2 file's apps are online once they run (PM2's readiness), unless wait_ready.
+  const readyOn = get('ready_on') ?? (waitReady ? 'ready' : execMode === 'fork' || ctx.pm2 ? 'spawn' : 'listen');
   if (waitReady && readyOn !== 'ready') {
     report('ready_on', `${readyOn} contradicts wait_ready: true (which means ready_on: ready); remove one of them`);
   }
 
   checkAffinity(get('cpu_affinity'), { allowed: ctx.allowedCpus, noPinning: ctx.noPinning }, (segs, m) => problems.add([...at('cpu_affinity'), ...segs], m));
 
+  // A fork-mode app's reload keeps PM2's files working without PM2's restart: a Node server
+  // gets its listening socket from the daemon (the old and the new process accept side by
+  // side), any other server that holds its port stops first (lib/master/apps/app.js downFirst).
   const surge = reloadSurge(get, report);
 
   const base = cwd ?? ctx.baseDir;
   const filePath = (key) => (typeof get(key) === 'string' ? path.resolve(base, get(key)) : null);
   // PM2's combined log: superd writes both streams to it when neither has its own file.
-  let combined = filePath('log_file');
+  // PM2's combined file is a third file; `/dev/null` there (or NULL) discards only that copy.
+  let combined = get('log_file') === '/dev/null' ? null : filePath('log_file');
   if (get('log_file') === true) warn('log_file', 'true (PM2\'s default combined file) is ignored; give a path');
   if (combined && (filePath('out_file') || filePath('error_file'))) {
     warn('log_file', 'ignored: out_file or error_file is given too, and superd writes each stream to one file');
@@ -271,13 +285,16 @@ export function normalizeApp(raw, index, ctx) {
     listen_timeout: ms('listen_timeout', 8000),
     wait_ready: waitReady,
     ready_on: readyOn,
+    // A PM2 file's cluster app that listens: its reload waits for the replacement's listen.
+    reload_ready_on: ctx.pm2 && readyOn === 'spawn' && get('ready_on') === undefined && execMode === 'cluster' ? 'listen' : null,
     watch: watchList(get('watch'), base),
     ignore_watch: [].concat(get('ignore_watch') ?? []),
     watch_delay: ms('watch_delay', 1000),
     max_memory_restart: bytes('max_memory_restart'),
     out_file: filePath('out_file') ?? combined,
     error_file: filePath('error_file') ?? combined,
-    merge_logs: get('merge_logs') ?? ctx.mergeLogsDefault ?? true,
+    // PM2 merges by default only what it runs as one process (Common.verifyConfs).
+    merge_logs: get('merge_logs') ?? (ctx.pm2 ? !(writtenMode === 'cluster' || (get('instances') !== 'max' && Boolean(get('instances')))) : ctx.mergeLogsDefault ?? true),
     log_date_format: get('log_date_format') ?? null,
     log_type: get('log_type') ?? 'raw',
     disable_logs: get('disable_logs') ?? false,
@@ -441,6 +458,15 @@ function watchList(watch, base) {
   if (watch === true) return [base];
   if (!watch) return [];
   return [].concat(watch).map((p) => path.resolve(base, p));
+}
+
+/**
+ * The mode when neither the file nor the script decides: superd's own files run a Node
+ * script in cluster mode; a PM2 file only when `instances` is written (Common.sink.determineExecMode).
+ */
+function defaultMode(interpreter, instances) {
+  if (interpreter !== 'node') return 'fork';
+  return instances === undefined || instances === null ? 'fork' : 'cluster';
 }
 
 function signalHint(sig) {

@@ -34,6 +34,16 @@ export function isPm2Format(file, data) {
   return !usesSuperdKey(data);
 }
 
+/**
+ * Whether a PM2 file also gets PM2's defaults where superd's own differ (exec_mode without
+ * instances, readiness, log names and merging, relative paths from where `super start`
+ * runs): the formats PM2's own tools write (`pm2 init`: .js, .json). A YAML file, PM2's or
+ * superd's (the two cannot be told apart when it uses only shared keys), keeps superd's
+ * defaults: cluster mode and zero-downtime reloads for a Node script.
+ * @param {string} file
+ */
+export const takesPm2Defaults = (file) => !/^\.ya?ml$/i.test(path.extname(file));
+
 function usesSuperdKey(data) {
   if (isMap(data) && Object.keys(data).some((k) => SUPERD_ONLY.top.has(k))) return true;
   // The apps in any shape PM2 takes: a list, `apps:` as a list or one app, the file as one app.

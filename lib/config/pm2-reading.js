@@ -42,6 +42,7 @@ export function readAsPm2(data, positions, { envName } = {}) {
       const here = ['apps', i];
       resolveNames(app, here, notes, renames);
       coerceNumbers(app, here, notes);
+      clusterIgnoresInterpreter(app, here, notes);
       unsetFalsy(app, here, notes);
       stringifyEnvObjects(app);
       portWins(app, here, notes);
@@ -157,8 +158,25 @@ function coerceNumbers(app, here, notes) {
       delete app[key];
     } else if (PM2_NUMBER_KEYS.has(canonical) && typeof v === 'string' && (canonical === 'instances' ? WHOLE : NUMBER).test(v)) {
       app[key] = Number(v);
+    } else if (canonical === 'instances' && typeof v === 'string' && v.trim() !== 'max' && Number.isInteger(parseInt(v, 10))) {
+      // `instances: 4,` in YAML is the string "4,": PM2's parseInt reads 4 (Common.verifyConfs).
+      app[key] = parseInt(v, 10);
+      notes.push({ segments: [...here, key], message: `${JSON.stringify(v)} is read as ${app[key]}, as PM2's parseInt reads it` });
     }
   }
+}
+
+/**
+ * PM2 runs a cluster worker with Node whatever `interpreter` says (its cluster workers load
+ * the script in Node: God.nodeApp), so `interpreter: ./node_modules/.bin/ts-node` with
+ * `exec_mode: cluster` runs the script under Node.
+ */
+function clusterIgnoresInterpreter(app, here, notes) {
+  if (!/^cluster(_mode)?$/.test(String(app.exec_mode)) || typeof app.exec_interpreter !== 'string' && typeof app.interpreter !== 'string') return;
+  const key = typeof app.interpreter === 'string' ? 'interpreter' : 'exec_interpreter';
+  if (/^node(js)?$/.test(path.basename(app[key]))) return;
+  notes.push({ segments: [...here, key], message: `ignored in cluster mode, as PM2 ignores it: cluster workers run the script with Node` });
+  delete app[key];
 }
 
 /** PM2 passes an object in env as its JSON text (Common.mergeEnvironmentVariables). */

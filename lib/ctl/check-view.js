@@ -3,6 +3,12 @@
 // and the warnings of the file and of a start (those that need no running daemon).
 import { maskEnv } from '../mask-secrets.js';
 import { unmappedWarning } from '../config/check-affinity.js';
+import { slotFiles } from '../logs/settings.js';
+
+/** Resolved keys `--json` shows as they are (test/pm2/oracle.test.js compares them with PM2's). */
+const AS_IS = ['watch', 'ignore_watch', 'watch_delay', 'autorestart', 'max_restarts', 'min_uptime', 'restart_delay', 'exp_backoff_restart_delay',
+  'kill_timeout', 'listen_timeout', 'wait_ready', 'ready_on', 'max_memory_restart', 'cron_restart', 'instance_var', 'increment_var', 'stop_exit_codes',
+  'merge_logs', 'log_date_format', 'log_type', 'time', 'disable_logs', 'source_map_support', 'shutdown_with_message'];
 
 /**
  * @param {import('../config/index.js').Ecosystem} eco
@@ -25,7 +31,16 @@ export function checkView(eco) {
       cwd: app.cwd,
       autostart: app.autostart,
       env: maskEnv(app.env),
+      ...Object.fromEntries(AS_IS.filter((k) => app[k] !== undefined).map((k) => [k, app[k]])),
+      // The files each slot writes ({out, err}; one entry when the slots share them).
+      log_files: app.logs ? logFiles(app) : undefined,
     })),
     warnings: [...eco.warnings, ...eco.apps.map(unmappedWarning).filter(Boolean)],
   };
+}
+
+function logFiles(app) {
+  if (app.logs.disabled) return [];
+  const slots = app.logs.perSlot ? app.instances : 1;
+  return Array.from({ length: slots }, (_, i) => slotFiles(app.logs, i));
 }

@@ -11,7 +11,7 @@ import { bounded } from '../ipc/daemon-input.js';
 import { settingsRows } from '../describe-config.js';
 
 const PROFILE_MS = 10_000;
-const APP_RE = /^[^\p{Cc}\p{Zl}\p{Zp}/]{1,64}$/u; // as config/schema.json's app name
+const APP_RE = /^(?!\/)[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]{1,64}$/u; // as config/schema.json's app name
 
 /** action -> {changes: whether it needs the token, args: extra checks} */
 export const ACTIONS = Object.freeze({

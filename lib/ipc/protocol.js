@@ -138,6 +138,7 @@ export const OPS = Object.freeze({
     only: [(v) => v === undefined || strList(v), false, 'a list of app names'],
     clientEnv: [envMap, false, 'an object of string values'],
     watch: [(v) => v === undefined || typeof v === 'boolean', false, 'true or false'],
+    cwd: [(v) => v === undefined || absPath(v), false, 'an absolute directory (where `super start` runs)'],
   },
   'start-script': {
     script: [str, true, 'a script path or a command name'],

@@ -7,7 +7,7 @@ import { superdAppKeys } from './superd-keys.js';
 
 // config/schema.json's rule for a name: 1 to 64 characters, no control character nor `/`,
 // not `all`, a bare number (an id) or a leading `-` (an option).
-const NAME = /^(?!all$)(?![0-9]+$)(?!-)[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}/]{1,64}$/u;
+const NAME = /^(?!all$)(?![0-9]+$)(?![-/])[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]{1,64}$/u;
 const DURATIONS = ['min_uptime', 'restart_delay', 'exp_backoff_restart_delay', 'kill_timeout', 'listen_timeout', 'watch_delay'];
 const BOOLEANS = ['wait_ready', 'autorestart', 'shutdown_with_message', 'disable_logs', 'time', 'merge_logs', 'source_map_support'];
 const JS = /\.[cm]?js$/;
@@ -58,7 +58,7 @@ function canonical(raw) {
 function appName(pm2) {
   const given = typeof pm2.name === 'string' && pm2.name ? pm2.name : path.basename(String(pm2.script ?? 'app'), path.extname(String(pm2.script ?? '')));
   if (NAME.test(given)) return given;
-  const fixed = [...given.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}/]+/gu, '-').replace(/^-+/, '')].slice(0, 64).join('');
+  const fixed = [...given.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu, '-').replace(/^[-/]+/, '')].slice(0, 64).join('');
   return NAME.test(fixed) ? fixed : `app-${fixed}`.slice(0, 64);
 }
 

@@ -100,7 +100,7 @@ test('file-less start, PM2 forms', async (t) => {
       [['start', 'missing.js', '--name', 'missing'], /^super: E_CONFIG: cannot start missing\.js: script: file not found: .*missing\.js/],
       [['start', 'no-such-command-here'], /^super: E_CONFIG: cannot start no-such-command-here: script: not found in cwd .* nor on PATH/],
       [['start', 'server.cjs', '--env-var', 'BAD NAME=1'], /^super: E_USAGE: --env-var BAD NAME=1: give NAME=value/],
-      [['start', 'server.cjs', '--name', 'bad/name'], /^super: E_CONFIG: cannot start server\.cjs: --name: name: /],
+      [['start', 'server.cjs', '--name', '/bad'], /^super: E_CONFIG: cannot start server\.cjs: --name: name: /],
       [['start', 'server.cjs', '--env', 'prod'], /^super: E_USAGE: --env and --only choose in an ecosystem file/],
       [['start', '"node server.cjs', '--name', 'x'], /^super: E_USAGE: .*unterminated/],
       [['start', 'server.cjs', '--attach'], /^super: E_USAGE: --attach: superd does not attach to logs on start; run super logs <app> -f\n/],

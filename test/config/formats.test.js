@@ -28,11 +28,22 @@ async function problemsOf(file, options) {
 }
 const names = (eco) => eco.apps.map((a) => a.name);
 
-test('YAML and JSON files load the same apps', async () => {
+test('YAML and JSON files load the same apps; a JSON file gets PM2\'s defaults, a YAML file superd\'s', async () => {
   const yml = await loadEcosystem(write('eco.yml', 'apps:\n  - name: a\n    script: app.js\n'), { cpus: 2 });
   const json = await loadEcosystem(write('eco.json', '{\n  "apps": [{ "name": "a", "script": "app.js" }]\n}\n'), { cpus: 2 });
   assert.deepEqual(names(yml), ['a']);
-  assert.deepEqual({ ...json.apps[0], source: null }, { ...yml.apps[0], source: null });
+  const pm2Defaults = (app) => [app.exec_mode, app.ready_on, path.basename(app.logs.err)];
+  assert.deepEqual(pm2Defaults(yml.apps[0]), ['cluster', 'listen', 'a-err.log']);
+  assert.deepEqual(pm2Defaults(json.apps[0]), ['fork', 'spawn', 'a-error.log']);
+  const rest = (app) => ({ ...app, source: null, exec_mode: null, ready_on: null, logs: { ...app.logs, err: null, pm2Slots: null } });
+  assert.deepEqual(rest(json.apps[0]), rest(yml.apps[0]));
+});
+
+test('a JSON file read as PM2 reads it, a JavaScript literal: keys without quotes, single quotes, undefined; no code runs', async () => {
+  const file = write('js.json', "/* pm2 */ {\n  apps: [{ name: 'a', script: 'app.js', env: { Q: 'it\\'s', N: .5, U: undefined, H: 0x10 }, },],\n}\n");
+  assert.deepEqual((await loadEcosystem(file, { cpus: 2 })).apps.map((a) => [a.name, a.env]), [['a', { Q: "it's", N: '0.5', H: '16' }]]);
+  const code = write('code.json', '{\n  "apps": [{ "name": require("os").hostname(), "script": "app.js" }]\n}\n');
+  assert.equal((await problemsOf(code)).length, 1, 'a call is not a literal: refused, never run');
 });
 
 test('a JSON file with comments and trailing commas, as PM2 takes them; a real syntax error still at file:line:col', async () => {

@@ -57,11 +57,15 @@ test('autostart, increment_var, port, cron_restart, namespace', () => {
   assert.deepEqual(problems(() => app('increment_var: PORT\nenv: { PORT: eighty }')), [`${file}:4:20: apps[0].increment_var: PORT is "eighty" in env, not a whole number to increment; set env.PORT to a number such as 3000`]);
 });
 
-test('interpreter: any executable on PATH runs the script in fork mode; cluster mode is refused', () => {
+test('interpreter: any executable on PATH runs the script in fork mode; cluster mode is refused (superd\'s file) or runs Node (PM2\'s)', () => {
   const py = load('apps:\n  - name: py\n    script: app.js\n    interpreter: sh\n').apps[0];
   assert.ok(path.isAbsolute(py.interpreter) && /sh$/.test(py.interpreter), py.interpreter);
   assert.equal(py.exec_mode, 'fork');
-  assert.deepEqual(problems(() => app('interpreter: sh\nexec_mode: cluster')), [`${file}:5:16: apps[0].exec_mode: cluster mode needs a Node script (interpreter is sh); use exec_mode: fork`]);
+  assert.deepEqual(problems(() => app('interpreter: sh\nexec_mode: cluster\nready_on: listen')), [`${file}:5:16: apps[0].exec_mode: cluster mode needs a Node script (interpreter is sh); use exec_mode: fork`]);
+  // A PM2 file: PM2's cluster workers are Node whatever interpreter says (ts-node, bash): superd runs Node too, and says so.
+  const pm2 = app('interpreter: sh\nexec_mode: cluster');
+  assert.deepEqual([pm2.apps[0].interpreter, pm2.apps[0].exec_mode], ['node', 'cluster']);
+  assert.match(pm2.warnings[0], /apps\[0\]\.interpreter: ignored in cluster mode, as PM2 ignores it: cluster workers run the script with Node/);
   const [missing] = problems(() => app('interpreter: no-such-interpreter-xyz'));
   assert.match(missing, /apps\[0\]\.interpreter: not found in cwd .* nor on PATH: no-such-interpreter-xyz/);
   // The daemon's own node, named by path, is just `node`.

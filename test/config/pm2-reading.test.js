@@ -42,7 +42,12 @@ test('numbers written as strings, where PM2 takes a number; other strings are st
   assert.deepEqual([a.instances, a.env.PORT, a.max_restarts, a.kill_timeout, a.min_uptime, a.max_memory_restart, a.stop_exit_codes, a.restart_delay], [2, '3000', 10, 5000, 2000, 1048576, [0], 250]);
   assert.equal(one({ max_memory_restart: '1G' }).apps[0].max_memory_restart, 1024 ** 3);
   assert.match(problems(() => one({ max_restarts: 'ten' }))[0], /apps\[0\]\.max_restarts: must be an integer >= 0 \(got "ten"\)/);
-  assert.match(problems(() => one({ instances: '2.5' }))[0], /apps\[0\]\.instances: must be a positive integer/);
+  assert.match(problems(() => one({ instances: 'two' }))[0], /apps\[0\]\.instances: must be a positive integer/);
+  // PM2's parseInt reads "4," (YAML's `instances: 4,`) and "2.5" leniently: so does superd, saying what it read.
+  const lenient = one({ instances: '4,' });
+  assert.equal(lenient.apps[0].instances, 4);
+  assert.match(lenient.warnings[0], /apps\[0\]\.instances: "4," is read as 4, as PM2's parseInt reads it/);
+  assert.equal(one({ instances: '2.5' }).apps[0].instances, 2);
   // PM2 refuses a boolean written as a string ("Expect autorestart to be a typeof boolean"): so does superd.
   assert.match(problems(() => one({ autorestart: 'false' }))[0], /apps\[0\]\.autorestart: must be true or false \(got "false"\)/);
   // env values: numbers and booleans as text; an object as its JSON (Common.mergeEnvironmentVariables).
@@ -108,11 +113,14 @@ test('append_env_to_name: the --env name is appended to the app name, as PM2 doe
   assert.equal(load(text).apps[0].name, 'api');
 });
 
-test('names: any text without control characters, invisible or bidi characters, or "/", except what commands would read otherwise', () => {
-  for (const name of ['Billing API Server', 'api (v2)', 'Ünïcødé', 'a.b_c-d', '3000-api']) assert.equal(one({ name }).apps[0].name, name);
-  for (const name of ['all', '3000', '-api', 'a/b', 'a\tb', 'a\u0000', 'x'.repeat(65), 'api\u200b', 'a\u202eb', '\u2066api']) {
-    assert.match(problems(() => one({ name }))[0], /apps\[0\]\.name: must be a name of 1 to 64 characters without control characters, invisible or bidi format characters or "\/", and not "all" \(every app\), a bare number \(an app id\) or starting with "-" \(an option\)/, name);
+test('names: any text without control characters, invisible or bidi characters, except what commands would read otherwise', () => {
+  for (const name of ['Billing API Server', 'api (v2)', 'Ünïcødé', 'a.b_c-d', '3000-api', 'api.example.com/hawk']) assert.equal(one({ name }).apps[0].name, name);
+  for (const name of ['all', '3000', '-api', '/srv/api', 'a\tb', 'a\u0000', 'x'.repeat(65), 'api\u200b', 'a\u202eb', '\u2066api']) {
+    assert.match(problems(() => one({ name }))[0], /apps\[0\]\.name: must be a name of 1 to 64 characters without control characters or invisible or bidi format characters, and not "all" \(every app\), a bare number \(an app id\) or starting with "-" \(an option\) or "\/" \(a path\)/, name);
   }
+  // Log files: PM2's names for a PM2 file (outside [A-Za-z0-9.-] as `-`); a `/` never names a directory.
+  assert.equal(path.basename(one({ name: 'api.example.com/hawk' }).apps[0].logs.err), 'api.example.com-hawk-error.log');
+  assert.equal(path.basename(load('apps:\n  - { name: "a b/c", script: app.js }\n', yml).apps[0].logs.out), 'a b-c-out.log');
   assert.equal(one({ namespace: 'Billing Team' }).apps[0].namespace, 'Billing Team');
 });
 

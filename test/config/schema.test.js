@@ -50,7 +50,7 @@ test('the normalized app carries every app key of the schema', () => {
   const appKeys = Object.entries(schema.$defs.app.properties)
     .filter(([k, s]) => !s['x-alias-of'] && !s['x-pm2-only'] && !folded.includes(k)).map(([k]) => k);
   assert.deepEqual(appKeys.filter((k) => !(k in apps[0])), []);
-  assert.deepEqual(Object.keys(apps[0]).filter((k) => !appKeys.includes(k)).sort(), ['instances_spec', 'logs', 'node_path', 'restart_delay_set', 'source']);
+  assert.deepEqual(Object.keys(apps[0]).filter((k) => !appKeys.includes(k)).sort(), ['instances_spec', 'logs', 'node_path', 'reload_ready_on', 'restart_delay_set', 'source']);
 });
 
 test('the normalized daemon settings carry every top-level section', () => {

@@ -60,7 +60,7 @@ test('an action is checked before anything is sent to a daemon', () => {
   assert.match(actionProblem({ ...ok, action: 'kill' }, ['local']), /unknown action/);
   assert.match(actionProblem({ ...ok, action: '__proto__' }, ['local']), /unknown action/);
   assert.match(actionProblem({ ...ok, host: 'other' }, ['local']), /unknown host/);
-  assert.match(actionProblem({ ...ok, app: 'a/b' }, ['local']), /app name/);
+  assert.match(actionProblem({ ...ok, app: '/srv/a' }, ['local']), /app name/);
   assert.match(actionProblem({ ...ok, app: 'x'.repeat(65) }, ['local']), /app name/);
   assert.match(actionProblem({ ...ok, app: 'a\nb' }, ['local']), /app name/);
   assert.match(actionProblem({ ...ok, action: 'scale', count: '1e9' }, ['local']), /bad arguments/);

@@ -66,8 +66,13 @@ export async function freePort() {
 
 /** Runs `super ...args` against `home`; resolves {code, stdout, stderr}. */
 export function superCli(home, args, { env = {}, timeout = 60000, cwd = ROOT } = {}) {
+  return runProcess(process.execPath, [SUPER, ...args], { cwd, env: { ...process.env, SUPER_HOME: home, NO_COLOR: '1', ...env }, timeout });
+}
+
+/** Runs a command to its end (SIGKILL after `timeout` ms); resolves {code, signal, stdout, stderr}. */
+export function runProcess(cmd, args, { cwd, env, timeout }) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SUPER, ...args], { cwd, env: { ...process.env, SUPER_HOME: home, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(cmd, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

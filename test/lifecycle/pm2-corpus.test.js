@@ -100,7 +100,7 @@ async function spacedName(box) {
     return r;
   };
   assert.match((await ok(['ls'])).stdout, /\n\d+ +Billing API Server +0 /);
-  assert.equal(path.basename((await describeCli(box, name)).logs.out), 'Billing API Server-out.log');
+  assert.equal(path.basename((await describeCli(box, name)).logs.out), 'Billing-API-Server-out-0.log');
   await ok(['logs', name, '--lines', '5']);
   for (const verb of ['reload', 'restart', 'stop']) await ok([verb, name]);
   assert.match((await ok(['start', name])).stdout, /^started Billing API Server$/m);

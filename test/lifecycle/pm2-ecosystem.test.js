@@ -62,7 +62,7 @@ module.exports = {
 `);
 
   await t.test('CJS file with PM2 keys: each key has its effect on real workers', async () => {
-    const r = await box.cli(['start', cjs], { env: { GREETING: '' } });
+    const r = await box.cli(['start', cjs], { cwd: box.dir, env: { GREETING: '' } });
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stderr, /warning: .*ecosystem\.config\.js: deploy: PM2-only key \(pm2 deploy; keep your deploy tool, then `super reload <app>`\): ignored/);
     assert.match(r.stderr, /warning: .*ecosystem\.config\.js: apps\[0\]\.vizion: PM2-only key/);
@@ -99,7 +99,7 @@ module.exports = {
       ['blocks.config.js', 'Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);\n', /blocks\.config\.js: did not finish within 10 s/],
     ];
     for (const [name, text, expected] of cases) {
-      const r = await box.cli(['start', box.write(name, text)]);
+      const r = await box.cli(['start', box.write(name, text)], { cwd: box.dir });
       assert.equal(r.code, 2, `${name}: ${r.stderr}`);
       assert.match(r.stderr, /E_CONFIG/);
       assert.match(r.stderr, expected);
@@ -143,7 +143,7 @@ export default { apps: [{ name: 'mjs', script: path.resolve('server.cjs'), env: 
 `);
     const jsonFile = box.write('ecosystem.json', JSON.stringify({ apps: [{ name: 'json', script: 'server.cjs', exec_mode: 'fork_mode', env: { PORT: jsonPort } }] }, null, 2));
     // The CLI's own check of a TypeScript file; the others in-process (box.start rejects a refused file).
-    const r = await box.cli(['start', tsFile]);
+    const r = await box.cli(['start', tsFile], { cwd: box.dir });
     assert.equal(r.code, 0, r.stderr);
     for (const f of [mjsFile, jsonFile]) await box.start(f);
     assert.equal((await json(ts)).port, String(ts));

@@ -57,18 +57,20 @@ test('PM2 scripts: pm2 init files, command lines, Node programs without .js, npm
     assert.ok(warnings.some((w) => /deploy: PM2-only key/.test(w)), warnings.join('\n'));
     const worker = await answer(port.WORKER);
     assert.equal(worker.entry, path.join(project, 'service-worker/index.js'));
-    assert.equal((await answer(port.INDEX)).mode, 'cluster');
+    // No instances: fork mode, as PM2 runs it (Common.sink.determineExecMode).
+    assert.equal((await answer(port.INDEX)).mode, 'fork');
     assert.deepEqual(await start('pm2-init-simple.config.js'), []);
     assert.equal((await answer(port.APP1)).entry, path.join(project, 'app.js'));
   });
 
-  await t.test('command lines run as PM2 runs them; bin/www and a .bin link are Node programs in cluster mode', async () => {
+  await t.test('command lines run as PM2 runs them; bin/www and a .bin link are Node programs (cluster mode with instances, as in PM2)', async () => {
     assert.deepEqual(await start('commands.config.js'), []);
     assert.deepEqual(await answer(port.CMD_NODE), { ...(await answer(port.CMD_NODE)), mode: 'fork', args: ['--tag', 'cmd'], entry: path.join(project, 'server.js') });
     assert.deepEqual((await answer(port.CMD_NPM)).args, ['--via', 'npm-run-serve']);
     const www = await answer(port.WWW);
     assert.deepEqual([www.mode, www.entry], ['cluster', path.join(project, 'bin/www')]);
-    assert.equal((await answer(port.LINK)).mode, 'cluster');
+    const link = await answer(port.LINK);
+    assert.deepEqual([link.mode, link.entry], ['fork', path.join(project, 'node_modules/.bin/serve-fixture')]);
     const ls = await lsJson(box);
     assert.equal(workers(ls, 'www'), 2);
     const d = await describeJson(box, 'cmd-npm');

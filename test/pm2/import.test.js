@@ -388,9 +388,10 @@ test('names are kept as superd takes them (spaces included); only what no superd
   const named = (name) => mapApp({ name, script: 'a.js' }, { baseDir: '/srv', outDir: '/srv' });
   assert.equal(named('Billing API Server').app.name, 'Billing API Server');
   assert.deepEqual(named('Billing API Server').notes, []);
-  assert.equal(named('api/v2').app.name, 'api-v2');
+  assert.equal(named('api.example.com/hawk').app.name, 'api.example.com/hawk');
+  assert.equal(named('/srv/api').app.name, 'srv/api');
   assert.equal(named('all').app.name, 'app-all');
   assert.equal(named('42').app.name, 'app-42');
   assert.equal(named('-x').app.name, 'x');
-  for (const n of ['api/v2', 'all', '42']) assert.match(named(n).notes[0], /is not a superd app name; renamed/);
+  for (const n of ['/srv/api', 'all', '42']) assert.match(named(n).notes[0], /is not a superd app name; renamed/);
 });

@@ -54,7 +54,7 @@ export default async function capacity(app, opts) {
   const { svgChart } = await import('../../capacity/svg.js');
   const name = result.copy.app;
   const report = { app: name, copy: result.copy.copy, plan, rows: result.rows, stopped: result.stopped, recommendation: recommend(result.rows, plan.target), svg: null };
-  report.svg = writeSvg(plan.svg ?? path.join(superHome(), `capacity-${name}.svg`), svgChart(report));
+  report.svg = writeSvg(plan.svg ?? path.join(superHome(), `capacity-${name.replaceAll('/', '-')}.svg`), svgChart(report));
   if (plan.json) {
     const { plan: p, ...rest } = report;
     process.stdout.write(`${JSON.stringify({ ...rest, slo_ms: p.slo, path: p.path, step_ms: p.stepMs, connections: p.connections, cpus: p.cpus, target_rps: p.target })}\n`);

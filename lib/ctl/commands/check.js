@@ -12,7 +12,7 @@ export default async function check(file, opts = {}) {
   const only = opts.only ? opts.only.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
   let eco;
   try {
-    eco = await loadEcosystem(file, { env: opts.env, only });
+    eco = await loadEcosystem(file, { env: opts.env, only, startDir: process.cwd() });
   } catch (err) {
     throw printableError(err);
   }

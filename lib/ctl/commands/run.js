@@ -43,7 +43,7 @@ export default async function run(file, opts = {}) {
   };
   let result;
   try {
-    result = await daemon.registry.startFromFile({ file: abs, env: opts.env, only, clientEnv, beforeStart });
+    result = await daemon.registry.startFromFile({ file: abs, env: opts.env, only, cwd: process.cwd(), clientEnv, beforeStart });
   } catch (err) {
     printError(err, 'super run');
     daemon.shutdown('start failed', err.exitStatus ?? 1);

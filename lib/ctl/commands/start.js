@@ -70,10 +70,10 @@ async function startFile(file, opts) {
   // Refuse a bad file here, before a daemon is even started (the daemon checks again,
   // against the CPUs it may use). CPUs: this process's own mask, which a new daemon inherits.
   // A daemon to start loads its modules meanwhile, held until the file passes (ensureDaemon).
-  const checked = import('../../config/index.js').then(({ loadEcosystem }) => loadEcosystem(file, { env: opts.env, only }));
+  const checked = import('../../config/index.js').then(({ loadEcosystem }) => loadEcosystem(file, { env: opts.env, only, startDir: process.cwd() }));
   return withDaemon(async (client) => {
     const { onProgress, report: reportReload } = reloadPrinter();
-    const args = { file: abs, env: opts.env, only, clientEnv: callerEnv(), watch: opts.watch || undefined };
+    const args = { file: abs, env: opts.env, only, clientEnv: callerEnv(), watch: opts.watch || undefined, cwd: process.cwd() };
     const data = await whenNotBusy(() => client.request('start', args, { timeout: 0, onProgress: opts.json ? undefined : onProgress }));
     if (!opts.json) for (const r of data.reloaded ?? []) reportReload(r);
     const status = await report(client, data, opts);

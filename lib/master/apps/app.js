@@ -36,7 +36,7 @@ export class App {
     this.logReports = new WorkerLogReports({ app: config.name, log: ctx.log });
     this.stderrMarks = new Map(); // slot -> {ino, size} of its stderr file when its worker started (#markStderr)
     this.busy = null; // name of the operation in progress, if any (set by the registry)
-    this.source = null; // {file, env}: where the config came from, re-read by reload
+    this.source = null; // {file, env, cwd}: where the config came from (and where `super start` ran), re-read by reload
     this.lastReload = null; // outcome of the last reload, shown by ls/describe
     this.scaledFrom = null; // the file's instances when a command (scale) set the count: it holds while the file says so (keptCount)
     this.lastAutoscale = null; // the last autoscale step and its outcome (set by the registry), shown by ls/describe
@@ -50,7 +50,8 @@ export class App {
 
   /** The environment of the worker in slot i, running `c`. */
   workerEnv(i, c = this.config) {
-    const base = { ...this.clientEnv, ...c.env };
+    // PWD is the worker's directory, as a shell (and PM2) sets it, unless the app's env says.
+    const base = { ...this.clientEnv, PWD: c.cwd, ...c.env };
     return {
       ...base,
       // increment_var (PM2): instance i gets the variable's value + i (PORT 3000, 3001, ...)

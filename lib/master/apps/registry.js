@@ -93,13 +93,15 @@ export class AppRegistry extends EventEmitter {
   }
 
   /** `super start <file>`: add new apps and start them, start stopped ones, report running ones. */
-  async startFromFile({ file, env, only, clientEnv: rawClientEnv, beforeStart, rollback = false }) {
+  async startFromFile({ file, env, only, cwd, clientEnv: rawClientEnv, beforeStart, rollback = false }) {
     const { loadEcosystemOffThread } = await import('../../config/load-off-thread.js');
     const clientEnv = rawClientEnv && inheritable(rawClientEnv);
     // The daemon's CPUs as at boot: daemon.cpu_affinity narrows the daemon, never the apps.
     // A JS/TS file runs with the caller's environment (lib/config/js-config.js).
-    const eco = await loadEcosystemOffThread(file, { env, only, allowedCpus: this.daemonPolicy.allowed, callerEnv: clientEnv, home: this.home, ...this.loadDefaults });
-    const result = await this.startConfigs(eco.apps.map((config) => ({ config, clientEnv, source: { file, env }, autostart: config.autostart })), eco.daemon, file, beforeStart, { rollback });
+    // cwd: where `super start` ran, where a PM2 file's relative paths start (kept for rereads).
+    const eco = await loadEcosystemOffThread(file, { env, only, startDir: cwd, allowedCpus: this.daemonPolicy.allowed, callerEnv: clientEnv, home: this.home, ...this.loadDefaults });
+    const source = cwd === undefined ? { file, env } : { file, env, cwd };
+    const result = await this.startConfigs(eco.apps.map((config) => ({ config, clientEnv, source, autostart: config.autostart })), eco.daemon, file, beforeStart, { rollback });
     result.warnings.unshift(...eco.warnings);
     return result;
   }

@@ -18,8 +18,8 @@ export async function rereadConfigs(apps, { policy, log, home, loadDefaults }) {
   const configs = new Map();
   for (const app of apps) {
     if (!app.source?.file) continue;
-    const key = `${app.source.file}\0${app.source.env ?? ''}`;
-    if (!files.has(key)) files.set(key, await loadEcosystemOffThread(app.source.file, { env: app.source.env, allowedCpus: policy.allowed, callerEnv: app.clientEnv, home, ...loadDefaults }));
+    const key = `${app.source.file}\0${app.source.env ?? ''}\0${app.source.cwd ?? ''}`;
+    if (!files.has(key)) files.set(key, await loadEcosystemOffThread(app.source.file, { env: app.source.env, startDir: app.source.cwd, allowedCpus: policy.allowed, callerEnv: app.clientEnv, home, ...loadDefaults }));
     const config = files.get(key).apps.find((c) => c.name === app.name);
     if (!config) {
       throw new SuperError('E_CONFIG', `${app.name} is no longer in ${app.source.file}; nothing was reloaded. Remove it with \`super delete ${shellQuote(app.name)}\`, or reload the running config with --keep-config`);

@@ -35,6 +35,7 @@ export class Slot extends EventEmitter {
     this.history = freshHistory();
     this.lastExit = null;
     this.notReady = false;
+    this.listens = false;
     this.restartTimer = null;
     this.affinity = null; // {cpus, pinned} of the current worker (lib/master/settings/affinity.js)
   }
@@ -77,6 +78,11 @@ export class Slot extends EventEmitter {
     this.affinity = proc.affinity;
     this.startedAt = Date.now();
     this.notReady = false;
+    // Whether this slot's worker listens: a reload of a PM2 file's app then waits for the
+    // replacement's listen (config.reload_ready_on), though the app is online at spawn.
+    proc.once('listening', () => {
+      if (this.proc === proc) this.listens = true;
+    });
     proc.once('exit', (exit) => {
       if (this.proc === proc) this.#onExit(exit);
     });
@@ -147,8 +153,9 @@ export class Slot extends EventEmitter {
     onForked(proc.pid, this.pid);
     let readyMs;
     try {
-      const r = await waitReady(proc, config);
-      if (!r.ready) throw new Error(`not ready ${readyBound(config)}`);
+      const readyBy = config.reload_ready_on && this.listens ? { ...config, ready_on: config.reload_ready_on } : config;
+      const r = await waitReady(proc, readyBy);
+      if (!r.ready) throw new Error(`not ready ${readyBound(readyBy)}`);
       readyMs = r.ms;
       onReady(proc.pid);
       if (config.probation > 0) await survive(proc, config.probation);

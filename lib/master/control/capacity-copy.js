@@ -68,7 +68,7 @@ function copyConfig(c, name, port, home) {
   }
   // its own log files, beside the app's, with the app's log settings
   const logs = c.logs
-    ? { ...c.logs, out: path.join(c.logs.dir, `${name}-out.log`), err: path.join(c.logs.dir, `${name}-err.log`) }
+    ? { ...c.logs, out: path.join(c.logs.dir, `${name.replaceAll('/', '-')}-out.log`), err: path.join(c.logs.dir, `${name.replaceAll('/', '-')}-err.log`) }
     : resolveLogSettings({ ...c, name, out_file: null, error_file: null }, null, home);
   return deepFreeze({
     ...c,

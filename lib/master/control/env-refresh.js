@@ -7,7 +7,7 @@
  * reloaded from the file with it. Returns the reload's outcome, or null when none changed.
  * @param {import('../apps/registry.js').AppRegistry} registry
  */
-export async function applyEnvToRunning(registry, { file, env, changed, progress }) {
+export async function applyEnvToRunning(registry, { file, env, cwd, changed, progress }) {
   if (env === undefined || !changed.length) return null;
-  return registry.reload(changed.map((c) => c.name), { progress, overrides: { source: { file, env } } });
+  return registry.reload(changed.map((c) => c.name), { progress, overrides: { source: cwd === undefined ? { file, env } : { file, env, cwd } } });
 }

@@ -41,7 +41,7 @@ export async function fileLessApp(spec, { allowedCpus, loadDefaults = {} }) {
   else if (raw.exec_mode === undefined && raw.ready_on !== 'listen') raw.exec_mode = 'fork';
   let eco;
   try {
-    eco = await loadEcosystemTextOffThread(JSON.stringify({ apps: [raw] }, null, 2), LABEL, { baseDir: command.cwd, allowedCpus, ...loadDefaults });
+    eco = await loadEcosystemTextOffThread(JSON.stringify({ apps: [raw] }, null, 2), LABEL, { baseDir: command.cwd, allowedCpus, ...loadDefaults, pm2Defaults: false });
   } catch (err) {
     if (err.code !== 'E_CONFIG') throw err;
     const problems = (err.details?.problems ?? []).map(asOptionProblem);

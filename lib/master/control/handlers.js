@@ -39,7 +39,7 @@ export function makeHandlers({ registry, monitor, watcher, cron, captures, log, 
       // --watch: the file's apps reload when their files change (their cwd, if no watch paths)
       if (a.watch) for (const name of [...result.started, ...result.running]) registry.setWatch(name, true);
       // --env <name> on running apps: their new env applies now, through a rolling reload
-      const reloaded = await applyEnvToRunning(registry, { file: a.file, env: a.env, changed: result.changed, progress });
+      const reloaded = await applyEnvToRunning(registry, { file: a.file, env: a.env, cwd: a.cwd, changed: result.changed, progress });
       return reloaded ? { ...result, reloaded: reloaded.apps } : result;
     },
     // `super start <file>` asks as soon as it connects: the thread that reads files

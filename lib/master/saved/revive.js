@@ -28,8 +28,8 @@ export async function reviveApps(dump, options) {
     let held = null;
     let why = 'it was not started from an ecosystem file';
     if (source?.file) {
-      const key = `${source.file}\0${source.env ?? ''}`;
-      if (!files.has(key)) files.set(key, await loadEcosystemOffThread(source.file, { ...options, env: source.env }).catch((err) => err));
+      const key = `${source.file}\0${source.env ?? ''}\0${source.cwd ?? ''}`;
+      if (!files.has(key)) files.set(key, await loadEcosystemOffThread(source.file, { ...options, env: source.env, startDir: source.cwd }).catch((err) => err));
       const eco = files.get(key);
       const fresh = eco instanceof Error ? null : eco.apps.find((a) => a.name === saved.name);
       // The saved count, as a reload keeps it (autoscale.js keptCount): within the file's

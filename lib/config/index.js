@@ -15,6 +15,7 @@ import { normalizeDaemon } from './normalize-daemon.js';
 import { parseWithPositions, PositionMap } from './positions.js';
 import { Problems } from './problems.js';
 import { readAllowedCpus } from './cpu-set.js';
+import { cgroupCpuLimit, cpuLimitNote } from '../cgroup-cpu.js';
 import { evaluateConfigFile, SCRIPT_EXTENSIONS } from './js-config.js';
 import { jsonProblem } from './json-problem.js';
 import { blankCommentsAndTrailingCommas } from './json-relaxed.js';
@@ -46,6 +47,7 @@ const YAML_SCHEMA = yaml.CORE_SCHEMA.extend({ implicit: [yaml.types.merge] });
  * @property {(import('./normalize-app.js').App & {logs: ReturnType<typeof resolveLogSettings>})[]} apps
  *   in file order (only those named by `only`, if given), each with its log settings
  * @property {string[]} warnings  one line each: keys accepted but ignored (PM2-only keys), ...
+ * @property {string|null} cpu_note  why `max` is fewer CPUs than the affinity mask (the cgroup's CPU limit), or null
  */
 
 /**
@@ -174,7 +176,13 @@ function syntaxError(file, line, col, message) {
  */
 function loadEcosystemData(data, positions, file, { env, only, allowedCpus, cpus, noPinning, baseDir, mergeLogsDefault = true, capLogs = false, isRoot, home = superHome(), asPm2 } = {}) {
   allowedCpus ??= cpus !== undefined ? Array.from({ length: cpus }, (_, i) => i) : readAllowedCpus();
-  cpus ??= allowedCpus.length;
+  // `max` is the affinity mask's CPUs, or the cgroup's CPU limit where that is smaller (a container's).
+  let cpuNote = null;
+  if (cpus === undefined) {
+    const limit = cgroupCpuLimit();
+    cpuNote = cpuLimitNote(allowedCpus.length, limit);
+    cpus = cpuNote && limit ? limit.cpus : allowedCpus.length;
+  }
   const abs = path.resolve(file);
   baseDir = path.resolve(baseDir ?? path.dirname(abs));
   if (holdsMoreValues(data)) {
@@ -209,7 +217,7 @@ function loadEcosystemData(data, positions, file, { env, only, allowedCpus, cpus
   }
   if (problems.size > 0) throw refused(file, problems);
   apps = apps.map((app) => ({ ...app, logs: resolveLogSettings(app, daemon.logs, home, { capped: capLogs, createFileDirs: pm2Format }) }));
-  return deepFreeze({ file: abs, daemon, apps, warnings });
+  return deepFreeze({ file: abs, daemon, apps, warnings, cpu_note: cpuNote });
 }
 
 /**

@@ -61,6 +61,7 @@ const YAML_SCHEMA = yaml.CORE_SCHEMA.extend({ implicit: [yaml.types.merge] });
  * @property {boolean} [isRoot]  whether the daemon runs as root, for uid/gid (default: this process)
  * @property {Record<string,string>} [callerEnv]  environment a JS/TS file runs with: the
  *   caller's (`super start`'s), default this process's
+ * @property {number} [shutdownDelayDefault=0]  shutdown_delay of an app that sets none, ms (`super run` in Kubernetes: 5 s)
  * @property {boolean} [asPm2]  read with PM2's semantics or not (default: pm2-format.js decides by the file)
  * @property {string} [home]  SUPER_HOME, where default log files go (default: lib/home.js superHome())
  */
@@ -174,7 +175,7 @@ function syntaxError(file, line, col, message) {
  *   asPm2: read with PM2's semantics or not (default: pm2-format.js decides by the file)
  * @returns {Ecosystem}
  */
-function loadEcosystemData(data, positions, file, { env, only, allowedCpus, cpus, noPinning, baseDir, mergeLogsDefault = true, capLogs = false, isRoot, home = superHome(), asPm2 } = {}) {
+function loadEcosystemData(data, positions, file, { env, only, allowedCpus, cpus, noPinning, baseDir, mergeLogsDefault = true, capLogs = false, shutdownDelayDefault = 0, isRoot, home = superHome(), asPm2 } = {}) {
   allowedCpus ??= cpus !== undefined ? Array.from({ length: cpus }, (_, i) => i) : readAllowedCpus();
   // `max` is the affinity mask's CPUs, or the cgroup's CPU limit where that is smaller (a container's).
   let cpuNote = null;
@@ -206,7 +207,7 @@ function loadEcosystemData(data, positions, file, { env, only, allowedCpus, cpus
   const warnings = pm2OnlyWarnings(data, problems);
   for (const { segments, message } of pm2.notes) warnings.push(`${problems.where(segments, 'key')}${problems.label(segments)}: ${message}`);
   if (data && typeof data === 'object' && !Array.isArray(data)) {
-    const ctx = { problems, warnings, file: abs, baseDir, cpus, allowedCpus, noPinning, envName: env, mergeLogsDefault, isRoot, limits };
+    const ctx = { problems, warnings, file: abs, baseDir, cpus, allowedCpus, noPinning, envName: env, mergeLogsDefault, shutdownDelayDefault, isRoot, limits };
     daemon = normalizeDaemon(data, ctx);
     if (Array.isArray(data.apps) && !problems.isBad(['apps'])) {
       apps = data.apps.map((raw, i) => normalizeApp(raw, i, ctx));

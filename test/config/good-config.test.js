@@ -82,6 +82,7 @@ test('minimal.yml: every default', async () => {
       max_unavailable: 0,
       retire_interval: null,
       drain_timeout: 10000,
+      shutdown_delay: 0,
       shutdown_with_message: false,
       metrics_interval: null,
       unresponsive_timeout: null,
@@ -96,6 +97,7 @@ test('minimal.yml: every default', async () => {
       },
     }],
     warnings: [],
+    cpu_note: null, // cpus given: no cgroup reading
   });
 });
 
@@ -188,6 +190,7 @@ test('full.yml: every key, with --env production and 4 CPUs', async () => {
     max_unavailable: 1,
     retire_interval: 200,
     drain_timeout: 30000,
+    shutdown_delay: 3000,
     shutdown_with_message: true,
     metrics_interval: 5000,
     unresponsive_timeout: 10000,
@@ -205,7 +208,7 @@ test('full.yml: every key, with --env production and 4 CPUs', async () => {
     { script: tool.script, args: tool.args, interpreter: tool.interpreter, exec_mode: tool.exec_mode, ready_on: tool.ready_on,
       stop_exit_codes: tool.stop_exit_codes, watch: tool.watch, env: tool.env, source: tool.source },
     { script: '/bin/sh', args: ['-c', 'exit 0'], interpreter: 'none', exec_mode: 'fork', ready_on: 'spawn',
-      stop_exit_codes: [0, 2], watch: [dir.replace(/\/$/, '')], env: {}, source: { file: at('full.yml'), line: 77 } },
+      stop_exit_codes: [0, 2], watch: [dir.replace(/\/$/, '')], env: {}, source: { file: at('full.yml'), line: 78 } },
   );
   assert.deepEqual(JSON.parse(JSON.stringify(eco)), eco, 'the result is plain JSON');
 });

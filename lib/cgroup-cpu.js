@@ -78,7 +78,7 @@ function ancestors(mount, cgPath) {
  * @param {string} dir  @param {1|2} version
  * @returns {{cpus: number, quota: number, period: number, file: string}|null}  cpus: quota/period, unrounded
  */
-export function cpuLimitIn(dir, version) {
+function cpuLimitIn(dir, version) {
   const read = (name) => {
     try {
       return fs.readFileSync(path.join(dir, name), 'utf8').trim();

@@ -23,7 +23,7 @@ export function composeParts({ home, log, loadDefaults, agentPath, version, part
   const broadcast = (topic, data) => link.server?.broadcast(topic, data);
   // The Prometheus text and the workers' memory are asked for later (a scrape, a surge
   // reload), when the monitor below exists.
-  const metrics = new MetricsSettings({ log, render: () => monitor.prometheusText(), readiness: (app) => monitor.readiness(app) });
+  const metrics = new MetricsSettings({ log, render: () => monitor.prometheusText(), readiness: (app) => monitor.readiness(app), agentAnswer: (app) => monitor.agentAnswer(app) });
   parts.add('metrics listener', () => metrics.close());
   const registry = new AppRegistry({
     home,

@@ -1,7 +1,8 @@
 // The daemon-wide `metrics:` settings of an ecosystem file: how often workers are sampled
 // (`interval`, heard by the monitor through the 'interval' event) and the optional
 // Prometheus endpoint (`listen`). The endpoint starts with the first file that names
-// `metrics.listen`; changing it needs a daemon restart.
+// `metrics.listen`; changing it needs a daemon restart. The HAProxy agent-check listener
+// (`agent_check`, health/agent-check.js) the same way.
 import { EventEmitter } from 'node:events';
 
 export class MetricsSettings extends EventEmitter {
@@ -10,27 +11,36 @@ export class MetricsSettings extends EventEmitter {
    * @param {import('../../logs/json-logger.js').JsonLogger} o.log
    * @param {() => Promise<string>} o.render  the Prometheus text of the moment, for each scrape
    * @param {(app: string|null) => object[]|null} o.readiness  for GET /readyz (health/monitor.js)
+   * @param {(app: string|null) => string} [o.agentAnswer]  the HAProxy agent's line (health/monitor.js)
    * @param {number} [o.interval]  sampling period (ms) until a file says otherwise
    */
-  constructor({ log, render, readiness, interval = 1000 }) {
+  constructor({ log, render, readiness, agentAnswer = () => 'down # no answer', interval = 1000 }) {
     super();
     this.log = log;
     this.render = render;
     this.readiness = readiness;
+    this.agentAnswer = agentAnswer;
     this.interval = interval;
     this.listen = null;
     this.endpoint = null;
+    this.agentListen = null;
+    this.agentServer = null;
   }
 
   /**
    * Applies a file's (or a dump's) `metrics` settings.
    * @returns {Promise<string[]>} warnings for the `start` reply
    */
-  async configure({ listen, interval }) {
+  async configure({ listen, interval, agent_check: agentCheck = null }) {
     if (interval !== this.interval) {
       this.interval = interval;
       this.emit('interval', interval);
     }
+    const warnings = agentCheck ? await this.#configureAgent(agentCheck) : [];
+    return [...warnings, ...(await this.#configureEndpoint(listen))];
+  }
+
+  async #configureEndpoint(listen) {
     if (!listen || this.listen === listen) return [];
     if (this.endpoint) return [`metrics.listen changed to ${listen}, but the endpoint keeps serving on ${this.listen} until the daemon restarts`];
     const { startMetricsEndpoint } = await import('./metrics-endpoint.js');
@@ -46,13 +56,30 @@ export class MetricsSettings extends EventEmitter {
     }
   }
 
+  async #configureAgent(listen) {
+    if (this.agentListen === listen) return [];
+    if (this.agentServer) return [`metrics.agent_check changed to ${listen}, but the agent keeps answering on ${this.agentListen} until the daemon restarts`];
+    const { startAgentCheck } = await import('./agent-check.js');
+    try {
+      this.agentServer = await startAgentCheck(listen, { answer: this.agentAnswer });
+      this.agentServer.on('error', (err) => this.log.error({ err }, 'agent-check listener error'));
+      this.agentListen = listen;
+      this.log.info({ listen }, 'HAProxy agent-check listening');
+      return [];
+    } catch (err) {
+      this.log.error({ err, listen }, 'agent-check listener could not listen');
+      return [`the HAProxy agent-check listener could not listen on ${listen} (${err.code ?? err.message}); apps are started without it`];
+    }
+  }
+
   /** The settings in force, as a dump saves them (lib/master/saved/saved-state.js). */
   get settings() {
-    return { listen: this.listen, interval: this.interval };
+    return { listen: this.listen, interval: this.interval, agent_check: this.agentListen };
   }
 
   close() {
     this.endpoint?.close();
     this.endpoint?.closeAllConnections();
+    this.agentServer?.close();
   }
 }

@@ -74,7 +74,7 @@ export class MetricsSettings extends EventEmitter {
 
   /** The settings in force, as a dump saves them (lib/master/saved/saved-state.js). */
   get settings() {
-    return { listen: this.listen, interval: this.interval, agent_check: this.agentListen };
+    return { listen: this.listen, interval: this.interval, ...(this.agentListen && { agent_check: this.agentListen }) };
   }
 
   close() {

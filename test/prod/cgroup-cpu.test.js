@@ -7,8 +7,8 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
-import { sandbox, describeJson, SUPER, ROOT } from '../helpers/harness.js';
+import { sandbox, describeJson, ROOT } from '../helpers/harness.js';
+import { superInCgroup } from '../helpers/cgroup.js';
 import { readAllowedCpus } from '../../lib/config/cpu-set.js';
 
 const V1 = '/sys/fs/cgroup/cpu';
@@ -59,24 +59,6 @@ function makeCgroups(t, version) {
   return inner;
 }
 
-/** `super ...args` run inside cgroup `dir`: a shell that moves itself there, then execs the CLI. */
-function superIn(dir, home, args) {
-  return new Promise((resolve, reject) => {
-    const script = `echo $$ > ${JSON.stringify(path.join(dir, 'cgroup.procs'))} && exec "$0" "$@"`;
-    const child = spawn('sh', ['-c', script, process.execPath, SUPER, ...args], { cwd: ROOT, env: { ...process.env, SUPER_HOME: home, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
 for (const version of [1, 2]) {
   const why = unusable(version);
   test(`cgroup v${version}: instances: max inside a 1-CPU cgroup (nested) is 1 worker, and check and describe say why`, why ? { skip: why } : {}, async (t) => {
@@ -99,18 +81,18 @@ for (const version of [1, 2]) {
     assert.equal(outside.apps[0].instances, cpus);
     assert.equal(outside.apps[0].cpus_note, undefined);
 
-    const check = await superIn(dir, box.home, ['check', file, '--json']);
+    const check = await superInCgroup(box, dir, ['check', file, '--json']);
     assert.equal(check.code, 0, check.stderr);
     const [api, fixed] = JSON.parse(check.stdout).apps;
     assert.equal(api.instances, 1, 'max = the 1-CPU limit, not the mask');
     assert.match(api.cpus_note, new RegExp(`^max = 1: the cgroup's CPU limit \\(quota 100000 / period 100000 in ${path.dirname(dir)}/cpu\\.(cfs_quota_us|max); the affinity mask has ${cpus} CPUs\\)$`));
     assert.equal(fixed.instances, 2, 'a count as written is kept');
     assert.equal(fixed.cpus_note, undefined);
-    const text = await superIn(dir, box.home, ['check', file]);
+    const text = await superInCgroup(box, dir, ['check', file]);
     assert.match(text.stdout, /cpus {8}max = 1: the cgroup's CPU limit/);
 
     // The daemon started from inside (as a container's entry) runs 1 worker of api.
-    const start = await superIn(dir, box.home, ['start', file]);
+    const start = await superInCgroup(box, dir, ['start', file]);
     assert.equal(start.code, 0, start.stderr);
     const daemonCgroup = fs.readFileSync(`/proc/${box.daemonPid()}/cgroup`, 'utf8');
     assert.ok(daemonCgroup.includes(`/superd-test-${process.pid}-${version}/inner`), daemonCgroup);

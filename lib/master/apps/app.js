@@ -133,10 +133,13 @@ export class App {
     }
   }
 
-  /** Graceful stop of every worker, each after its lame duck (shutdown_delay: not ready, still serving). */
-  async stop() {
+  /**
+   * Graceful stop of every worker, each after its lame duck (shutdown_delay: not ready, still
+   * serving) unless `lameDuck` is false.
+   */
+  async stop({ lameDuck = true } = {}) {
     this.stops++;
-    const delay = this.config.shutdown_delay ?? 0;
+    const delay = lameDuck ? this.config.shutdown_delay ?? 0 : 0;
     if (delay > 0 && this.slots.some((s) => s.state === S.ONLINE)) this.ctx.log.info({ app: this.name, shutdown_delay_ms: delay }, `${this.name}: not ready for ${delay} ms (shutdown_delay), still serving, then draining`);
     await Promise.all(this.slots.map((s) => s.retire(delay)));
   }

@@ -67,5 +67,5 @@ export function composeParts({ home, log, loadDefaults, agentPath, version, part
   parts.add('captures', () => captures.close());
   registry.on('worker', (event) => broadcast('worker', event));
   registry.on('reload', (info) => broadcast('reload', info));
-  return { registry, monitor, watcher, cron, captures };
+  return { registry, monitor, watcher, cron, captures, metrics };
 }

@@ -6,7 +6,7 @@
 //           least MIN_SHARE: a busy worker still serves), one that sheds (overload:)
 //           MIN_SHARE; at least 1% while one serves, so a busy host keeps some traffic
 //   up 0%   every online worker is a lame duck (shutdown_delay before a stop's drain) or
-//           still starting: HAProxy sends it no new requests (its stats say DRAIN); the
+//           still starting: HAProxy sends it no new requests (`show stat`: weight 0); the
 //           weight is the agent's only lever, never the admin words `drain`/`ready`, which
 //           would stick in HAProxy's admin state (a `ready` would undo an operator's drain)
 //   down    no worker online (stopped, crashed, errored) or no such app

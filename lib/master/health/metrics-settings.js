@@ -77,9 +77,16 @@ export class MetricsSettings extends EventEmitter {
     return { listen: this.listen, interval: this.interval, ...(this.agentListen && { agent_check: this.agentListen }) };
   }
 
-  close() {
+  /** Stops serving the endpoint and the agent (only this process's descriptors: a successor keeps the sockets). */
+  closeListeners() {
     this.endpoint?.close();
     this.endpoint?.closeAllConnections();
     this.agentServer?.close();
+    this.endpoint = null;
+    this.agentServer = null;
+  }
+
+  close() {
+    this.closeListeners();
   }
 }

@@ -13,20 +13,20 @@ const app = (name, workers, { instances = workers.length, status = 'online' } = 
 test('weight: the spare share of the desired workers, from each serving worker\'s ELU', () => {
   const figures = { 1: { elu: 0.2, shedding: false }, 2: { elu: 0.6, shedding: false } };
   const of = (pid) => figures[pid] ?? null;
-  assert.deepEqual(appWeight(app('api', [worker(1), worker(2)]), of), { word: 'up', weight: 60, why: 'api 2/2 ready' }); // (0.8 + 0.4) / 2
+  assert.deepEqual(appWeight(app('api', [worker(1), worker(2)]), of), { word: 'weight', weight: 60, why: 'api 2/2 ready' }); // (0.8 + 0.4) / 2
   // A worker that has not reported yet counts as idle; one of two desired missing halves it.
   assert.equal(appWeight(app('api', [worker(3)], { instances: 2 }), of).weight, 50);
   // A saturated worker keeps MIN_SHARE; a shedding one counts MIN_SHARE whatever its ELU.
   assert.equal(appWeight(app('api', [worker(4)]), () => ({ elu: 1, shedding: false })).weight, MIN_SHARE * 100);
-  assert.deepEqual(appWeight(app('api', [worker(5)]), () => ({ elu: 0, shedding: true })), { word: 'up', weight: 10, why: 'api 1/1 ready, 1 shedding' });
+  assert.deepEqual(appWeight(app('api', [worker(5)]), () => ({ elu: 0, shedding: true })), { word: 'weight', weight: 10, why: 'api 1/1 ready, 1 shedding' });
   // Never 0% while one serves.
   assert.equal(appWeight(app('api', [worker(6)], { instances: 64 }), () => ({ elu: 1, shedding: false })).weight, 1);
 });
 
 test('weight: 0% while every online worker is a lame duck or not ready; down with none online', () => {
   const none = () => null;
-  assert.deepEqual(appWeight(app('api', [worker(1, { lame_duck: true }), worker(2, { lame_duck: true })]), none), { word: 'up', weight: 0, why: 'api stopping (shutdown_delay)' });
-  assert.deepEqual(appWeight(app('api', [worker(1, { not_ready: true })]), none), { word: 'up', weight: 0, why: 'api not ready' });
+  assert.deepEqual(appWeight(app('api', [worker(1, { lame_duck: true }), worker(2, { lame_duck: true })]), none), { word: 'weight', weight: 0, why: 'api stopping (shutdown_delay)' });
+  assert.deepEqual(appWeight(app('api', [worker(1, { not_ready: true })]), none), { word: 'weight', weight: 0, why: 'api not ready' });
   // A scale-down's lame duck is out of the slots already; one lame duck among serving workers weighs nothing.
   assert.equal(appWeight(app('api', [worker(1), worker(2, { lame_duck: true })], { instances: 2 }), none).weight, 50);
   assert.deepEqual(appWeight(app('api', [{ pid: null, status: 'stopped' }], { status: 'stopped' }), none), { word: 'down', weight: 0, why: 'api stopped' });
@@ -36,11 +36,11 @@ test('weight: 0% while every online worker is a lame duck or not ready; down wit
 test('answer lines: HAProxy\'s words, a description after #, the least app when none is named', () => {
   const apps = [app('api', [worker(1)]), app('jobs', [worker(2)]), app('old', [], { status: 'stopped' })];
   const of = (pid) => ({ elu: pid === 1 ? 0.5 : 0.1, shedding: false });
-  assert.equal(agentAnswer(apps, 'api', of), 'up 50% # api 1/1 ready');
+  assert.equal(agentAnswer(apps, 'api', of), '50% # api 1/1 ready');
   assert.equal(agentAnswer(apps, 'nope', of), 'down # no such app');
-  assert.equal(agentAnswer(apps, null, of), 'up 50% # api 1/1 ready', 'stopped apps left out, the least weight wins');
+  assert.equal(agentAnswer(apps, null, of), '50% # api 1/1 ready', 'stopped apps left out, the least weight wins');
   assert.equal(agentAnswer([apps[2]], null, of), 'down # no app running');
-  assert.equal(agentAnswer([app('a#b\nc', [worker(1)])], null, of), 'up 50% # a b c 1/1 ready', 'no # or newline from a name');
+  assert.equal(agentAnswer([app('a#b\nc', [worker(1)])], null, of), '50% # a b c 1/1 ready', 'no # or newline from a name');
 });
 
 /** What the listener answers a peer that sends `send` (null: sends nothing, waits). */

@@ -43,7 +43,7 @@ async function servesWhileNotReady(port, mport, pids) {
 test('super stop with shutdown_delay: /readyz answers 503 while the workers still serve, then they drain', async (t) => {
   const box = await sandbox(t);
   const [port, mport] = [await freePort(), await freePort()];
-  await box.start(ecosystem(box, { port, mport, delay: '3s' }));
+  await box.start(ecosystem(box, { port, mport, delay: '2s' }));
   assert.equal(await readyz(mport), 200);
   const pids = (await lsJson(box)).apps[0].workers.map((w) => w.pid);
 
@@ -61,7 +61,7 @@ test('super stop with shutdown_delay: /readyz answers 503 while the workers stil
 test('scale down with shutdown_delay: the retired worker serves on as a lame duck, then drains; the app stays ready', async (t) => {
   const box = await sandbox(t);
   const [port, mport] = [await freePort(), await freePort()];
-  await box.start(ecosystem(box, { port, mport, delay: '2s' }));
+  await box.start(ecosystem(box, { port, mport, delay: '1500ms' }));
   const [keep, gone] = (await lsJson(box)).apps[0].workers.map((w) => w.pid);
   const scaled = box.cli(['scale', 'hello', '1']);
   // The scale answers once the retired worker has exited; until then it serves beside the other.

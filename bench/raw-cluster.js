@@ -5,8 +5,27 @@ import cluster from 'node:cluster';
 import { fileURLToPath } from 'node:url';
 
 const n = Number(process.env.WORKERS ?? 2);
-cluster.setupPrimary({ exec: process.env.APP_SCRIPT || fileURLToPath(new URL('../examples/hello/server.js', import.meta.url)) });
-const fork = (slot) => cluster.fork({ NODE_APP_INSTANCE: String(slot) }).on('exit', () => stopping || fork(slot));
+// WORKER_SESSION=/usr/bin/setsid: each worker is exec'd through setsid, in a session of its
+// own, as superd starts them (bench/connections.js, raw-rr-setsid). Node 20 ignores
+// setupPrimary's execPath, hence the swap around fork() (lib/master/process/launch-cluster.js).
+const setsid = process.env.WORKER_SESSION;
+const node = process.execPath;
+cluster.setupPrimary({
+  exec: process.env.APP_SCRIPT || fileURLToPath(new URL('../examples/hello/server.js', import.meta.url)),
+  ...(setsid ? { execArgv: [node, ...process.execArgv] } : {}),
+});
+const forkOne = (env) => {
+  if (setsid) process.execPath = setsid;
+  try {
+    return cluster.fork(env);
+  } finally {
+    process.execPath = node;
+  }
+};
+// WORKER_NODE_OPTIONS: NODE_OPTIONS of the workers only (bench/connections.js, raw-rr-agent:
+// superd's worker agent preloaded, without superd's daemon).
+const workerEnv = (slot) => ({ NODE_APP_INSTANCE: String(slot), ...(process.env.WORKER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.WORKER_NODE_OPTIONS } : {}) });
+const fork = (slot) => forkOne(workerEnv(slot)).on('exit', () => stopping || fork(slot));
 let stopping = false;
 let listening = 0;
 // The driver waits for this (over the IPC channel it gave us) before sending load.
@@ -26,7 +45,7 @@ process.on('SIGTERM', stop).on('SIGINT', stop);
 process.on('SIGHUP', async () => {
   for (const [slot, old] of Object.values(cluster.workers).entries()) {
     old.removeAllListeners('exit');
-    const fresh = cluster.fork({ NODE_APP_INSTANCE: String(slot) });
+    const fresh = forkOne(workerEnv(slot));
     fresh.on('exit', () => stopping || fork(slot));
     await new Promise((resolve) => fresh.once('listening', resolve));
     old.disconnect();
@@ -47,7 +66,7 @@ process.on('message', async (m) => {
   const olds = Object.values(cluster.workers);
   const listening = olds.map((old, slot) => {
     old.removeAllListeners('exit');
-    const fresh = cluster.fork({ NODE_APP_INSTANCE: String(slot) });
+    const fresh = forkOne(workerEnv(slot));
     fresh.on('exit', () => stopping || fork(slot));
     return new Promise((resolve) => fresh.once('listening', resolve));
   });

@@ -197,8 +197,9 @@ async function guarded(target, ready) {
  * @param {boolean} [o.keepIpc=false]  keep the IPC channel to the primary (reload benches)
  * @param {string} [o.primary]  the primary's script (default bench/raw-cluster.js; bench/watched-primary.js)
  * @param {string} [o.name]
+ * @param {Record<string, string>} [o.env={}]  more env for the primary and its workers (NODE_CLUSTER_SCHED_POLICY)
  */
-export async function startRaw({ instances, keepIpc = false, script = HELLO, prefix = [], single = false, primary = RAW_PRIMARY, name = 'raw node:cluster' }) {
+export async function startRaw({ instances, keepIpc = false, script = HELLO, prefix = [], single = false, primary = RAW_PRIMARY, name = 'raw node:cluster', env = {} }) {
   const port = await freePort();
   const mark = `${RUN_ID}-raw-${++seq}`;
   const argv = [...prefix, process.execPath, single ? script : primary];
@@ -207,7 +208,7 @@ export async function startRaw({ instances, keepIpc = false, script = HELLO, pre
     cwd: ROOT,
     detached: true,
     stdio: ['ignore', process.stderr, 'inherit', 'ipc'], // the app's output (hello's listening line) off the results on stdout
-    env: childEnv(mark, { PORT: String(port), WORKERS: String(instances), APP_SCRIPT: script }),
+    env: childEnv(mark, { ...env, PORT: String(port), WORKERS: String(instances), APP_SCRIPT: script }),
   });
   const exited = new Promise((resolve) => child.once('exit', resolve));
   const target = makeTarget(name, port, mark, null, async () => {
@@ -240,8 +241,9 @@ export async function startRaw({ instances, keepIpc = false, script = HELLO, pre
  * @param {string[]} [o.top=[]]  extra top-level ecosystem lines (`scheduling: os`)
  * @param {string[]} [o.app=[]]  extra keys of the app, unindented (`cpu_affinity: spread`)
  * @param {string} [o.name]
+ * @param {Record<string, string>} [o.env={}]  more env for the CLI and the daemon it starts
  */
-export async function startSuperd({ instances, script = HELLO, top = [], app = [], name = 'superd' }) {
+export async function startSuperd({ instances, script = HELLO, top = [], app = [], name = 'superd', env: extraEnv = {} }) {
   const port = await freePort();
   const mark = `${RUN_ID}-superd-${++seq}`;
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'superd-bench-'));
@@ -259,7 +261,7 @@ export async function startSuperd({ instances, script = HELLO, top = [], app = [
     `      PORT: "${port}"`,
     '',
   ].join('\n'));
-  const env = childEnv(mark, { SUPER_HOME: home });
+  const env = childEnv(mark, { ...extraEnv, SUPER_HOME: home });
   const target = makeTarget(name, port, mark, home, () => run(process.execPath, [SUPER_BIN, 'kill'], { env, timeout: 30000 }));
   target.env = env;
   return guarded(target, async () => {
@@ -275,12 +277,13 @@ export async function startSuperd({ instances, script = HELLO, top = [], app = [
  * @param {string[]} [o.prefix=[]]  a command to exec the pm2 CLI through (its daemon inherits
  *   the CPU mask of the CLI that starts it, e.g. ['taskset', '-c', '0'])
  * @param {string} [o.name]
+ * @param {Record<string, string>} [o.env={}]  more env for the pm2 CLI and its daemon
  */
-export async function startPm2({ instances, script = HELLO, prefix = [], name = 'pm2' }) {
+export async function startPm2({ instances, script = HELLO, prefix = [], name = 'pm2', env: extraEnv = {} }) {
   const port = await freePort();
   const mark = `${RUN_ID}-pm2-${++seq}`;
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'pm2-bench-'));
-  const env = childEnv(mark, { PM2_HOME: home, PORT: String(port) });
+  const env = childEnv(mark, { ...extraEnv, PM2_HOME: home, PORT: String(port) });
   const target = makeTarget(name, port, mark, home, () => run(PM2_BIN, ['kill'], { env, timeout: 30000 }));
   target.env = env;
   return guarded(target, async () => {

@@ -157,7 +157,7 @@ async function parseWithCommander() {
     .option('--tls-key <file>', 'PEM private key for --tls-cert')
     .option('--insecure-http', 'allow plain HTTP on a non-loopback --listen (behind a TLS proxy)')
     .option('--origin <origin...>', 'other browser origins allowed (the page as a proxy serves it)')
-    .option('--open', 'open the page in the desktop\'s browser')
+    .option('--open', 'open the page in the desktop\'s browser ($BROWSER or xdg-open; with a one-time code, never the token)')
     .action((opts) => run('dashboard')({ ...opts, hosts }));
   program.command('deploy').description('rolling reload across hosts through HAProxy: each host drained at the balancer, reloaded, healthy for --min-healthy-time, ready again; one after another')
     .option('--server <name...>', 'the HAProxy server name of each --host, in the same order')

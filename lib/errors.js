@@ -34,6 +34,7 @@ export const CODES = Object.freeze({
   E_HOME: [EXIT.FAILED, 'SUPER_HOME cannot be used; check that the directory is yours and writable.'],
   E_DAEMON_RUNNING: [EXIT.FAILED, 'A daemon already runs for this SUPER_HOME.'],
   E_PLATFORM: [EXIT.FAILED, 'The superd daemon runs on Linux only (/proc metrics, taskset, setsid, setpriv); elsewhere the CLI can still talk to a Linux daemon with --host.'],
+  E_NODE_INTERNALS: [EXIT.FAILED, 'This Node release changed a node:cluster internal the daemon relies on (docs/architecture.md lists them); the daemon did not start. Run it on a Node release superd supports (20.19+, 22.12+, 24), or a superd release that supports this one.'],
   E_DAEMON_START: [EXIT.NO_DAEMON, 'The daemon could not be started; see $SUPER_HOME/daemon.err for why.'],
   E_DUMP: [EXIT.FAILED, 'The saved process list ($SUPER_HOME/dump.json) is missing, corrupt, or would be replaced by an empty one; the message says what to do.'],
   E_NO_DAEMON: [EXIT.NO_DAEMON, 'No daemon answers on this SUPER_HOME (or at --host); start one with `super start <ecosystem.yml>`.'],

@@ -24,6 +24,12 @@ const slow = listed.filter((f) => all.includes(f));
 const only = process.argv.slice(2).map((f) => path.relative(ROOT, path.resolve(f)));
 const ordered = [...slow, ...all.filter((f) => !slow.includes(f))].filter((f) => !only.length || only.includes(f));
 
+// The test files, the daemons and workers they start, and any `node` they spawn by name run
+// on one Node: this one first on PATH (`test/on-node.js` runs the suite on another line).
+const onPath = (process.env.PATH ?? '').split(path.delimiter).map((d) => path.join(d, 'node')).find((f) => fs.existsSync(f));
+if (!onPath || fs.realpathSync(onPath) !== fs.realpathSync(process.execPath)) process.env.PATH = `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH}`;
+console.log(`# Node ${process.version} (${process.execPath}), ${ordered.length} test files, ${CONCURRENCY} at a time`);
+
 // `node --test <files>` sorts the files it is given; run() keeps their order.
 const stream = run({ files: ordered.map((f) => path.join(ROOT, f)), concurrency: CONCURRENCY, timeout: 120000 });
 stream.on('test:fail', () => (process.exitCode = 1));

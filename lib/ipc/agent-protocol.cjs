@@ -41,7 +41,7 @@ const TO_AGENT = Object.freeze({
   REPORT: 'super:report', // send METRICS now: the liveness ping, `ls`, a scrape (any Node worker)
   WATCH: 'super:watch', // someone watches: send METRICS once per interval (any Node worker)
   UNWATCH: 'super:unwatch', // nobody watches: report only when asked
-  LISTEN_REFUSED: 'super:listen-refused', // {message}: why the listen() failing next was refused (lib/master/process/listen-guard.js)
+  LISTEN_REFUSED: 'super:listen-refused', // {message}: why the listen() failing next was refused (lib/master/process/listen-guard.js and port-owners.js, sent by cluster-internals/fork.js)
 });
 
 /** PM2's own messages, understood as PM2 apps send and expect them. */

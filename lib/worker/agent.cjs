@@ -37,9 +37,11 @@ if (!globalThis[AGENT]) {
   if (typeof process.send === 'function') {
     // PM2 apps say process.send('ready'): that also lets traffic in.
     const origSend = process.send;
-    process.send = function send(message, ...rest) {
+    // Also on every cluster message the worker sends (the receipt of each connection the
+    // daemon hands it, under round-robin): one comparison, no copy of the arguments.
+    process.send = function send(message) {
       if (message === PM2.READY) markReady();
-      return origSend.call(this, message, ...rest);
+      return origSend.apply(this, arguments);
     };
     // The agent's one dispatch table. The daemon sends these to cluster workers only: a
     // fork-mode child is stopped with kill_signal (or PM2's 'shutdown', which is the app's)

@@ -100,16 +100,17 @@ function startMetrics() {
   let inflight = 0;
   let inflightArea = 0; // request-ms since the last report
   let inflightAt = null; // the clock is read at the first request, not at boot (node:perf_hooks loads then)
-  const inflightStep = (by) => {
-    const now = clock();
+  const inflightStep = (by, now = clock()) => {
     inflightArea += inflight * (now - (inflightAt ?? now));
     inflightAt = now;
     inflight += by;
   };
   const requestDone = () => inflightStep(-1);
+  // Per request: one clock read at the start, for both figures.
   dc.subscribe('http.server.request.start', ({ response }) => {
-    response[started] = clock();
-    inflightStep(1);
+    const now = clock();
+    response[started] = now;
+    inflightStep(1, now);
     response.once('close', requestDone);
     measure();
   });

@@ -129,9 +129,7 @@ test('what the file writes to stdout does not corrupt its config', async () => {
 test('a file that never ends is killed at the time bound: one line', async () => {
   // Blocked for good without spinning: the bound is the same, without 0.5 s of a busy CPU.
   const file = write('loop.js', 'Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);\n');
-  const t0 = Date.now();
-  const outcome = await evaluateConfigFile(file, { timeoutMs: 500 });
-  assert.ok(Date.now() - t0 < 5000);
+  const outcome = await evaluateConfigFile(file, { timeoutMs: 500 }); // without the bound, it never returns
   assert.equal(outcome.problem, `${file}: did not finish within 0.5 s (an endless loop, or a promise that never settles?); make the file build its config and end`);
 });
 

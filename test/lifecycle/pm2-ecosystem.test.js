@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { sandbox, freePort, httpGet, lsJson, watchEvents, describeJson } from '../helpers/harness.js';
 import { request } from '../helpers/requests.js';
-import { startLoad } from '../helpers/load.js';
+import { startLoad, answeredBy } from '../helpers/load.js';
 
 const SERVER = `const http = require('http');
 http.createServer((req, res) => res.end(JSON.stringify({
@@ -180,17 +180,21 @@ export default { apps: [{ name: 'mjs', script: path.resolve('server.cjs'), env: 
 `);
     const events = await watchEvents(box, t, ['reload']);
     await box.start(file);
-    const load = startLoad({ port: cron, connections: 2, keepAlive: true, maxMs: 60000 });
+    const answers = answeredBy();
+    const load = startLoad({ port: cron, connections: 2, keepAlive: true, maxMs: 60000, observer: answers.observer });
     t.after(() => load.stop());
     const describe = await describeJson(box, 'cron');
     assert.equal(describe.cron_restart.pattern, '*/2 * * * * *');
     assert.ok(Date.parse(describe.cron_restart.next) > Date.now() - 1000, describe.cron_restart.next);
     const done = (n) => (e) => e.app === 'cron' && e.step === 'done' && events.seen.filter((x) => x.app === 'cron' && x.step === 'done').length >= n;
     await events.waitFor(done(2), 30000, 'two cron reloads');
+    // The load ran across the reloads: workers they replaced answered it, and so do the ones now.
+    const now = (await lsJson(box)).apps.find((a) => a.name === 'cron').workers.map((w) => w.pid);
+    await answers.reached(now, 'the workers after two cron reloads');
     const result = await load.stop();
-    t.diagnostic(`${result.ok} requests answered, failures ${JSON.stringify(result.errors)}`);
+    t.diagnostic(`${result.ok} requests answered, failures ${JSON.stringify(result.errors)}; by pid ${JSON.stringify(Object.fromEntries(answers.pids))}`);
     assert.ok(events.seen.filter((e) => e.app === 'cron' && e.step === 'done').every((e) => e.ok), JSON.stringify(events.seen));
-    assert.ok(result.ok > 50, `the load ran (${result.ok})`);
+    assert.ok([...answers.pids.keys()].some((pid) => !now.includes(pid)), `replaced workers answered too: ${JSON.stringify(Object.fromEntries(answers.pids))}`);
     assert.equal(result.failed, 0, JSON.stringify(result.errors));
   });
 });

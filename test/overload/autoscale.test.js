@@ -141,10 +141,12 @@ test('autoscale: up over the bounds, down under them, gracefully; a start or rel
   await t.test('every worker under the down bound for down.for: back to min, gracefully, no request failed', async () => {
     const a = await until((x) => x.workers.length === 1 && x.autoscale.last?.direction === 'down' && x.autoscale.last.workers === 1, 'back to one worker');
     assert.match(a.autoscale.last.reason, /^every worker under inflight 0\.5 for 0\.6 s$/);
+    // The load that ran since the step up is served on by the one worker left.
+    const before = load.seen.ok;
+    await eventually(() => load.seen.ok > before, { what: 'the load served after the step down' });
     const seen = await load.stop();
     load = null;
     assert.deepEqual(seen.failures, []);
-    assert.ok(seen.ok > 20, `${seen.ok} requests served`);
   });
 
   await t.test('a host without the memory for one more worker says no: refused, logged, shown', async () => {

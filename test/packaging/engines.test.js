@@ -1,6 +1,7 @@
 // `npm ci` warns EBADENGINE when a locked package's `engines.node` excludes the Node it
 // runs on. Every Node that package.json's own `engines` admits must install without that
-// warning, so every locked package must admit the first release of each supported line.
+// warning, so every locked package must admit the first release of each supported line,
+// and the Node this runs on (`npm run test:node -- 24` runs the suite, and npm ci, on 24).
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -21,6 +22,8 @@ function firstOfEachLine(range) {
 test('every locked package admits every Node line package.json supports (npm ci without EBADENGINE)', () => {
   const nodes = firstOfEachLine(pkg.engines.node);
   assert.ok(nodes.length >= 3, `supported lines: ${nodes.join(', ')}`);
+  assert.ok(semver.satisfies(process.version, pkg.engines.node), `package.json's engines admit the Node this runs on, ${process.version}`);
+  nodes.push(process.version.slice(1));
   const refused = [];
   for (const [where, entry] of Object.entries(lock.packages)) {
     const range = entry.engines?.node;

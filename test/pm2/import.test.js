@@ -320,11 +320,10 @@ test('bounds: a billion-laughs file is refused at once', async (t) => {
     ...[...levels.slice(1)].map((l, i) => `${l}: &${l} [${Array(9).fill(`*${levels[i]}`).join(', ')}]`),
     'apps: [{name: x, script: x.js, ignore_watch: *i}]',
   ].join('\n'));
-  const started = Date.now();
+  // Refused (exit 2, the count named), not killed by the 20 s bound or out of its 96 MB heap.
   const r = await superCli(box.home, ['import', 'pm2', '--file', bomb, '--out', out], { cwd: box.dir, timeout: 20000, env: { NODE_OPTIONS: '--max-old-space-size=96' } });
   assert.equal(r.code, 2, `${r.signal ?? ''} ${r.stderr.slice(0, 500)}`);
   assert.match(r.stderr, /^super: E_IMPORT: .*bomb\.yml holds more than 1000000 values once its YAML aliases \(\*name\) are expanded; [^\n]*\n$/);
-  assert.ok(Date.now() - started < 10000, 'refused at once');
   assert.ok(!fs.existsSync(out));
 });
 

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { freePort, httpGet, lsJson, watchEvents } from '../helpers/harness.js';
 import { fileSandbox, deleteAtEnd } from '../helpers/file-daemon.js';
-import { startLoad } from '../helpers/load.js';
+import { startLoad, answeredBy } from '../helpers/load.js';
 
 const eco = (name, port, { version = 'v1', instances = 2, extra = '', env = '', probation = '100ms' } = {}) => `
 apps:
@@ -54,13 +54,19 @@ function inFlight(port, path) {
 }
 
 // Two reloads in a row under keep-alive load (the second replaces workers the first
-// started); one under Connection: close, where every request is a new connection.
+// started); one under Connection: close, where every request is a new connection. The load
+// runs across each reload: the workers it replaces answered it before, their replacements
+// after (the pids that answered, not a count of requests: that is the machine's speed).
 for (const [keepAlive, rounds] of /** @type {[boolean, string[]][]} */ ([[true, ['v2', 'v3']], [false, ['v2']]])) {
   test(`reloads under ${keepAlive ? 'keep-alive' : 'Connection: close'} load drop no request`, async (t) => {
     const name = keepAlive ? 'ka' : 'close';
     const { port, setVersion } = await setup(t, name);
-    const load = startLoad({ port, connections: 8, keepAlive, maxRequests: 200000, maxMs: 60000 });
+    const answers = answeredBy();
+    const load = startLoad({ port, connections: 8, keepAlive, maxRequests: 200000, maxMs: 60000, observer: answers.observer });
     t.after(() => load.stop());
+    const workerPids = async () => (await lsJson(box)).apps.find((a) => a.name === name).workers.map((w) => w.pid);
+    let pids = await workerPids();
+    await answers.reached(pids, 'the workers before the reload');
     for (const v of rounds) {
       setVersion(v);
       const r = await box.cli(['reload', name]);
@@ -68,9 +74,13 @@ for (const [keepAlive, rounds] of /** @type {[boolean, string[]][]} */ ([[true, 
       assert.match(r.stdout, new RegExp(`${name}: reloading 2 workers \\(config changed: env\\)`));
       assert.match(r.stdout, new RegExp(`${name}: slot 1/2 ready \\(\\d+ ms; ${name}#0, pid \\d+\\)\\n${name}: slot 2/2 ready \\(\\d+ ms; ${name}#1, pid \\d+\\)`));
       assert.match(r.stdout, new RegExp(`${name}: reloaded 2 workers in \\d+\\.\\d\\d s`));
+      const next = await workerPids();
+      assert.deepEqual(next.filter((p) => pids.includes(p)), [], `${v}: every worker was replaced`);
+      await answers.reached(next, `their replacements, after the reload to ${v}`);
+      pids = next;
     }
     const res = await load.stop();
-    assert.ok(res.sent > 200 * rounds.length, `the load ran (${res.sent} requests)`);
+    t.diagnostic(`${res.sent} requests; answers by pid ${JSON.stringify(Object.fromEntries(answers.pids))}`);
     assert.equal(res.failed, 0, `failed requests: ${JSON.stringify(res.errors)}`);
     assert.equal(res.non2xx, 0, JSON.stringify(res.statuses));
     assert.deepEqual(await versions(port), [rounds.at(-1)]);

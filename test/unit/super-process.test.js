@@ -21,8 +21,7 @@ test('superProcess: a line printed resolves; a line never printed fails when the
   assert.deepEqual(await cli.exited, { code: 0, signal: null });
   assert.deepEqual(cli.lines, [version]);
 
-  const started = Date.now();
+  // Failed at the exit (its message says so), not at the 20 s timeout.
   const never = superProcess(box, t, ['--version']);
   await assert.rejects(never.line(/never printed/, { timeout: 20000 }), /** @param {any} err */ (err) => /ended \(0\) before a line \/never printed\//.test(err.message) && err.message.includes(version));
-  assert.ok(Date.now() - started < 10000, 'failed at the exit, not at the timeout');
 });

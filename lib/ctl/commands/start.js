@@ -250,7 +250,7 @@ async function afterFailure(failures, rolledBack) {
 function firstErrorLine(f) {
   if (!f.stderr) return f;
   const lines = f.stderr.split('\n').filter((l) => l.trim());
-  // The daemon's own reason for a refused listen() (listen-guard.js) says more than the EACCES after it.
+  // The daemon's own reason for a refused listen() (listen-guard.js, port-owners.js) says more than the EACCES after it.
   const line = lines.find((l) => /^superd: listen on .* refused: /.test(l)) ?? lines.find((l) => /^\s*(Uncaught )?\w*Error\b.*:/.test(l)) ?? lines.find((l) => /\bE[A-Z]{3,}\b/.test(l)) ?? lines[0] ?? '';
   return { ...f, stderr: line.trim() };
 }

@@ -127,7 +127,7 @@ export class App {
       const r = await slot.start(reason);
       return { slot: slot.index, ready: r.ready };
     } catch (err) {
-      return { slot: slot.index, ready: false, failed: err.message };
+      return { slot: slot.index, ready: false, failed: err.message, listen_refused: err.exit?.listen_refused };
     } finally {
       leave();
     }

@@ -197,7 +197,7 @@ export class AppRegistry extends EventEmitter {
   async #collectOutcomes(app, outcomes, result) {
     for (const o of outcomes) {
       if (o.failed) {
-        result.failed.push({ app: app.name, slot: o.slot, reason: o.failed, ...(await stderrTail(app, o.slot)) });
+        result.failed.push({ app: app.name, slot: o.slot, reason: o.failed, ...(await stderrTail(app, o.slot, o.listen_refused)) });
       } else if (!o.ready) {
         result.warnings.push(`${app.name}#${o.slot} did not become ready ${readyBound(app.config)}; it is kept running. Apps that never listen need ready_on: spawn.`);
       }
@@ -339,7 +339,7 @@ export class AppRegistry extends EventEmitter {
         continue;
       }
       outcome.changed = changed;
-      if (outcome.failed) Object.assign(outcome.failed, await stderrTail(app, outcome.failed.slot ?? 0));
+      if (outcome.failed) Object.assign(outcome.failed, await stderrTail(app, outcome.failed.slot ?? 0, outcome.failed.exit?.listen_refused));
       progress({ ...outcome, step: 'done' });
       results.push(outcome);
     }

@@ -2,7 +2,8 @@
 // Started detached by `super start` (lib/ctl/launch-daemon.js), or in the foreground
 // (`super daemon`, `super run`: lib/ctl/commands/) through startDaemon().
 //
-// Boot:     home checks -> pid file (one daemon per SUPER_HOME) -> log -> control socket
+// Boot:     Linux and node:cluster's internals checked (E_NODE_INTERNALS) -> home checks
+//           -> pid file (one daemon per SUPER_HOME) -> log -> control socket
 //           -> [--listen: TCP control listener] -> [--resurrect: apps of dump.json]
 //           -> "ready" to the launching CLI (IPC) if any, and to systemd (READY=1) when
 //           NOTIFY_SOCKET is set.
@@ -25,11 +26,11 @@ import { prepareHome, acquirePidFile, releasePidFile } from '../saved/index.js';
 import { startControlServer } from '../../ipc/server.js';
 import { makeHandlers, reloadAllLogs } from '../control/index.js';
 import { composeParts } from './compose.js';
-import { reapAllNow, recordGroupsIn, endLeftoverGroups, protectDaemon } from '../process/index.js';
+import { reapAllNow, recordGroupsIn, endLeftoverGroups, protectDaemon, assertClusterInternals, trackRoundRobinListeners } from '../process/index.js';
 import { SuperError } from '../../errors.js';
 import { sdNotify, startWatchdog, reloadNotices } from './systemd-notify.js';
 import { createDaemonLog } from '../../logs/daemon-log.js';
-import { Upgrade, Handover, adoptInheritedSockets, trackClusterListeners } from '../upgrade/index.js';
+import { Upgrade, Handover, adoptInheritedSockets } from '../upgrade/index.js';
 import { launchGateOpened } from './launch-gate.js';
 import { EXIT_ALREADY_RUNNING, readyMessage } from '../../ipc/launch-protocol.js';
 import { Lifecycle } from './lifecycle.js';
@@ -76,14 +77,16 @@ async function bootDaemon({ resurrect = false, afterStop, control, loadDefaults,
   // Until a successor commits, its control socket listens beside the real one.
   let controlPath = handover ? handover.controlPath(socketPath(home)) : socketPath(home);
   requireLinux();
+  assertClusterInternals(); // E_NODE_INTERNALS: this Node changed what the seam to node:cluster relies on
   prepareHome(home);
   parts.add('pid file', () => releasePidFile(pidPath(home))); // removed only while it holds this pid
   if (!handover) acquirePidFile(pidPath(home));
   const log = (boot.log = openLog(home, logTo));
-  trackClusterListeners(); // so that `super upgrade` can stop this daemon accepting
+  trackRoundRobinListeners(); // so that `super upgrade` can stop this daemon accepting
   logOomScore(await protectDaemon(), log);
-  const adopted = adoptInheritedSockets();
+  const { adopted, closed } = adoptInheritedSockets();
   if (adopted.length) log.info({ sockets: adopted }, 'adopted inherited listening sockets');
+  if (closed.length) log.warn({ fds: closed }, 'closed inherited network sockets that do not listen (LISTEN_FDS names them)');
   // What a previous daemon of this home left running when it died goes before anything starts
   // (not in a successor of `super upgrade`: the daemon it replaces still serves with its workers).
   if (!handover) for (const { pgid, pids } of await endLeftoverGroups(home)) log.warn({ pgid, pids }, 'ended a process group a previous daemon left running');

@@ -1,8 +1,9 @@
-// Launching and ending worker processes: cluster and fork launchers, process groups,
-// the handoff guard, and how an exit is described.
+// Launching and ending worker processes: cluster and fork launchers, process groups, the
+// one seam to node:cluster's internals (cluster-internals/), and how an exit is described.
 export { WorkerProcess, workerProcesses } from './worker-process.js';
 export { reapAllNow } from './process-group.js';
 export { describeExit } from './exit-text.js';
 export { execTools } from './exec-prefix.js';
 export { recordGroupsIn, endLeftoverGroups } from './group-record.js';
 export { protectDaemon } from './oom-score.js';
+export { serveInheritedSockets, trackRoundRobinListeners, closeRoundRobinListeners, lastHandoffAt, assertClusterInternals } from './cluster-internals/index.js';

@@ -16,81 +16,71 @@
 //     given to the user, as if it had made it;
 //   - an abstract socket ('\0name'): allowed (no file);
 //   - a descriptor: refused.
-// A refused query gets the reply Node sends for a failed bind ({errno, key, ack}): the
+// A refused query gets the reply Node sends for a failed bind (the seam sends it): the
 // app's listen() emits 'error' with EACCES, and its agent first prints why on its stderr.
 // Apps run as the daemon's own user are not watched. Cost: one check per listen() call of
 // such a worker, nothing per connection.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { TO_AGENT } from '../../ipc/agent-protocol.js';
-import { tellAgent } from './agent-channel.js';
 import { openSocketDir, portRefusal, unprivilegedPortStart } from './listen-permission.js';
 
-const UV_EACCES = -os.constants.errno.EACCES;
-const REFUSED = 'superd:refusedQuery'; // an act cluster has no handler for: it drops the query
 // Servers one such worker may have the daemon hold (each a listening socket in the daemon,
 // a directory descriptor too for a unix path): a worker forging queries must not exhaust
 // the daemon's descriptors.
 export const MAX_SERVERS_PER_WORKER = 256;
 
-/** bind path -> {fd, abs, users: Map<worker id, count>, given: boolean}: directories held for live servers. */
+/** bind path -> {fd, abs, users: Map<worker, count>, given: boolean}: directories held for live servers. */
 const held = new Map();
 /** socket path as the app gave it (absolute) -> its bind path while held */
 const bindPathOf = new Map();
 
 /**
- * Checks every listen query of a cluster worker run as another user (app.uid). Called
- * right after cluster.fork(), before the worker can say anything; prepended, so it sees
- * each query before cluster and the other listeners do.
- * @param {import('node:cluster').Worker} worker
+ * The watch of one worker's listen queries (cluster-internals/worker-hooks.js ListenWatch),
+ * for a worker run as another user (app.uid); null for the daemon's own user. The seam
+ * puts it first, before any other watch, from the worker's first message on.
  * @param {{uid: number|null, gid: number|null, allow_privileged_ports?: boolean}} app
+ * @returns {import('./cluster-internals/worker-hooks.js').ListenWatch|null}
  */
-export function guardListens(worker, app) {
-  if (app.uid == null || app.uid === process.geteuid()) return;
+export function listenGuard(app) {
+  if (app.uid == null || app.uid === process.geteuid()) return null;
   const who = { uid: app.uid, gid: app.gid ?? process.getegid() };
-  const proc = worker.process;
+  const me = {}; // this worker, in `held`
   const pending = new Map(); // query seq -> bind path (null: a port), until the reply
   const keys = new Map(); // key of a server it listens on -> bind path (null: a port)
-
-  proc.prependListener('internalMessage', (msg) => {
-    if (msg?.cmd !== 'NODE_CLUSTER' || msg.act !== 'queryServer') return;
-    if (pending.size + keys.size >= MAX_SERVERS_PER_WORKER || pending.has(msg.seq)) {
-      return refuseListen(proc, msg, `more than ${MAX_SERVERS_PER_WORKER} servers in one worker`);
-    }
-    const verdict = check(msg, who, app.allow_privileged_ports === true);
-    if (verdict.refusal) return refuseListen(proc, msg, verdict.refusal);
-    pending.set(msg.seq, verdict.bindPath ?? null);
-    if (!verdict.bindPath) return;
-    msg.address = verdict.bindPath;
-    use(verdict.bindPath, worker.id, +1);
-  });
-
-  const send = proc.send;
-  proc.send = function sendWatched(message, ...rest) {
-    if (message?.cmd === 'NODE_CLUSTER' && message.ack !== undefined && pending.has(message.ack)) {
-      const bindPath = pending.get(message.ack);
-      pending.delete(message.ack);
-      if (message.errno) use(bindPath, worker.id, -1);
+  return {
+    query(q) {
+      if (pending.size + keys.size >= MAX_SERVERS_PER_WORKER || pending.has(q.seq)) {
+        return { refuse: `more than ${MAX_SERVERS_PER_WORKER} servers in one worker` };
+      }
+      const verdict = check(q, who, app.allow_privileged_ports === true);
+      if (verdict.refusal) return { refuse: verdict.refusal };
+      pending.set(q.seq, verdict.bindPath ?? null);
+      if (!verdict.bindPath) return;
+      use(verdict.bindPath, me, +1);
+      return { rewrite: { address: verdict.bindPath } };
+    },
+    answered(seq, { key, errno }) {
+      if (!pending.has(seq)) return;
+      const bindPath = pending.get(seq);
+      pending.delete(seq);
+      if (errno) use(bindPath, me, -1);
       else {
-        keys.set(message.key, bindPath);
+        keys.set(key, bindPath);
         giveSocket(bindPath, who);
       }
-    }
-    return send.call(this, message, ...rest);
+    },
+    // After cluster's own listeners: Node has closed the server (and unlinked its socket).
+    closed(key) {
+      if (!keys.has(key)) return;
+      use(keys.get(key), me, -1);
+      keys.delete(key);
+    },
+    // Node removes a worker's servers on 'disconnect' (not on 'exit': a worker that exits
+    // connected keeps them until then), before the seam tells this watch.
+    disconnected() {
+      for (const entry of [...held.values()]) if (entry.users.has(me)) use(entry.bindPath, me, -Infinity);
+    },
   };
-
-  // After cluster's own listeners: Node has closed the server (and unlinked its socket).
-  proc.on('internalMessage', (msg) => {
-    if (msg?.cmd !== 'NODE_CLUSTER' || msg.act !== 'close' || !keys.has(msg.key)) return;
-    use(keys.get(msg.key), worker.id, -1);
-    keys.delete(msg.key);
-  });
-  // Node removes a worker's servers on 'disconnect' (not on 'exit': a worker that exits
-  // connected keeps them until then), in a listener registered at fork, before this one.
-  proc.once('disconnect', () => {
-    for (const entry of [...held.values()]) if (entry.users.has(worker.id)) use(entry.bindPath, worker.id, -Infinity);
-  });
 }
 
 // What net and dgram send: a unix path has port -1 and addressType -1; a port has a host (or
@@ -102,8 +92,8 @@ const PORT_TYPES = new Set([4, 6, 'udp4', 'udp6']);
 const MALFORMED = { refusal: 'a malformed listen request' };
 
 /** {refusal}, {bindPath} (a unix path to bind through its held directory), or {} (allowed as is). */
-function check(msg, who, allowPrivileged) {
-  const { fd, port, addressType, address } = msg;
+function check(q, who, allowPrivileged) {
+  const { fd, port, addressType, address } = q;
   if (fd !== undefined && fd !== null && fd !== -1) return Number.isInteger(fd) ? { refusal: `listen({fd: ${fd}}) names a descriptor of the daemon, not of the app` } : MALFORMED;
   if (port === -1 && addressType === -1) return unixPath(address, who);
   if (!Number.isInteger(port) || port < 0 || port > 65535 || !PORT_TYPES.has(addressType)) return MALFORMED;
@@ -152,18 +142,4 @@ function giveSocket(bindPath, who) {
     const st = fs.lstatSync(bindPath);
     if (st.isSocket() && st.uid === process.geteuid()) fs.lchownSync(bindPath, who.uid, who.gid);
   } catch {} // gone already: the app closed it
-}
-
-/**
- * Answers a listen query as Node answers a failed bind: the app's listen() emits 'error'
- * with `errno` (EACCES by default), after its agent printed why on its stderr. The query's
- * act is renamed so cluster's own listener (which runs after) drops it.
- */
-export function refuseListen(proc, msg, refusal, errno = UV_EACCES) {
-  msg.act = REFUSED;
-  const where = msg.addressType === -1 ? msg.address : `port ${msg.port}`;
-  try {
-    tellAgent(proc, TO_AGENT.LISTEN_REFUSED, { message: `superd: listen on ${where} refused: ${refusal}` });
-    proc.send({ cmd: 'NODE_CLUSTER', errno, key: null, ack: msg.seq, data: null });
-  } catch {} // the channel closed: nobody waits for the answer
 }

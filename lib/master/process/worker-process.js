@@ -4,9 +4,10 @@
 // Events: 'spawn', 'listening' (address), 'ready', 'drained' ({hookErrors}), 'metrics'
 // (the agent's report), 'log-error' / 'log-resumed' ({stream, code, slot[, dropped]}),
 // 'logs-reopened', 'diagnostic' ({id, ok, ...}: lib/master/captures/), 'exit' ({code,
-// signal}), 'process-error'. What the agent says reaches them through one dispatcher
-// (agent-channel.js). stop() -> Promise<{code, signal}>: drain, kill_signal, then SIGKILL;
-// kill() -> the same promise, at once with SIGKILL.
+// signal[, listen_refused]}: the daemon's reason if it refused a listen()), 'process-error'.
+// What the agent says reaches them through one dispatcher (agent-channel.js).
+// stop() -> Promise<{code, signal}>: drain, kill_signal, then SIGKILL; kill() -> the same
+// promise, at once with SIGKILL.
 import { EventEmitter } from 'node:events';
 import { FROM_AGENT, TO_AGENT, PM2 } from '../../ipc/agent-protocol.js';
 import { forkClusterWorker } from './launch-cluster.js';
@@ -16,6 +17,7 @@ import { trackGroup } from './group-record.js';
 import { unprotectWorker } from './oom-score.js';
 import { strayDescendants, reapStrays } from './stray-processes.js';
 import { listenToAgent, tellAgent } from './agent-channel.js';
+import { listenRefusal } from './cluster-internals/index.js';
 
 /** Every WorkerProcess created, whoever creates it ('new', proc): the metrics monitor listens. */
 export const workerProcesses = new EventEmitter();
@@ -99,6 +101,9 @@ export class WorkerProcess extends EventEmitter {
   #onExit(code, signal, error) {
     if (this.exited) return;
     this.exited = { code, signal, error: error?.message };
+    // Why the daemon refused its last listen(), if it did: the failure report shows it.
+    const refused = this.kind === 'cluster' ? listenRefusal(this.child) : null;
+    if (refused) this.exited.listen_refused = refused;
     clearTimeout(this.killTimer);
     clearTimeout(this.drainTimer);
     // Whatever the worker started and left behind goes with it: its group, and what left

@@ -4,4 +4,3 @@
 export { Upgrade } from './upgrade-op.js';
 export { Handover } from './handover.js';
 export { adoptInheritedSockets, inheritedSocket } from './inherited-sockets.js';
-export { trackClusterListeners } from './cluster-listeners.js';

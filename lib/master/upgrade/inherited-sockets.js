@@ -7,20 +7,24 @@
 // In node:cluster a worker's listen() becomes a 'queryServer' message to the primary
 // (lib/internal/cluster/child.js _getServer), which the primary answers by creating a
 // RoundRobinHandle (round-robin) or a SharedHandle (`scheduling: os`) keyed by
-// address:port:addressType:fd:index (lib/internal/cluster/primary.js queryServer). Both
+// address, port, addressType and fd (lib/internal/cluster/primary.js queryServer). Both
 // handles use the query's `fd` when it is set (with no address and port): RoundRobinHandle
 // listens with {fd}, SharedHandle opens the handle from the fd (net._createServerHandle)
-// and sends it to the workers. So a listener prepended to each worker's 'internalMessage' (the same message
-// object reaches cluster's own listener next) sets `fd` on the queries for inherited
-// address:ports, and the primary serves the very socket it inherited: no bind, no window.
+// and sends it to the workers. So the seam to node:cluster (process/cluster-internals/)
+// sets `fd` on the queries for inherited address:ports, after superd's own checks of the
+// query, and the primary serves the very socket it inherited: no bind, no window.
 // Node 20, 22 and 24 share this code path.
 //
 // A handle closes its fd once no worker uses it (an app stopped): the socket's inode is
 // checked before each use, so a closed or reused descriptor number is forgotten, never
-// handed out.
+// handed out. A descriptor named by those variables that is a network socket but does not
+// listen (bound only, connected, UDP) is closed at once: kept, it would hold a port an app
+// then fails to bind (EADDRINUSE). Any other descriptor is left alone: with a bogus
+// LISTEN_FDS count, those numbers may be this process's own (Node's, its IPC channel, the log).
 import fs from 'node:fs';
-import cluster from 'node:cluster';
+import { serveInheritedSockets } from '../process/index.js';
 import { listeningSockets, normalizeAddress } from './listening-sockets.js';
+import { socketInode, localSocketInodes } from '../../listening-tcp.js';
 
 /** @type {{fd: number, ino: number, address: string, port: number, name: string|null}[]} */
 const inherited = [];
@@ -28,19 +32,31 @@ let hooked = false;
 
 /**
  * Takes the sockets named by the environment (and removes those variables, so workers and
- * their children do not see them). Returns what was adopted, for the log.
+ * their children do not see them), and closes the descriptors named there that are
+ * network sockets not listening. Returns what was adopted and the descriptors closed, for the log.
  * @param {NodeJS.ProcessEnv} [env]
  */
 export function adoptInheritedSockets(env = process.env) {
   const { fds, names } = inheritedFds(env);
   for (const key of ['SUPERD_LISTEN_FDS', 'LISTEN_FDS', 'LISTEN_PID', 'LISTEN_FDNAMES']) delete env[key];
   const found = listeningSockets(fds).map((s) => ({ ...s, name: names[fds.indexOf(s.fd)] ?? null }));
+  const closed = [];
+  const strays = fds.filter((fd) => !found.some((s) => s.fd === fd));
+  const local = strays.length ? localSocketInodes() : new Set();
+  for (const fd of strays) {
+    const ino = socketInode('self', fd);
+    if (ino === null || local.has(ino)) continue;
+    try {
+      fs.closeSync(fd);
+      closed.push(fd);
+    } catch {} // closed meanwhile
+  }
   inherited.push(...found);
   if (found.length && !hooked) {
     hooked = true;
-    cluster.on('fork', (worker) => worker.process.prependListener('internalMessage', useInheritedSocket));
+    serveInheritedSockets(inheritedSocket);
   }
-  return found.map(({ fd, address, port, name }) => ({ fd, address, port, name }));
+  return { adopted: found.map(({ fd, address, port, name }) => ({ fd, address, port, name })), closed };
 }
 
 function inheritedFds(env) {
@@ -76,16 +92,3 @@ export function inheritedSocket(address, port) {
 
 /** No host, '::' or '0.0.0.0': every address (a socket systemd binds for a bare port is '::'). */
 const isWildcard = (a) => a === null || a === '::' || a === '0.0.0.0';
-
-/** Sets `fd` on a worker's TCP listen query for an inherited address:port (see above). */
-function useInheritedSocket(msg) {
-  if (msg?.cmd !== 'NODE_CLUSTER' || msg.act !== 'queryServer' || msg.fd !== undefined) return;
-  if (msg.addressType !== 4 && msg.addressType !== 6) return; // UDP, unix paths
-  const fd = inheritedSocket(msg.address, msg.port);
-  if (fd === null) return;
-  // SharedHandle (`os`) builds its handle with net._createServerHandle, which asserts that
-  // a handle made from an fd has no address and port: the fd says both.
-  msg.fd = fd;
-  msg.address = null;
-  msg.port = 0;
-}

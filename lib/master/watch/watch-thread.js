@@ -5,7 +5,8 @@
 //
 //   daemon -> thread  {op: 'watch', app, paths, ignore, files, delay}   (re)start watching an app
 //                     {op: 'unwatch', app}
-//   thread -> daemon  {app, ready: true, count}                         initial scan done
+//   thread -> daemon  {app, ready: true, count, thread}                 initial scan done (thread: this
+//                                                                        thread's threadId, never the daemon's 0)
 //                     {app, changed: [path, ...], count}                 a burst ended (watch_delay quiet)
 //                     {app, error}
 //
@@ -16,7 +17,7 @@
 // is told once. The thread's heap is bounded too (watcher.js).
 import fs from 'node:fs';
 import path from 'node:path';
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, threadId, workerData } from 'node:worker_threads';
 import { watch } from 'chokidar';
 import { makeIgnore } from './watch-ignore.js';
 
@@ -71,7 +72,7 @@ async function start({ app, paths, ignore, files, delay }) {
     if (watchers.get(app) !== w) return;
     let count = 0;
     for (const names of Object.values(watcher.getWatched())) count += names.length;
-    parentPort.postMessage({ app, ready: true, count });
+    parentPort.postMessage({ app, ready: true, count, thread: threadId });
   });
 }
 

@@ -31,7 +31,8 @@ export class WatchManager {
    *   reload of `super reload` with the running config (a code change is not a config
    *   change); on failure the old workers keep serving
    * @param {import('../../logs/json-logger.js').JsonLogger} o.log
-   * @param {(data: object) => void} o.emit  'watch' events for subscribers: {app, state: 'ready'|'reload'|'reloaded'|'error', ...}
+   * @param {(data: object) => void} o.emit  'watch' events for subscribers: {app, state: 'ready'|'reload'|'reloaded'|'error', ...};
+   *   'ready' names the thread that scanned (its threadId; the daemon's loop is 0)
    */
   constructor({ reader, reload, log, emit }) {
     this.reader = reader;
@@ -103,7 +104,7 @@ export class WatchManager {
       if (!this.watching.has(m.app)) return;
       this.ready.set(m.app, m.count);
       this.log.info({ app: m.app, files: m.count }, `watch: ${m.app} ready (${m.count} paths watched)`);
-      this.emit({ app: m.app, state: 'ready', count: m.count });
+      this.emit({ app: m.app, state: 'ready', count: m.count, thread: m.thread });
     } else if (m.changed) {
       this.#onBurst(m.app, m.changed, m.count);
     }

@@ -1,0 +1,49 @@
+// The one seam between superd and node:cluster's private protocol. Every hook superd has
+// into cluster or child_process internals lives in this folder; the rest of the daemon
+// calls the functions below, and docs/architecture.md ("The seam to node:cluster") says
+// the same. shape-check.js checks at boot what it can of this list without a worker
+// (marked [boot]); the rest is checked by the suite on Node 20, 22 and 24.
+//
+// Node internals relied on (lib/internal/cluster/{primary,child,round_robin_handle,
+// shared_handle,utils}.js, lib/internal/child_process.js, lib/net.js):
+//   Messages (a worker's process, event 'internalMessage': cmd 'NODE_CLUSTER', per-side seq):
+//     - worker -> primary {act: 'queryServer', seq, address, port, addressType, fd, index,
+//       data, flags, backlog}: a worker's listen(); the primary answers with {ack: seq,
+//       errno, key, data, sockname?}, and a handle under `os`. A failed bind is {errno,
+//       key: null, ack}; an act cluster does not know is dropped. Key: address:port:
+//       addressType:fd:index on Node 20, without :index for port > 0 from 22.
+//     - primary -> worker {act: 'newconn', key, seq} with the connection's handle; the worker
+//       answers {ack: seq, accepted}; an unanswered one is never handed to anyone else.
+//     - worker -> primary {act: 'close', key}; primary -> worker {act: 'disconnect'}.
+//   Order: cluster.fork() registers cluster's 'internalMessage' and 'disconnect' listeners
+//     on the worker's process before it returns [boot]; Node emits 'internalMessage' for a
+//     message in order with the others (process.nextTick), and the same object reaches
+//     every listener, so a listener prepended after fork() sees and may edit a query first.
+//   Private properties and prototypes:
+//     - worker.process.send is an own property per process (setupChannel), wrapped once;
+//     - Worker.prototype.disconnect (primary) sends 'disconnect' and sets
+//       exitedAfterDisconnect [boot]; worker.disconnect is wrapped per worker;
+//     - worker.exitedAfterDisconnect: set, queries are dropped by the primary;
+//     - proc.channel: null once the channel has ended;
+//     - RoundRobinHandle listens through net.createServer(assert.fail).listen() and keeps
+//       the server's `_handle` [boot: net.Server.prototype.listen is patchable];
+//     - SharedHandle builds an fd's handle with net._createServerHandle, which wants no
+//       address or port beside the fd;
+//     - cluster.schedulingPolicy is read at the first fork [boot];
+//     - cluster.setupPrimary ignores execPath; child_process.fork reads process.execPath at
+//       each call [boot], so it is swapped around the fork.
+//
+// Public ways Node now offers, and whether they replace a hook:
+//   - net.Server listen({reusePort}) (22.12+, 23.1+; not 20): each worker binds its own
+//     socket as an exclusive listen and the kernel balances (SO_REUSEPORT). It replaces no
+//     hook: the daemon's round-robin (and its handoff guard) is then bypassed, a uid app's
+//     bind is the worker's own (the kernel checks it, the listen guard sees nothing), and an
+//     inherited socket cannot be handed that way (a new bind). Apps may use it; superd
+//     keeps the hooks for listens that go through the primary.
+//   - cluster.setupPrimary({execPath}) does not exist; child_process.fork({execPath}) is not
+//     reachable through cluster: the swap stays.
+//   - No public event or option gives a listen query, a handed connection or a
+//     round-robin listener: the message hooks and the listen patch stay.
+export { forkWorker, serveInheritedSockets, listenRefusal } from './fork.js';
+export { trackRoundRobinListeners, closeRoundRobinListeners, lastHandoffAt } from './round-robin-listeners.js';
+export { clusterInternalsProblems, assertClusterInternals } from './shape-check.js';

@@ -1,0 +1,57 @@
+// The raw listening handles of this primary's round-robin servers, so that a retiring daemon
+// (`super upgrade`) can stop accepting on them (upgrade/cluster-listeners.js).
+//
+// Node keeps a round-robin listener out of reach: RoundRobinHandle (lib/internal/cluster/
+// round_robin_handle.js, Node 20 to 24) creates `net.createServer(assert.fail)`, calls
+// listen(), then on 'listening' takes the server's raw handle (`_handle`) and drops the
+// server. Wrapping net.Server.prototype.listen in the primary sees that call: for a server
+// whose only 'connection' listener is cluster's `fail`, a 'listening' listener registered
+// inside listen() runs before cluster's and records the raw handle. If Node changes this,
+// nothing is recorded and retirement falls back to the workers' drain alone (the retiring
+// daemon logs how many listeners it closed).
+import net from 'node:net';
+
+/** Raw listening handles of the round-robin servers of this primary. */
+const handles = new Set();
+let installed = false;
+let lastHandoff = 0; // when a worker last answered a handed connection
+
+/** Records every round-robin listener cluster creates from now on. */
+export function trackRoundRobinListeners() {
+  if (installed) return;
+  installed = true;
+  const listen = net.Server.prototype.listen;
+  net.Server.prototype.listen = function listenTracked(...args) {
+    const own = this.listeners('connection');
+    if (own.length === 1 && own[0].name === 'fail') {
+      this.once('listening', () => {
+        const raw = /** @type {any} libuv's handle: Node internals, no public API gives it */ (this)._handle;
+        if (!raw) return;
+        handles.add(raw);
+        const close = raw.close;
+        raw.close = function closeTracked(...a) {
+          handles.delete(raw);
+          return close.apply(this, a);
+        };
+      });
+    }
+    return listen.apply(this, args);
+  };
+}
+
+/** Closes every round-robin listener (only this process's descriptor); returns how many. */
+export function closeRoundRobinListeners() {
+  const n = handles.size;
+  for (const raw of [...handles]) raw.close();
+  return n;
+}
+
+/** A worker answered a handed connection (worker-hooks.js). */
+export function handedOff() {
+  lastHandoff = Date.now();
+}
+
+/** When a worker last answered a handed connection (ms since the epoch; 0: never). */
+export function lastHandoffAt() {
+  return lastHandoff;
+}

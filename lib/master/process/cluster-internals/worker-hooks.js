@@ -1,0 +1,108 @@
+// The one dispatch of a cluster worker's private traffic (index.js lists what it relies on).
+// Installed right after cluster.fork() returns, so each hook sits where it must around the
+// listeners cluster registered inside fork():
+//
+//   worker -> primary 'internalMessage' (NODE_CLUSTER):
+//     before cluster (one prepended listener), for 'queryServer', in this order:
+//       1. the handoff guard counts the query (a disconnect waits for its answer);
+//       2. each listen watch of the worker, in the order given (the uid guard, then the
+//          port owners): the first refusal answers the query in cluster's place;
+//       3. an inherited socket for the queried address:port is set as the query's fd
+//          (last: the watches judge what the app asked for, not the daemon's descriptor).
+//     after cluster (one appended listener): 'close' (cluster closed the server) to the
+//       handoff guard and the watches; a connection's answer {ack, accepted} to the handoff
+//       guard and the "last handoff" clock.
+//   primary -> worker (proc.send, wrapped once): a query's answer {ack, errno, key} to the
+//     handoff guard and the watches; 'newconn' and 'disconnect' to the handoff guard.
+//   worker.disconnect (wrapped once): the handoff guard holds it while a query is unanswered.
+//   'disconnect' (after cluster's own listener): the handoff guard, then the watches.
+//   'close': the 'disconnect' Node missed (handoff guard, hole 3).
+import { handoffGuard } from './handoff-guard.js';
+
+const CLUSTER = 'NODE_CLUSTER';
+const SYNTHETIC = Symbol('superd synthetic message');
+
+/**
+ * What net and dgram put in a listen query (lib/net.js listenInCluster, lib/internal/cluster/
+ * child.js _getServer), copied: a watch reads it, never Node's message.
+ * @typedef {{seq: number, address: unknown, port: unknown, addressType: unknown, fd: unknown}} ListenQuery
+ */
+/**
+ * A watch's verdict on a query: nothing (let it through), a refusal (the app's listen()
+ * fails with errno, EACCES by default, and its agent prints why), or new fields for it.
+ * @typedef {{refuse: string, errno?: number} | {rewrite: {address?: string}} | undefined | void} QueryVerdict
+ */
+/**
+ * What superd watches in one worker's listens (listen-guard.js, port-owners.js).
+ * @typedef {object} ListenWatch
+ * @property {(q: ListenQuery) => QueryVerdict} query  before cluster acts on it
+ * @property {(seq: number, reply: {key: unknown, errno: unknown}) => void} [answered]  the primary's answer, as it goes out
+ * @property {(key: unknown) => void} [closed]  the worker closed the server of that key (after cluster did)
+ * @property {() => void} [disconnected]  the worker's channel ended (after cluster dropped its servers)
+ */
+
+const isCluster = (m) => m !== null && typeof m === 'object' && m.cmd === CLUSTER;
+const queryOf = (m) => ({ seq: m.seq, address: m.address, port: m.port, addressType: m.addressType, fd: m.fd });
+
+/**
+ * @param {import('node:cluster').Worker} worker  just forked
+ * @param {ListenWatch[]} watches  in the order they judge a query
+ * @param {object} o
+ * @param {(proc: import('node:child_process').ChildProcess, msg: object, refusal: string, errno?: number) => void} o.refuse
+ * @param {(q: ListenQuery) => number|null} o.inheritedFd  the inherited socket serving q's address:port, if any
+ * @param {() => void} o.handedOff  a worker answered a handed connection
+ */
+export function hookWorker(worker, watches, { refuse, inheritedFd, handedOff }) {
+  const proc = worker.process;
+  const guard = handoffGuard(worker, (seq) => proc.emit('internalMessage', { cmd: CLUSTER, ack: seq, accepted: false, [SYNTHETIC]: true }));
+
+  proc.prependListener('internalMessage', (msg) => {
+    if (!isCluster(msg) || msg.act !== 'queryServer') return;
+    guard.queried(msg.seq);
+    for (const watch of watches) {
+      const verdict = watch.query(queryOf(msg));
+      if (verdict && 'refuse' in verdict) return refuse(proc, msg, verdict.refuse, verdict.errno);
+      if (verdict && 'rewrite' in verdict) Object.assign(msg, verdict.rewrite);
+    }
+    if (msg.fd !== undefined || (msg.addressType !== 4 && msg.addressType !== 6)) return; // UDP, unix paths, an fd of its own
+    if ((msg.address != null && typeof msg.address !== 'string') || !Number.isInteger(msg.port)) return; // forged: Node fails it
+    const fd = inheritedFd(queryOf(msg));
+    // SharedHandle (`os`) builds its handle with net._createServerHandle, which asserts that
+    // a handle made from an fd has no address and port: the fd says both.
+    if (fd !== null) Object.assign(msg, { fd, address: null, port: 0 });
+  });
+
+  const send = proc.send;
+  proc.send = function sendHooked(message, handle, ...rest) {
+    const ours = isCluster(message);
+    // A query's answer: Node's ({errno, key, ack, data, ...}) or a refusal's ({errno, key: null, ack}).
+    const answer = ours && message.ack !== undefined && 'errno' in message;
+    if (answer) {
+      guard.answering(message.key, !message.errno);
+      for (const watch of watches) watch.answered?.(message.ack, { key: message.key, errno: message.errno });
+    } else if (ours && message.act === 'newconn') guard.connectionSent(message.seq, message.key, handle);
+    else if (ours && message.act === 'disconnect') guard.disconnecting();
+    const sent = send.call(this, message, handle, ...rest);
+    if (answer) guard.answered(message.ack);
+    return sent;
+  };
+
+  proc.on('internalMessage', (msg) => {
+    if (!isCluster(msg) || msg[SYNTHETIC]) return;
+    if (msg.act === 'close') {
+      guard.closed(msg.key);
+      for (const watch of watches) watch.closed?.(msg.key);
+    } else if (msg.ack !== undefined && 'accepted' in msg) {
+      handedOff();
+      guard.connectionAnswered(msg.ack, msg.accepted);
+    }
+  });
+
+  proc.once('disconnect', () => {
+    guard.disconnected();
+    for (const watch of watches) watch.disconnected?.();
+  });
+  proc.once('close', () => {
+    if (guard.missedDisconnect(proc.channel == null)) proc.emit('disconnect');
+  });
+}

@@ -143,8 +143,7 @@ async function bootDaemon({ resurrect = false, afterStop, control, loadDefaults,
       link.server.remote?.close().catch(() => {});
       // The successor answers /readyz and HAProxy's agent on the same sockets: this daemon's
       // stopping workers must not answer for the host.
-      metrics.closeListeners();
-      shutdown(`upgraded: pid ${successor} took over`);
+      metrics.stopAccepting().finally(() => shutdown(`upgraded: pid ${successor} took over`));
     },
   });
   const server = await startControlServer({

@@ -3,7 +3,11 @@
 // Prometheus endpoint (`listen`). The endpoint starts with the first file that names
 // `metrics.listen`; changing it needs a daemon restart. The HAProxy agent-check listener
 // (`agent_check`, health/agent-check.js) the same way.
+import net from 'node:net';
 import { EventEmitter } from 'node:events';
+
+/** The most an upgrade's old daemon waits for its health listeners' last answers. */
+const HANDED_OVER_MS = 1000;
 
 export class MetricsSettings extends EventEmitter {
   /**
@@ -77,16 +81,26 @@ export class MetricsSettings extends EventEmitter {
     return { listen: this.listen, interval: this.interval, ...(this.agentListen && { agent_check: this.agentListen }) };
   }
 
-  /** Stops serving the endpoint and the agent (only this process's descriptors: a successor keeps the sockets). */
-  closeListeners() {
-    this.endpoint?.close();
+  /**
+   * Stops accepting on the endpoint and the agent (only this process's descriptors: a
+   * successor keeps the sockets), and resolves once what they had accepted is answered
+   * (at most HANDED_OVER_MS; keep-alive connections still open then are closed): the
+   * caller then changes what they would answer (an upgrade's old daemon stops its workers).
+   * net.Server's close, not http.Server's, which would also cut idle connections, among
+   * them one just accepted whose request is on the wire.
+   */
+  async stopAccepting() {
+    const servers = [this.endpoint, this.agentServer].filter((s) => s?.listening);
+    const closed = servers.map((s) => new Promise((resolve) => s.once('close', resolve)));
+    for (const s of servers) net.Server.prototype.close.call(s);
+    let timer;
+    await Promise.race([Promise.all(closed), new Promise((resolve) => (timer = setTimeout(resolve, HANDED_OVER_MS)))]);
+    clearTimeout(timer);
     this.endpoint?.closeAllConnections();
-    this.agentServer?.close();
-    this.endpoint = null;
-    this.agentServer = null;
   }
 
   close() {
-    this.closeListeners();
+    for (const s of [this.endpoint, this.agentServer]) if (s?.listening) net.Server.prototype.close.call(s);
+    this.endpoint?.closeAllConnections();
   }
 }

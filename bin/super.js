@@ -159,6 +159,15 @@ async function parseWithCommander() {
     .option('--origin <origin...>', 'other browser origins allowed (the page as a proxy serves it)')
     .option('--open', 'open the page in the desktop\'s browser ($BROWSER or xdg-open; with a one-time code, never the token)')
     .action((opts) => run('dashboard')({ ...opts, hosts }));
+  program.command('deploy').description('rolling reload across hosts through HAProxy: each host drained at the balancer, reloaded, healthy for --min-healthy-time, ready again; one after another')
+    .option('--server <name...>', 'the HAProxy server name of each --host, in the same order')
+    .option('--haproxy <socket>', 'HAProxy\'s runtime API: its stats socket (level admin), a path or host:port')
+    .option('--backend <name>', 'the HAProxy backend of those servers')
+    .option('--app <target>', 'what to reload on each host (default: all)')
+    .option('--min-healthy-time <duration>', 'how long a host\'s apps must stay online and ready before it is set ready (default 2s)')
+    .option('--drain-timeout <duration>', 'the most to wait for a drained host\'s sessions to end (default 30s)')
+    .option('--json', 'one JSON object per step')
+    .action((opts) => run('deploy')({ ...opts, hosts }));
   program.command('logs').argument('[app]', 'app name or "all"', 'all')
     .description('print the last lines of the app logs; with -f, follow them live')
     .option('--lines <n>', 'lines of each file to print first (default 20)')

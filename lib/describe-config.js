@@ -6,7 +6,7 @@
 /** Keys the daemon keeps for itself: shown elsewhere in describe, or not at all. */
 export const INTERNAL = new Set(['name', 'restart_delay_set', 'instances_spec', 'source', 'logs', 'out_file', 'error_file']);
 const DURATIONS = new Set(['min_uptime', 'restart_delay', 'exp_backoff_restart_delay', 'kill_timeout', 'listen_timeout',
-  'watch_delay', 'probation', 'retire_interval', 'drain_timeout', 'metrics_interval', 'unresponsive_timeout']);
+  'watch_delay', 'probation', 'retire_interval', 'drain_timeout', 'shutdown_delay', 'metrics_interval', 'unresponsive_timeout']);
 const SIZES = new Set(['max_memory_restart', 'log_max_size']);
 
 /** What an app that sets nothing runs with (test/unit/describe-config.test.js keeps it true to lib/config). */
@@ -18,7 +18,7 @@ export const DEFAULTS = Object.freeze({
   ready_on: 'listen', reload_ready_on: null, watch: [], ignore_watch: [], watch_delay: 1000, max_memory_restart: null, merge_logs: true,
   log_date_format: null, log_type: 'raw', disable_logs: false, time: false, log_max_size: null, log_retain: null,
   log_rotate: null, log_retain_days: null, cpu_affinity: null, reload_parallel: 1, probation: 250,
-  reload_strategy: 'rolling', max_surge: '100%', max_unavailable: 0, retire_interval: null, drain_timeout: 10000,
+  reload_strategy: 'rolling', max_surge: '100%', max_unavailable: 0, retire_interval: null, drain_timeout: 10000, shutdown_delay: 0,
   shutdown_with_message: false, metrics_interval: null, unresponsive_timeout: null, profile_on_stall: null, sticky: null, overload: null, autoscale: null,
 });
 

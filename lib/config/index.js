@@ -15,6 +15,7 @@ import { normalizeDaemon } from './normalize-daemon.js';
 import { parseWithPositions, PositionMap } from './positions.js';
 import { Problems } from './problems.js';
 import { readAllowedCpus } from './cpu-set.js';
+import { cgroupCpuLimit, cpuLimitNote } from '../cgroup-cpu.js';
 import { evaluateConfigFile, SCRIPT_EXTENSIONS } from './js-config.js';
 import { jsonProblem } from './json-problem.js';
 import { blankCommentsAndTrailingCommas, parseRelaxedJson } from './json-relaxed.js';
@@ -46,6 +47,7 @@ const YAML_SCHEMA = yaml.CORE_SCHEMA.extend({ implicit: [yaml.types.merge] });
  * @property {(import('./normalize-app.js').App & {logs: ReturnType<typeof resolveLogSettings>})[]} apps
  *   in file order (only those named by `only`, if given), each with its log settings
  * @property {string[]} warnings  one line each: keys accepted but ignored (PM2-only keys), ...
+ * @property {string|null} cpu_note  why `max` is fewer CPUs than the affinity mask (the cgroup's CPU limit), or null
  */
 
 /**
@@ -59,6 +61,7 @@ const YAML_SCHEMA = yaml.CORE_SCHEMA.extend({ implicit: [yaml.types.merge] });
  * @property {boolean} [isRoot]  whether the daemon runs as root, for uid/gid (default: this process)
  * @property {Record<string,string>} [callerEnv]  environment a JS/TS file runs with: the
  *   caller's (`super start`'s), default this process's
+ * @property {number} [shutdownDelayDefault=0]  shutdown_delay of an app that sets none, ms (`super run` in Kubernetes: 5 s)
  * @property {boolean} [asPm2]  read with PM2's semantics or not (default: pm2-format.js decides by the file)
  * @property {string} [home]  SUPER_HOME, where default log files go (default: lib/home.js superHome())
  * @property {string} [startDir]  the directory `super start` runs in: a PM2 file's relative
@@ -160,9 +163,15 @@ function syntaxError(file, line, col, message) {
  *   asPm2: read with PM2's semantics or not (default: pm2-format.js decides by the file)
  * @returns {Ecosystem}
  */
-function loadEcosystemData(data, positions, file, { env, only, allowedCpus, cpus, noPinning, baseDir, startDir, mergeLogsDefault = true, capLogs = false, isRoot, home = superHome(), asPm2, pm2Defaults = true } = {}) {
+function loadEcosystemData(data, positions, file, { env, only, allowedCpus, cpus, noPinning, baseDir, startDir, mergeLogsDefault = true, capLogs = false, shutdownDelayDefault = 0, isRoot, home = superHome(), asPm2, pm2Defaults = true } = {}) {
   allowedCpus ??= cpus !== undefined ? Array.from({ length: cpus }, (_, i) => i) : readAllowedCpus();
-  cpus ??= allowedCpus.length;
+  // `max` is the affinity mask's CPUs, or the cgroup's CPU limit where that is smaller (a container's).
+  let cpuNote = null;
+  if (cpus === undefined) {
+    const limit = cgroupCpuLimit();
+    cpuNote = cpuLimitNote(allowedCpus.length, limit);
+    cpus = cpuNote && limit ? limit.cpus : allowedCpus.length;
+  }
   const abs = path.resolve(file);
   if (holdsMoreValues(data)) {
     const problems = new Problems(file, positions);
@@ -189,7 +198,7 @@ function loadEcosystemData(data, positions, file, { env, only, allowedCpus, cpus
   const warnings = pm2OnlyWarnings(data, problems);
   for (const { segments, message } of pm2.notes) warnings.push(`${problems.where(segments, 'key')}${problems.label(segments)}: ${message}`);
   if (data && typeof data === 'object' && !Array.isArray(data)) {
-    const ctx = { problems, warnings, file: abs, baseDir, cpus, allowedCpus, noPinning, envName: env, mergeLogsDefault, isRoot, limits, pm2: pm2Rules };
+    const ctx = { problems, warnings, file: abs, baseDir, cpus, allowedCpus, noPinning, envName: env, mergeLogsDefault, shutdownDelayDefault, isRoot, limits, pm2: pm2Rules };
     daemon = normalizeDaemon(data, ctx);
     if (Array.isArray(data.apps) && !problems.isBad(['apps'])) {
       apps = data.apps.map((raw, i) => normalizeApp(raw, i, ctx));
@@ -200,7 +209,7 @@ function loadEcosystemData(data, positions, file, { env, only, allowedCpus, cpus
   }
   if (problems.size > 0) throw refused(file, problems);
   apps = apps.map((app) => ({ ...app, logs: resolveLogSettings(app, daemon.logs, home, { capped: capLogs, createFileDirs: pm2Format, pm2Names: pm2Rules }) }));
-  return deepFreeze({ file: abs, daemon, apps, warnings });
+  return deepFreeze({ file: abs, daemon, apps, warnings, cpu_note: cpuNote });
 }
 
 /**

@@ -22,3 +22,12 @@ export function resolveInstances(spec, cpus) {
   if (n < 1) throw new RangeError(`${spec} with ${cpus} CPU${cpus === 1 ? '' : 's'} leaves no worker`);
   return n;
 }
+
+/**
+ * Whether an `instances` spec counts CPUs (`max`, 0, -N, or { min, max } with one of them).
+ * @param {unknown} spec  as written
+ */
+export function countsCpus(spec) {
+  if (spec !== null && typeof spec === 'object') return countsCpus(/** @type {any} */ (spec).min) || countsCpus(/** @type {any} */ (spec).max);
+  return spec === 'max' || (Number.isInteger(spec) && /** @type {number} */ (spec) <= 0);
+}

@@ -90,6 +90,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1; // setTimeout's bound: Node sets a longer dela
  * @property {number|string} max_unavailable  a count, or a percentage as 'N%'
  * @property {number|null} retire_interval  ms; null: derived from the batch size
  * @property {number} drain_timeout  ms
+ * @property {number} shutdown_delay  ms of lame duck (not ready, still serving) before a retirement's drain
  * @property {boolean} shutdown_with_message
  * @property {number|null} metrics_interval  ms
  * @property {number|null} unresponsive_timeout  ms
@@ -112,6 +113,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1; // setTimeout's bound: Node sets a longer dela
  * @param {string} [ctx.envName]  `--env <name>`
  * @param {boolean} [ctx.pm2]  a PM2 file (pm2-format.js): PM2's defaults for exec_mode, merge_logs and readiness
  * @param {boolean} [ctx.mergeLogsDefault]  merge_logs when the file does not say (`super run`: false)
+ * @param {number} [ctx.shutdownDelayDefault]  shutdown_delay when the file does not say, ms
  * @param {string[]} [ctx.warnings]  where keys accepted but ignored are noted
  * @param {boolean} [ctx.isRoot]  whether the daemon runs as root (uid/gid need it; default: this process)
  * @param {{instances: number, apps: number}} [ctx.limits]  lib/config/work-limits.js workLimits() (default: read there)
@@ -309,6 +311,7 @@ export function normalizeApp(raw, index, ctx) {
     ...surge,
     retire_interval: ms('retire_interval', null),
     drain_timeout: ms('drain_timeout', 10000),
+    shutdown_delay: ms('shutdown_delay', ctx.shutdownDelayDefault ?? 0),
     shutdown_with_message: get('shutdown_with_message') ?? false,
     metrics_interval: ms('metrics_interval', null),
     unresponsive_timeout: ms('unresponsive_timeout', null),

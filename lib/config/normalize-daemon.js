@@ -14,8 +14,8 @@ import { controlListenProblem } from './control-settings.js';
  * @property {{ listen: string|null, tls: { cert: string, key: string }|null, origins: string[] }} control
  * @property {{ dir: string|null, max_size: number|null, retain: number|null, compress: boolean }} logs
  *   dir absolute (null = $SUPER_HOME/logs), max_size in bytes
- * @property {{ listen: string|null, interval: number }} metrics  listen as host:port (a bare
- *   port in the file becomes 127.0.0.1:port), interval in ms
+ * @property {{ listen: string|null, interval: number, agent_check: string|null }} metrics  listen and
+ *   agent_check as host:port (a bare port in the file becomes 127.0.0.1:port), interval in ms
  * @property {string|number|number[]|null} cpu_affinity  as written (checked like an app's)
  */
 
@@ -36,10 +36,10 @@ export function normalizeDaemon(data, { problems, baseDir, allowedCpus, noPinnin
   };
   const abs = (...segs) => (typeof get(...segs) === 'string' ? path.resolve(baseDir, get(...segs)) : null);
 
-  for (const key of ['control', 'metrics']) {
-    const listen = get(key, 'listen');
+  for (const [key, sub] of [['control', 'listen'], ['metrics', 'listen'], ['metrics', 'agent_check']]) {
+    const listen = get(key, sub);
     const port = typeof listen === 'string' ? Number(listen.slice(listen.lastIndexOf(':') + 1)) : (listen ?? 1);
-    if (port < 1 || port > 65535) problems.add([key, 'listen'], `port ${port} is out of range; use a port from 1 to 65535`);
+    if (port < 1 || port > 65535) problems.add([key, sub], `port ${port} is out of range; use a port from 1 to 65535`);
   }
 
   const controlProblem = controlListenProblem(get('control', 'listen'), get('control', 'tls'));
@@ -66,13 +66,14 @@ export function normalizeDaemon(data, { problems, baseDir, allowedCpus, noPinnin
     metrics: {
       listen: withHost(get('metrics', 'listen')),
       interval: parseDuration(get('metrics', 'interval')) ?? 1000,
+      agent_check: withHost(get('metrics', 'agent_check')),
     },
     cpu_affinity: affinity ?? null,
   };
 }
 
 /**
- * metrics.listen as host:port. A bare port (9209 or "9209") means loopback: metrics are for
+ * metrics.listen (and agent_check) as host:port. A bare port (9209 or "9209") means loopback: metrics are for
  * a scraper on this host unless the file names an address that others can reach.
  */
 function withHost(listen) {

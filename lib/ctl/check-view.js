@@ -3,6 +3,7 @@
 // and the warnings of the file and of a start (those that need no running daemon).
 import { maskEnv } from '../mask-secrets.js';
 import { unmappedWarning } from '../config/check-affinity.js';
+import { countsCpus } from '../config/instances.js';
 import { slotFiles } from '../logs/settings.js';
 
 /** Resolved keys `--json` shows as they are (test/pm2/oracle.test.js compares them with PM2's). */
@@ -28,6 +29,8 @@ export function checkView(eco) {
       instances: app.instances,
       instances_spec: app.instances_spec,
       autoscale: app.autoscale,
+      // How many CPUs `max` counted, when the cgroup's CPU limit set it (lib/cgroup-cpu.js).
+      cpus_note: countsCpus(app.instances_spec) && eco.cpu_note ? eco.cpu_note : undefined,
       cwd: app.cwd,
       autostart: app.autostart,
       env: maskEnv(app.env),

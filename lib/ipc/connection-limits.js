@@ -1,5 +1,5 @@
 // Bounds on what peers of the daemon's own listeners may hold: the local control socket,
-// the TCP control listener and the metrics endpoint. The daemon is the cluster primary: in
+// the TCP control listener, the metrics endpoint and the HAProxy agent-check listener. The daemon is the cluster primary: in
 // round-robin mode every connection to every app is accepted by it, and each needs one of
 // its file descriptors. Idle or slow peers of superd's own listeners must never use those
 // up, so each listener holds at most a share of the descriptor limit (RLIMIT_NOFILE, soft),
@@ -18,7 +18,8 @@ import fs from 'node:fs';
 const LISTENER_BOUNDS = {
   local: { max: 256, share: 1 / 4 },
   remote: { max: 256, share: 1 / 8 },
-  metrics: { max: 64, share: 1 / 8 },
+  metrics: { max: 64, share: 3 / 32 },
+  agent: { max: 16, share: 1 / 32 }, // HAProxy's agent checks: answered and closed at once
 };
 /** Time a peer has to send its request headers (each listener speaks HTTP first). */
 const HEADERS_TIMEOUT_MS = 10_000;
@@ -50,6 +51,15 @@ function connectionBound(kind) {
 
 /** http.createServer options that make the header timeout checked often enough to matter. */
 export const serverOptions = { connectionsCheckingInterval: CHECK_INTERVAL_MS };
+
+/**
+ * Applies the connection bound of listener `kind` to a plain net server; returns it.
+ * @param {import('node:net').Server} server  @param {keyof LISTENER_BOUNDS} kind
+ */
+export function boundNetServer(server, kind) {
+  server.maxConnections = connectionBound(kind);
+  return server;
+}
 
 /**
  * Applies the bounds of listener `kind` to an http(s) server; returns it. With

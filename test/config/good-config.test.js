@@ -16,7 +16,7 @@ const DEFAULT_DAEMON = {
   scheduling_set: false,
   control: { listen: null, tls: null, origins: [] },
   logs: { dir: null, max_size: null, retain: null, compress: false },
-  metrics: { listen: null, interval: 1000 },
+  metrics: { listen: null, interval: 1000, agent_check: null },
   cpu_affinity: null,
 };
 
@@ -83,6 +83,7 @@ test('minimal.yml: every default', async () => {
       max_unavailable: 0,
       retire_interval: null,
       drain_timeout: 10000,
+      shutdown_delay: 0,
       shutdown_with_message: false,
       metrics_interval: null,
       unresponsive_timeout: null,
@@ -98,6 +99,7 @@ test('minimal.yml: every default', async () => {
       },
     }],
     warnings: [],
+    cpu_note: null, // cpus given: no cgroup reading
   });
 });
 
@@ -130,7 +132,7 @@ test('full.yml: every key, with --env production and 4 CPUs', async () => {
       origins: ['https://ops.example.com'],
     },
     logs: { dir: at('logs'), max_size: 10 * 1024 ** 2, retain: 5, compress: true },
-    metrics: { listen: '[::1]:9616', interval: 2000 },
+    metrics: { listen: '[::1]:9616', interval: 2000, agent_check: '127.0.0.1:9617' },
     cpu_affinity: '0',
   });
   assert.deepEqual(eco.apps[0], {
@@ -191,6 +193,7 @@ test('full.yml: every key, with --env production and 4 CPUs', async () => {
     max_unavailable: 1,
     retire_interval: 200,
     drain_timeout: 30000,
+    shutdown_delay: 3000,
     shutdown_with_message: true,
     metrics_interval: 5000,
     unresponsive_timeout: 10000,
@@ -198,7 +201,7 @@ test('full.yml: every key, with --env production and 4 CPUs', async () => {
     autoscale: null,
     sticky: { by: 'cookie', cookie: 'sess' },
     overload: { max_loop_delay: 100, max_inflight: 64, status: 503, retry_after: 2000 },
-    source: { file: at('full.yml'), line: 18 },
+    source: { file: at('full.yml'), line: 19 },
     logs: {
       disabled: false, dir: at('logs'), createDir: false, out: at('api/logs/out.log'), err: at('logs/api-err.log'),
       perSlot: true, type: 'json', date: 'YYYY-MM-DD HH:mm:ss', maxSize: 1024 ** 3, retain: 2, compress: true, retainDays: null, rotate: null, dateBy: null,
@@ -209,7 +212,7 @@ test('full.yml: every key, with --env production and 4 CPUs', async () => {
     { script: tool.script, args: tool.args, interpreter: tool.interpreter, exec_mode: tool.exec_mode, ready_on: tool.ready_on,
       stop_exit_codes: tool.stop_exit_codes, watch: tool.watch, env: tool.env, source: tool.source },
     { script: '/bin/sh', args: ['-c', 'exit 0'], interpreter: 'none', exec_mode: 'fork', ready_on: 'spawn',
-      stop_exit_codes: [0, 2], watch: [dir.replace(/\/$/, '')], env: {}, source: { file: at('full.yml'), line: 78 } },
+      stop_exit_codes: [0, 2], watch: [dir.replace(/\/$/, '')], env: {}, source: { file: at('full.yml'), line: 80 } },
   );
   assert.deepEqual(JSON.parse(JSON.stringify(eco)), eco, 'the result is plain JSON');
 });

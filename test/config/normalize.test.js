@@ -146,7 +146,7 @@ test('the daemon section takes defaults and resolves paths', () => {
     scheduling_set: false,
     control: { listen: null, tls: null, origins: [] },
     logs: { dir: '/var/log/x', max_size: 1024, retain: null, compress: false },
-    metrics: { listen: null, interval: 250 },
+    metrics: { listen: null, interval: 250, agent_check: null },
     cpu_affinity: null,
   });
 });

@@ -9,9 +9,9 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
-import { sandbox, freePort, lsJson, SUPER } from '../helpers/harness.js';
+import { sandbox, freePort, lsJson } from '../helpers/harness.js';
 import { removeCgroup } from '../helpers/memory-cgroup.js';
+import { superInCgroup } from '../helpers/cgroup.js';
 
 const V1 = '/sys/fs/cgroup/memory';
 const MiB = 1024 * 1024;
@@ -19,25 +19,6 @@ const ROOM = 100 * MiB; // less than the guard's 64 MiB reserve + 1.25 x a worke
 
 const skip = (process.getuid?.() !== 0 && 'writing a cgroup needs root')
   || (!fs.existsSync(path.join(V1, 'cgroup.procs')) && `no cgroup v1 memory hierarchy at ${V1}`);
-
-/** `super ...args` run inside cgroup `dir` (its shell joins the group, then execs node). */
-function cliInCgroup(box, dir, args) {
-  return new Promise((resolve, reject) => {
-    const child = spawn('sh', ['-c', 'echo $$ > "$0" && exec "$@"', path.join(dir, 'cgroup.procs'), process.execPath, SUPER, ...args], {
-      env: { ...process.env, SUPER_HOME: box.home, NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (out += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, out });
-    });
-  });
-}
 
 /** The group's usage, inactive page cache left out (what the daemon computes too). */
 function used(dir) {
@@ -67,7 +48,7 @@ test('in a small memory cgroup: the guard counts the cgroup\'s room, and the OOM
     reload_strategy: surge
     env: { PORT: ${port} }
 `);
-  const started = await cliInCgroup(box, dir, ['start', eco]);
+  const started = await superInCgroup(box, dir, ['start', eco]);
   assert.equal(started.code, 0, started.out);
   const daemon = box.daemonPid();
   const inGroup = fs.readFileSync(path.join(dir, 'cgroup.procs'), 'utf8').split('\n').map(Number);
@@ -85,7 +66,7 @@ test('in a small memory cgroup: the guard counts the cgroup\'s room, and the OOM
   for (const pid of workers) assert.equal(adj(pid), 0, `worker ${pid} is set back to 0`);
 
   fs.writeFileSync(path.join(dir, 'memory.limit_in_bytes'), String(used(dir) + ROOM));
-  const r = await cliInCgroup(box, dir, ['reload', 'web']);
+  const r = await superInCgroup(box, dir, ['reload', 'web']);
   assert.equal(r.code, 0, r.out);
   const shrunk = /^web: memory guard: batch shrunk from 2 to 1 replacement beside the old workers \(available (\d+) MiB, \d+ MiB per worker\)$/m.exec(r.out);
   assert.ok(shrunk, `the guard saw the cgroup's room, not the host's:\n${r.out}`);

@@ -5,8 +5,7 @@
 // memory hierarchy: `memoryCgroupSkip` says why not, for `test(..., { skip })`.
 import fs from 'node:fs';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
-import { SUPER } from './harness.js';
+import { superInCgroup } from './cgroup.js';
 
 const V1 = '/sys/fs/cgroup/memory';
 
@@ -54,23 +53,7 @@ export function memoryCgroup(t, limit) {
      * @param {Record<string, string>} [env]  added to this process's environment
      * @returns {Promise<{code: number|null, out: string}>}
      */
-    cli(box, args, timeout = 60000, env = {}) {
-      return new Promise((resolve, reject) => {
-        const child = spawn('sh', ['-c', 'echo $$ > "$0" && exec "$@"', path.join(dir, 'cgroup.procs'), process.execPath, SUPER, ...args], {
-          env: { ...process.env, SUPER_HOME: box.home, NO_COLOR: '1', ...env },
-          stdio: ['ignore', 'pipe', 'pipe'],
-        });
-        let out = '';
-        child.stdout.on('data', (d) => (out += d));
-        child.stderr.on('data', (d) => (out += d));
-        const timer = setTimeout(() => child.kill('SIGKILL'), timeout);
-        child.on('error', reject);
-        child.on('close', (code) => {
-          clearTimeout(timer);
-          resolve({ code, out });
-        });
-      });
-    },
+    cli: (box, args, timeout = 60000, env = {}) => superInCgroup(box, dir, args, { timeout, env }),
   };
 }
 

@@ -24,3 +24,8 @@ test('no apps: the margin alone; a huge kill_timeout stays a valid timer', () =>
   assert.equal(stopDeadline(new Map().values()), STOP_MARGIN_MS);
   assert.equal(stopDeadline([app(0, 30 * 24 * 3600 * 1000)]), 2 ** 31 - 1);
 });
+
+test('shutdown_delay (the lame duck before the drain) counts in a worker\'s stop', () => {
+  const slow = { config: { shutdown_delay: 5000, drain_timeout: 10000, kill_timeout: 1600 }, slots: [] };
+  assert.equal(stopDeadline([slow], 0), 16600);
+});

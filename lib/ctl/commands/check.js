@@ -35,6 +35,7 @@ function render({ file, apps, warnings }) {
     const spec = String(app.instances_spec) === String(app.instances) ? '' : ` (instances: ${instancesWritten(app.instances_spec)})`;
     row('mode', `${app.exec_mode}, ${app.instances} instance${s(app.instances)}${spec}${app.autostart ? '' : ', not started (autostart: false)'}`);
     if (app.autoscale) row('autoscale', autoscaleText(app.autoscale));
+    if (app.cpus_note) row('cpus', app.cpus_note);
     row('cwd', app.cwd);
     const env = Object.entries(app.env);
     row('env', env.length ? `${env[0][0]}=${env[0][1]}` : '(none of its own: workers get the environment of `super start`)');

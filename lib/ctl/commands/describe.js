@@ -14,6 +14,7 @@ export default async function describe(name, opts) {
   }
   const out = [];
   out.push(`${app.name}: ${app.status}, ${app.instances} instance(s), ${app.exec_mode} mode, scheduling ${app.scheduling}, daemon on CPUs ${app.daemon_cpus}`);
+  if (app.cpus_note) out.push(`  instances: ${app.cpus_note}`);
   out.push(`  id: ${app.id}; ${sourceLine(app.source)}`);
   out.push(`  out log: ${app.logs.out}${app.config.out_file ? '' : ' (default)'}`, `  err log: ${app.logs.err}${app.config.error_file ? '' : ' (default)'}`);
   if (app.cron_restart) out.push(cronLine(app.cron_restart));

@@ -9,7 +9,8 @@
 //                capped at 10 MiB + one rotated file unless the file sets a size: the
 //                container's writable layer does not fill)
 //   apps started; one fails to start -> everything stopped, exit 1
-//   SIGTERM / SIGINT -> every app stopped gracefully -> printer drains -> exit 0 (also
+//   SIGTERM / SIGINT -> every app stopped gracefully (after shutdown_delay: 5 s by default
+//                       in a Kubernetes pod) -> printer drains -> exit 0 (also
 //                       while the apps start: nothing is reported as a start failure)
 import path from 'node:path';
 import { loadEcosystem } from '../../config/index.js';
@@ -17,6 +18,9 @@ import { needsReaper, runUnderReaper, REAPED } from '../pid1.js';
 import { startLogPrinter } from '../run-log-printer.js';
 import { printError } from '../coded-error.js';
 import { startFailure } from '../../worker-failure.js';
+
+/** shutdown_delay of an app that sets none, under `super run` in a Kubernetes pod (docs/operations.md). */
+const KUBERNETES_SHUTDOWN_DELAY_MS = 5000;
 
 export default async function run(file, opts = {}) {
   if (needsReaper()) {
@@ -32,7 +36,11 @@ export default async function run(file, opts = {}) {
   const { startDaemon } = await import('../../master/index.js');
   // One log file per worker unless the file says merge_logs: every line printed says app#slot.
   // Files capped unless the file sets log_max_size / logs.max_size.
-  const daemon = await startDaemon({ afterStop: () => printer?.drain(), loadDefaults: { mergeLogsDefault: false, capLogs: true } });
+  // In a Kubernetes pod, a stopping pod leaves the Service's endpoints some seconds after
+  // SIGTERM (kube-proxy, ingress controllers, cloud balancers each learn it in their own
+  // time): apps serve on, not ready, for shutdown_delay before they drain, unless they say.
+  const shutdownDelayDefault = process.env.KUBERNETES_SERVICE_HOST ? KUBERNETES_SHUTDOWN_DELAY_MS : 0;
+  const daemon = await startDaemon({ afterStop: () => printer?.drain(), loadDefaults: { mergeLogsDefault: false, capLogs: true, shutdownDelayDefault } });
   const say = (msg) => process.stderr.write(`super run: ${msg}\n`);
 
   const clientEnv = Object.fromEntries(Object.entries(process.env).filter(([k, v]) => typeof v === 'string' && k !== 'NOTIFY_SOCKET' && k !== REAPED));

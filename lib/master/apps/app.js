@@ -197,9 +197,15 @@ export class App {
     return this.slots.map((s) => s.pid).filter(Boolean);
   }
 
-  async stop() {
+  /**
+   * Graceful stop of every worker, each after its lame duck (shutdown_delay: not ready, still
+   * serving) unless `lameDuck` is false.
+   */
+  async stop({ lameDuck = true } = {}) {
     this.stops++;
-    await Promise.all(this.slots.map((s) => s.stop()));
+    const delay = lameDuck ? this.config.shutdown_delay ?? 0 : 0;
+    if (delay > 0 && this.slots.some((s) => s.state === S.ONLINE)) this.ctx.log.info({ app: this.name, shutdown_delay_ms: delay }, `${this.name}: not ready for ${delay} ms (shutdown_delay), still serving, then draining`);
+    await Promise.all(this.slots.map((s) => s.retire(delay)));
   }
 
   /** Hard restart: stop every worker, then start them again (with a pending config, if any). */
@@ -216,7 +222,7 @@ export class App {
     if (this.pendingConfig) this.pendingConfig = { ...this.pendingConfig, instances: count };
     if (count < from) {
       const gone = this.slots.splice(count);
-      await Promise.all(gone.map((s) => s.stop()));
+      await Promise.all(gone.map((s) => s.retire(this.config.shutdown_delay ?? 0)));
       return [];
     }
     const results = [];

@@ -131,6 +131,7 @@ export class RegistryReader {
     return {
       scheduling: registry.schedulingName,
       daemon_cpus: registry.daemonPolicy.daemonCpus,
+      cpu_note: registry.daemonPolicy.cpuNote,
       apps: [...this.#apps.values()].map((app) => ({
         id: ids.get(app.name),
         name: app.name,

@@ -522,9 +522,12 @@ export class AppRegistry extends EventEmitter {
     return { apps: apps.map((a) => a.name), files };
   }
 
-  /** Graceful stop of everything, for `kill` and daemon signals. */
-  async stopAll() {
-    await Promise.all([...this.#apps.values()].map((app) => app.stop()));
+  /**
+   * Graceful stop of everything, for `kill` and daemon signals; lameDuck false (an upgrade's
+   * old daemon, whose successor serves already): no shutdown_delay before the drains.
+   */
+  async stopAll({ lameDuck = true } = {}) {
+    await Promise.all([...this.#apps.values()].map((app) => app.stop({ lameDuck })));
     for (const app of this.#apps.values()) app.closeLogs();
   }
 }

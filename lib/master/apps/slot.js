@@ -36,6 +36,7 @@ export class Slot extends EventEmitter {
     this.lastExit = null;
     this.notReady = false;
     this.listens = false;
+    this.lameDuck = null; // the shutdown_delay its worker waits out before its drain (retire()): it serves, but not counted ready
     this.restartTimer = null;
     this.affinity = null; // {cpus, pinned} of the current worker (lib/master/settings/affinity.js)
   }
@@ -78,6 +79,7 @@ export class Slot extends EventEmitter {
     this.affinity = proc.affinity;
     this.startedAt = Date.now();
     this.notReady = false;
+    this.lameDuck = null;
     // Whether this slot's worker listens: a reload of a PM2 file's app then waits for the
     // replacement's listen (config.reload_ready_on), though the app is online at spawn.
     proc.once('listening', () => {
@@ -174,8 +176,10 @@ export class Slot extends EventEmitter {
     // The slot kept serving (online) throughout; a crashed old worker left it exited.
     if (this.state === S.EXITED || this.state === S.ERRORED) this.#move(S.STARTING, { reason, pid: proc.pid });
     if (this.state === S.STARTING) this.#move(S.ONLINE, { pid: proc.pid, ready_ms: readyMs });
-    // A fork-mode worker on the daemon's sockets retires once its replacement listens on them too (takenOver).
-    return { ready_ms: readyMs, pid: proc.pid, oldPid: old?.pid ?? null, retire: old ? () => takenOver(proc, old, config.listen_timeout).then(() => old.stop()) : null };
+    // A fork-mode worker on the daemon's sockets retires once its replacement listens on them too
+    // (takenOver); the old worker's lame duck (shutdown_delay) happens outside the slot, which
+    // serves with the new one.
+    return { ready_ms: readyMs, pid: proc.pid, oldPid: old?.pid ?? null, retire: old ? () => takenOver(proc, old, config.listen_timeout).then(() => lameDuck(config.shutdown_delay)).then(() => old.stop()) : null };
   }
 
   /**
@@ -264,6 +268,21 @@ export class Slot extends EventEmitter {
     }, decision.delay);
   }
 
+  /**
+   * Lame duck, then graceful stop: an online worker first serves on for `delay` ms (a stop's,
+   * a scale-down's shutdown_delay) counted as not ready (/readyz, the HAProxy agent), so a
+   * load balancer sends its traffic elsewhere before the drain closes anything. Several
+   * callers (a stop during a scale-down's delay) share the one delay.
+   * @param {number} delay  ms; 0: stop at once
+   */
+  async retire(delay) {
+    if (delay > 0 && this.state === S.ONLINE) {
+      this.lameDuck ??= lameDuck(delay);
+      await this.lameDuck;
+    }
+    await this.stop();
+  }
+
   /** Graceful stop; resolves when the slot is stopped (or already was). */
   async stop() {
     clearTimeout(this.restartTimer);
@@ -295,6 +314,7 @@ export class Slot extends EventEmitter {
       restarts: this.restarts,
       unstable_restarts: this.history.unstable,
       not_ready: this.notReady || undefined,
+      lame_duck: (this.lameDuck !== null && this.state === S.ONLINE) || undefined,
       replacing: this.replacement?.pid ?? undefined,
       cpus: this.affinity?.cpus ?? null,
       pinned: this.affinity?.pinned ?? false,
@@ -302,4 +322,9 @@ export class Slot extends EventEmitter {
       stall_capture: this.proc ? lastStallCapture(this.proc) : undefined, // profile_on_stall's last file
     };
   }
+}
+
+/** The wait of a lame duck: `ms` (0: none). */
+function lameDuck(ms) {
+  return ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
 }

@@ -5,6 +5,7 @@
 // (and tested) in one place.
 import { maskConfig } from '../../mask-secrets.js';
 import { changedKeys } from './config-diff.js';
+import { countsCpus } from '../../config/instances.js';
 
 /**
  * @typedef {(pid: number) => object|null} MetricsOf  the metrics of a live worker (the
@@ -74,6 +75,8 @@ export function describeView(snapshot, name, metricsOf, { lastStderr, watch, cro
       ...appRow(app, metricsOf),
       scheduling: snapshot.scheduling,
       daemon_cpus: snapshot.daemon_cpus,
+      // How many CPUs `max` counts, when the cgroup's CPU limit sets it (lib/cgroup-cpu.js).
+      cpus_note: countsCpus(app.config.instances_spec) && snapshot.cpu_note ? snapshot.cpu_note : undefined,
       logs: app.logs,
       config: maskConfig(app.config),
       pending_config: app.pending_config ? changedKeys(app.config, app.pending_config) : undefined,

@@ -23,7 +23,7 @@ export function composeParts({ home, log, loadDefaults, agentPath, version, part
   const broadcast = (topic, data) => link.server?.broadcast(topic, data);
   // The Prometheus text and the workers' memory are asked for later (a scrape, a surge
   // reload), when the monitor below exists.
-  const metrics = new MetricsSettings({ log, render: () => monitor.prometheusText(), readiness: (app) => monitor.readiness(app) });
+  const metrics = new MetricsSettings({ log, render: () => monitor.prometheusText(), readiness: (app) => monitor.readiness(app), agentAnswer: (app) => monitor.agentAnswer(app) });
   parts.add('metrics listener', () => metrics.close());
   const registry = new AppRegistry({
     home,
@@ -67,5 +67,5 @@ export function composeParts({ home, log, loadDefaults, agentPath, version, part
   parts.add('captures', () => captures.close());
   registry.on('worker', (event) => broadcast('worker', event));
   registry.on('reload', (info) => broadcast('reload', info));
-  return { registry, monitor, watcher, cron, captures };
+  return { registry, monitor, watcher, cron, captures, metrics };
 }

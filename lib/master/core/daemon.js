@@ -95,7 +95,7 @@ async function bootDaemon({ resurrect = false, afterStop, control, loadDefaults,
 
   // The composition root (compose.js): each part gets its collaborators at construction.
   const link = { server: null }; // the control server, once it listens
-  const { registry, monitor, watcher, cron, captures } = composeParts({ home, log, loadDefaults, agentPath, version, parts, link });
+  const { registry, monitor, watcher, cron, captures, metrics } = composeParts({ home, log, loadDefaults, agentPath, version, parts, link });
 
   let stopping = null;
   let handedOver = false; // a successor owns the control socket and the pid file
@@ -112,7 +112,7 @@ async function bootDaemon({ resurrect = false, afterStop, control, loadDefaults,
       }, deadline);
       hard.unref();
       try {
-        await registry.stopAll();
+        await registry.stopAll({ lameDuck: !handedOver });
       } catch (err) {
         log.error({ err }, 'error while stopping apps');
       }
@@ -141,7 +141,9 @@ async function bootDaemon({ resurrect = false, afterStop, control, loadDefaults,
       handedOver = true;
       sdNotify([`MAINPID=${successor}`, `STATUS=handed over to pid ${successor}`], log);
       link.server.remote?.close().catch(() => {});
-      shutdown(`upgraded: pid ${successor} took over`);
+      // The successor answers /readyz and HAProxy's agent on the same sockets: this daemon's
+      // stopping workers must not answer for the host.
+      metrics.stopAccepting().finally(() => shutdown(`upgraded: pid ${successor} took over`));
     },
   });
   const server = await startControlServer({

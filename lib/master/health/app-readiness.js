@@ -4,7 +4,7 @@
 import { WORKER_STATES as S } from '../states.js';
 
 /**
- * @param {{name: string, config: {instances: number, overload?: object|null}, workers: {status: string, pid?: number|null, not_ready?: boolean}[]}} app
+ * @param {{name: string, config: {instances: number, overload?: object|null}, workers: {status: string, pid?: number|null, not_ready?: boolean, lame_duck?: boolean}[]}} app
  *   an app of registry-reader.js snapshot()
  * @param {(pid: number) => boolean} [isShedding]  whether a worker sheds requests now (overload:)
  * @returns {{app: string, desired: number, ready: number, shedding?: number, ok: boolean}}  ok: at
@@ -14,7 +14,8 @@ import { WORKER_STATES as S } from '../states.js';
  */
 export function appReadiness(app, isShedding = () => false) {
   const desired = app.config.instances;
-  const ready = app.workers.filter((w) => w.status === S.ONLINE && !w.not_ready);
+  // A lame duck (shutdown_delay before its drain) still serves, but is on its way out.
+  const ready = app.workers.filter((w) => w.status === S.ONLINE && !w.not_ready && !w.lame_duck);
   const shedding = ready.filter((w) => w.pid && isShedding(w.pid)).length;
   const ok = ready.length >= desired && !(shedding > 0 && shedding === ready.length);
   return app.config.overload ? { app: app.name, desired, ready: ready.length, shedding, ok } : { app: app.name, desired, ready: ready.length, ok };

@@ -23,6 +23,7 @@ import { WorkerRecord, CounterStore } from './metrics-store.js';
 import { decideHealthAction } from './health-rules.js';
 import { renderPrometheus } from './prometheus-text.js';
 import { appReadiness } from './app-readiness.js';
+import { agentAnswer } from './agent-weight.js';
 import { WORKER_STATES as S } from '../states.js';
 import { lsView } from '../apps/index.js';
 
@@ -218,6 +219,19 @@ export class Monitor {
     if (name === null) return apps.filter((a) => a.status !== S.STOPPED).map(verdict);
     const app = apps.find((a) => a.name === name);
     return app ? [verdict(app)] : null;
+  }
+
+  /**
+   * The HAProxy agent's line for app `name` (every app not stopped: null), from the
+   * snapshot and the workers' last reports (health/agent-weight.js).
+   * @param {string|null} name
+   */
+  agentAnswer(name) {
+    const figuresOf = (pid) => {
+      const a = this.records.get(pid)?.agent;
+      return a ? { elu: typeof a.elu === 'number' ? a.elu : null, shedding: a.overload?.shedding === true } : null;
+    };
+    return agentAnswer(this.reader.snapshot().apps, name, figuresOf);
   }
 
   #judge(rec, now) {

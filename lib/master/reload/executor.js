@@ -89,7 +89,7 @@ export function runReload(plan, { host, config, reason, emit }) {
       if (!r.ready) throw new Error(`not ready ${readyBound(config)}`);
     },
     retire(step) {
-      retirements.push(host.dropSlot(step.slot).stop());
+      retirements.push(host.dropSlot(step.slot).retire(config.shutdown_delay ?? 0));
       return Promise.resolve();
     },
   };

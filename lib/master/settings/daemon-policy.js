@@ -10,6 +10,7 @@ import cluster from 'node:cluster';
 import { SuperError } from '../../errors.js';
 import { formatCpuList, parseCpuSet, readAllowedCpus } from '../../config/cpu-set.js';
 import { pinProcess } from './affinity.js';
+import { cgroupCpuLimit, cpuLimitNote } from '../../cgroup-cpu.js';
 
 const NAMES = { [cluster.SCHED_RR]: 'round-robin', [cluster.SCHED_NONE]: 'os' };
 
@@ -21,6 +22,8 @@ export class DaemonPolicy {
     const allowed = readAllowedCpus();
     /** Shared with every slot (lib/master/settings/affinity.js workerAffinity). */
     this.affinity = { allowed, daemonPinned: false };
+    /** Why `instances: max` counts fewer CPUs than `allowed` (the cgroup's CPU limit), or null. */
+    this.cpuNote = cpuLimitNote(allowed.length, cgroupCpuLimit());
     this.policy = null; // cluster.SCHED_*, once the first start fixed it
     this.pinnedTo = null; // taskset list the daemon pinned itself to
   }

@@ -53,13 +53,19 @@ export class Handover {
     registry.on('worker', onWorker);
     try {
       const state = await this.#receiveState();
-      await startState(registry, state, this);
+      // /readyz and HAProxy's agent answer for the host: until the commit the old daemon's
+      // workers serve, and this daemon's, still starting, would say it is not ready.
+      const { listen = null, agent_check: agentCheck = null, ...metrics } = state.daemon.metrics ?? {};
+      await startState(registry, { ...state, daemon: { ...state.daemon, metrics: state.daemon.metrics && metrics } }, this);
       registry.off('worker', onWorker);
       if (process.connected) process.send(message('ready'));
       await Promise.race([this.#nextStep('commit'), this.parentGone]);
       if (!process.connected) log.warn('the daemon being replaced went away before the commit; taking over');
       fs.renameSync(this.controlPath(socketPath), socketPath);
       replacePidFile(pidPath);
+      if (listen || agentCheck) {
+        for (const w of await registry.metrics.configure({ ...registry.metrics.settings, listen, agent_check: agentCheck })) log.warn(w);
+      }
       if (process.connected) {
         process.send(message('committed'));
         process.disconnect();

@@ -40,6 +40,9 @@ test('each changed shape is named', () => {
   changed('net.Server.prototype.listen', { net: { Server: { prototype: server } } });
   // net.Socket that no longer wraps a given handle (sticky sessions read a connection's head through one).
   changed('options.handle', { net: { Server: net.Server, Socket: function Socket() {} } });
+  // net without the internal a fork-mode app's shared socket is built with, or the bind the agent routes.
+  changed('net._createServerHandle', { net: { Server: net.Server, Socket: net.Socket } });
+  changed('_listen2', { net: { Server: { prototype: { listen: net.Server.prototype.listen } }, Socket: net.Socket, _createServerHandle: () => null } });
   // A worker process, not the primary.
   changed('cluster is the primary', { cluster: Object.assign(Object.create(cluster), { isPrimary: false }) });
 });

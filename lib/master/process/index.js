@@ -8,4 +8,4 @@ export { recordGroupsIn, endLeftoverGroups } from './group-record.js';
 export { protectDaemon } from './oom-score.js';
 export { serveInheritedSockets, trackRoundRobinListeners, closeRoundRobinListeners, lastHandoffAt, assertClusterInternals } from './cluster-internals/index.js';
 export { heldPorts } from './held-ports.js';
-export { takenOver } from './shared-listen.js';
+export { takenOver } from './cluster-internals/index.js';

@@ -3,7 +3,7 @@
 // Node script with the agent and an IPC channel (interpreter: node), one child per instance.
 import { spawn } from 'node:child_process';
 import { execPrefix } from './exec-prefix.js';
-import { sharesListen } from './shared-listen.js';
+import { sharesListen } from './cluster-internals/index.js';
 
 /**
  * @param {{app: object, env: object, stdio: object, agentPath: string, cpus?: string|null}} o

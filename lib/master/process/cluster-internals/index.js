@@ -36,7 +36,10 @@
 //     - RoundRobinHandle listens through net.createServer(assert.fail).listen() and keeps
 //       the server's `_handle` [boot: net.Server.prototype.listen is patchable];
 //     - SharedHandle builds an fd's handle with net._createServerHandle, which wants no
-//       address or port beside the fd;
+//       address or port beside the fd; shared-listen.js builds a fork-mode Node worker's
+//       listening socket with it too [boot], and the agent in that worker routes its
+//       server's bind through net.Server.prototype._listen2 (lib/worker/shared-listen.cjs)
+//       [boot: the same Node runs both];
 //     - cluster.schedulingPolicy is read at the first fork [boot];
 //     - cluster.setupPrimary ignores execPath; child_process.fork reads process.execPath at
 //       each call [boot], so it is swapped around the fork.
@@ -56,3 +59,4 @@ export { forkWorker, serveInheritedSockets, listenRefusal } from './fork.js';
 export { trackRoundRobinListeners, closeRoundRobinListeners, lastHandoffAt } from './round-robin-listeners.js';
 export { clusterInternalsProblems, assertClusterInternals } from './shape-check.js';
 export { stickySession } from './sticky-router.js';
+export { sharesListen, shareListen, sharedListenClosed, takenOver } from './shared-listen.js';

@@ -14,8 +14,8 @@
 // business. Cost: nothing per connection; one Map lookup per listen().
 import net from 'node:net';
 import os from 'node:os';
-import { TO_AGENT, envelope } from '../../ipc/agent-protocol.js';
-import { inheritedSocket } from '../upgrade/index.js';
+import { TO_AGENT, envelope } from '../../../ipc/agent-protocol.js';
+import { inheritedSocket } from '../../upgrade/index.js';
 
 const UV_EADDRINUSE = -os.constants.errno.EADDRINUSE;
 
@@ -27,7 +27,7 @@ const requests = new WeakMap();
 /**
  * A worker's LISTEN {id, address, port, addressType, flags} (fields checked by its guard):
  * answers LISTEN_HANDLE with the socket, or with the errno of a failed bind.
- * @param {import('./worker-process.js').WorkerProcess} proc
+ * @param {import('../worker-process.js').WorkerProcess} proc
  */
 export function shareListen(proc, { id, address, port, addressType, flags }) {
   const key = `${address ?? ''}:${port}:${addressType}:${flags}`;

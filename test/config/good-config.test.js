@@ -193,7 +193,7 @@ test('full.yml: every key, with --env production and 4 CPUs', async () => {
     unresponsive_timeout: 10000,
     profile_on_stall: { loop_delay: 200, duration: 5000, keep: 3, cooldown: 60000 },
     autoscale: null,
-    overload: { max_loop_delay: 100, max_inflight: 64, status: 503, retry_after: 2000 },
+    overload: { max_loop_delay: 100, max_inflight: 64, max_queue_wait: null, status: 503, retry_after: 2000 },
     source: { file: at('full.yml'), line: 18 },
     logs: {
       disabled: false, dir: at('logs'), createDir: false, out: at('api/logs/out.log'), err: at('logs/api-err.log'),

@@ -13,7 +13,9 @@
 //       key: null, ack}; an act cluster does not know is dropped. Key: address:port:
 //       addressType:fd:index on Node 20, without :index for port > 0 from 22.
 //     - primary -> worker {act: 'newconn', key, seq} with the connection's handle; the worker
-//       answers {ack: seq, accepted}; an unanswered one is never handed to anyone else.
+//       answers {ack: seq, accepted}; an unanswered one is never handed to anyone else. The
+//       worker's child.js reads only key and seq: superd adds superdAcceptedAt (the accept
+//       time, for the worker's queue-wait shedding).
 //     - worker -> primary {act: 'close', key}; primary -> worker {act: 'disconnect'}.
 //   Order: cluster.fork() registers cluster's 'internalMessage' and 'disconnect' listeners
 //     on the worker's process before it returns [boot]; Node emits 'internalMessage' for a
@@ -26,7 +28,9 @@
 //     - worker.exitedAfterDisconnect: set, queries are dropped by the primary;
 //     - proc.channel: null once the channel has ended;
 //     - RoundRobinHandle listens through net.createServer(assert.fail).listen() and keeps
-//       the server's `_handle` [boot: net.Server.prototype.listen is patchable];
+//       the server's `_handle` [boot: net.Server.prototype.listen is patchable]; its
+//       'listening' listener sets the raw handle's onconnection (distribute), wrapped a tick
+//       later to stamp each accepted handle (absent: no stamp, the worker's own time);
 //     - SharedHandle builds an fd's handle with net._createServerHandle, which wants no
 //       address or port beside the fd;
 //     - cluster.schedulingPolicy is read at the first fork [boot];

@@ -13,11 +13,15 @@
 //       handoff guard and the watches; a connection's answer {ack, accepted} to the handoff
 //       guard and the "last handoff" clock.
 //   primary -> worker (proc.send, wrapped once): a query's answer {ack, errno, key} to the
-//     handoff guard and the watches; 'newconn' and 'disconnect' to the handoff guard.
+//     handoff guard and the watches; 'newconn' and 'disconnect' to the handoff guard. A
+//     'newconn' gets one field, superdAcceptedAt (ms since the epoch, when the daemon accepted
+//     the connection: round-robin-listeners.js), read by the worker's overload shedding
+//     (lib/worker/overload.cjs) before cluster's listener; Node's child ignores it.
 //   worker.disconnect (wrapped once): the handoff guard holds it while a query is unanswered.
 //   'disconnect' (after cluster's own listener): the handoff guard, then the watches.
 //   'close': the 'disconnect' Node missed (handoff guard, hole 3).
 import { handoffGuard } from './handoff-guard.js';
+import { acceptedAt } from './round-robin-listeners.js';
 
 const CLUSTER = 'NODE_CLUSTER';
 const SYNTHETIC = Symbol('superd synthetic message');
@@ -80,8 +84,10 @@ export function hookWorker(worker, watches, { refuse, inheritedFd, handedOff }) 
     if (answer) {
       guard.answering(message.key, !message.errno);
       for (const watch of watches) watch.answered?.(message.ack, { key: message.key, errno: message.errno });
-    } else if (ours && message.act === 'newconn') guard.connectionSent(message.seq, message.key, handle);
-    else if (ours && message.act === 'disconnect') guard.disconnecting();
+    } else if (ours && message.act === 'newconn') {
+      guard.connectionSent(message.seq, message.key, handle);
+      message.superdAcceptedAt = acceptedAt(handle) ?? Date.now();
+    } else if (ours && message.act === 'disconnect') guard.disconnecting();
     const sent = send.call(this, message, handle, ...rest);
     if (answer) guard.answered(message.ack);
     return sent;

@@ -399,7 +399,8 @@ function bodyDone(req) {
  */
 function watchHandoffs(shedder) {
   if (typeof process.send !== 'function') return;
-  process.prependListener('internalMessage', (m) => {
+  // Node's private event of cluster's messages: not in @types/node.
+  /** @type {import('node:events').EventEmitter} */ (/** @type {unknown} */ (process)).prependListener('internalMessage', (m) => {
     if (m !== null && typeof m === 'object' && m.cmd === 'NODE_CLUSTER' && m.act === 'newconn') {
       shedder.handing(typeof m.superdAcceptedAt === 'number' ? m.superdAcceptedAt : null);
     }

@@ -43,11 +43,17 @@ const REQUEST_EVENTS = new Set(['request', 'checkContinue', 'checkExpectation'])
 // max_queue_wait, CoDel's standing-queue test (Nichols and Jacobson, "Controlling Queue
 // Delay"; Facebook's adaptive CoDel): over each interval (max_queue_wait, at least
 // MIN_INTERVAL_MS), the least wait of the requests decided in it. Above the target
-// (max_queue_wait / TARGET_SHARE) the queue is standing, not a burst: in the next interval
-// a request that waited past the target is refused; otherwise only one past max_queue_wait.
+// (max_queue_wait / TARGET_SHARE) in STANDING_INTERVALS intervals in a row, the queue is
+// standing, not a burst or a stall of the host: in the next interval a request that waited
+// past the target is refused; otherwise only one past max_queue_wait.
 // A host busy with other work delays some requests, not all of them: the least wait stays
-// low and nothing is refused.
+// low and nothing is refused. And the worker's own queue is what shedding can shorten: a
+// wait counts only while the loop was busy (its utilization over the last interval at least
+// BUSY_ELU). A loop kept waiting by the kernel for a CPU others use is idle in that figure
+// (the wait is in epoll), so a starved host at a low load refuses nothing.
 const TARGET_SHARE = 5;
+const BUSY_ELU = 0.5;
+const STANDING_INTERVALS = 2;
 const MIN_INTERVAL_MS = 100;
 const MIN_SEEN = 3; // requests an interval needs to call its queue standing
 const HANDOFF = Symbol('superd.handoffWait'); // on a socket: how long its connection waited before this worker saw it (ms)
@@ -98,7 +104,10 @@ function createShedder(settings, { clock = () => performance.now(), log = (line)
   let intervalEnd = 0;
   let minWait = Infinity; // the least wait decided in this interval (ms)
   let seen = 0;
-  let standing = false; // the last interval's least wait was over the target
+  let standing = false; // the last STANDING_INTERVALS intervals' least wait was over the target
+  let overRuns = 0; // intervals in a row whose least wait was over the target
+  let loopBusy = false; // the loop was busy for most of the last interval: the waits are its own queue's
+  let eluMark = null; // performance.eventLoopUtilization() at the interval's start
   let handedAt = null; // the daemon's accept stamp of the connection being handed (round-robin)
   const body = `overloaded; retry${settings.retryAfter ? ` after ${settings.retryAfter} s` : ' later'}\n`;
   const headers = responseHeaders(settings, body);
@@ -164,7 +173,11 @@ function createShedder(settings, { clock = () => performance.now(), log = (line)
   /** Notes a request's wait (ms) when first decided, for the standing-queue test. */
   const noteWait = (wait, now) => {
     if (now >= intervalEnd) {
-      standing = now < intervalEnd + interval && seen >= MIN_SEEN && minWait > target; // an idle gap ends a standing queue
+      const elu = performance.eventLoopUtilization();
+      loopBusy = eluMark !== null && now < intervalEnd + interval && performance.eventLoopUtilization(elu, eluMark).utilization >= BUSY_ELU;
+      eluMark = elu;
+      overRuns = loopBusy && seen >= MIN_SEEN && minWait > target ? overRuns + 1 : 0; // an idle gap ends a standing queue
+      standing = overRuns >= STANDING_INTERVALS;
       minWait = Infinity;
       seen = 0;
       intervalEnd = now + interval;
@@ -174,7 +187,7 @@ function createShedder(settings, { clock = () => performance.now(), log = (line)
   };
   /** The queue-wait bound, if `wait` (ms) is over it: its figures, for the log; or null. */
   const overWait = (wait) => {
-    if (!settings.maxQueueWait) return null;
+    if (!settings.maxQueueWait || !loopBusy) return null;
     if (standing && wait > target) return `waited ${Math.round(wait)} ms in a standing queue (over ${Math.round(target)} ms for ${interval} ms)`;
     return wait > settings.maxQueueWait ? `waited ${Math.round(wait)} ms, max_queue_wait ${settings.maxQueueWait} ms` : null;
   };

@@ -173,8 +173,9 @@ function createShedder(settings, { clock = () => performance.now(), log = (line)
   /** Notes a request's wait (ms) when first decided, for the standing-queue test. */
   const noteWait = (wait, now) => {
     if (now >= intervalEnd) {
-      const elu = performance.eventLoopUtilization();
-      loopBusy = eluMark !== null && now < intervalEnd + interval && performance.eventLoopUtilization(elu, eluMark).utilization >= BUSY_ELU;
+      const perf = require('node:perf_hooks').performance; // its eventLoopUtilization: not in the global's types
+      const elu = perf.eventLoopUtilization();
+      loopBusy = eluMark !== null && now < intervalEnd + interval && perf.eventLoopUtilization(elu, eluMark).utilization >= BUSY_ELU;
       eluMark = elu;
       overRuns = loopBusy && seen >= MIN_SEEN && minWait > target ? overRuns + 1 : 0; // an idle gap ends a standing queue
       standing = overRuns >= STANDING_INTERVALS;

@@ -157,7 +157,7 @@ async function parseWithCommander() {
     .option('--tls-key <file>', 'PEM private key for --tls-cert')
     .option('--insecure-http', 'allow plain HTTP on a non-loopback --listen (behind a TLS proxy)')
     .option('--origin <origin...>', 'other browser origins allowed (the page as a proxy serves it)')
-    .option('--open', 'open the page in the desktop\'s browser')
+    .option('--open', 'open the page in the desktop\'s browser ($BROWSER or xdg-open; with a one-time code, never the token)')
     .action((opts) => run('dashboard')({ ...opts, hosts }));
   program.command('logs').argument('[app]', 'app name or "all"', 'all')
     .description('print the last lines of the app logs; with -f, follow them live')

@@ -18,6 +18,7 @@ export const CODES = Object.freeze({
   E_FRAME_TOO_LARGE: [EXIT.BAD_INPUT, 'A control message exceeded the frame size limit and the connection was closed.'],
   E_PROTOCOL: [EXIT.BAD_INPUT, 'Client and daemon speak different protocol versions; restart the daemon with `super kill` then `super start`.'],
   E_SCHEDULING_FIXED: [EXIT.BAD_INPUT, 'The daemon runs another cluster scheduling policy, fixed at its first start; replace the daemon with `super upgrade --config <file>` to change it (the apps keep serving).'],
+  E_STICKY_SCHEDULING: [EXIT.BAD_INPUT, 'An app asks for `sticky:` but the daemon hands connections out with `scheduling: os` (workers accept by themselves, so the daemon cannot choose one); use scheduling: round-robin.'],
   E_CONTROL_FIXED: [EXIT.BAD_INPUT, 'The daemon\'s TCP control listener runs with other settings (control.listen, tls, origins), fixed when it opened; replace the daemon with `super upgrade --config <file>` to change them (the apps keep serving).'],
   E_AUTH: [EXIT.BAD_INPUT, 'The TCP control listener refused the token (401), or no token could be read from --token-file; `super token` on the daemon\'s host prints the current one.'],
   E_ORIGIN: [EXIT.BAD_INPUT, 'The TCP control listener refused the request\'s Origin header (403); add the origin to control.origins.'],

@@ -40,6 +40,29 @@ export function listeningInodes() {
   return map;
 }
 
+/**
+ * The inodes of this network namespace's unix and netlink sockets: a process's own
+ * channels (Node's IPC channel is a unix socket), never a network port.
+ */
+export function localSocketInodes() {
+  const set = new Set();
+  /** @type {[string, number][]} the file and its inode column */
+  const tables = [['/proc/net/unix', 6], ['/proc/net/netlink', 9]];
+  for (const [file, column] of tables) {
+    let text;
+    try {
+      text = fs.readFileSync(file, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const f = line.trim().split(/\s+/);
+      if (f.length > column) set.add(Number(f[column]));
+    }
+  }
+  return set;
+}
+
 /** /proc/net/tcp writes each 32-bit word in host byte order (little-endian here). */
 const words = (hex) => hex.match(/.{8}/g).map((w) => w.match(/../g).reverse().join(''));
 

@@ -2,7 +2,8 @@
 // value of an environment variable whose name looks secret is replaced by MASK, and so
 // is the password of any URL with credentials (postgres://user:pass@host: PM2 users leak
 // these in `pm2 env` and `pm2 describe`), of a connection string (Password=...) and of a
-// DSN (user:pass@tcp(host)/db). The saved dump keeps real values: resurrect
+// DSN (user:pass@tcp(host)/db), and so is any value that looks like a credential whatever
+// its name (STRIPE=sk_live_..., a private key, a JWT, a cloud key: see VALUE_SECRETS). The saved dump keeps real values: resurrect
 // needs them (dump.json is 0600). The CLI's `super check` shows a file's env the same way.
 export const MASK = '********';
 
@@ -31,8 +32,25 @@ export const maskUrlCredentials = (text) => text.replace(URL_CREDENTIALS, `$1${M
 const KEYWORD_PASSWORD = /\b((?:password|passwd|pwd)\s*=\s*)[^;&\s]+/gi;
 const DSN_CREDENTIALS = /^([^:/@\s]+:)(?!\/\/)[^@\s]+@/;
 
-/** The text with every password it shows masked: in URLs, connection strings and DSNs. */
-const maskSecretText = (text) => maskUrlCredentials(text).replace(KEYWORD_PASSWORD, `$1${MASK}`).replace(DSN_CREDENTIALS, `$1${MASK}@`);
+// Values that are credentials by their shape, whatever the variable's name: the well-known
+// prefixes of API keys and tokens, private keys in PEM, JWTs.
+const VALUE_SECRETS = new RegExp([
+  String.raw`-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)`,
+  String.raw`\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{8,}`, // Stripe secret and restricted keys
+  String.raw`\bwhsec_[0-9A-Za-z]{8,}`, // Stripe webhook secrets
+  String.raw`\bgh[pousr]_[0-9A-Za-z]{20,}`, String.raw`\bgithub_pat_[0-9A-Za-z_]{20,}`, // GitHub
+  String.raw`\bglpat-[0-9A-Za-z_-]{20,}`, // GitLab
+  String.raw`\bxox[abposr]-[0-9A-Za-z-]{10,}`, // Slack
+  String.raw`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`, // AWS access key ids
+  String.raw`\bAIza[0-9A-Za-z_-]{35}`, // Google API keys
+  String.raw`\bnpm_[0-9A-Za-z]{36}`, String.raw`\bhf_[0-9A-Za-z]{30,}`, // npm, Hugging Face
+  String.raw`\bSG\.[0-9A-Za-z_-]{16,}\.[0-9A-Za-z_-]{16,}`, // SendGrid
+  String.raw`\bsk-(?:proj-|ant-)?[0-9A-Za-z_-]{20,}`, // OpenAI, Anthropic
+  String.raw`\beyJ[0-9A-Za-z_-]{8,}\.eyJ[0-9A-Za-z_-]{8,}\.[0-9A-Za-z_-]*`, // JWTs (header.payload.signature)
+].join('|'), 'g');
+
+/** The text with every password and credential-shaped value it shows masked. */
+const maskSecretText = (text) => maskUrlCredentials(text).replace(KEYWORD_PASSWORD, `$1${MASK}`).replace(DSN_CREDENTIALS, `$1${MASK}@`).replace(VALUE_SECRETS, MASK);
 
 /** A copy of an environment map safe to show. */
 export function maskEnv(env) {

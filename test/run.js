@@ -20,7 +20,7 @@ const CONCURRENCY = Number(process.env.TEST_CONCURRENCY) || 4;
 const all = testFiles(ROOT);
 const listed = fs.readFileSync(path.join(ROOT, 'test', 'slowest.txt'), 'utf8').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
 const slow = listed.filter((f) => all.includes(f));
-// Files named on the command line run alone, in the same order (`npm test -- test/logs/tail.test.js`).
+// Files named on the command line run alone, in the same order (`npm test -- test/logs/follow.test.js`).
 const only = process.argv.slice(2).map((f) => path.relative(ROOT, path.resolve(f)));
 const ordered = [...slow, ...all.filter((f) => !slow.includes(f))].filter((f) => !only.length || only.includes(f));
 

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-// The steps in the order a slot goes through them (rolling-reload.js's vocabulary).
+// The steps in the order a slot goes through them (the reload executor's vocabulary, lib/master/reload/executor.js).
 const STEPS = [
   ['forked', 'fork'],
   ['probation', 'ready (probation begins)'],

@@ -92,6 +92,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1; // setTimeout's bound: Node sets a longer dela
  * @property {number|null} unresponsive_timeout  ms
  * @property {{loop_delay: number, duration: number, keep: number, cooldown: number}|null} profile_on_stall  ms
  * @property {{max_loop_delay: number|null, max_inflight: number|null, max_queue_wait: number|null, status: number, retry_after: number}|null} overload  ms
+ * @property {{by: 'ip'|'sid'|'cookie', cookie: string|null}|null} sticky  which connections go to one worker (docs/realtime.md)
  * @property {{ file: string, line: number }} source  where the entry starts
  */
 
@@ -283,6 +284,7 @@ export function normalizeApp(raw, index, ctx) {
     unresponsive_timeout: ms('unresponsive_timeout', null),
     profile_on_stall: stallCapture(get('profile_on_stall'), (message) => report('profile_on_stall', message)),
     autoscale,
+    sticky: stickyMode(get('sticky'), execMode, (message) => report('sticky', message)),
     overload: overloadBounds(get('overload'), (sub, message) => problems.add(sub ? [...at('overload'), sub] : at('overload'), message)),
     source: { file: ctx.file, line: problems.positions?.locate(here).line ?? null },
   };
@@ -325,6 +327,17 @@ function stallCapture(v, report) {
   };
   if (out.duration < MIN_PROFILE_MS || out.duration > MAX_PROFILE_MS) report(`duration must be from ${MIN_PROFILE_MS} ms to 5m (got ${v.duration})`);
   return out;
+}
+
+/**
+ * sticky in one shape, {by, cookie}; the schema checked the values. Only cluster workers
+ * get their connections from the daemon: a fork-mode app listens on its own.
+ */
+function stickyMode(v, execMode, report) {
+  if (v === undefined || v === null || v === false) return null;
+  const by = v === true ? 'ip' : typeof v === 'string' ? v : v?.by;
+  if (execMode !== 'cluster') report('needs exec_mode: cluster (the daemon hands connections only to cluster workers; a fork-mode app accepts its own)');
+  return { by, cookie: by === 'cookie' ? (typeof v === 'object' && v.cookie) || 'io' : null };
 }
 
 /** The agent's loop-delay timer ticks every 10 ms (lib/worker/overload.cjs): a finer bound could not be seen. */

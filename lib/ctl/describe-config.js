@@ -19,7 +19,7 @@ export const DEFAULTS = Object.freeze({
   log_date_format: null, log_type: 'raw', disable_logs: false, time: false, log_max_size: null, log_retain: null,
   log_rotate: null, log_retain_days: null, cpu_affinity: null, reload_parallel: 1, probation: 250,
   reload_strategy: 'rolling', max_surge: '100%', max_unavailable: 0, retire_interval: null, drain_timeout: 10000,
-  shutdown_with_message: false, metrics_interval: null, unresponsive_timeout: null, profile_on_stall: null, overload: null, autoscale: null,
+  shutdown_with_message: false, metrics_interval: null, unresponsive_timeout: null, profile_on_stall: null, sticky: null, overload: null, autoscale: null,
 });
 
 /** 8000 -> 8s, 1600 -> 1.6s, 250 -> 250ms, 120000 -> 2m, 5400000 -> 1.5h */
@@ -53,6 +53,7 @@ function show(key, v, config) {
   if (v === null || v === undefined || (key === 'exp_backoff_restart_delay' && v === 0)) return 'off';
   if (key === 'instances' && config.instances_spec !== undefined && config.instances_spec !== v) return `${v} (${instancesWritten(config.instances_spec)} as written)`;
   if (key === 'autoscale') return autoscaleText(v);
+  if (key === 'sticky') return v.by === 'cookie' ? `cookie ${v.cookie}` : v.by;
   if (DURATIONS.has(key) && typeof v === 'number') return humanDuration(v);
   if (SIZES.has(key) && typeof v === 'number') return humanSize(v);
   if (typeof v === 'string' && /^[\w@%+=:,./~*-]+$/.test(v)) return v;

@@ -1,11 +1,13 @@
 // What a page may ask of a daemon through the dashboard, checked here before anything is
 // sent: one of ACTIONS, on a host this dashboard knows, with arguments of the right shape.
-// "describe" (an app's settings, secrets masked by the daemon) only needs to see; the rest
+// "describe" (an app's settings, secrets masked by the daemon and again here) only needs to see; the rest
 // change something and need the token (lib/dashboard/access.js).
 import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs';
 import { fetchDiagnostic } from '../profiles/fetch-file.js';
+import { maskConfig } from '../mask-secrets.js';
+import { bounded } from '../ipc/daemon-input.js';
 
 const PROFILE_MS = 10_000;
 const APP_RE = /^[^\p{Cc}\p{Zl}\p{Zp}/]{1,64}$/u; // as config/schema.json's app name
@@ -47,7 +49,11 @@ export function actionProblem(m, hostNames) {
 export async function runAction(link, m, { onProgress, offer, history }) {
   const target = m.app;
   switch (m.action) {
-    case 'describe': return { config: (await link.request('describe', { app: m.app })).app.config, series: history(m.host, m.app) };
+    case 'describe': {
+      // masked again here: a daemon of an older version, or of another host, may not have
+      const config = (await link.request('describe', { app: m.app }))?.app?.config;
+      return { config: config && typeof config === 'object' ? maskConfig(bounded(config)) : null, series: history(m.host, m.app) };
+    }
     case 'reload': return link.request('reload', { target }, { timeout: 0, onProgress });
     case 'restart': return link.request('restart', { target }, { timeout: 0 });
     case 'stop': return link.request('stop', { target }, { timeout: 0 });

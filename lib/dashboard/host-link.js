@@ -2,8 +2,12 @@
 // uses (the local socket, or a --host TCP listener with its token and TLS). It reconnects
 // by itself (1 s, doubling to 30 s), and subscribes to the daemon's events only while
 // `wanted` (a page is open): with no page, the daemon sends this dashboard nothing.
+// What the daemon sends is untrusted (another host, another version): each answer and event
+// is checked and bounded (lib/ipc/daemon-input.js) before it is emitted; a malformed one
+// drops this daemon's connection (shown down, with why, and retried), never the process.
 import { EventEmitter } from 'node:events';
 import { connect } from '../ipc/client.js';
+import { checkApps, checkEvent } from '../ipc/daemon-input.js';
 
 const TOPICS = ['metrics', 'worker', 'reload', 'log'];
 const RETRY_MS = [1000, 2000, 5000, 10000, 30000];
@@ -51,8 +55,18 @@ export class HostLink extends EventEmitter {
     this.subscribed = false;
     client.onEvent((msg) => {
       if (msg.closed) {
-        if (this.client === client) this.#down({ code: 'E_NO_DAEMON', message: `the daemon closed the connection (${msg.code})` });
-      } else this.emit('event', msg);
+        if (this.client !== client) return;
+        if (msg.code === 1009) this.#down({ code: 'E_FRAME_TOO_LARGE', message: `the connection was closed: ${msg.reason || 'a message over the size limit'}` });
+        else this.#down({ code: 'E_NO_DAEMON', message: `the daemon closed the connection (${msg.code})` });
+        return;
+      }
+      if (this.client !== client) return;
+      try {
+        const event = checkEvent(msg);
+        if (event) this.emit('event', event);
+      } catch (err) {
+        this.fail(err, client);
+      }
     });
     this.state = 'up';
     this.error = null;
@@ -85,13 +99,26 @@ export class HostLink extends EventEmitter {
     try {
       if (this.wanted) {
         const seed = await client.request('ls', { history: true });
-        this.emit('seed', seed);
+        if (this.client !== client) return;
+        this.emit('seed', checkApps(seed));
         await client.request('subscribe', { topics: TOPICS });
       } else await client.request('unsubscribe', {});
-    } catch {
-      // the connection went away: #down() reconnects and syncs again
+    } catch (err) {
+      // the connection went away (#down() reconnects and syncs again), or the answer was malformed
+      if (err.code === 'E_PROTOCOL' || !err.code) this.fail(err, client);
     }
     if (this.client === client && this.wanted !== this.subscribed) this.#sync();
+  }
+
+  /**
+   * The daemon sent something malformed (or handling it failed): its connection is
+   * dropped, the host shown down with why, and retried like any other failure.
+   */
+  fail(err, client = this.client) {
+    if (!client || this.client !== client) return;
+    client.close();
+    const message = String(err?.message ?? err).slice(0, 300);
+    this.#down({ code: 'E_PROTOCOL', message: err?.code === 'E_PROTOCOL' ? message : `the daemon sent a message this dashboard cannot use (${message})` });
   }
 
   /** One request to the daemon; E_NO_DAEMON while it is not connected. */

@@ -5,7 +5,9 @@
 // To a page (JSON text frames):
 //   {type: "hello", canAct, readOnly, needToken}        on connect, and after auth
 //   {type: "history", host, series: {key: [[t, cpu, rss, loop_p99_ms, rps], ...]}}  once per host
-//   {type: "state", t, hosts: [{name, state, error, pid, version, loading, apps}]}   at least once a second
+//   {type: "state", t, hosts: [{name, state, error, pid, version, loading, apps, more_apps}]}   at least once a second
+//     (at most SHOWN_APPS apps and SHOWN_WORKERS worker rows of a host: a page stays light
+//     with thousands of apps; an app cut short has more_workers, the host more_apps)
 //   {type: "logs", lines: [{host, app, slot, stream, text}], skipped}        as they come
 //   {type: "event", host, kind: "worker"|"reload", data}                     restarts, reload steps
 //   {type: "result", id, ok, data?, error?}, {type: "progress", id, data}   of an action
@@ -16,6 +18,8 @@ const FULL_EVERY_MS = 1000;
 const LOG_RING = 500; // lines of each host kept for a page that opens
 const LOG_BATCH = 400; // lines sent per tick at most; the rest are counted as skipped
 const SLOW_PAGE_BYTES = 4 * 1024 * 1024; // a page this far behind gets no frame until it catches up
+const SHOWN_APPS = 100; // apps of one host sent to pages
+const SHOWN_WORKERS = 500; // worker rows of one host sent to pages
 
 export class Hub {
   /** @param {import('./host-link.js').HostLink[]} links */
@@ -34,20 +38,28 @@ export class Hub {
 
   #wire(link) {
     const host = this.hosts.get(link.name);
+    // One host's bad data fails that host only: its link is dropped and retried.
+    const guard = (fn) => (arg) => {
+      try {
+        fn(arg);
+      } catch (err) {
+        link.fail(err);
+      }
+    };
     link.on('state', () => {
       if (link.state !== 'up') host.seeded = false;
       this.dirty = true;
     });
-    link.on('seed', ({ apps }) => {
+    link.on('seed', guard(({ apps }) => {
       const t = Date.now() / 1000;
       for (const app of apps) for (const w of app.workers) this.history.seedWorker(link.name, app.name, w.slot, w.metrics?.history, t, 1);
       host.apps = apps.map(strip);
       host.seeded = true;
-      this.#toViewers({ type: 'history', host: link.name, series: this.history.dump(link.name) });
+      this.#toViewers(this.#historyMessage(link.name));
       this.dirty = true;
       this.#tick(); // the pages waiting for their first rows get them now
-    });
-    link.on('event', ({ event, data }) => {
+    }));
+    link.on('event', guard(({ event, data }) => {
       if (event === 'metrics') {
         host.apps = data.apps.map(strip);
         this.history.addSnapshot(link.name, host.apps, Math.round(Date.now() / 1000));
@@ -61,7 +73,7 @@ export class Hub {
       } else if (event === 'log') {
         this.#addLog(link.name, data);
       }
-    });
+    }));
   }
 
   #addLog(hostName, { app, slot, stream, text, skipped }) {
@@ -81,7 +93,7 @@ export class Hub {
   addViewer(viewer) {
     this.viewers.add(viewer);
     for (const [name, host] of this.hosts) {
-      viewer.send({ type: 'history', host: name, series: this.history.dump(name) });
+      viewer.send(this.#historyMessage(name));
       if (host.logs.length) viewer.send({ type: 'logs', lines: host.logs, skipped: 0 });
     }
     viewer.send(this.stateMessage());
@@ -104,11 +116,23 @@ export class Hub {
   }
 
   stateMessage(now = Date.now()) {
-    const hosts = [...this.hosts.values()].map(({ link, apps, seeded }) => ({
-      name: link.name, state: link.state, error: link.error, pid: link.hello?.pid ?? null, version: link.hello?.version ?? null,
-      loading: link.state === 'up' && !seeded, apps: link.state === 'up' ? apps : [],
-    }));
+    const hosts = [...this.hosts.values()].map(({ link, apps, seeded }) => {
+      const hello = link.hello ?? {};
+      return {
+        name: link.name, state: link.state, error: link.error,
+        pid: Number.isSafeInteger(hello.pid) ? hello.pid : null, version: typeof hello.version === 'string' ? hello.version.slice(0, 64) : null,
+        loading: link.state === 'up' && !seeded, ...shown(link.state === 'up' ? apps : []),
+      };
+    });
     return { type: 'state', t: now, hosts };
+  }
+
+  /** The history of the apps of `name` that pages are shown. */
+  #historyMessage(name) {
+    const series = this.history.dump(name);
+    const names = new Set(shown(this.hosts.get(name).apps).apps.map((a) => a.name));
+    for (const key of Object.keys(series)) if (!names.has(key)) delete series[key];
+    return { type: 'history', host: name, series };
   }
 
   #tick(now = Date.now()) {
@@ -137,6 +161,19 @@ export class Hub {
     clearInterval(this.timer);
     for (const { link } of this.hosts.values()) link.close();
   }
+}
+
+/** The apps of a host a page is sent: the first SHOWN_APPS, SHOWN_WORKERS worker rows in all. */
+function shown(apps) {
+  const out = [];
+  let rows = 0;
+  for (const app of apps) {
+    if (out.length >= SHOWN_APPS || rows >= SHOWN_WORKERS) break;
+    const room = SHOWN_WORKERS - rows;
+    out.push(app.workers.length > room ? { ...app, workers: app.workers.slice(0, room), more_workers: app.workers.length - room } : app);
+    rows += Math.min(room, app.workers.length);
+  }
+  return { apps: out, more_apps: apps.length - out.length };
 }
 
 /** An app of `ls` without what the page does not show (the daemon's own sparkline points). */

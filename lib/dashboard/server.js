@@ -10,7 +10,8 @@ import crypto from 'node:crypto';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { WebSocketServer } from 'ws';
-import { hostAllowed, originAllowed, grants } from './access.js';
+import { hostAllowed, originAllowed, grants, subprotocolToken } from './access.js';
+import { peerUid } from './peer-uid.js';
 import { actionProblem, runAction, ACTIONS } from './actions.js';
 
 const PAGE_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'page');
@@ -18,12 +19,15 @@ const require = createRequire(import.meta.url);
 /** A package's dist/ directory (its entry file's; none of the three exports package.json). */
 const vendorDir = (pkg) => path.dirname(require.resolve(pkg));
 
-const MAX_PAGES = 32; // websocket connections at once
+const MAX_PAGES = 32; // websocket connections that showed the token, at once
+// Connections that have not (yet): a few, each for a short while, the oldest closed first
+// when another comes; so no one without the token can keep the operator's page out.
+const MAX_UNPROVEN = 8;
 const MAX_MESSAGE = 16 * 1024; // bytes of one message from a page
 const MAX_ACTIONS_IN_FLIGHT = 4; // per page
 const MAX_DOWNLOADS = 16;
 const DOWNLOAD_TTL_MS = 15 * 60_000;
-const AUTH_WAIT_MS = 30_000;
+const AUTH_WAIT_MS = 10_000;
 const MAX_WRONG_TOKENS = 5; // per connection; then it is closed
 
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
@@ -54,10 +58,12 @@ export function loadPage() {
 }
 
 /**
- * @param {{hub: import('./hub.js').Hub, policy: object, token: string, host: string, port: number, tls?: {cert, key}}} o
+ * @param {{hub: import('./hub.js').Hub, policy: object, token: string, host: string, port: number, tls?: {cert, key},
+ *   codes?: import('./open-codes.js').OneTimeCodes}} o
+ *   codes: the one-time codes of --open, each traded once for the token
  * @returns {Promise<{server, address: object, close(): Promise<void>}>} once listening on host:port
  */
-export async function startServer({ hub, policy, token, host, port, tls }) {
+export async function startServer({ hub, policy, token, host, port, tls, codes = null }) {
   const page = loadPage();
   const downloads = new Map(); // id -> {file, expires, owned}
   // owned: a copy fetched from another host into a directory of our own, removed with its entry
@@ -92,7 +98,10 @@ export async function startServer({ hub, policy, token, host, port, tls }) {
   const server = tls ? https.createServer({ cert: tls.cert, key: tls.key }, onRequest) : http.createServer(onRequest);
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
-  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE, perMessageDeflate: false });
+  // A page offers `superd` and, when it has the token, `superd.<token>`: the answer is `superd`.
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE, perMessageDeflate: false, handleProtocols: (protocols) => (protocols.has('superd') ? 'superd' : false) });
+  const proven = new Set(); // the websockets of pages that showed the token
+  const unproven = new Set(); // the others, oldest first
 
   server.on('upgrade', (req, socket, head) => {
     const deny = (status) => {
@@ -101,12 +110,20 @@ export async function startServer({ hub, policy, token, host, port, tls }) {
     if (req.url !== '/ws') return deny(404);
     if (!hostAllowed(policy, req.headers.host)) return deny(403);
     if (!originAllowed(policy, req.headers.origin)) return deny(403);
-    if (wss.clients.size >= MAX_PAGES) return deny(503);
-    wss.handleUpgrade(req, socket, head, (ws) => onPage(ws, req.headers.origin));
+    const offered = subprotocolToken(req.headers['sec-websocket-protocol']);
+    const access = grants(policy, offered, token);
+    if (access.view && proven.size >= MAX_PAGES) return deny(503);
+    if (!access.view && unproven.size >= MAX_UNPROVEN) {
+      const oldest = unproven.values().next().value;
+      unproven.delete(oldest);
+      oldest.terminate(); // not a close handshake: a peer that never answers it would keep its socket
+    }
+    // a wrong token (a tab's, from before the dashboard restarted) is let in as no token: the page asks for the new one
+    wss.handleUpgrade(req, socket, head, (ws) => onPage(ws, req.headers.origin, access, socket));
   });
 
-  function onPage(ws, origin) {
-    let access = grants(policy, null, token);
+  function onPage(ws, origin, initial, socket) {
+    let access = initial;
     let inFlight = 0;
     const viewer = {
       sendText: (text) => ws.readyState === ws.OPEN && ws.send(text),
@@ -119,12 +136,16 @@ export async function startServer({ hub, policy, token, host, port, tls }) {
     let watching = false;
     const watch = () => {
       if (watching || !access.view) return;
+      if (!proven.has(ws) && proven.size >= MAX_PAGES) return ws.close(4503, 'too many pages');
+      unproven.delete(ws);
+      proven.add(ws);
       watching = true;
       clearTimeout(authTimer);
       hub.addViewer(viewer);
     };
     // A page that must show a token and does not is not kept open.
     const authTimer = access.view ? null : setTimeout(() => ws.close(4401, 'token required'), AUTH_WAIT_MS);
+    if (!access.view) unproven.add(ws);
     watch();
 
     ws.on('message', async (data, isBinary) => {
@@ -133,6 +154,16 @@ export async function startServer({ hub, policy, token, host, port, tls }) {
         m = isBinary ? null : JSON.parse(data.toString('utf8'));
       } catch {}
       if (!m || typeof m !== 'object') return viewer.send({ type: 'error', error: { code: 'E_BAD_REQUEST', message: 'send JSON objects' } });
+      if (m.type === 'auth' && typeof m.code === 'string') {
+        // --open's one-time code: spent by its first use, and only for this user's own browser
+        // (the user checked first: another user's attempt does not spend the operator's code)
+        if (!access.view && (await sameUser(socket)) && codes?.redeem(m.code)) {
+          access = grants(policy, token, token);
+          viewer.send({ type: 'token', token });
+        } else viewer.send({ type: 'error', error: { code: 'E_AUTH', message: 'this one-time link was used already or has expired; open the link `super dashboard` printed' } });
+        hello();
+        return watch();
+      }
       if (m.type === 'auth') {
         access = grants(policy, typeof m.token === 'string' ? m.token : null, token);
         if (typeof m.token === 'string' && !access.tokenOk) {
@@ -164,6 +195,8 @@ export async function startServer({ hub, policy, token, host, port, tls }) {
     });
     ws.on('close', () => {
       clearTimeout(authTimer);
+      proven.delete(ws);
+      unproven.delete(ws);
       hub.removeViewer(viewer);
     });
     ws.on('error', () => ws.terminate());
@@ -186,6 +219,12 @@ export async function startServer({ hub, policy, token, host, port, tls }) {
       server.closeAllConnections?.();
     }),
   };
+}
+
+/** The peer runs as this process's user (when the kernel's socket table says who it is). */
+async function sameUser(socket) {
+  const uid = await peerUid(socket).catch(() => null);
+  return uid === null || uid === process.getuid?.();
 }
 
 function refuse(res, status, text) {

@@ -24,6 +24,7 @@ const FROM_AGENT = Object.freeze({
   LOGS_REOPENED: 'super:logs-reopened', // the answer to REOPEN_LOGS
   // the answer to PROFILE / HEAP: {id, ok, bytes?, heapUsed?, error?: {code, message}}
   DIAGNOSTIC_DONE: 'super:diagnostic-done',
+  STICKY_SESSION: 'super:sticky-session', // {sid}: this worker made engine.io session sid (sticky: sid / cookie, lib/worker/sticky.cjs)
 });
 
 /**
@@ -32,7 +33,7 @@ const FROM_AGENT = Object.freeze({
  * its channel too).
  */
 const TO_AGENT = Object.freeze({
-  SHUTDOWN: 'super:shutdown', // drain, run the onShutdown hooks, answer DRAINED
+  SHUTDOWN: 'super:shutdown', // {drain_timeout}: drain, run the onShutdown hooks, answer DRAINED
   ADMIT: 'super:admit', // take connections although not ready (missed listen_timeout)
   REBALANCE: 'super:rebalance', // a worker was added beside this one: close each keep-alive connection once (drain.cjs)
   REOPEN_LOGS: 'super:reopen-logs', // open the log paths again (rotation, reload-logs)
@@ -41,6 +42,7 @@ const TO_AGENT = Object.freeze({
   REPORT: 'super:report', // send METRICS now: the liveness ping, `ls`, a scrape (any Node worker)
   WATCH: 'super:watch', // someone watches: send METRICS once per interval (any Node worker)
   UNWATCH: 'super:unwatch', // nobody watches: report only when asked
+  STICKY_PREFIX: 'super:sticky-prefix', // {peer, data}: the first bytes (base64) of the connection from peer (address:port) the daemon hands next (sticky: sid / cookie)
   LISTEN_REFUSED: 'super:listen-refused', // {message}: why the listen() failing next was refused (lib/master/process/listen-guard.js and port-owners.js, sent by cluster-internals/fork.js)
 });
 
@@ -83,6 +85,7 @@ const STREAMS = new Set(['out', 'err']);
 // The codes an agent may give a failed diagnostic: anything else becomes E_DIAGNOSTICS.
 const DIAGNOSTIC_CODES = new Set(['E_BUSY', 'E_LOW_MEMORY', 'E_DIAGNOSTICS', 'E_USAGE']);
 const MAX_DIAGNOSTIC_ERROR_CHARS = 500;
+const STICKY_SID = /^[\w-]{1,64}$/; // engine.io's ids (base64id: 20 URL-safe characters)
 
 const num = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 const obj = (v) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? v : null);
@@ -93,13 +96,14 @@ const EMPTY = Object.freeze({});
  * numbers where numbers go, at most MAX_RESOURCE_TYPES resource counts, so `ls`, `monit`,
  * the health rules and the Prometheus text never see strings, arrays or a huge object
  * where the agent puts a number. A field added to the agent's report must be added here.
- * @returns {{loop, elu, ms, heap, rss, cpu_us, resources, http, overload}} every field null when absent or malformed
+ * @returns {{loop, elu, ms, heap, rss, cpu_us, resources, http, overload, connections}} every field null when absent or malformed
  */
 function agentReport(data) {
   const loop = obj(data.loop);
   const heap = obj(data.heap);
   const http = obj(data.http);
   const overload = obj(data.overload);
+  const connections = obj(data.connections);
   return {
     // metrics-store.js merges p99 and max across reports: without both, no loop value.
     loop: loop && num(loop.p99) !== null && num(loop.max) !== null
@@ -113,6 +117,7 @@ function agentReport(data) {
     resources: resourceCounts(obj(data.resources)),
     http: http && { rps: num(http.rps), p99: num(http.p99), requests: num(http.requests), sum_us: num(http.sum_us), inflight: num(http.inflight) },
     overload: overload && { shedding: overload.shedding === true, shed: num(overload.shed), inflight: num(overload.inflight) },
+    connections: connections && { open: num(connections.open), websockets: num(connections.websockets) },
   };
 }
 
@@ -180,6 +185,7 @@ const GUARDS = Object.freeze({
   },
   [FROM_AGENT.LOGS_REOPENED]: () => EMPTY,
   [FROM_AGENT.DIAGNOSTIC_DONE]: diagnosticDone,
+  [FROM_AGENT.STICKY_SESSION]: (m) => (typeof m.sid === 'string' && STICKY_SID.test(m.sid) ? { sid: m.sid } : null),
 });
 
 module.exports = {

@@ -32,7 +32,9 @@ export function connect(home, { timeout = 5000, remote } = {}) {
     ws.on('close', (code, reason) => {
       clearTimeout(timer);
       const err = code === 1009
-        ? new SuperError('E_FRAME_TOO_LARGE', `the daemon closed the connection: a message exceeded the ${MAX_FRAME}-byte frame limit`)
+        ? new SuperError('E_FRAME_TOO_LARGE', reason
+          ? `the connection to ${label} was closed: ${reason}` // this client's own bound (ws-client.js)
+          : `the daemon closed the connection: a message exceeded the ${MAX_FRAME}-byte frame limit`)
         : new SuperError('E_NO_DAEMON', `the daemon closed the connection (${code}${reason ? ` ${reason}` : ''})${remote && !hello ? `; if ${label} serves TLS (control.tls), add --tls or --tls-ca <file>` : ''}`);
       for (const p of pending.values()) {
         clearTimeout(p.timer);

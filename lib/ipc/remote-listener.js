@@ -18,7 +18,7 @@ import { ensureToken, tokenMatches } from './token.js';
 import { AuthLimiter } from './auth-limiter.js';
 import { refuseHttp } from './refuse-http.js';
 import { SuperError } from '../errors.js';
-import { boundServer, serverOptions } from './connection-limits.js';
+import { boundServer, serverOptions, admitWebsocket } from './connection-limits.js';
 
 /**
  * @typedef {object} RemoteOptions
@@ -40,7 +40,9 @@ import { boundServer, serverOptions } from './connection-limits.js';
 export async function startRemoteListener({ listen, tls, origins, tokenFile, accept, log, limiter = new AuthLimiter(), fd = null }) {
   let expected = await ensureToken(tokenFile);
   // Bounds on what unauthenticated peers may hold: sockets, and time to send their headers.
-  const server = boundServer(tls ? https.createServer({ ...serverOptions, cert: tls.cert, key: tls.key }, refuseHttp) : http.createServer(serverOptions, refuseHttp), 'remote');
+  // Unauthenticated peers get a few slots, closed after a few seconds or for a newcomer
+  // (connection-limits.js): they never keep out a client with the token.
+  const server = boundServer(tls ? https.createServer({ ...serverOptions, cert: tls.cert, key: tls.key }, refuseHttp) : http.createServer(serverOptions, refuseHttp), 'remote', { websockets: true });
   const allowed = new Set(origins);
 
   server.on('upgrade', (req, socket, head) => {
@@ -49,6 +51,7 @@ export async function startRemoteListener({ listen, tls, origins, tokenFile, acc
     admit(req, addr).then((refusal) => {
       if (socket.destroyed) return;
       if (refusal) refuse(socket, refusal);
+      else if (!admitWebsocket(server, socket)) refuse(socket, { status: 503, text: 'too many control connections; retry later' });
       else accept(req, socket, head, { remote: addr });
     }, (err) => {
       log.error({ err, remote: addr }, 'control listener: authentication check failed');

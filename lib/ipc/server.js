@@ -12,7 +12,7 @@ import { MAX_FRAME, PROTOCOL, parseRequest, LOCAL_ONLY_OPS } from './protocol.js
 import { SuperError } from '../errors.js';
 import { Connection } from './connection.js';
 import { refuseHttp } from './refuse-http.js';
-import { boundServer, serverOptions } from './connection-limits.js';
+import { boundServer, serverOptions, admitWebsocket } from './connection-limits.js';
 
 // ws is CommonJS: require()d, as importing it from ESM would load Node's CommonJS export
 // scanner, ~4 MB of the daemon's memory for as long as it runs.
@@ -83,8 +83,11 @@ export async function startControlServer({ socketPath, handlers, hello, log }) {
   }
 
   // Bounded like every listener of the daemon (lib/ipc/connection-limits.js).
-  const httpServer = boundServer(http.createServer(serverOptions, refuseHttp), 'local');
-  httpServer.on('upgrade', (req, socket, head) => accept(req, socket, head));
+  const httpServer = boundServer(http.createServer(serverOptions, refuseHttp), 'local', { websockets: true });
+  httpServer.on('upgrade', (req, socket, head) => {
+    if (admitWebsocket(httpServer, socket)) accept(req, socket, head);
+    else refuseBusy(socket);
+  });
   await new Promise((resolve, reject) => {
     // EADDRINUSE: another daemon bound the socket between our stale check and listen.
     const fail = (err) => reject(err.code === 'EADDRINUSE' ? new SuperError('E_DAEMON_RUNNING', `a daemon already answers on ${socketPath}`) : err);
@@ -130,6 +133,11 @@ export async function startControlServer({ socketPath, handlers, hello, log }) {
       return Promise.all(closing);
     },
   };
+}
+
+/** An upgrade request beyond the bound of websockets. */
+function refuseBusy(socket) {
+  socket.end('HTTP/1.1 503 Service Unavailable\r\nconnection: close\r\ncontent-type: text/plain\r\ncontent-length: 42\r\n\r\ntoo many control connections; retry later\n');
 }
 
 /** A socket file left by a killed daemon refuses connections: remove it. A live one is a running daemon. */

@@ -7,6 +7,13 @@ import { EventEmitter } from 'node:events';
 
 const OP = { CONT: 0, TEXT: 1, BIN: 2, CLOSE: 8, PING: 9, PONG: 10 };
 
+// What a server may make this client hold (a daemon of another host is untrusted): its
+// response head, one message (the sum of its frames, the answer of `ls` of thousands of
+// workers fits), and the frames of one message. Past any of them: closed with 1009.
+const MAX_HEAD = 16 * 1024;
+const MAX_MESSAGE = 32 * 1024 * 1024;
+const MAX_FRAGMENTS = 4096;
+
 // The handshake key and the frame masks only have to differ per connection and frame
 // (RFC 6455 wants masks unpredictable to defeat caching proxies, and none sits on a unix
 // socket or loopback). Math.random spares the CLI loading node:crypto (~4 ms per call).
@@ -35,8 +42,13 @@ export function connectWebSocket(where) {
   const sock = where.socket ?? (where.socketPath ? net.connect(where.socketPath) : net.connect(where.port, where.host));
   const key = nonce(16).toString('base64');
   let buf = Buffer.alloc(0);
+  // the bytes of a frame still incomplete, kept aside until it is whole (joined once, not at every chunk)
+  let waiting = [];
+  let waitingBytes = 0;
+  let need = 0;
   let upgraded = false;
   let fragments = [];
+  let fragmentBytes = 0;
   let closed = false;
 
   sock.setNoDelay(true);
@@ -46,10 +58,21 @@ export function connectWebSocket(where) {
       `Connection: Upgrade\r\nSec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n${extra}\r\n`);
   });
   sock.on('data', (chunk) => {
-    buf = buf.length ? Buffer.concat([buf, chunk]) : chunk;
+    if (need && buf.length + waitingBytes + chunk.length < need) {
+      waiting.push(chunk);
+      waitingBytes += chunk.length;
+      return;
+    }
+    buf = buf.length || waiting.length ? Buffer.concat([buf, ...waiting, chunk]) : chunk;
+    waiting = [];
+    waitingBytes = 0;
+    need = 0;
     if (!upgraded) {
       const end = buf.indexOf('\r\n\r\n');
-      if (end < 0) return;
+      if (end < 0) {
+        if (buf.length > MAX_HEAD) fail(new Error(`the server's response head exceeds ${MAX_HEAD} bytes`));
+        return;
+      }
       const head = buf.subarray(0, end).toString('latin1');
       if (!/^HTTP\/1\.1 101/.test(head)) {
         const err = Object.assign(new Error(`websocket upgrade refused: ${head.split('\r\n')[0]}`), {
@@ -71,6 +94,15 @@ export function connectWebSocket(where) {
     if (closed) return;
     ee.emit('error', err);
     sock.destroy();
+  }
+
+  /** The server sent more than this client holds: 1009, as a server would answer it. */
+  function tooBig(reason) {
+    const p = Buffer.alloc(2);
+    p.writeUInt16BE(1009);
+    send(OP.CLOSE, p);
+    sock.destroy();
+    finish(1009, reason);
   }
 
   function finish(code, reason) {
@@ -96,7 +128,11 @@ export function connectWebSocket(where) {
         off = 10;
       }
       if (buf[1] & 0x80) off += 4; // servers do not mask, but tolerate it
-      if (buf.length < off + len) return;
+      if (len > MAX_MESSAGE - fragmentBytes) return tooBig(`a message from the server over the ${MAX_MESSAGE}-byte limit`);
+      if (buf.length < off + len) {
+        need = off + len;
+        return;
+      }
       const payload = buf.subarray(off, off + len);
       buf = buf.subarray(off + len);
       if (op === OP.PING) send(OP.PONG, payload);
@@ -109,11 +145,14 @@ export function connectWebSocket(where) {
         return;
       } else if (op === OP.TEXT || op === OP.CONT) {
         fragments.push(payload);
+        fragmentBytes += payload.length;
         if (fin) {
           const text = Buffer.concat(fragments).toString('utf8');
           fragments = [];
+          fragmentBytes = 0;
           ee.emit('message', text);
-        }
+          if (closed) return;
+        } else if (fragments.length > MAX_FRAGMENTS) return tooBig(`a message from the server in more than ${MAX_FRAGMENTS} frames`);
       }
     }
   }

@@ -34,6 +34,11 @@ if (!globalThis[AGENT]) {
   };
   require('./expose-api.cjs').exposeApi();
 
+  // sticky: sid / cookie: the daemon read each connection's first bytes (lib/worker/sticky.cjs).
+  const stickyHeads = process.env.SUPER_STICKY === 'sid' || process.env.SUPER_STICKY === 'cookie';
+  delete process.env.SUPER_STICKY;
+  if (stickyHeads) require('./sticky.cjs').installSticky((sid) => channel.send(FROM_AGENT.STICKY_SESSION, { sid }));
+
   if (typeof process.send === 'function') {
     // PM2 apps say process.send('ready'): that also lets traffic in.
     const origSend = process.send;
@@ -48,13 +53,14 @@ if (!globalThis[AGENT]) {
     // and notices a log rotation by itself (log-format.cjs). PROFILE, HEAP and the metrics
     // messages go to every Node worker (captures.cjs loads on first use; metrics.cjs).
     channel.listen({
-      [TO_AGENT.SHUTDOWN]: () => drain.drain().then((hookErrors) => channel.send(FROM_AGENT.DRAINED, { hookErrors })),
+      [TO_AGENT.SHUTDOWN]: (m) => drain.drain(m.drain_timeout).then((hookErrors) => channel.send(FROM_AGENT.DRAINED, { hookErrors })),
       [TO_AGENT.ADMIT]: drain.admit,
       [TO_AGENT.REBALANCE]: drain.rebalance,
       [TO_AGENT.REOPEN_LOGS]: logs.reopen,
       [TO_AGENT.PROFILE]: (m) => require('./captures.cjs').profile(m),
       [TO_AGENT.HEAP]: (m) => require('./captures.cjs').heap(m),
       [TO_AGENT.LISTEN_REFUSED]: (m) => process.stderr.write(`${String(m.message)}\n`),
+      [TO_AGENT.STICKY_PREFIX]: (m) => require('./sticky.cjs').onPrefix(m),
       ...metrics.handlers,
     });
   }

@@ -10,12 +10,17 @@
 //      the daemon's rotation;
 //   3. once every connection has ended, the app's onShutdown hooks run, and the agent
 //      tells the daemon it is drained; the daemon then disconnects and signals it.
+// The app is told when the drain starts (process event 'superd:drain', {deadline}: time to
+// say goodbye to its websocket clients), and connections still open near drain_timeout
+// are closed cleanly (connections.cjs: websockets with 1001 "going away"), so step 3 comes
+// before the deadline and clients reconnect to other workers.
 //
 // It also keeps a replacement out of the rotation until it is ready (wait_ready, during
 // a reload under round-robin): a server whose maxConnections is negative refuses every
 // connection the daemon hands it, and the daemon hands it to another worker.
 const net = require('node:net');
 const dc = require('node:diagnostics_channel');
+const connections = require('./connections.cjs');
 
 const servers = new Set();
 const held = new Map(); // server -> its own maxConnections, while traffic is deferred
@@ -31,6 +36,7 @@ net.Server.prototype.listen = function superdListen(...args) {
 function track(server) {
   if (servers.has(server)) return;
   servers.add(server);
+  connections.watch(server);
   server.once('close', () => servers.delete(server));
   if (deferring) hold(server);
 }
@@ -66,11 +72,21 @@ function onShutdown(fn) {
   hooks.push(fn);
 }
 
-/** Runs the drain once; resolves when every server is closed and every hook has run. */
+/** How long before the daemon's deadline the connections still open are closed. */
+const closeMargin = (timeout) => Math.min(1000, Math.max(100, timeout * 0.2));
+
 let drained = null;
-function drain() {
+/**
+ * Runs the drain once; resolves when every server is closed and every hook has run.
+ * @param {number} [timeout]  the app's drain_timeout (ms), as the daemon gave it
+ */
+function drain(timeout) {
   if (drained) return drained;
   admit(); // a worker being retired before it was ready must still finish what it has
+  if (Number.isFinite(timeout) && timeout > 0) {
+    setTimeout(connections.closeAll, Math.max(0, timeout - closeMargin(timeout))).unref();
+    /** @type {any} an event of superd's, not in Node's typings of process.emit */ (process).emit('superd:drain', { deadline: Date.now() + timeout });
+  }
   // Subscribed only now, so serving costs nothing extra until retirement.
   dc.subscribe('http.server.request.start', markClose);
   const closing = [...servers].filter((s) => s.listening).map((s) => new Promise((resolve) => net.Server.prototype.close.call(s, () => resolve())));

@@ -18,6 +18,7 @@ const dc = require('node:diagnostics_channel');
 const { FROM_AGENT, TO_AGENT } = require('../ipc/agent-protocol.cjs');
 const { send } = require('./daemon-channel.cjs');
 // Overload shedding (overload.cjs) is loaded only for an app with `overload:`.
+const connections = require('./connections.cjs');
 const shedder = process.env.SUPER_OVERLOAD ? require('./overload.cjs').shedder : null;
 const SHED = Symbol.for('superd.shed'); // on a response overload.cjs answered: not the app's
 
@@ -164,6 +165,7 @@ function startMetrics() {
         inflight: Math.round(inflightMean * 100) / 100, // requests in flight, averaged over the interval
       },
       overload: shedder ? shedder.figures() : null, // with the app's `overload:` key
+      connections: connections.counts(), // open now, of the servers the agent tracks (connections.cjs)
     };
     loop.reset();
     bridged = 0;

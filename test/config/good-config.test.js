@@ -87,6 +87,7 @@ test('minimal.yml: every default', async () => {
       unresponsive_timeout: null,
       profile_on_stall: null,
       autoscale: null,
+      sticky: null,
       overload: null,
       source: { file: at('minimal.yml'), line: 3 },
       logs: {
@@ -193,6 +194,7 @@ test('full.yml: every key, with --env production and 4 CPUs', async () => {
     unresponsive_timeout: 10000,
     profile_on_stall: { loop_delay: 200, duration: 5000, keep: 3, cooldown: 60000 },
     autoscale: null,
+    sticky: { by: 'cookie', cookie: 'sess' },
     overload: { max_loop_delay: 100, max_inflight: 64, max_queue_wait: null, status: 503, retry_after: 2000 },
     source: { file: at('full.yml'), line: 18 },
     logs: {
@@ -205,7 +207,7 @@ test('full.yml: every key, with --env production and 4 CPUs', async () => {
     { script: tool.script, args: tool.args, interpreter: tool.interpreter, exec_mode: tool.exec_mode, ready_on: tool.ready_on,
       stop_exit_codes: tool.stop_exit_codes, watch: tool.watch, env: tool.env, source: tool.source },
     { script: '/bin/sh', args: ['-c', 'exit 0'], interpreter: 'none', exec_mode: 'fork', ready_on: 'spawn',
-      stop_exit_codes: [0, 2], watch: [dir.replace(/\/$/, '')], env: {}, source: { file: at('full.yml'), line: 77 } },
+      stop_exit_codes: [0, 2], watch: [dir.replace(/\/$/, '')], env: {}, source: { file: at('full.yml'), line: 78 } },
   );
   assert.deepEqual(JSON.parse(JSON.stringify(eco)), eco, 'the result is plain JSON');
 });

@@ -2,12 +2,13 @@
 // (lib/dashboard/actions.js): pure checks, tested with hostile input directly.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { accessPolicy, hostAllowed, originAllowed, grants, bearer } from '../../lib/dashboard/access.js';
+import os from 'node:os';
+import { accessPolicy, hostAllowed, originAllowed, grants, bearer, subprotocolToken } from '../../lib/dashboard/access.js';
 import { actionProblem } from '../../lib/dashboard/actions.js';
 
 const TOKEN = 'a'.repeat(64);
 
-test('loopback: its own origins only, viewing without the token, acting with it', () => {
+test('loopback: its own origins only, seeing and acting with the token only (every local user reaches 127.0.0.1)', () => {
   const p = accessPolicy({ host: '127.0.0.1', port: 9615, tls: false });
   for (const h of ['127.0.0.1:9615', 'localhost:9615', '[::1]:9615', 'LOCALHOST:9615']) assert.ok(hostAllowed(p, h), h);
   // a DNS-rebinding page reaches 127.0.0.1 under its own name: refused
@@ -15,9 +16,23 @@ test('loopback: its own origins only, viewing without the token, acting with it'
   assert.ok(originAllowed(p, 'http://127.0.0.1:9615'));
   assert.ok(originAllowed(p, 'http://localhost:9615'));
   for (const o of ['https://127.0.0.1:9615', 'http://evil.example:9615', 'null', undefined, 'http://127.0.0.1:9615.evil.example']) assert.equal(originAllowed(p, o), false, String(o));
-  assert.deepEqual(grants(p, null, TOKEN), { tokenOk: false, view: true, act: false });
-  assert.deepEqual(grants(p, 'b'.repeat(64), TOKEN), { tokenOk: false, view: true, act: false });
+  assert.deepEqual(grants(p, null, TOKEN), { tokenOk: false, view: false, act: false });
+  assert.deepEqual(grants(p, 'b'.repeat(64), TOKEN), { tokenOk: false, view: false, act: false });
   assert.deepEqual(grants(p, TOKEN, TOKEN), { tokenOk: true, view: true, act: true });
+});
+
+test('a wildcard address (0.0.0.0): the link printed (localhost) and the machine\'s own names are its Host, no other', () => {
+  const p = accessPolicy({ host: '0.0.0.0', port: 9615, tls: true });
+  for (const h of ['localhost:9615', '127.0.0.1:9615', `${os.hostname()}:9615`]) assert.ok(hostAllowed(p, h), h);
+  assert.ok(originAllowed(p, 'https://localhost:9615'));
+  assert.equal(hostAllowed(p, 'evil.example:9615'), false);
+});
+
+test('the token offered as a websocket subprotocol', () => {
+  assert.equal(subprotocolToken(`superd, superd.${TOKEN}`), TOKEN);
+  assert.equal(subprotocolToken('superd'), null);
+  assert.equal(subprotocolToken(`superd.${TOKEN}x`), null);
+  assert.equal(subprotocolToken(undefined), null);
 });
 
 test('another address: the token to see anything; read-only: no actions even with it', () => {

@@ -2,7 +2,7 @@
 // browser, one daemon and one dashboard for the whole file. The page lists the workers and
 // their values move; a worker killed with SIGKILL shows its restart within 2 s; a reload
 // from the page completes with 0 failed requests under load; log lines appear and filter;
-// an action without the token is refused; a hostile app name and log line render as text.
+// a page without the token sees nothing and may do nothing; a hostile app name and log line render as text.
 /// <reference lib="dom" />
 /* global document, window, location -- in the functions page.evaluate runs in the page */
 import test from 'node:test';
@@ -35,7 +35,11 @@ test('super dashboard in a browser', { skip: noChromium() ?? false, timeout: 120
   // A second host that nothing answers: shown down beside the live one.
   const deadHost = `127.0.0.1:${await freePort()}`;
   fs.writeFileSync(path.join(box.home, 'token'), `${'c'.repeat(64)}\n`, { mode: 0o600 });
-  const dash = await startDashboard(box.home, ['--listen', `127.0.0.1:${dashPort}`, '--host', 'local', '--host', deadHost]);
+  // --open runs $BROWSER: here a script that records the link it is given
+  const opened = path.join(box.dir, 'opened');
+  const browserScript = box.write('browser.sh', `#!/bin/sh\nprintf '%s' "$1" > "${opened}"\n`);
+  fs.chmodSync(browserScript, 0o755);
+  const dash = await startDashboard(box.home, ['--listen', `127.0.0.1:${dashPort}`, '--host', 'local', '--host', deadHost, '--open'], { env: { BROWSER: browserScript } });
   t.after(() => dash.stop());
   const browser = await launchChromium();
   t.after(() => browser.close());
@@ -140,18 +144,38 @@ test('super dashboard in a browser', { skip: noChromium() ?? false, timeout: 120
     assert.ok(JSON.parse(fs.readFileSync(saved, 'utf8')).snapshot, 'a heap snapshot');
   });
 
-  await t.test('an action without the token is refused, a foreign Origin too', async () => {
-    // A page of this dashboard opened without the link's token: no buttons, and an action
-    // sent by hand over its websocket is refused.
+  await t.test('the --open link (a one-time code, no token) shows the page with its actions, once', async () => {
+    const link = fs.readFileSync(opened, 'utf8');
+    assert.match(link, /^http:\/\/127\.0\.0\.1:\d+\/#code=[0-9a-f]{32}$/);
+    const first = await browser.newPage();
+    await first.goto(link);
+    await first.locator('[data-app="web"] button[data-action="reload"]').waitFor({ timeout: 10_000 });
+    assert.equal(new URL(first.url()).hash, '', 'the code is taken out of the address bar');
+    await first.reload(); // the tab keeps the token it was given
+    await first.locator('[data-app="web"] button[data-action="reload"]').waitFor({ timeout: 10_000 });
+    await first.close();
+    const second = await browser.newPage();
+    await second.goto(link);
+    await second.locator('form.token').waitFor({ timeout: 10_000 });
+    assert.equal(await second.locator('[data-app]').count(), 0, 'a spent code shows nothing');
+    await second.close();
+  });
+
+  await t.test('without the token a page sees nothing and may do nothing; a foreign Origin cannot connect', async () => {
+    // A page of this dashboard opened without the link's token (another tab, or another
+    // local user): it asks for the token, shows no app and no button, and an action sent by
+    // hand over its websocket is refused.
     const bare = await browser.newPage();
     await bare.goto(dash.base);
-    await bare.locator('tr[data-worker="web#0"]').waitFor({ timeout: 10_000 });
+    await bare.locator('form.token').waitFor({ timeout: 10_000 });
+    assert.match(await bare.locator('form.token').textContent(), /needs its token to show anything/);
+    assert.equal(await bare.locator('[data-app]').count(), 0);
     assert.equal(await bare.locator('button[data-action]').count(), 0);
     const restarts = (await lsJson(box)).apps.find((a) => a.name === 'web').workers.map((w) => w.restarts);
     const reply = await bare.evaluate(() => new Promise((resolve) => {
       const ws = new WebSocket(`ws://${location.host}/ws`);
       ws.onmessage = (e) => {
-        const m = JSON.parse(e.data);
+        const m = JSON.parse(String(e.data));
         if (m.type === 'hello') ws.send(JSON.stringify({ type: 'action', id: 7, action: 'restart', host: 'local', app: 'web' }));
         if (m.type === 'result') resolve(m);
       };

@@ -6,7 +6,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { sandbox } from '../helpers/harness.js';
 
-const HIDDEN = ['adopw-1Qa9', 'libpqpw-2Ws8', 'dsnpw-3Ed7', 'smtppw-4Rf6', 'envpw-5Tg5'];
+const HIDDEN = ['adopw-1Qa9', 'libpqpw-2Ws8', 'dsnpw-3Ed7', 'smtppw-4Rf6', 'envpw-5Tg5', 'sk_live_4eC39HqLyjWDarjtT1zdp7dc', `ghp_${'Zx9'.repeat(12)}`];
 
 test('describe masks connection strings, DSNs and *_PASS; a one-string env is refused without its value', { timeout: 60000 }, async (t) => {
   const box = await sandbox(t);
@@ -16,6 +16,8 @@ test('describe masks connection strings, DSNs and *_PASS; a one-string env is re
     PG_CONN: `host=db user=app password=${HIDDEN[1]} dbname=app`,
     MYSQL: `app:${HIDDEN[2]}@tcp(db:3306)/app`,
     SMTP_PASS: HIDDEN[3],
+    STRIPE: HIDDEN[5], // names not on the list, values shaped like credentials (issue 36)
+    CI_PUSH: HIDDEN[6],
   };
   const eco = box.write('eco.yml', `apps:\n  - name: idle\n    script: idle.js\n    ready_on: spawn\n    env:\n${Object.entries(env).map(([k, v]) => `      ${k}: ${JSON.stringify(v)}\n`).join('')}`);
   assert.equal((await box.cli(['start', eco])).code, 0);

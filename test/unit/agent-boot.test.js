@@ -64,7 +64,7 @@ test('the agent loads at boot only what a worker needs before its first use, the
 
   const [{ atBoot, superd }, { afterUse }] = messages;
   assert.equal(atBoot.perfHooks, false, 'node:perf_hooks is not loaded at boot');
-  assert.deepEqual(atBoot.files, ['agent-protocol.cjs', 'agent.cjs', 'daemon-channel.cjs', 'drain.cjs', 'expose-api.cjs', 'log-format.cjs', 'metrics.cjs']);
+  assert.deepEqual(atBoot.files, ['agent-protocol.cjs', 'agent.cjs', 'connections.cjs', 'daemon-channel.cjs', 'drain.cjs', 'expose-api.cjs', 'log-format.cjs', 'metrics.cjs']);
   assert.notEqual(atBoot.stdoutGetter, 'getStdout', 'process.stdout is not made at boot');
   assert.deepEqual(superd, { isSuperd: true, slot: 3 });
   assert.equal(afterUse.perfHooks, true);

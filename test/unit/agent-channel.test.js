@@ -31,12 +31,13 @@ const valid = {
   [FROM_AGENT.LOG_RESUMED]: envelope(FROM_AGENT.LOG_RESUMED, { stream: 'out', code: 'EIO', dropped: 3 }),
   [FROM_AGENT.LOGS_REOPENED]: envelope(FROM_AGENT.LOGS_REOPENED),
   [FROM_AGENT.DIAGNOSTIC_DONE]: envelope(FROM_AGENT.DIAGNOSTIC_DONE, { id: 4, ok: true, bytes: 10, path: '/etc/passwd' }),
+  [FROM_AGENT.STICKY_SESSION]: envelope(FROM_AGENT.STICKY_SESSION, { sid: 'aB3-_x9ZZqzLk0PMAAAB', extra: 1 }),
 };
 
 test('names: one frozen table each way, distinct, "super:" and never NODE_ (Node routes those to internalMessage)', () => {
   assert.ok(Object.isFrozen(FROM_AGENT) && Object.isFrozen(TO_AGENT) && Object.isFrozen(PM2) && Object.isFrozen(GUARDS));
   const names = [...agentNames, ...daemonNames];
-  assert.equal(names.length, 17);
+  assert.equal(names.length, 19);
   assert.equal(new Set(names).size, names.length, 'distinct');
   for (const name of names) {
     assert.match(name, /^super:[a-z-]+$/);
@@ -59,6 +60,7 @@ test('the daemon routes every agent message to its one handler, with the guarded
   assert.deepEqual(fields[FROM_AGENT.LOG_RESUMED], { stream: 'out', code: 'EIO', dropped: 3 });
   // the path the agent claims is not kept: the daemon knows where it asked it to write
   assert.deepEqual(fields[FROM_AGENT.DIAGNOSTIC_DONE], { id: 4, ok: true, bytes: 10, heapUsed: null });
+  assert.deepEqual(fields[FROM_AGENT.STICKY_SESSION], { sid: 'aB3-_x9ZZqzLk0PMAAAB' });
 });
 
 test('a failed diagnostic keeps a known code and a bounded message; no id, no message', () => {
@@ -92,6 +94,7 @@ test('garbage, the app\'s own messages and malformed fields are dropped', () => 
     envelope(FROM_AGENT.LOG_ERROR, { stream: 'out', code: 'EMADEUP1' }), envelope(FROM_AGENT.LOG_ERROR, { stream: 'x', code: 'EIO' }),
     envelope(FROM_AGENT.LOG_ERROR, { stream: 'out', code: ['EIO'] }), envelope(FROM_AGENT.LOG_RESUMED, { stream: 'err' }),
     envelope(FROM_AGENT.DIAGNOSTIC_DONE, { ok: true }), envelope(FROM_AGENT.DIAGNOSTIC_DONE, { id: 1.5, ok: true }),
+    envelope(FROM_AGENT.STICKY_SESSION), envelope(FROM_AGENT.STICKY_SESSION, { sid: 'x'.repeat(65) }), envelope(FROM_AGENT.STICKY_SESSION, { sid: 'a b' }),
   ];
   for (const m of garbage) send(m);
   assert.deepEqual(calls, []);

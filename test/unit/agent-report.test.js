@@ -17,6 +17,7 @@ const real = {
   resources: { PipeWrap: 1, Timeout: 1, TCPServerWrap: 1 },
   http: { rps: 12.5, p99: 3.2, requests: 25, sum_us: 61250, inflight: 1.5 },
   overload: { shedding: true, shed: 40, inflight: 3 }, // null without the app's `overload:`
+  connections: { open: 7, websockets: 5 },
 };
 
 test('the agent\'s report passes unchanged', () => {
@@ -26,10 +27,10 @@ test('the agent\'s report passes unchanged', () => {
 
 test('wrong types become null; a loop value needs p99 and max', () => {
   assert.deepEqual(agentReport({ loop: { p50: 'x', p99: [1], max: {} }, elu: 'high', heap: 'big', rss: null, http: [1] }),
-    { loop: null, elu: null, ms: null, heap: null, rss: null, cpu_us: null, resources: null, http: null, overload: null });
+    { loop: null, elu: null, ms: null, heap: null, rss: null, cpu_us: null, resources: null, http: null, overload: null, connections: null });
   assert.deepEqual(agentReport({ loop: { p99: 2, max: 3, mean: '1' }, heap: { used: '1', total: 2 } }).loop, { p50: null, p99: 2, max: 3, mean: null });
   assert.deepEqual(agentReport({ heap: { used: '1', total: 2 } }).heap, { used: null, total: 2 });
-  assert.deepEqual(agentReport({}), { loop: null, elu: null, ms: null, heap: null, rss: null, cpu_us: null, resources: null, http: null, overload: null });
+  assert.deepEqual(agentReport({}), { loop: null, elu: null, ms: null, heap: null, rss: null, cpu_us: null, resources: null, http: null, overload: null, connections: null });
   assert.deepEqual(agentReport({ overload: { shedding: 'yes', shed: '9', inflight: 2 } }).overload, { shedding: false, shed: null, inflight: 2 });
   // CPU times stand for /proc's figures: whole, not negative, both there, or none at all.
   for (const cpu of [5, { user: 1 }, { user: -1, system: 2 }, { user: 1.5, system: 2 }, { user: '1', system: 2 }]) assert.equal(agentReport({ cpu_us: cpu }).cpu_us, null, JSON.stringify(cpu));

@@ -5,6 +5,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import cluster from 'node:cluster';
+import net from 'node:net';
 import childProcess from 'node:child_process';
 import { spawnSync } from 'node:child_process';
 import { clusterInternalsProblems } from '../../lib/master/process/cluster-internals/index.js';
@@ -37,6 +38,8 @@ test('each changed shape is named', () => {
   // net.Server.prototype.listen not patchable.
   const server = Object.freeze({ listen() {} });
   changed('net.Server.prototype.listen', { net: { Server: { prototype: server } } });
+  // net.Socket that no longer wraps a given handle (sticky sessions read a connection's head through one).
+  changed('options.handle', { net: { Server: net.Server, Socket: function Socket() {} } });
   // A worker process, not the primary.
   changed('cluster is the primary', { cluster: Object.assign(Object.create(cluster), { isPrimary: false }) });
 });

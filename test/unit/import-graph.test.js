@@ -1,6 +1,9 @@
-// The import graph of lib/: no cycle (a lazy import() counts: a cycle through one still
-// ties the two modules together), and the CLI (lib/ctl) reaches the daemon only through
-// its face, lib/master/index.js; whatever else both need lives in a lower module.
+// The import graph of lib/, checked against each rule docs/architecture.md states ("Folders
+// and what each may import"): no cycle (a lazy import() counts: a cycle through one still
+// ties the two modules together), not between folders either; lib/logs lowest, then
+// lib/config; the files directly in lib/ are leaves; only the CLI (lib/ctl) reaches the
+// daemon, through its face, lib/master/index.js; lib/master's sub-systems reach each other
+// through their index.js. Whatever else two parts need lives in a lower module.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -20,8 +23,13 @@ function sources(dir) {
   });
 }
 
-/** file -> files it imports (absolute paths inside lib/). */
+let graphOfTree = null;
+/** file -> files it imports (absolute paths inside lib/); read once, every test reads the same tree. */
 function importGraph() {
+  return (graphOfTree ??= readGraph());
+}
+
+function readGraph() {
   const graph = new Map();
   for (const file of sources(LIB)) {
     // Comments may quote an import; only code counts.
@@ -102,6 +110,61 @@ test('the folders of lib/ (and the sub-systems of lib/master) import each other 
   assert.equal(found.length, 0, `folder cycles:\n  ${found.join('\n  ')}`);
 });
 
+/** Whether `file` is a leaf of lib/: a file directly in lib/, but lib/index.js (the programmatic API). */
+const isLeaf = (file) => path.dirname(file) === LIB && file !== path.join(LIB, 'index.js');
+
+/** The imports of the files of `folder` (as folderOf names it) that go to none of `allowed` (folders) nor to a leaf. */
+function importsBeyond(graph, folder, allowed) {
+  const bad = [];
+  for (const [file, deps] of graph) {
+    if (folderOf(file) !== folder) continue;
+    for (const dep of deps) if (folderOf(dep) !== folder && !isLeaf(dep) && !allowed.includes(folderOf(dep))) bad.push(`${rel(file)} -> ${rel(dep)}`);
+  }
+  return bad;
+}
+
+test('the check of a folder\'s imports finds one that goes too high', () => {
+  const logs = path.join(LIB, 'logs', 'x.js');
+  const config = path.join(LIB, 'config', 'y.js');
+  const graph = new Map([[logs, [path.join(LIB, 'errors.js'), config]], [config, [logs]]]);
+  assert.deepEqual(importsBeyond(graph, 'lib/logs', []), ['lib/logs/x.js -> lib/config/y.js']);
+  assert.deepEqual(importsBeyond(graph, 'lib/config', ['lib/logs']), []);
+});
+
+test('lib/logs imports only leaves of lib/; lib/config only lib/logs and leaves, below the folders that import it', () => {
+  const graph = importGraph();
+  assert.deepEqual(importsBeyond(graph, 'lib/logs', []), []);
+  assert.deepEqual(importsBeyond(graph, 'lib/config', ['lib/logs']), []);
+  // The folders docs/architecture.md names above lib/config do import it (no folder cycle keeps them above).
+  const folders = libFolderGraph(graph);
+  const above = ['lib/ipc', 'lib/profiles', 'lib/capacity', 'lib/pm2', 'lib/dashboard', 'lib/ctl'];
+  assert.deepEqual(above.filter((f) => !folders.get(f)?.includes('lib/config')), [], 'each imports lib/config');
+  assert.ok([...folders].some(([f, deps]) => f.startsWith('lib/master/') && deps.includes('lib/config')), 'lib/master imports lib/config');
+});
+
+test('the files directly in lib/ are leaves: they import only each other; lib/index.js sits on lib/ctl and lib/ipc', () => {
+  const graph = importGraph();
+  const bad = [];
+  for (const [file, deps] of graph) if (isLeaf(file)) for (const dep of deps) if (!isLeaf(dep)) bad.push(`${rel(file)} -> ${rel(dep)}`);
+  assert.deepEqual(bad, []);
+  assert.deepEqual(importsBeyond(graph, 'lib/index.js', ['lib/ctl', 'lib/ipc']), []);
+});
+
+test('lib/dashboard imports lib/config, lib/ipc, lib/profiles and leaves only', () => {
+  assert.deepEqual(importsBeyond(importGraph(), 'lib/dashboard', ['lib/config', 'lib/ipc', 'lib/profiles']), []);
+});
+
+test('no folder of lib/ but lib/ctl imports lib/master (and lib/ctl only its face)', () => {
+  const ctl = path.join(LIB, 'ctl') + path.sep;
+  const face = path.join(LIB, 'master', 'index.js');
+  const bad = [];
+  for (const [file, deps] of importGraph()) {
+    if (inMaster(file)) continue;
+    for (const dep of deps) if (inMaster(dep) && !(file.startsWith(ctl) && dep === face)) bad.push(`${rel(file)} -> ${rel(dep)}`);
+  }
+  assert.deepEqual(bad, []);
+});
+
 test('lib/ctl imports nothing of lib/master but its face, lib/master/index.js', () => {
   const ctl = path.join(LIB, 'ctl') + path.sep;
   const master = path.join(LIB, 'master') + path.sep;
@@ -153,6 +216,12 @@ test('no cycle between the folders of lib/master', () => {
   assert.deepEqual(cycles(folderGraph(importGraph())).map((c) => c.join(' -> ')), []);
 });
 
+test('the layers docs/architecture.md names are imports the code makes (core -> control -> apps -> reload, health -> apps)', () => {
+  const folders = folderGraph(importGraph());
+  const arrows = [['core', 'control'], ['control', 'apps'], ['apps', 'reload'], ['health', 'apps']];
+  assert.deepEqual(arrows.filter(([from, to]) => !folders.get(from)?.includes(to)).map((a) => a.join(' -> ')), []);
+});
+
 test('a lib/master sub-system imports another only through its index.js; states.js is a leaf; only lib/master/index.js imports core/', () => {
   const states = path.join(MASTER, 'states.js');
   const face = path.join(MASTER, 'index.js');
@@ -162,7 +231,7 @@ test('a lib/master sub-system imports another only through its index.js; states.
       if (!inMaster(dep)) continue;
       const to = subsystemOf(dep);
       if (file === states) bad.push(`${rel(file)} -> ${rel(dep)} (states.js imports nothing of lib/master)`);
-      if (to === 'core' && inMaster(file) && subsystemOf(file) !== 'core' && file !== face) bad.push(`${rel(file)} -> ${rel(dep)} (only lib/master/index.js imports core/)`);
+      if (to === 'core' && !(inMaster(file) && subsystemOf(file) === 'core') && file !== face) bad.push(`${rel(file)} -> ${rel(dep)} (only lib/master/index.js imports core/)`);
       if (!inMaster(file) || subsystemOf(file) === to || dep === states || dep === face) continue;
       if (path.basename(dep) !== 'index.js' || path.dirname(dep) !== path.join(MASTER, to)) bad.push(`${rel(file)} -> ${rel(dep)}`);
     }

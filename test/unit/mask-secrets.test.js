@@ -32,3 +32,19 @@ test('maskEnv and maskConfig mask values, never names, and leave the input alone
   assert.equal(out.instances, 2);
   assert.equal(config.args[1], 'amqp://a:b@mq');
 });
+
+test('values shaped like credentials are masked whatever the name (issue 36, major 3)', () => {
+  const secrets = {
+    STRIPE: 'sk_live_4eC39HqLyjWDarjtT1zdp7dc', STRIPE_T: 'sk_test_4eC39HqLyjWDarjtT1zdp7dc', HOOK: 'whsec_abcdefgh12345678',
+    GH: `ghp_${'a1B2'.repeat(9)}`, GH_PAT: `github_pat_${'x'.repeat(40)}`, GL: `glpat-${'y'.repeat(20)}`, SLACK: 'xoxb-123456789012-1234567890123-abcdef',
+    AWS: 'AKIAIOSFODNN7EXAMPLE', GOOGLE: `AIza${'S'.repeat(35)}`, NPMRC: `npm_${'n'.repeat(36)}`, SG: `SG.${'a'.repeat(22)}.${'b'.repeat(43)}`,
+    OPENAI: `sk-proj-${'z'.repeat(40)}`, PEM: '-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\n-----END RSA PRIVATE KEY-----',
+    BEARER_LIKE: 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U',
+  };
+  const masked = maskEnv(secrets);
+  for (const [k, v] of Object.entries(secrets)) assert.ok(!JSON.stringify(masked[k]).includes(v.slice(6, 20)), `${k}: ${masked[k]}`);
+  assert.equal(maskEnv({ NOTE: 'key sk_live_abcdefgh12 in text' }).NOTE, `key ${MASK} in text`);
+  assert.deepEqual(maskConfig({ args: ['--key', 'AKIAIOSFODNN7EXAMPLE'] }).args, ['--key', MASK]);
+  const plain = { PORT: '3000', NODE_ENV: 'production', DESC: 'ask_live_events', URL: 'https://example.com/eyJ', NAME: 'sk-short', ID: 'AKIA' };
+  assert.deepEqual(maskEnv(plain), plain);
+});

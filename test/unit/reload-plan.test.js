@@ -1,6 +1,6 @@
 // The pure reload plan (lib/master/reload/plan.js): the order of a rolling reload,
 // how many steps run at once, and what a failure at any step leaves serving. The executor
-// (rolling-reload.js) asks nextSteps() what to start and settle() what it left, exactly as
+// (lib/master/reload/executor.js) asks nextSteps() what to start and settle() what it left, exactly as
 // run() below does, with steps that end in an order the test chooses.
 import test from 'node:test';
 import assert from 'node:assert/strict';

@@ -84,3 +84,34 @@ test('super startup systemd --socket writes a .socket unit beside the service th
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /^super: E_USAGE: --socket 127\.0\.0\.1: give a port/);
 });
+
+const hasPython = spawnSync('python3', ['-c', '0']).status === 0;
+
+test('LISTEN_FDS naming a TCP socket that does not listen: the daemon closes it, and an app can bind its port (issue 36)', { skip: hasPython ? false : 'python3 is not installed (it makes a bound socket that does not listen)' }, async (t) => {
+  const box = await sandbox(t);
+  const port = await freePort();
+  // fd 3: a socket bound to the app's port that does not listen (Node cannot make one;
+  // python can), then sh sets LISTEN_PID to its pid and becomes the daemon.
+  const py = `import os, socket, sys
+s = socket.socket()
+s.bind(("127.0.0.1", ${port}))
+os.dup2(s.fileno(), 3)
+os.set_inheritable(3, True)
+os.execvp("sh", ["sh", "-c", sys.argv[1]])`;
+  const daemon = spawn('python3', ['-c', py, `LISTEN_PID=$$ LISTEN_FDS=1 exec "${process.execPath}" "${SUPER}" daemon --foreground`], {
+    env: { ...process.env, SUPER_HOME: box.home },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  daemon.stderr.on('data', (d) => (stderr += d));
+  t.after(() => daemon.kill('SIGKILL'));
+  for (let i = 0; i < 400 && !fs.existsSync(path.join(box.home, 'super.sock')); i++) await new Promise((r) => setTimeout(r, 25));
+
+  box.write('app.cjs', `require('node:http').createServer((q, s) => s.end('pid=' + process.pid)).listen(${port}, '127.0.0.1');\n`);
+  const file = box.write('eco.yml', 'apps:\n  - name: web\n    script: app.cjs\n    listen_timeout: 5s\n    max_restarts: 1\n');
+  const r = await box.cli(['start', file]);
+  assert.equal(r.code, 0, r.stdout + r.stderr + stderr);
+  assert.equal((await lsJson(box)).apps[0].status, 'online');
+  assert.match((await httpGet(port)).body, /^pid=\d+/);
+  assert.match(fs.readFileSync(path.join(box.home, 'daemon.log'), 'utf8'), /"fds":\[3\].*closed inherited network sockets that do not listen/);
+});

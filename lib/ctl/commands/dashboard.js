@@ -36,8 +36,12 @@ export default async function dashboard(opts = {}) {
 
   const home = superHome();
   prepareHome(home);
-  const { ensureToken } = await import('../../ipc/token.js');
-  const token = await ensureToken(path.join(home, 'dashboard-token'));
+  // A new token at every start: a link seen or stolen earlier stops working when the
+  // dashboard restarts. The file (0600) lets its user find the token again meanwhile.
+  const { rotateToken } = await import('../../ipc/token.js');
+  const token = await rotateToken(path.join(home, 'dashboard-token'));
+  const { OneTimeCodes } = await import('../../dashboard/open-codes.js');
+  const codes = new OneTimeCodes();
 
   const links = await hostLinks(opts.hosts ?? [], home);
   const { Hub } = await import('../../dashboard/hub.js');
@@ -45,7 +49,7 @@ export default async function dashboard(opts = {}) {
   const hub = new Hub(links);
   let server;
   try {
-    server = await startServer({ hub, policy, token, host, port, tls });
+    server = await startServer({ hub, policy, token, host, port, tls, codes });
   } catch (err) {
     hub.close();
     throw new SuperError('E_USAGE', `cannot listen on ${listen}: ${err.code ?? err.message}${err.code === 'EADDRINUSE' ? ' (another process holds it; choose another with --listen)' : ''}`);
@@ -54,9 +58,10 @@ export default async function dashboard(opts = {}) {
 
   const base = `${tls ? 'https' : 'http'}://${listen.replace(/^0\.0\.0\.0:|^\[::\]:/, 'localhost:')}/`;
   // The token rides in the fragment: browsers never send it to a server or a log.
-  const url = policy.readOnly && !policy.viewNeedsToken ? base : `${base}#token=${token}`;
-  process.stdout.write(`super dashboard: ${url}\n  ${links.map((l) => l.name).join(', ')}; ${policy.readOnly ? 'read-only' : 'actions need the token in the link'}; Ctrl-C stops it\n`);
-  if (opts.open) openBrowser(url);
+  process.stdout.write(`super dashboard: ${base}#token=${token}\n  ${links.map((l) => l.name).join(', ')}; ${policy.readOnly ? 'read-only; ' : ''}seeing and acting need the token in the link (a new one at every start); Ctrl-C stops it\n`);
+  // A program's arguments are readable by every local user: the browser gets a one-time
+  // code, never the token.
+  if (opts.open) openBrowser(`${base}#code=${codes.issue()}`);
 
   await new Promise((resolve) => {
     process.once('SIGINT', resolve);
@@ -95,10 +100,14 @@ async function hostLinks(hosts, home) {
   return links;
 }
 
-/** --open: the desktop's browser, if there is one to ask (xdg-open); a failure is only said. */
+/**
+ * --open: the program of $BROWSER (as xdg-open reads it), else xdg-open; a failure is only
+ * said. The link it gets holds a one-time code, no secret.
+ */
 async function openBrowser(url) {
   const { spawn } = await import('node:child_process');
-  const child = spawn('xdg-open', [url], { stdio: 'ignore', detached: true });
-  child.on('error', (/** @type {NodeJS.ErrnoException} */ err) => process.stderr.write(`super dashboard: --open: cannot run xdg-open (${err.code}); open the link yourself\n`));
+  const program = process.env.BROWSER?.split(':')[0] || 'xdg-open';
+  const child = spawn(program, [url], { stdio: 'ignore', detached: true });
+  child.on('error', (/** @type {NodeJS.ErrnoException} */ err) => process.stderr.write(`super dashboard: --open: cannot run ${program} (${err.code}); open the link yourself\n`));
   child.unref();
 }

@@ -9,6 +9,7 @@ import { renderFrame } from './render.js';
 import { parseKeys } from './keys.js';
 import { Terminal } from './terminal.js';
 import { TOPICS, OPS } from '../../ipc/protocol.js';
+import { checkApps, checkEvent } from '../../ipc/daemon-input.js';
 
 const MAX_FPS = 4;
 
@@ -107,8 +108,16 @@ export async function runDashboard({ home = superHome(), terminal = new Terminal
     }
   };
 
-  client.onEvent((msg) => {
-    if (msg.closed) return quit(3, 'super: E_NO_DAEMON: the daemon closed the connection');
+  client.onEvent((raw) => {
+    if (raw.closed) return quit(3, 'super: E_NO_DAEMON: the daemon closed the connection');
+    // checked and bounded: a daemon of another host or version may send anything
+    let msg;
+    try {
+      msg = checkEvent(raw);
+    } catch (err) {
+      return quit(2, `super: ${err.code}: ${err.message}`);
+    }
+    if (!msg) return undefined;
     if (msg.event === 'metrics') model.setSnapshot(msg.data);
     else if (msg.event === 'worker') {
       // Worker events go in the pane with the log lines: a restart shows where it happened.
@@ -126,7 +135,7 @@ export async function runDashboard({ home = superHome(), terminal = new Terminal
     redraw();
   });
 
-  model.setSnapshot(await client.request('ls', { history: true }));
+  model.setSnapshot(checkApps(await client.request('ls', { history: true })));
   // Live log lines where the daemon serves them (the last few first); worker events otherwise.
   model.logSource = TOPICS.includes('log') ? 'log' : 'events';
   if (model.logSource === 'log' && OPS.logs) {

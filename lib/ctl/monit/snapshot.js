@@ -3,6 +3,7 @@
 // goes to stderr, so the pipe gets the table alone. No ANSI, no alternate screen, no keys:
 // output a log or a pipe can keep.
 import { connectDaemon } from '../session.js';
+import { checkApps } from '../../ipc/daemon-input.js';
 import { superHome } from '../../home.js';
 import { MonitModel } from './model.js';
 import { renderTable } from './render.js';
@@ -16,7 +17,7 @@ export async function printSnapshot({ why, home = superHome(), out = process.std
   const client = await connectDaemon({ home });
   let snapshot;
   try {
-    snapshot = await client.request('ls');
+    snapshot = checkApps(await client.request('ls'), { trim: false });
   } finally {
     client.close();
   }

@@ -19,6 +19,7 @@ const store = {
   open: new Set(), // "host\0app" of apps whose details are shown
   settings: new Map(), // "host\0app" -> config or error text
   token: takeToken(),
+  code: takeCode(),
 };
 
 /** The token of the link (#token=...), kept for this tab only and taken out of the address bar. */
@@ -31,17 +32,27 @@ function takeToken() {
   return sessionStorage.getItem('superd-token');
 }
 
+/** The one-time code of `super dashboard --open` (#code=...): traded for the token once connected. */
+function takeCode() {
+  const m = /[#&]code=([0-9a-f]{32})/.exec(location.hash);
+  if (m) history.replaceState(null, '', location.pathname);
+  return m ? m[1] : null;
+}
+
 let ws = null;
 let nextId = 1;
 let retry = 500;
 
 function connect() {
   store.conn = 'connecting';
-  ws = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`);
+  // The token, when the tab has it, goes with the upgrade (a subprotocol): such a page is
+  // let in even while pages without it fill their few slots.
+  ws = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`, store.token ? ['superd', `superd.${store.token}`] : ['superd']);
   ws.onopen = () => {
     retry = 500;
     store.conn = 'open';
-    if (store.token) send({ type: 'auth', token: store.token });
+    if (store.code && !store.token) send({ type: 'auth', code: store.code });
+    store.code = null;
     draw();
   };
   ws.onmessage = (e) => {
@@ -84,7 +95,17 @@ function setSeries(key, points) {
 
 function onMessage(m) {
   switch (m.type) {
-    case 'hello': store.hello = m; break;
+    case 'hello':
+      store.hello = m;
+      if (m.needToken && store.token) { // a token of an earlier start of the dashboard: ask for the new one
+        store.token = null;
+        sessionStorage.removeItem('superd-token');
+      }
+      break;
+    case 'token': // a one-time code traded: the token, for this tab
+      store.token = m.token;
+      sessionStorage.setItem('superd-token', m.token);
+      break;
     case 'history':
       for (const [k, points] of Object.entries(m.series)) setSeries(`${m.host}\0${k}`, points);
       break;
@@ -94,10 +115,14 @@ function onMessage(m) {
       const live = new Set();
       for (const host of m.hosts) {
         for (const app of host.apps) {
+          // a worker's own series only while its app is open: the page stays light with many workers
+          const open = store.open.has(`${host.name}\0${app.name}`);
           const points = app.workers.map((w) => {
             const p = workerPoint(t, w);
-            live.add(`${host.name}\0${app.name}\0${w.slot}`);
-            addPoint(`${host.name}\0${app.name}\0${w.slot}`, p);
+            if (open) {
+              live.add(`${host.name}\0${app.name}\0${w.slot}`);
+              addPoint(`${host.name}\0${app.name}\0${w.slot}`, p);
+            }
             return p;
           });
           live.add(`${host.name}\0${app.name}`);

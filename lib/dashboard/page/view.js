@@ -60,7 +60,7 @@ const shedText = (m) => (m.shed_requests == null ? '' : `${m.shedding ? ' ⊘' :
 /** `2 worker(s)`, or for an autoscaled app `autoscale 2 of 1-4, up at 12:01:07`. */
 function countText(app) {
   const a = app.autoscale;
-  if (!a) return `${app.workers.length} worker(s)`;
+  if (!a) return `${app.workers.length + (app.more_workers ?? 0)} worker(s)`;
   const l = a.last;
   const step = l ? `, ${l.direction}${l.refused ? ' refused' : l.failed ? ' failed' : ''} at ${new Date(l.at).toTimeString().slice(0, 8)}` : '';
   return `autoscale ${a.workers} of ${a.min}-${a.max}${step}`;
@@ -73,6 +73,7 @@ function Worker({ store, ui, host, app, w }) {
     <td>#${w.slot}</td><td class=${`st-${w.status}`}>${w.status}</td><td>${w.pid ?? '-'}</td><td>${duration(w.uptime_ms)}</td>
     <td class="restarts">${w.restarts}</td><td class="cpu">${w.pid ? pct(m.cpu) : '-'}</td><td class="rss">${w.pid ? bytes(m.memory) : '-'}</td>
     <td>${ms(m.loop_delay_ms?.p99)}${m.loop_stale ? ' ?' : ''}</td><td class="rps">${num(m.http_rps)}${shedText(m)}</td>
+    <td class="conns">${num(m.connections)}${m.websockets ? ` (${m.websockets} ws)` : ''}</td>
     <td class="types">${types(m.resources)}</td>
     <td>${canAct ? html`<button data-action="profile" onClick=${() => ui.ask(`Profile the CPU of ${app.name}#${w.slot} on ${host} for 10 s, then download it?`, () => ui.act('profile', host, app.name, { slot: w.slot }))}>CPU profile</button>
       <button data-action="heap" onClick=${() => ui.ask(`Take a heap snapshot of ${app.name}#${w.slot} on ${host} (pauses it) and download it?`, () => ui.act('heap', host, app.name, { slot: w.slot }))}>heap</button>` : null}</td>
@@ -91,9 +92,10 @@ function App({ store, ui, host, app }) {
     </div>
     <${Charts} store=${store} skey=${key} />
     <table>
-      <thead><tr><th>slot</th><th>state</th><th>pid</th><th>uptime</th><th>restarts</th><th>CPU</th><th>memory</th><th>loop p99</th><th>req/s</th><th>active handles and requests</th><th></th></tr></thead>
+      <thead><tr><th>slot</th><th>state</th><th>pid</th><th>uptime</th><th>restarts</th><th>CPU</th><th>memory</th><th>loop p99</th><th>req/s</th><th>connections</th><th>active handles and requests</th><th></th></tr></thead>
       <tbody>${app.workers.map((w) => html`<${Worker} key=${w.slot} store=${store} ui=${ui} host=${host} app=${app} w=${w} />`)}</tbody>
     </table>
+    ${app.more_workers ? html`<p class="note more">${app.more_workers} more workers not shown (super ls lists them all)</p>` : null}
     ${open ? html`<div class="settings">
       ${app.workers.map((w) => html`<div><span class="note">#${w.slot}</span><${Charts} store=${store} skey=${`${key}\0${w.slot}`} small=${true} /></div>`)}
       <pre>${settings === undefined ? 'loading settings...' : typeof settings === 'string' ? settings : JSON.stringify(settings, null, 2)}</pre>
@@ -108,6 +110,7 @@ function Host({ store, ui, host }) {
       ${host.state !== 'up' && host.error ? html`<span class="note">${host.error}; retrying by itself</span>` : null}</h2>
     ${host.apps.length === 0 && host.state === 'up' ? html`<p class="note app">${host.loading ? 'loading...' : 'no apps'}</p>` : null}
     ${host.apps.map((app) => html`<${App} key=${app.name} store=${store} ui=${ui} host=${host.name} app=${app} />`)}
+    ${host.more_apps ? html`<p class="note app more" data-more-apps=${host.more_apps}>${host.more_apps} more apps not shown (super ls lists them all)</p>` : null}
   </section>`;
 }
 
@@ -129,7 +132,7 @@ function Logs({ store, ui }) {
 
 function TokenForm({ store, ui }) {
   const hello = store.hello;
-  if (!hello || hello.readOnly || hello.canAct) return null;
+  if (!hello || hello.canAct || (hello.readOnly && !hello.needToken)) return null;
   const submit = (e) => {
     e.preventDefault();
     ui.setToken(e.currentTarget.elements.token.value);

@@ -174,7 +174,7 @@ export class App {
    * memory holds). The first failure stops the reload: the failed replacement is killed,
    * slots not yet replaced keep their old workers, replaced ones keep their new ones.
    * Then the slot count follows config.instances (new slots start ready-first, extra
-   * ones retire). The plan is reload-plan.js, run by rolling-reload.js.
+   * ones retire). The plan is reload/plan.js, run by reload/executor.js.
    * @param {object} config   the config to run (the file re-read, or the running one)
    * @param {(p: object) => void} progress
    */

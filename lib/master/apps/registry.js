@@ -1,14 +1,16 @@
 // The registry of apps and the operations on them. The control handlers call these;
 // nothing here parses wire input (lib/ipc/protocol.js did) or talks to sockets.
 //
-// It is the only writer of app state (an app's busy mark, clientEnv, source, pending
-// config) and keeps its apps private: others run its commands, learn what happens from its
-// events, and read it through `reader` (registry-reader.js). It gets its collaborators at
+// It alone sets an app's busy mark, clientEnv and source (the App and Slot objects it
+// holds make their own moves inside its operations: a pending config taken at a start, a
+// scale's count, a reload's adopted config, a slot's restarts) and keeps its apps
+// private: others run its commands, learn what happens from its events, and read it
+// through `reader` (registry-reader.js). It gets its collaborators at
 // construction and calls nothing that calls it back. Events:
 //   'worker'       {app, slot, pid, state, prev, restarts, ...}   a worker state change
 //   'reload'       {app, slot?, step, ...}                        reload progress
 //   'app-added'    {app}                                          a new app is registered
-//   'app-changed'  {app}                                          its config changed in place (watch on/off)
+//   'app-changed'  {app}                                          its config was replaced (watch on/off)
 //   'app-removed'  {app}                                          deleted
 import { EventEmitter } from 'node:events';
 import { RegistryReader } from './registry-reader.js';
@@ -85,6 +87,7 @@ export class AppRegistry extends EventEmitter {
       workerEnvExtra: (config) => ({
         SUPER_METRICS_INTERVAL: String(config.metrics_interval ?? this.metrics.interval),
         ...(config.overload && { SUPER_OVERLOAD: JSON.stringify(config.overload) }),
+        ...(config.sticky && config.exec_mode === 'cluster' && { SUPER_STICKY: config.sticky.by }), // lib/worker/sticky.cjs
       }),
     };
   }

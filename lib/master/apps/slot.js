@@ -126,7 +126,7 @@ export class Slot extends EventEmitter {
    * is ready and its probation begins.
    * If the replacement dies, or is not ready in time, it is killed and the old worker
    * keeps serving; the promise rejects with {slot, reason}. The executor of reloads
-   * (rolling-reload.js) calls this; onForked(pid, oldPid) tells it of the fork.
+   * (reload/executor.js) calls this; onForked(pid, oldPid) tells it of the fork.
    * @param {object} config
    * @param {{reason?: string, onForked?: (pid: number, oldPid: number|null) => void, onReady?: (pid: number) => void}} [o]
    * @returns {Promise<{ready_ms: number, pid: number, oldPid: number|null, retire: (() => Promise<{code, signal}>)|null}>}

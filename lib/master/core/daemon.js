@@ -84,8 +84,9 @@ async function bootDaemon({ resurrect = false, afterStop, control, loadDefaults,
   const log = (boot.log = openLog(home, logTo));
   trackRoundRobinListeners(); // so that `super upgrade` can stop this daemon accepting
   logOomScore(await protectDaemon(), log);
-  const adopted = adoptInheritedSockets();
+  const { adopted, closed } = adoptInheritedSockets();
   if (adopted.length) log.info({ sockets: adopted }, 'adopted inherited listening sockets');
+  if (closed.length) log.warn({ fds: closed }, 'closed inherited network sockets that do not listen (LISTEN_FDS names them)');
   // What a previous daemon of this home left running when it died goes before anything starts
   // (not in a successor of `super upgrade`: the daemon it replaces still serves with its workers).
   if (!handover) for (const { pgid, pids } of await endLeftoverGroups(home)) log.warn({ pgid, pids }, 'ended a process group a previous daemon left running');

@@ -85,7 +85,7 @@ export class WorkerRecord {
     this.pid = proc.pid;
     this.app = proc.appName;
     this.slot = proc.slotIndex;
-    this.agent = null; // last {loop, elu, ms, heap, rss, cpu_us, resources, http, overload} from the worker
+    this.agent = null; // last {loop, elu, ms, heap, rss, cpu_us, resources, http, overload, connections} from the worker
     this.agentAt = null; // when it arrived (ms epoch)
     /** @type {import('./process-sampler.js').AgentFigures|null} */
     this.own = null; // the worker's own CPU time and RSS from that report, for the sampler
@@ -215,6 +215,9 @@ export class WorkerRecord {
       // With the app's `overload:` key: whether it sheds now, and the slot's shed requests.
       shedding: a?.overload ? a.overload.shedding : null,
       shed_requests: a?.overload ? this.counters.shedRequests : null,
+      // Connections open in the worker's servers at its last report, and how many are websockets.
+      connections: a?.connections?.open ?? null,
+      websockets: a?.connections?.websockets ?? null,
       report_age_ms: this.agentAt === null ? null : now - this.agentAt,
       // The agent stopped reporting (a blocked loop): loop_delay_ms is its last word, not now's.
       loop_stale: this.agentAt !== null && now - this.agentAt >= this.staleMs,

@@ -47,6 +47,8 @@ const HELP = {
   requests: 'HTTP requests answered by the slot\'s workers, across restarts.',
   shed: 'HTTP requests shed by the slot\'s workers (overload:), answered by superd before the app saw them, across restarts.',
   shedding: 'Whether the worker sheds new HTTP requests now (overload:): 1 or 0.',
+  connections: 'Connections open in the worker\'s servers at its last report.',
+  websockets: 'Of those, upgraded websocket connections.',
   memory: 'Resident memory of the worker and its child processes.',
   processes: 'Processes in the worker\'s tree (the worker and its children).',
   heapUsed: 'V8 heap used.',
@@ -95,6 +97,8 @@ export function renderPrometheus(ls, daemon, { countersOf = () => null, now = Da
       f.add('superd_worker_processes', 'gauge', HELP.processes, l, m.processes);
       f.add('superd_worker_heap_used_bytes', 'gauge', HELP.heapUsed, l, m.heap_used);
       f.add('superd_worker_heap_total_bytes', 'gauge', HELP.heapTotal, l, m.heap_total);
+      f.add('superd_worker_open_connections', 'gauge', HELP.connections, l, m.connections);
+      f.add('superd_worker_websockets', 'gauge', HELP.websockets, l, m.websockets);
       for (const [q, key] of [['0.5', 'p50'], ['0.99', 'p99'], ['1', 'max']]) {
         f.add('superd_worker_event_loop_delay_seconds', 'summary', HELP.loop, { ...l, quantile: q }, seconds(m.loop_delay_ms?.[key]));
       }

@@ -33,5 +33,6 @@ export function forkClusterWorker({ app, env, stdio, agentPath, cpus = null }) {
     listenGuard(app), // first: a worker run as another user listens only where that user may
     portOwnerWatch(app), // then: an address another app's workers hold is refused
   ].filter((w) => w !== null);
-  return forkWorker({ settings, execPath: prefix.length ? prefix[0] : node, env, watches });
+  const sticky = app.sticky ? { app: app.name, slot: Number(env.SUPER_SLOT), ...app.sticky } : null;
+  return forkWorker({ settings, execPath: prefix.length ? prefix[0] : node, env, watches, sticky });
 }

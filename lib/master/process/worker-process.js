@@ -17,7 +17,7 @@ import { trackGroup } from './group-record.js';
 import { unprotectWorker } from './oom-score.js';
 import { strayDescendants, reapStrays } from './stray-processes.js';
 import { listenToAgent, tellAgent } from './agent-channel.js';
-import { listenRefusal } from './cluster-internals/index.js';
+import { listenRefusal, stickySession } from './cluster-internals/index.js';
 
 /** Every WorkerProcess created, whoever creates it ('new', proc): the metrics monitor listens. */
 export const workerProcesses = new EventEmitter();
@@ -79,6 +79,7 @@ export class WorkerProcess extends EventEmitter {
       [FROM_AGENT.LOG_RESUMED]: (e) => this.emit('log-resumed', { ...e, slot: this.slotIndex }),
       [FROM_AGENT.LOGS_REOPENED]: () => this.emit('logs-reopened'),
       [FROM_AGENT.DIAGNOSTIC_DONE]: (m) => this.emit('diagnostic', m),
+      [FROM_AGENT.STICKY_SESSION]: (m) => this.worker && stickySession(this.worker, m.sid),
     };
   }
 
@@ -154,7 +155,7 @@ export class WorkerProcess extends EventEmitter {
     this.drainTimer = setTimeout(next, this.drainTimeout);
     this.drainAsked = true;
     try {
-      if (this.canDrain) tellAgent(this.child, TO_AGENT.SHUTDOWN);
+      if (this.canDrain) tellAgent(this.child, TO_AGENT.SHUTDOWN, { drain_timeout: this.drainTimeout });
       if (this.shutdownMessage) this.child.send(PM2.SHUTDOWN);
     } catch {
       next(); // the channel closed under us: nothing left to drain through

@@ -1,4 +1,4 @@
-// The one executor of reload plans (reload-plan.js) on an app's real slots: `super reload`
+// The one executor of reload plans (plan.js) on an app's real slots: `super reload`
 // (App#reload) and the one-slot replacement of max_memory_restart (App#replaceSlot) both
 // run through it, report in one vocabulary and end with one outcome.
 import { nextSteps, settle } from './plan.js';

@@ -1,6 +1,6 @@
 // The rolling reload as data: which slots get a new worker, in what order, how many at
 // once, and what a failure leaves behind. Pure (no process, no timer, no I/O): the one
-// executor (rolling-reload.js) runs the steps nextSteps() hands it and reports how each
+// executor (executor.js) runs the steps nextSteps() hands it and reports how each
 // ended; settle() turns those ends into the reload's outcome.
 //
 // A plan is a list of batches, run one after another: a batch begins only once every

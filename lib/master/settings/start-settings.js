@@ -5,7 +5,9 @@
 // every check runs before any apply: a start refused for any reason (E_LOG_PATH, E_CONTROL_FIXED,
 // E_SCHEDULING_FIXED, ...) has created no log file, changed no rotation, opened no
 // listener and pinned nothing.
+import cluster from 'node:cluster';
 import { checkLogs, applyLogs } from '../../logs/prepare.js';
+import { SuperError } from '../../errors.js';
 
 /**
  * @typedef {object} SettingsOwners  the daemon's holders of each setting
@@ -28,7 +30,20 @@ export async function checkSettings(daemon, configs, { policy, control }, { sour
   const logs = await checkLogs(configs, daemon.logs);
   const remote = withControl && control ? await control.check(daemon.control, source, { strict }) : null;
   const pin = policy.check(daemon, source);
+  assertStickyScheduling(configs, policy.policy ?? pin.wanted, source);
   return { source, logs, remote, pin, metrics: withControl ? daemon.metrics ?? null : null };
+}
+
+/**
+ * sticky: needs the daemon to accept (round-robin): under `os` each worker accepts from
+ * the shared socket and no one chooses a worker per client.
+ * @param {{name: string, sticky?: object|null}[]} configs
+ * @param {number} policy  the cluster policy the daemon will run (cluster.SCHED_*)
+ */
+function assertStickyScheduling(configs, policy, source) {
+  const sticky = configs.find((c) => c.sticky);
+  if (!sticky || policy !== cluster.SCHED_NONE) return;
+  throw new SuperError('E_STICKY_SCHEDULING', `${source}: ${sticky.name} asks for sticky: ${sticky.sticky.by}, but connections are handed out with scheduling: os (each worker accepts by itself, so no one can choose a worker per client); use scheduling: round-robin`);
 }
 
 /**

@@ -17,10 +17,14 @@
 //
 // A handle closes its fd once no worker uses it (an app stopped): the socket's inode is
 // checked before each use, so a closed or reused descriptor number is forgotten, never
-// handed out.
+// handed out. A descriptor named by those variables that is a network socket but does not
+// listen (bound only, connected, UDP) is closed at once: kept, it would hold a port an app
+// then fails to bind (EADDRINUSE). Any other descriptor is left alone: with a bogus
+// LISTEN_FDS count, those numbers may be this process's own (Node's, its IPC channel, the log).
 import fs from 'node:fs';
 import { serveInheritedSockets } from '../process/index.js';
 import { listeningSockets, normalizeAddress } from './listening-sockets.js';
+import { socketInode, localSocketInodes } from '../../listening-tcp.js';
 
 /** @type {{fd: number, ino: number, address: string, port: number, name: string|null}[]} */
 const inherited = [];
@@ -28,19 +32,31 @@ let hooked = false;
 
 /**
  * Takes the sockets named by the environment (and removes those variables, so workers and
- * their children do not see them). Returns what was adopted, for the log.
+ * their children do not see them), and closes the descriptors named there that are
+ * network sockets not listening. Returns what was adopted and the descriptors closed, for the log.
  * @param {NodeJS.ProcessEnv} [env]
  */
 export function adoptInheritedSockets(env = process.env) {
   const { fds, names } = inheritedFds(env);
   for (const key of ['SUPERD_LISTEN_FDS', 'LISTEN_FDS', 'LISTEN_PID', 'LISTEN_FDNAMES']) delete env[key];
   const found = listeningSockets(fds).map((s) => ({ ...s, name: names[fds.indexOf(s.fd)] ?? null }));
+  const closed = [];
+  const strays = fds.filter((fd) => !found.some((s) => s.fd === fd));
+  const local = strays.length ? localSocketInodes() : new Set();
+  for (const fd of strays) {
+    const ino = socketInode('self', fd);
+    if (ino === null || local.has(ino)) continue;
+    try {
+      fs.closeSync(fd);
+      closed.push(fd);
+    } catch {} // closed meanwhile
+  }
   inherited.push(...found);
   if (found.length && !hooked) {
     hooked = true;
     serveInheritedSockets(inheritedSocket);
   }
-  return found.map(({ fd, address, port, name }) => ({ fd, address, port, name }));
+  return { adopted: found.map(({ fd, address, port, name }) => ({ fd, address, port, name })), closed };
 }
 
 function inheritedFds(env) {

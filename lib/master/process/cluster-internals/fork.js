@@ -25,15 +25,16 @@ const refusals = new WeakMap();
  * @param {string} o.execPath  the program the worker is exec'd through
  * @param {object} o.env
  * @param {import('./worker-hooks.js').ListenWatch[]} o.watches  the worker's listen watches, in the order they judge a query
+ * @param {{app: string, slot: number, by: string, cookie: string|null}|null} [o.sticky]  the app's sticky: (sticky-router.js)
  * @returns {import('node:cluster').Worker}
  */
-export function forkWorker({ settings, execPath, env, watches }) {
+export function forkWorker({ settings, execPath, env, watches, sticky = null }) {
   const daemonNode = process.execPath;
   cluster.setupPrimary(settings);
   process.execPath = execPath;
   try {
     const worker = cluster.fork(env);
-    hookWorker(worker, watches, { refuse, inheritedFd: (q) => inheritedFd(q), handedOff });
+    hookWorker(worker, watches, { refuse, inheritedFd: (q) => inheritedFd(q), handedOff, sticky });
     return worker;
   } finally {
     process.execPath = daemonNode;

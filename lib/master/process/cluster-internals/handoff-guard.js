@@ -29,6 +29,12 @@
 /** key -> ids of workers serving it (Node's RoundRobinHandle.all, seen from outside). */
 const serving = new Map();
 
+const NONE = new Set();
+/** Ids of the workers serving `key` now (sticky-router.js chooses among them). */
+export function servingWorkers(key) {
+  return serving.get(key) ?? NONE;
+}
+
 /**
  * The guard of one worker.
  * @param {import('node:cluster').Worker} worker

@@ -13,9 +13,17 @@
 //       key: null, ack}; an act cluster does not know is dropped. Key: address:port:
 //       addressType:fd:index on Node 20, without :index for port > 0 from 22.
 //     - primary -> worker {act: 'newconn', key, seq} with the connection's handle; the worker
-//       answers {ack: seq, accepted}; an unanswered one is never handed to anyone else. The
-//       worker's child.js reads only key and seq: superd adds superdAcceptedAt (the accept
-//       time, for the worker's queue-wait shedding).
+//       answers {ack: seq, accepted}; an unanswered one is never handed to anyone else.
+//       The worker's child.js reads only key and seq: superd adds superdAcceptedAt (the
+//       accept time, for the worker's queue-wait shedding).
+//       Node finds the callback of an answer by its seq alone (internal/cluster/utils.js: one
+//       map for every worker), so sticky-router.js may send Node's message to another worker
+//       of the app that serves the same key: that worker's answer completes Node's handoff,
+//       and a refusal ("not accepted") makes Node hand the connection out again.
+//   The connection's handle (libuv's TCPWrap, RoundRobinHandle's accept): getpeername(out)
+//     (sticky: ip); readStart/readStop through a net.Socket made on it (options.handle
+//     [boot]), whose bytes are consumed before Node sends the handle (sticky: sid / cookie:
+//     the agent puts them back).
 //     - worker -> primary {act: 'close', key}; primary -> worker {act: 'disconnect'}.
 //   Order: cluster.fork() registers cluster's 'internalMessage' and 'disconnect' listeners
 //     on the worker's process before it returns [boot]; Node emits 'internalMessage' for a
@@ -51,3 +59,4 @@
 export { forkWorker, serveInheritedSockets, listenRefusal } from './fork.js';
 export { trackRoundRobinListeners, closeRoundRobinListeners, lastHandoffAt } from './round-robin-listeners.js';
 export { clusterInternalsProblems, assertClusterInternals } from './shape-check.js';
+export { stickySession } from './sticky-router.js';

@@ -51,6 +51,7 @@ export function clusterInternalsProblems(node = {}) {
     ['process.execPath is writable', writable(proc, 'execPath') && typeof proc.execPath === 'string'],
     ['ChildProcess is an EventEmitter with prependListener', typeof cp.ChildProcess?.prototype?.prependListener === 'function'],
     ['net.Server.prototype.listen is a writable method', typeof server?.listen === 'function' && writable(server, 'listen')],
+    ['net.Socket wraps a given raw handle (options.handle: sticky sessions read a connection\'s head)', /options\.handle/.test(source((node.net ?? net).Socket))],
   ];
   return checks.filter(([, ok]) => !ok).map(([what]) => what);
 }

@@ -13,18 +13,22 @@
 //       handoff guard and the watches; a connection's answer {ack, accepted} to the handoff
 //       guard and the "last handoff" clock.
 //   primary -> worker (proc.send, wrapped once): a query's answer {ack, errno, key} to the
-//     handoff guard and the watches; 'newconn' and 'disconnect' to the handoff guard. A
-//     'newconn' gets one field, superdAcceptedAt (ms since the epoch, when the daemon accepted
-//     the connection: round-robin-listeners.js), read by the worker's overload shedding
+//     handoff guard and the watches; 'newconn' first to the sticky router of a sticky app
+//     (which may send it to another worker of the app, through that worker's own send),
+//     then to the handoff guard; 'disconnect' to the handoff guard. A 'newconn' gets one
+//     field, superdAcceptedAt (ms since the epoch, when the daemon accepted the connection:
+//     round-robin-listeners.js), read by the worker's overload shedding
 //     (lib/worker/overload.cjs) before cluster's listener; Node's child ignores it.
 //   worker.disconnect (wrapped once): the handoff guard holds it while a query is unanswered.
 //   'disconnect' (after cluster's own listener): the handoff guard, then the watches.
 //   'close': the 'disconnect' Node missed (handoff guard, hole 3).
 import { handoffGuard } from './handoff-guard.js';
+import { stickyRouter, stickyMember, sendPrefix } from './sticky-router.js';
 import { acceptedAt } from './round-robin-listeners.js';
 
 const CLUSTER = 'NODE_CLUSTER';
 const SYNTHETIC = Symbol('superd synthetic message');
+const ROUTED = Symbol('superd routed connection'); // a 'newconn' the sticky router placed (never serialized: a symbol key)
 
 /**
  * What net and dgram put in a listen query (lib/net.js listenInCluster, lib/internal/cluster/
@@ -55,10 +59,26 @@ const queryOf = (m) => ({ seq: m.seq, address: m.address, port: m.port, addressT
  * @param {(proc: import('node:child_process').ChildProcess, msg: object, refusal: string, errno?: number) => void} o.refuse
  * @param {(q: ListenQuery) => number|null} o.inheritedFd  the inherited socket serving q's address:port, if any
  * @param {() => void} o.handedOff  a worker answered a handed connection
+ * @param {{app: string, slot: number, by: string, cookie: string|null}|null} [o.sticky]  the app's sticky: (sticky-router.js)
  */
-export function hookWorker(worker, watches, { refuse, inheritedFd, handedOff }) {
+export function hookWorker(worker, watches, { refuse, inheritedFd, handedOff, sticky = null }) {
   const proc = worker.process;
-  const guard = handoffGuard(worker, (seq) => proc.emit('internalMessage', { cmd: CLUSTER, ack: seq, accepted: false, [SYNTHETIC]: true }));
+  const refused = (seq) => proc.emit('internalMessage', { cmd: CLUSTER, ack: seq, accepted: false, [SYNTHETIC]: true });
+  const guard = handoffGuard(worker, refused);
+  let router = null;
+  if (sticky) {
+    stickyMember(worker, sticky.app, sticky.slot);
+    router = stickyRouter(worker, sticky, sticky.app);
+  }
+  // Sends connection `message` to `target` (this worker or another of the app), through its
+  // own hooked send; one that cannot take it now is answered "refused" in this worker's
+  // name, so Node hands the connection out again.
+  const deliverer = (message, handle) => (target, prefix) => {
+    const to = [target, worker].find((w) => w.isConnected() && !w.exitedAfterDisconnect);
+    if (!to) return refused(message.seq);
+    if (prefix) sendPrefix(to, prefix);
+    to.process.send(message, handle);
+  };
 
   proc.prependListener('internalMessage', (msg) => {
     if (!isCluster(msg) || msg.act !== 'queryServer') return;
@@ -85,6 +105,10 @@ export function hookWorker(worker, watches, { refuse, inheritedFd, handedOff }) 
       guard.answering(message.key, !message.errno);
       for (const watch of watches) watch.answered?.(message.ack, { key: message.key, errno: message.errno });
     } else if (ours && message.act === 'newconn') {
+      if (router && handle && !message[ROUTED]) {
+        message[ROUTED] = true;
+        if (router.route(message.key, handle, deliverer(message, handle))) return true;
+      }
       guard.connectionSent(message.seq, message.key, handle);
       message.superdAcceptedAt = acceptedAt(handle) ?? Date.now();
     } else if (ours && message.act === 'disconnect') guard.disconnecting();

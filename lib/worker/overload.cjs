@@ -7,6 +7,10 @@
 // new one would reach the worker only through the daemon's round-robin handoff, which
 // waits for a turn of the worker's loop per connection, so under load it would queue there.
 //
+// max_queue_wait judges each request by the wait it saw (below, CoDel); the daemon stamps the
+// accept time of each connection it hands over (round-robin), slow uploads and pipelined
+// requests do not count in max_inflight, and slow senders get HAProxy-like timeouts.
+//
 // The decision is O(1) per request, from two figures kept here:
 // - in flight: requests handed to the app and not yet closed (ServerResponse 'close');
 // - the loop's delay: how long the loop's last turn ran, or the turn in progress has run
@@ -192,6 +196,12 @@ function createShedder(settings, { clock = () => performance.now(), log = (line)
     if (standing && wait > target) return `waited ${Math.round(wait)} ms in a standing queue (over ${Math.round(target)} ms for ${interval} ms)`;
     return wait > settings.maxQueueWait ? `waited ${Math.round(wait)} ms, max_queue_wait ${settings.maxQueueWait} ms` : null;
   };
+  /**
+   * A busy loop's turn holds at most the target's worth of requests (ms ahead of this one):
+   * the daemon hands a worker one new connection per turn, so long turns would queue the
+   * clients' new connections there (a keep-alive pool grows in a surge).
+   */
+  const overTurn = (ahead) => (settings.maxQueueWait && loopBusy && ahead > target ? `${Math.round(ahead)} ms of requests ahead in this turn, over ${Math.round(target)} ms` : null);
   /** How long a request read at item.readAt has waited by `t` (ms). */
   const waitOf = (item, t) => item.waitBase + (t - item.readAt);
   /** How late the loop is now (ms): what a connection accepted by the kernel (os) waited there. */
@@ -334,7 +344,7 @@ function createShedder(settings, { clock = () => performance.now(), log = (line)
           const ahead = item.req?.socket?.[OPEN] > 0 ? 0 : toServe.length * costEstimate;
           const wait = waitOf(item, now);
           noteWait(wait, now);
-          const why = overBound(late + ahead, item.req) || overWait(wait + ahead);
+          const why = overBound(late + ahead, item.req) || overWait(wait + ahead) || overTurn(ahead);
           if (why) shed(item.res, now, why, late);
           else {
             admit(item);

@@ -8,11 +8,14 @@
 // --duration seconds, after a 2 s warm-up at 0.5x:
 //   superd            no `overload:`: what clients see past capacity
 //   superd overload   `overload: { max_loop_delay: --delay }`
+//   superd queue wait `overload: { max_queue_wait: --wait }` (issue 39)
 //   ... scheduling os the same with `scheduling: os`: the worker accepts its connections
 //                     itself, instead of the daemon's round-robin handoff (one connection
 //                     per turn of the worker's loop: new clients queue there when it is busy)
 //   pm2               pm2 start -i 1 (cluster mode)
 //   raw node:cluster  bench/raw-cluster.js
+// Each target runs once per client shape of --shape: keep-alive (a pool of kept-alive
+// connections) and new-connection (a connection per request, `Connection: close`).
 // Prints a markdown table (stdout) and writes bench/results/overload.json.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -30,11 +33,11 @@ const TIMEOUT_MS = 5000;
 const log = (s) => process.stderr.write(`${s}\n`);
 
 const opts = benchArgs(process.argv.slice(2), {
-  defaults: { duration: 20, factor: 3, burn: 10, delay: 10, only: '' },
+  defaults: { duration: 20, factor: 3, burn: 10, delay: 10, wait: 500, only: '', shape: 'keep-alive,new-connection' },
   fractional: ['factor'],
-  lists: ['only'],
-  choices: { only: ['superd', 'superd-overload', 'superd-overload-os', 'pm2', 'raw'] },
-  usage: 'node bench/overload.js [--duration 20] [--factor 3] [--burn 10] [--delay 10] [--only superd,superd-overload,superd-overload-os,pm2,raw]',
+  lists: ['only', 'shape'],
+  choices: { only: ['superd', 'superd-overload', 'superd-queue', 'superd-queue-os', 'superd-overload-os', 'pm2', 'raw'], shape: ['keep-alive', 'new-connection'] },
+  usage: 'node bench/overload.js [--duration 20] [--factor 3] [--burn 10] [--delay 10] [--wait 500] [--shape keep-alive,new-connection] [--only superd,superd-overload,superd-queue,superd-queue-os,superd-overload-os,pm2,raw]',
 });
 const command = ['node', 'bench/overload.js', ...process.argv.slice(2)].join(' ');
 stopAllOnExit(['SIGINT', 'SIGTERM']);
@@ -49,6 +52,8 @@ Object.assign(process.env, env); // the targets' workers inherit it
 const TARGETS = {
   superd: () => startSuperd({ instances: 1, script: APP, top: ['daemon: { cpu_affinity: 0 }'], app: ['cpu_affinity: [1]'], name: 'superd' }),
   'superd-overload': () => startSuperd({ instances: 1, script: APP, top: ['daemon: { cpu_affinity: 0 }'], app: ['cpu_affinity: [1]', `overload: { max_loop_delay: ${opts.delay}ms }`], name: `superd + overload (max_loop_delay ${opts.delay}ms)` }),
+  'superd-queue': () => startSuperd({ instances: 1, script: APP, top: ['daemon: { cpu_affinity: 0 }'], app: ['cpu_affinity: [1]', `overload: { max_queue_wait: ${opts.wait}ms }`], name: `superd + overload (max_queue_wait ${opts.wait}ms)` }),
+  'superd-queue-os': () => startSuperd({ instances: 1, script: APP, top: ['daemon: { cpu_affinity: 0 }', 'scheduling: os'], app: ['cpu_affinity: [1]', `overload: { max_queue_wait: ${opts.wait}ms }`], name: `superd + overload (max_queue_wait ${opts.wait}ms), scheduling: os` }),
   'superd-overload-os': () => startSuperd({ instances: 1, script: APP, top: ['daemon: { cpu_affinity: 0 }', 'scheduling: os'], app: ['cpu_affinity: [1]', `overload: { max_loop_delay: ${opts.delay}ms }`], name: `superd + overload, scheduling: os` }),
   pm2: () => startPm2({ instances: 1, script: APP, prefix: ON_CPU0, name: 'pm2' }),
   raw: () => startRaw({ instances: 1, script: APP, prefix: ON_CPU0, name: 'raw node:cluster' }),
@@ -56,16 +61,16 @@ const TARGETS = {
 
 const ms = (v) => (v == null ? '-' : fmt(v, v < 10 ? 1 : 0));
 
-async function measure(key, rate) {
+async function measure(key, rate, shape) {
   driverOn(ALL_CPUS);
   const t = await TARGETS[key]();
   try {
     await pinWorker(t.port);
     driverOn(0);
-    await openLoop({ port: t.port, rate: rate / opts.factor / 2, seconds: WARMUP_S, timeout: TIMEOUT_MS });
-    log(`${t.name}: ${opts.duration} s at ${fmt(rate)} req/s`);
+    await openLoop({ port: t.port, rate: rate / opts.factor / 2, seconds: WARMUP_S, timeout: TIMEOUT_MS, shape });
+    log(`${t.name}, ${shape}: ${opts.duration} s at ${fmt(rate)} req/s`);
     const before = cpuSnapshot(t);
-    const r = await openLoop({ port: t.port, rate, seconds: opts.duration, timeout: TIMEOUT_MS, settleMs: SETTLE_S * 1000 });
+    const r = await openLoop({ port: t.port, rate, seconds: opts.duration, timeout: TIMEOUT_MS, settleMs: SETTLE_S * 1000, shape });
     const cpu = cpuDelta(before, cpuSnapshot(t));
     const served = r.latency['200'] ?? [];
     const shedKeys = Object.keys(r.latency).filter((k) => k !== '200');
@@ -76,6 +81,7 @@ async function measure(key, rate) {
     const [shedNew, shedKept] = [shedOn(r.onNew), shedOn(r.onKept)];
     return {
       target: t.name,
+      shape,
       offered: rate,
       sent: r.sent,
       served: served.length,
@@ -106,10 +112,11 @@ const rate = Math.round(cap * opts.factor);
 log(`capacity ${fmt(cap)} req/s; offered load ${fmt(rate)} req/s`);
 const keys = opts.only.length ? opts.only : Object.keys(TARGETS);
 const results = [];
-for (const key of keys) results.push(await measure(key, rate));
+const shapes = Array.isArray(opts.shape) ? opts.shape : opts.shape.split(',');
+for (const key of keys) for (const shape of shapes) results.push(await measure(key, rate, shape));
 
 const rows = results.map((r) => [
-  r.target, fmt(r.servedRate), `${fmt((100 * r.servedRate) / cap)} %`, ms(r.servedP50), ms(r.servedP99), ms(r.steadyP99),
+  r.target, r.shape, fmt(r.servedRate), `${fmt((100 * r.servedRate) / cap)} %`, ms(r.servedP50), ms(r.servedP99), ms(r.steadyP99),
   r.shed ? `${r.shed} (${r.shedStatus})` : '0', ms(r.shedP50), ms(r.shedP99),
   r.shed ? `${ms(r.shedKeptP99)} (${r.shedKept})` : '-', r.shed ? `${ms(r.shedNewP99)} (${r.shedNew})` : '-',
   String(r.timeouts), String(r.errors), fmt(r.cpu.other, 2),
@@ -123,7 +130,7 @@ const out = [
     + 'while the clients\' connection pool grows (each new connection waits for the busy worker to take it); '
     + '"other load": cores busy with other jobs during the window.',
   '',
-  table(['target', 'served req/s', 'of 1x', 'served p50 ms', 'served p99 ms', `p99 after ${SETTLE_S} s`, 'refused', 'refused p50 ms', 'refused p99 ms',
+  table(['target', 'clients', 'served req/s', 'of 1x', 'served p50 ms', 'served p99 ms', `p99 after ${SETTLE_S} s`, 'refused', 'refused p50 ms', 'refused p99 ms',
     'refused p99 ms, kept-alive connection (count)', 'refused p99 ms, new connection (count)', 'timeouts', 'errors', 'other load'], rows),
 ];
 process.stdout.write(`${out.join('\n')}\n`);

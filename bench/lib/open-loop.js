@@ -4,7 +4,9 @@
 // request when its last one is answered, which hides a queue). Each latency is measured
 // from the request's scheduled time, so the client's own lateness counts too; a request
 // not answered within `timeout` is destroyed and counted as a timeout. The rate may step:
-// `phases` run one after the other over one connection pool (bench/autoscale.js).
+// `phases` run one after the other over one connection pool (bench/autoscale.js). With
+// `shape: 'new-connection'`, each request goes on a connection of its own (`Connection:
+// close`), as nginx's default upstream, health checkers and clients without an agent send.
 import http from 'node:http';
 
 const TICK_MS = 2;
@@ -34,7 +36,7 @@ function schedule(phases) {
 
 /**
  * @param {{port: number, path?: string, rate?: number, seconds?: number, phases?: {rate: number, seconds: number}[],
- *   timeout?: number, settleMs?: number, onResult?: (r: OpenLoopResult) => void}} o
+ *   timeout?: number, settleMs?: number, shape?: 'keep-alive'|'new-connection', onResult?: (r: OpenLoopResult) => void}} o
  *   rate: requests per second; seconds: how long to send; phases: instead of rate and seconds,
  *   rates one after the other; timeout: ms per request; settleMs: the requests scheduled
  *   before this (ms into the run) are left out of `steady`; onResult: called with every
@@ -46,8 +48,9 @@ function schedule(phases) {
  *   onNew, onKept: the same, of the requests sent on a new connection, and on a kept-alive one;
  *   inWindow: answers by status that arrived while requests were being sent (a rate over `seconds`)
  */
-export function openLoop({ port, path = '/', rate, seconds, phases = [{ rate, seconds }], timeout = 5000, settleMs = 0, onResult }) {
+export function openLoop({ port, path = '/', rate, seconds, phases = [{ rate, seconds }], timeout = 5000, settleMs = 0, shape = 'keep-alive', onResult }) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
+  const each = shape === 'new-connection' ? { agent: false, headers: { connection: 'close' } } : { agent };
   const { due, ms: windowMs } = schedule(phases);
   const total = due.length;
   const out = { sent: 0, byStatus: {}, inWindow: {}, timeouts: 0, errors: 0, latency: {}, steady: {}, onNew: {}, onKept: {}, seconds: windowMs / 1000 };
@@ -73,7 +76,7 @@ export function openLoop({ port, path = '/', rate, seconds, phases = [{ rate, se
         fn();
         finish();
       };
-      const req = http.get({ host: '127.0.0.1', port, path, agent }, (res) => {
+      const req = http.get({ host: '127.0.0.1', port, path, ...each }, (res) => {
         let body = '';
         if (onResult) res.setEncoding('utf8').on('data', (d) => (body += d));
         else res.resume();

@@ -95,7 +95,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1; // setTimeout's bound: Node sets a longer dela
  * @property {number|null} metrics_interval  ms
  * @property {number|null} unresponsive_timeout  ms
  * @property {{loop_delay: number, duration: number, keep: number, cooldown: number}|null} profile_on_stall  ms
- * @property {{max_loop_delay: number|null, max_inflight: number|null, status: number, retry_after: number}|null} overload  ms
+ * @property {{max_loop_delay: number|null, max_inflight: number|null, max_queue_wait: number|null, status: number, retry_after: number}|null} overload  ms
  * @property {{by: 'ip'|'sid'|'cookie', cookie: string|null}|null} sticky  which connections go to one worker (docs/realtime.md)
  * @property {{ file: string, line: number }} source  where the entry starts
  */
@@ -385,10 +385,12 @@ function overloadBounds(v, report) {
   const out = {
     max_loop_delay: v.max_loop_delay === undefined ? null : parseDuration(v.max_loop_delay),
     max_inflight: v.max_inflight ?? null,
+    max_queue_wait: v.max_queue_wait === undefined ? null : parseDuration(v.max_queue_wait),
     status: v.status ?? 503,
     retry_after: parseDuration(v.retry_after ?? '1s'),
   };
-  if (out.max_loop_delay === null && out.max_inflight === null) report(null, 'needs a bound: max_loop_delay (e.g. 20ms) or max_inflight (e.g. 64), or both');
+  if (out.max_loop_delay === null && out.max_inflight === null && out.max_queue_wait === null) report(null, 'needs a bound: max_queue_wait (e.g. 500ms), max_inflight (e.g. 64) or max_loop_delay (e.g. 100ms)');
+  if (out.max_queue_wait !== null && out.max_queue_wait < MIN_OVERLOAD_LOOP_DELAY_MS) report('max_queue_wait', `must be at least ${MIN_OVERLOAD_LOOP_DELAY_MS}ms (got ${v.max_queue_wait}): the agent times the loop with a ${MIN_OVERLOAD_LOOP_DELAY_MS} ms timer`);
   if (out.max_loop_delay !== null && out.max_loop_delay < MIN_OVERLOAD_LOOP_DELAY_MS) report('max_loop_delay', `must be at least ${MIN_OVERLOAD_LOOP_DELAY_MS}ms (got ${v.max_loop_delay}): the agent measures the loop with a ${MIN_OVERLOAD_LOOP_DELAY_MS} ms timer`);
   return out;
 }

@@ -7,6 +7,10 @@
 // new one would reach the worker only through the daemon's round-robin handoff, which
 // waits for a turn of the worker's loop per connection, so under load it would queue there.
 //
+// max_queue_wait judges each request by the wait it saw (below, CoDel); the daemon stamps the
+// accept time of each connection it hands over (round-robin), slow uploads and pipelined
+// requests do not count in max_inflight, and slow senders get HAProxy-like timeouts.
+//
 // The decision is O(1) per request, from two figures kept here:
 // - in flight: requests handed to the app and not yet closed (ServerResponse 'close');
 // - the loop's delay: how long the loop's last turn ran, or the turn in progress has run
@@ -40,6 +44,29 @@ const COST_WEIGHT = 0.5; // of the last served request in the cost estimate
 // The events a new HTTP request comes as: 'checkContinue' / 'checkExpectation' instead of
 // 'request' when the app listens to them (Expect: 100-continue); the shed answer is final.
 const REQUEST_EVENTS = new Set(['request', 'checkContinue', 'checkExpectation']);
+// max_queue_wait, CoDel's standing-queue test (Nichols and Jacobson, "Controlling Queue
+// Delay"; Facebook's adaptive CoDel): over each interval (max_queue_wait, at least
+// MIN_INTERVAL_MS), the least wait of the requests decided in it. Above the target
+// (max_queue_wait / TARGET_SHARE) in STANDING_INTERVALS intervals in a row, the queue is
+// standing, not a burst or a stall of the host: in the next interval a request that waited
+// past the target is refused; otherwise only one past max_queue_wait.
+// A host busy with other work delays some requests, not all of them: the least wait stays
+// low and nothing is refused. And the worker's own queue is what shedding can shorten: a
+// wait counts only while the loop was busy (its utilization over the last interval at least
+// BUSY_ELU). A loop kept waiting by the kernel for a CPU others use is idle in that figure
+// (the wait is in epoll), so a starved host at a low load refuses nothing.
+const TARGET_SHARE = 5;
+const BUSY_ELU = 0.5;
+const STANDING_INTERVALS = 2;
+const MIN_INTERVAL_MS = 100;
+const MIN_SEEN = 3; // requests an interval needs to call its queue standing
+const HANDOFF = Symbol('superd.handoffWait'); // on a socket: how long its connection waited before this worker saw it (ms)
+const OPEN = Symbol('superd.openRequests'); // on a socket: its admitted requests not yet closed
+// Slow senders: Node's defaults (a request 300 s, its headers 60 s) hold a connection for
+// minutes; an app that kept them gets these (HAProxy's `timeout http-request` role).
+const NODE_TIMEOUTS = { requestTimeout: 300_000, headersTimeout: 60_000 };
+const SENDER_TIMEOUTS = { requestTimeout: 30_000, headersTimeout: 10_000 };
+const MAX_HANDOFF_MS = 60_000; // a stamp further off is a clock step, not a wait
 
 /** The settings of SUPER_OVERLOAD (ms), or null: off. */
 function parseSettings(text) {
@@ -50,10 +77,11 @@ function parseSettings(text) {
     const out = {
       maxLoopDelay: bound(s.max_loop_delay),
       maxInflight: bound(s.max_inflight),
+      maxQueueWait: bound(s.max_queue_wait),
       status: Number.isInteger(s.status) && s.status >= 400 && s.status <= 599 ? s.status : 503,
       retryAfter: typeof s.retry_after === 'number' && s.retry_after > 0 ? Math.ceil(s.retry_after / 1000) : 0,
     };
-    return out.maxLoopDelay || out.maxInflight ? out : null;
+    return out.maxLoopDelay || out.maxInflight || out.maxQueueWait ? out : null;
   } catch {
     return null;
   }
@@ -68,12 +96,23 @@ function responseHeaders(settings, body) {
 
 /**
  * The shedding state of one worker.
- * @param {{maxLoopDelay: number|null, maxInflight: number|null, status: number, retryAfter: number}} settings
+ * @param {{maxLoopDelay: number|null, maxInflight: number|null, maxQueueWait: number|null, status: number, retryAfter: number}} settings
  * @param {object} [o]
  * @param {() => number} [o.clock]  ms, monotonic
  * @param {(line: string) => void} [o.log]
  */
 function createShedder(settings, { clock = () => performance.now(), log = (line) => process.stderr.write(line) } = {}) {
+  const timed = Boolean(settings.maxLoopDelay || settings.maxQueueWait); // decided in the check phase, with the timer
+  const interval = Math.max(MIN_INTERVAL_MS, settings.maxQueueWait ?? 0);
+  const target = (settings.maxQueueWait ?? 0) / TARGET_SHARE;
+  let intervalEnd = 0;
+  let minWait = Infinity; // the least wait decided in this interval (ms)
+  let seen = 0;
+  let standing = false; // the last STANDING_INTERVALS intervals' least wait was over the target
+  let overRuns = 0; // intervals in a row whose least wait was over the target
+  let loopBusy = false; // the loop was busy for most of the last interval: the waits are its own queue's
+  let eluMark = null; // performance.eventLoopUtilization() at the interval's start
+  let handedAt = null; // the daemon's accept stamp of the connection being handed (round-robin)
   const body = `overloaded; retry${settings.retryAfter ? ` after ${settings.retryAfter} s` : ' later'}\n`;
   const headers = responseHeaders(settings, body);
   let inflight = 0;
@@ -125,10 +164,54 @@ function createShedder(settings, { clock = () => performance.now(), log = (line)
   /** The loop's delay bound, if `late` (ms) is over it: its figures, for the log; or null. */
   const overDelay = (late) =>
     settings.maxLoopDelay && late > settings.maxLoopDelay ? `loop delay ${Math.round(late)} ms, max_loop_delay ${settings.maxLoopDelay} ms` : null;
-  /** Which bound the worker is over (its figures, for the log), or null; `late`: the loop's delay (ms). */
-  const overBound = (late) => {
-    if (settings.maxInflight && inflight >= settings.maxInflight) return `${inflight} in flight, max_inflight ${settings.maxInflight}`;
+  /**
+   * Which bound the worker is over (its figures, for the log), or null; `late`: the loop's
+   * delay (ms); `req`: the request decided (one pipelined behind another of its connection
+   * shares that one's place in max_inflight).
+   */
+  const overBound = (late, req) => {
+    if (settings.maxInflight && inflight >= settings.maxInflight && !(req?.socket?.[OPEN] > 0)) return `${inflight} in flight, max_inflight ${settings.maxInflight}`;
     return overDelay(late);
+  };
+
+  /** Notes a request's wait (ms) when first decided, for the standing-queue test. */
+  const noteWait = (wait, now) => {
+    if (now >= intervalEnd) {
+      const perf = require('node:perf_hooks').performance; // its eventLoopUtilization: not in the global's types
+      const elu = perf.eventLoopUtilization();
+      loopBusy = eluMark !== null && now < intervalEnd + interval && perf.eventLoopUtilization(elu, eluMark).utilization >= BUSY_ELU;
+      eluMark = elu;
+      overRuns = loopBusy && seen >= MIN_SEEN && minWait > target ? overRuns + 1 : 0; // an idle gap ends a standing queue
+      standing = overRuns >= STANDING_INTERVALS;
+      minWait = Infinity;
+      seen = 0;
+      intervalEnd = now + interval;
+    }
+    if (wait < minWait) minWait = wait;
+    seen++;
+  };
+  /** The queue-wait bound, if `wait` (ms) is over it: its figures, for the log; or null. */
+  const overWait = (wait) => {
+    if (!settings.maxQueueWait || !loopBusy) return null;
+    if (standing && wait > target) return `waited ${Math.round(wait)} ms in a standing queue (over ${Math.round(target)} ms for ${interval} ms)`;
+    return wait > settings.maxQueueWait ? `waited ${Math.round(wait)} ms, max_queue_wait ${settings.maxQueueWait} ms` : null;
+  };
+  /**
+   * A busy loop's turn holds at most the target's worth of requests (ms ahead of this one):
+   * the daemon hands a worker one new connection per turn, so long turns would queue the
+   * clients' new connections there (a keep-alive pool grows in a surge).
+   */
+  const overTurn = (ahead) => (settings.maxQueueWait && loopBusy && ahead > target ? `${Math.round(ahead)} ms of requests ahead in this turn, over ${Math.round(target)} ms` : null);
+  /** How long a request read at item.readAt has waited by `t` (ms). */
+  const waitOf = (item, t) => item.waitBase + (t - item.readAt);
+  /** How late the loop is now (ms): what a connection accepted by the kernel (os) waited there. */
+  const lateNow = (now) => (ticker ? Math.max(checkPending ? turnLate : pendingLate, liveLate(now)) : 0);
+  /** A connection reached a server: how long it waited before this worker saw it. */
+  const connected = (socket, now) => {
+    const at = handedAt;
+    handedAt = null;
+    const handoff = at === null ? lateNow(now) : Date.now() - at;
+    if (socket && typeof socket === 'object') socket[HANDOFF] = handoff > 0 && handoff < MAX_HANDOFF_MS ? handoff : 0;
   };
 
   /**
@@ -186,14 +269,38 @@ function createShedder(settings, { clock = () => performance.now(), log = (line)
     res.end(body);
   };
 
-  const done = () => {
-    inflight--;
-  };
-
-  /** Admits one request: the app's listeners see it now; its 'close' ends its flight. */
+  /**
+   * Admits one request: the app's listeners see it now; its 'close' ends its flight. It
+   * counts in flight (max_inflight) once its body has come, as CPU work and not a client
+   * still sending; a request pipelined behind another of its connection does not count.
+   */
   const admit = (item) => {
-    inflight++;
-    item.res.once('close', done);
+    const { req, res } = item;
+    const socket = req?.socket;
+    const pipelined = socket?.[OPEN] > 0;
+    if (socket) socket[OPEN] = (socket[OPEN] ?? 0) + 1;
+    let counted = false;
+    let closed = false;
+    const count = () => {
+      if (counted || closed) return;
+      counted = true;
+      inflight++;
+    };
+    if (!pipelined) {
+      if (!req || bodyDone(req)) count();
+      else {
+        const push = req.push;
+        req.push = function superdBodyEnd(chunk) {
+          if (chunk === null) count();
+          return push.apply(this, arguments);
+        };
+      }
+    }
+    res.once('close', () => {
+      closed = true;
+      if (counted) inflight--;
+      if (socket) socket[OPEN]--;
+    });
   };
   /** Runs the app's listeners for an admitted request, and learns what one costs the loop. */
   const serve = (item) => {
@@ -218,7 +325,7 @@ function createShedder(settings, { clock = () => performance.now(), log = (line)
           const item = toServe.shift();
           const t = clock();
           const late = turnDelay(t);
-          const why = servedOfBatch++ > 0 && overDelay(late);
+          const why = servedOfBatch++ > 0 && (overDelay(late) || overWait(waitOf(item, t)));
           if (why) shed(item.res, t, why, late);
           else serve(item);
           continue;
@@ -232,7 +339,12 @@ function createShedder(settings, { clock = () => performance.now(), log = (line)
         const now = clock();
         const late = turnDelay(now);
         for (const item of items) {
-          const why = overBound(late + toServe.length * costEstimate);
+          // What this one would wait behind the ones admitted ahead of it; none for one
+          // pipelined behind another of its connection: it waits for that one anyway.
+          const ahead = item.req?.socket?.[OPEN] > 0 ? 0 : toServe.length * costEstimate;
+          const wait = waitOf(item, now);
+          noteWait(wait, now);
+          const why = overBound(late + ahead, item.req) || overWait(wait + ahead) || overTurn(ahead);
           if (why) shed(item.res, now, why, late);
           else {
             admit(item);
@@ -251,23 +363,29 @@ function createShedder(settings, { clock = () => performance.now(), log = (line)
   function guard(server) {
     if (server[GUARDED]) return;
     server[GUARDED] = true;
+    for (const [key, value] of Object.entries(SENDER_TIMEOUTS)) if (server[key] === NODE_TIMEOUTS[key]) server[key] = value;
     const emit = server.emit;
     server.emit = function superdOverloadEmit(event, req, res) {
+      if (event === 'connection') connected(req, clock());
       if (!REQUEST_EVENTS.has(event) || !res) return emit.apply(this, arguments);
       const now = clock();
       idleTicks = 0;
-      if (settings.maxLoopDelay) {
-        // Decided in this turn's check phase, with every request the turn read.
+      if (timed) {
+        // Decided in this turn's check phase, with every request the turn read. Its wait so
+        // far: its connection's (the first request on it) and the loop's lateness this turn.
         readRequest(now);
-        turnQueue.push({ server: this, emit, args: arguments, res });
+        const socket = req?.socket;
+        const handoff = socket?.[HANDOFF] ?? 0;
+        if (handoff) socket[HANDOFF] = 0;
+        turnQueue.push({ server: this, emit, args: arguments, req, res, readAt: now, waitBase: handoff + turnLate });
         return true;
       }
-      const why = overBound(0);
+      const why = overBound(0, req);
       if (why) {
         shed(res, now, why, 0);
         return true;
       }
-      admit({ res });
+      admit({ req, res });
       return emit.apply(this, arguments);
     };
   }
@@ -280,11 +398,37 @@ function createShedder(settings, { clock = () => performance.now(), log = (line)
       shedSinceReport = 0;
       return { shedding: episode !== null, shed: shedNow, inflight };
     },
+    /** The daemon is handing this worker a connection it accepted at `at` (ms since the epoch). */
+    handing(at) {
+      handedAt = at;
+    },
     /** fn(shedding) at the start and the end of each episode. */
     onEpisode(fn) {
       onEpisode = fn;
     },
   };
+}
+
+/** Whether a request's body has all come (or it has none): it can be CPU work now. */
+function bodyDone(req) {
+  if (req.complete) return true;
+  const h = req.headers ?? {};
+  return h['transfer-encoding'] === undefined && !(Number(h['content-length']) > 0);
+}
+
+/**
+ * Under round-robin, the daemon stamps each connection it hands over with the time it
+ * accepted it ('newconn', superdAcceptedAt: the seam in lib/master/process/cluster-
+ * internals): read before cluster's own listener, which emits the server's 'connection'.
+ */
+function watchHandoffs(shedder) {
+  if (typeof process.send !== 'function') return;
+  // Node's private event of cluster's messages: not in @types/node.
+  /** @type {import('node:events').EventEmitter} */ (/** @type {unknown} */ (process)).prependListener('internalMessage', (m) => {
+    if (m !== null && typeof m === 'object' && m.cmd === 'NODE_CLUSTER' && m.act === 'newconn') {
+      shedder.handing(typeof m.superdAcceptedAt === 'number' ? m.superdAcceptedAt : null);
+    }
+  });
 }
 
 /** Guards every server that listens from now on (net.Server#listen, as drain.cjs tracks them). */
@@ -300,6 +444,9 @@ function guardServers(shedder) {
 const settings = parseSettings(process.env.SUPER_OVERLOAD);
 delete process.env.SUPER_OVERLOAD; // not for the app's own children
 const shedder = settings && createShedder(settings);
-if (shedder) guardServers(shedder);
+if (shedder) {
+  guardServers(shedder);
+  if (settings.maxQueueWait) watchHandoffs(shedder);
+}
 
 module.exports = { shedder };

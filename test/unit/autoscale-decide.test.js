@@ -122,3 +122,17 @@ test('the window is bounded: a long `for` at a short interval keeps at most 4096
   for (let t = 1; t <= 20_000; t++) state = decideScale({ settings: long, figures: [fig(0.5)], state, now: t * 100, idle: true }).state;
   assert.ok(state.samples.length <= 4096, `${state.samples.length} samples`);
 });
+
+test('a worker that sheds reads as at its up bounds: shedding does not hide the load, and holds a step down off', () => {
+  // Shedding keeps the ELU low (0.4): the shed requests are the load past capacity.
+  const shedding = fig(0.4, { shed: 120 });
+  const r = run([shedding]);
+  assert.equal(r.at, 70);
+  assert.equal(r.step.direction, 'up');
+  assert.equal(r.step.to, 2);
+  // without shedding, the same figures add nothing
+  assert.equal(run([fig(0.4, { shed: 0 })]).step, null);
+  // two workers, one of them shedding at a low ELU: no step down
+  assert.equal(run([fig(0.1), fig(0.1, { shed: 3 })], { to: 400, s: { ...settings, max: 2 } }).step, null);
+  assert.equal(run([fig(0.1), fig(0.1, { shed: 0 })], { to: 400, s: { ...settings, max: 2 } }).step?.direction, 'down');
+});

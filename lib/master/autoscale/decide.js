@@ -15,13 +15,17 @@
 //   and the workers left would stay under the up bounds the load adds to (elu and
 //   in-flight requests are shared out by the daemon's round-robin; a loop delay is not
 //   projected).
+// A worker that shed requests (overload:) in a sample reads as at least at every up bound
+// there: shedding keeps its ELU, loop delay and in-flight count low by refusing the load
+// past its capacity, and that load is what autoscale must add a worker for (nor may it
+// retire one while any sheds).
 // One step at a time, within min-max, at least `cooldown` after the last step (or the app's
 // start or reload), never while another operation holds the app. A worker without fresh
 // figures (starting, or too busy to report) adds no sample and decides nothing.
 
 import { SCALE_FIGURES as FIGURES, figureText } from '../../scale-figures.js';
 
-/** @typedef {{elu: number|null, loop_delay: number|null, inflight: number|null}} Figures */
+/** @typedef {{elu: number|null, loop_delay: number|null, inflight: number|null, shed?: number}} Figures  shed: requests refused by overload shedding since the last sample */
 /** @typedef {{t: number, lo: Figures, hi: Figures, sum: Figures, n: number}} Sample  per figure: least, most, sum over the n workers */
 /** @typedef {{samples: Sample[], lastAt: number}} ScaleState */
 
@@ -49,7 +53,8 @@ export function decideScale({ settings, figures, state, now, idle }) {
   // window is full once a sample at least `for` old is there.
   const since = state.samples.filter((s) => s.t > state.lastAt);
   const inside = since.findIndex((s) => s.t >= now - keep);
-  let samples = [...since.slice(inside === -1 ? Math.max(0, since.length - 1) : Math.max(0, inside - 1)), sample(/** @type {Figures[]} */ (figures), now)];
+  const load = /** @type {Figures[]} */ (figures).map((f) => (f.shed > 0 ? atUpBounds(f, up) : f));
+  let samples = [...since.slice(inside === -1 ? Math.max(0, since.length - 1) : Math.max(0, inside - 1)), sample(load, now)];
   // A long `for` at a short interval: every other sample goes (the means stay about right).
   if (samples.length > MAX_SAMPLES) samples = samples.filter((_, i) => i % 2 === 1);
   const next = { samples, lastAt: state.lastAt };
@@ -66,6 +71,13 @@ export function decideScale({ settings, figures, state, now, idle }) {
     if (under && fits) return { state: next, step: { to: count - 1, direction: 'down', reason: `every worker under ${bounds(down, FIGURES.filter((k) => down[k] !== null), ' and ')} for ${seconds(down.for)}`, figures: means(downWindow) } };
   }
   return { state: next, step: null };
+}
+
+/** A shedding worker's figures: each at least at its up bound (a figure without one as it is). */
+function atUpBounds(f, up) {
+  const out = { ...f };
+  for (const k of FIGURES) if (up[k] !== null) out[k] = Math.max(f[k] ?? up[k], up[k]);
+  return out;
 }
 
 /** One sample: per figure, the least and the most a worker reported, and their sum (null: a worker has none). */

@@ -70,7 +70,7 @@ export class CounterStore {
 }
 
 /** What a WorkerRecord adds up between two reads of autoscale's figures (takeScaleFigures). */
-const emptyScaleSums = () => ({ ms: 0, busyMs: 0, inflight: 0, inflightKnown: false, loop: 0 });
+const emptyScaleSums = () => ({ ms: 0, busyMs: 0, inflight: 0, inflightKnown: false, loop: 0, shed: 0 });
 
 const count = (n) => (Number.isSafeInteger(n) && n > 0 ? n : 0);
 
@@ -106,7 +106,7 @@ export class WorkerRecord {
     // by the time it covers. A report asked for by `ls` or a scrape may cover a few ms, and
     // one request served in them would read as an ELU of 1.
     this.scaleSums = emptyScaleSums();
-    /** @type {{elu: number, loop_delay: number, inflight: number|null}|null} */
+    /** @type {{elu: number, loop_delay: number, inflight: number|null, shed: number}|null} */
     this.scaleLast = null;
   }
 
@@ -127,6 +127,7 @@ export class WorkerRecord {
         sums.inflightKnown = true;
       }
       sums.loop = Math.max(sums.loop, data.loop?.p99 ?? 0);
+      sums.shed += count(data.overload?.shed);
     }
     this.answered?.resolve();
     this.answered = null;
@@ -137,14 +138,15 @@ export class WorkerRecord {
 
   /**
    * The figures autoscale watches over the reports since the last call: ELU and in-flight
-   * requests weighed by the time each report covers, the worst loop p99. With no report
-   * since, the last call's figures (null before any).
+   * requests weighed by the time each report covers, the worst loop p99, and the requests
+   * its overload shedding refused (autoscale reads a worker that shed as at its up bounds:
+   * decide.js). With no report since, the last call's figures (null before any).
    */
   takeScaleFigures() {
     const s = this.scaleSums;
     if (s.ms > 0) {
       const round = (v) => Math.round(v * 1000) / 1000;
-      this.scaleLast = { elu: round(s.busyMs / s.ms), loop_delay: s.loop, inflight: s.inflightKnown ? round(s.inflight / s.ms) : null };
+      this.scaleLast = { elu: round(s.busyMs / s.ms), loop_delay: s.loop, inflight: s.inflightKnown ? round(s.inflight / s.ms) : null, shed: s.shed };
       this.scaleSums = emptyScaleSums();
     }
     return this.scaleLast;

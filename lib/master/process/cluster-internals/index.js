@@ -14,6 +14,8 @@
 //       addressType:fd:index on Node 20, without :index for port > 0 from 22.
 //     - primary -> worker {act: 'newconn', key, seq} with the connection's handle; the worker
 //       answers {ack: seq, accepted}; an unanswered one is never handed to anyone else.
+//       The worker's child.js reads only key and seq: superd adds superdAcceptedAt (the
+//       accept time, for the worker's queue-wait shedding).
 //       Node finds the callback of an answer by its seq alone (internal/cluster/utils.js: one
 //       map for every worker), so sticky-router.js may send Node's message to another worker
 //       of the app that serves the same key: that worker's answer completes Node's handoff,
@@ -34,7 +36,9 @@
 //     - worker.exitedAfterDisconnect: set, queries are dropped by the primary;
 //     - proc.channel: null once the channel has ended;
 //     - RoundRobinHandle listens through net.createServer(assert.fail).listen() and keeps
-//       the server's `_handle` [boot: net.Server.prototype.listen is patchable];
+//       the server's `_handle` [boot: net.Server.prototype.listen is patchable]; its
+//       'listening' listener sets the raw handle's onconnection (distribute), wrapped a tick
+//       later to stamp each accepted handle (absent: no stamp, the worker's own time);
 //     - SharedHandle builds an fd's handle with net._createServerHandle, which wants no
 //       address or port beside the fd; shared-listen.js builds a fork-mode Node worker's
 //       listening socket with it too [boot], and the agent in that worker routes its

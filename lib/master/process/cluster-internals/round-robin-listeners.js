@@ -1,5 +1,7 @@
 // The raw listening handles of this primary's round-robin servers, so that a retiring daemon
-// (`super upgrade`) can stop accepting on them (upgrade/cluster-listeners.js).
+// (`super upgrade`) can stop accepting on them (upgrade/cluster-listeners.js), and the time
+// each connection was accepted on them, for the 'newconn' that hands it to a worker (its
+// overload shedding measures the wait from there: worker-hooks.js).
 //
 // Node keeps a round-robin listener out of reach: RoundRobinHandle (lib/internal/cluster/
 // round_robin_handle.js, Node 20 to 24) creates `net.createServer(assert.fail)`, calls
@@ -8,11 +10,15 @@
 // whose only 'connection' listener is cluster's `fail`, a 'listening' listener registered
 // inside listen() runs before cluster's and records the raw handle. If Node changes this,
 // nothing is recorded and retirement falls back to the workers' drain alone (the retiring
-// daemon logs how many listeners it closed).
+// daemon logs how many listeners it closed). Cluster's 'listening' listener then sets the
+// raw handle's `onconnection` (to its distribute()); a tick later it is wrapped to stamp
+// each accepted handle (one clock read and one property per connection). Without it, no
+// stamp: a worker measures the wait from when it got the connection.
 import net from 'node:net';
 
 /** Raw listening handles of the round-robin servers of this primary. */
 const handles = new Set();
+const ACCEPTED_AT = Symbol('superd.acceptedAt'); // on an accepted connection's handle: Date.now() at accept
 let installed = false;
 let lastHandoff = 0; // when a worker last answered a handed connection
 
@@ -28,6 +34,7 @@ export function trackRoundRobinListeners() {
         const raw = /** @type {any} libuv's handle: Node internals, no public API gives it */ (this)._handle;
         if (!raw) return;
         handles.add(raw);
+        process.nextTick(() => stampAccepts(raw));
         const close = raw.close;
         raw.close = function closeTracked(...a) {
           handles.delete(raw);
@@ -37,6 +44,22 @@ export function trackRoundRobinListeners() {
     }
     return listen.apply(this, args);
   };
+}
+
+/** Wraps cluster's onconnection of a round-robin listener to stamp each accepted handle. */
+function stampAccepts(raw) {
+  const distribute = raw.onconnection;
+  if (typeof distribute !== 'function') return;
+  raw.onconnection = function onconnectionStamped(err, handle) {
+    if (handle && typeof handle === 'object') handle[ACCEPTED_AT] = Date.now();
+    return distribute.call(this, err, handle);
+  };
+}
+
+/** When the connection of `handle` was accepted (ms since the epoch), or null (not stamped). */
+export function acceptedAt(handle) {
+  const at = handle?.[ACCEPTED_AT];
+  return typeof at === 'number' ? at : null;
 }
 
 /** Closes every round-robin listener (only this process's descriptor); returns how many. */

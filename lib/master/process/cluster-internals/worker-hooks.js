@@ -15,12 +15,16 @@
 //   primary -> worker (proc.send, wrapped once): a query's answer {ack, errno, key} to the
 //     handoff guard and the watches; 'newconn' first to the sticky router of a sticky app
 //     (which may send it to another worker of the app, through that worker's own send),
-//     then to the handoff guard; 'disconnect' to the handoff guard.
+//     then to the handoff guard; 'disconnect' to the handoff guard. A 'newconn' gets one
+//     field, superdAcceptedAt (ms since the epoch, when the daemon accepted the connection:
+//     round-robin-listeners.js), read by the worker's overload shedding
+//     (lib/worker/overload.cjs) before cluster's listener; Node's child ignores it.
 //   worker.disconnect (wrapped once): the handoff guard holds it while a query is unanswered.
 //   'disconnect' (after cluster's own listener): the handoff guard, then the watches.
 //   'close': the 'disconnect' Node missed (handoff guard, hole 3).
 import { handoffGuard } from './handoff-guard.js';
 import { stickyRouter, stickyMember, sendPrefix } from './sticky-router.js';
+import { acceptedAt } from './round-robin-listeners.js';
 
 const CLUSTER = 'NODE_CLUSTER';
 const SYNTHETIC = Symbol('superd synthetic message');
@@ -106,8 +110,8 @@ export function hookWorker(worker, watches, { refuse, inheritedFd, handedOff, st
         if (router.route(message.key, handle, deliverer(message, handle))) return true;
       }
       guard.connectionSent(message.seq, message.key, handle);
-    }
-    else if (ours && message.act === 'disconnect') guard.disconnecting();
+      message.superdAcceptedAt = acceptedAt(handle) ?? Date.now();
+    } else if (ours && message.act === 'disconnect') guard.disconnecting();
     const sent = send.call(this, message, handle, ...rest);
     if (answer) guard.answered(message.ack);
     return sent;

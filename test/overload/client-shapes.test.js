@@ -1,0 +1,160 @@
+// Issue 39, overload shedding for every client shape: a request is judged by the wait it
+// really sees (from the daemon's accept under round-robin, max_queue_wait), so clients that
+// open a new connection per request are shed past capacity (refused, never timed out); a
+// host busy with other programs sheds nothing at a low load; slow uploads do not count as
+// in flight (GETs beside them are served, /readyz stays ready); pipelined GETs on an idle
+// worker are served. One daemon, two one-worker apps of the overload fixture.
+import http from 'node:http';
+import net from 'node:net';
+import { spawn } from 'node:child_process';
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { sandbox, freePort, httpGet, describeJson } from '../helpers/harness.js';
+
+/**
+ * One GET on a new connection (`Connection: close`): its status, or 'timeout' / 'error'.
+ * @returns {Promise<number|'timeout'|'error'>}
+ */
+function getOnce(port, path, timeout = 8000) {
+  return new Promise((resolve) => {
+    const req = http.get({ host: '127.0.0.1', port, path, agent: false, headers: { connection: 'close' } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+      res.on('error', () => resolve('error'));
+    });
+    req.setTimeout(timeout, () => {
+      req.destroy();
+      resolve('timeout');
+    });
+    req.on('error', () => resolve('error'));
+  });
+}
+
+/** `total` GETs sent open-loop at `perSecond` (each on a new connection), their outcomes counted. */
+async function openLoop(port, path, perSecond, total) {
+  const outcomes = [];
+  const tickMs = 10;
+  const perTick = perSecond * tickMs / 1000;
+  let sent = 0;
+  let owed = 0;
+  await new Promise((resolve) => {
+    const timer = setInterval(() => {
+      owed += perTick;
+      for (; owed >= 1 && sent < total; owed--, sent++) outcomes.push(getOnce(port, path));
+      if (sent >= total) {
+        clearInterval(timer);
+        resolve(undefined);
+      }
+    }, tickMs);
+  });
+  const counts = {};
+  for (const o of await Promise.all(outcomes)) counts[o] = (counts[o] ?? 0) + 1;
+  return counts;
+}
+
+/** Sends `n` pipelined GETs on one connection; resolves with the statuses of the answers (bounded: 10 s). */
+function pipelined(port, n) {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1');
+    let text = '';
+    const statuses = () => [...text.matchAll(/^HTTP\/1\.1 (\d{3})/gm)].map((m) => Number(m[1]));
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`pipelined: ${statuses().length} of ${n} answers in 10 s`));
+    }, 10000);
+    socket.on('connect', () => socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(n)));
+    socket.on('data', (d) => {
+      text += d;
+      if (statuses().length >= n) {
+        clearTimeout(timer);
+        socket.destroy();
+        resolve(statuses());
+      }
+    });
+    socket.on('error', reject);
+  });
+}
+
+/** Starts `n` POSTs whose bodies come a byte at a time (the app is sent their headers); returns a stop(). */
+function slowUploads(port, n) {
+  const reqs = [];
+  const timers = [];
+  for (let i = 0; i < n; i++) {
+    const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/upload', agent: false, headers: { 'content-length': 1000 } });
+    req.on('error', () => {});
+    req.flushHeaders();
+    timers.push(setInterval(() => req.write('x'), 500));
+    reqs.push(req);
+  }
+  return () => {
+    timers.forEach(clearInterval);
+    reqs.forEach((r) => r.destroy());
+  };
+}
+
+test('overload by queue wait: every client shape', async (t) => {
+  const box = await sandbox(t);
+  const [portA, portB, mport] = [await freePort(), await freePort(), await freePort()];
+  box.fixture('overload-lab.js');
+  const eco = box.write('eco.yml', [
+    `metrics: { listen: 127.0.0.1:${mport}, interval: 300ms }`,
+    'apps:',
+    '  - name: queue',
+    '    script: overload-lab.js',
+    '    instances: 1',
+    `    env: { PORT: ${portA} }`,
+    '    overload: { max_queue_wait: 500ms }',
+    '  - name: uploads',
+    '    script: overload-lab.js',
+    '    instances: 1',
+    `    env: { PORT: ${portB} }`,
+    '    overload: { max_inflight: 16, max_queue_wait: 500ms }',
+  ].join('\n'));
+  await box.start(eco);
+
+  await t.test('50 pipelined GETs on an idle worker are all served', async () => {
+    const statuses = await pipelined(portB, 50);
+    assert.deepEqual(statuses, Array(50).fill(200));
+  });
+
+  await t.test('16 slow uploads are not in flight: GETs beside them served, /readyz ready', async () => {
+    const stop = slowUploads(portB, 16);
+    try {
+      // the uploads' headers reach the app: let their requests be read before the GETs
+      await new Promise((r) => setTimeout(r, 300));
+      const counts = await openLoop(portB, '/', 20, 20);
+      assert.deepEqual(counts, { 200: 20 });
+      assert.equal((await httpGet(mport, '/readyz?app=uploads')).status, 200);
+    } finally {
+      stop();
+    }
+  });
+
+  await t.test('a host busy with other programs: at a low load nothing is refused', async () => {
+    // CPU-bound programs, each in its own session (detached: setsid, its own autogroup), that
+    // end by themselves after a few seconds (a timer would never fire under a busy loop) and
+    // are killed by their group at the end: node is the session leader, so -pid is its group.
+    const busy = [1, 2, 3].map(() => spawn(process.execPath, ['-e', 'const end = Date.now() + 4000; while (Date.now() < end);'], { stdio: 'ignore', detached: true }));
+    try {
+      // Cheap requests: the worker's capacity stays far above the load however starved it is.
+      const counts = await openLoop(portA, '/', 20, 40);
+      const why = async () => fs.readFileSync((await describeJson(box, 'queue')).logs.err, 'utf8').split('\n').filter((l) => l.includes('overload')).join('\n');
+      assert.ok((counts[503] ?? 0) <= 1, `refused on a busy host: ${JSON.stringify(counts)}\n${await why()}`);
+      assert.equal(counts[200] + (counts[503] ?? 0), 40, JSON.stringify(counts));
+    } finally {
+      for (const p of busy) {
+        try {
+          process.kill(-p.pid, 'SIGKILL');
+        } catch {}
+      }
+    }
+  });
+
+  await t.test('a new connection per request at ~4x capacity: refused, none timed out', async () => {
+    // 20 ms of CPU a request: at most 50/s on a free core; 200 new connections a second.
+    const counts = await openLoop(portA, '/burn?ms=20', 200, 400);
+    assert.deepEqual(Object.keys(counts).sort(), ['200', '503'], JSON.stringify(counts));
+    assert.ok(counts[503] > 0 && counts[200] > 0, JSON.stringify(counts));
+  });
+});

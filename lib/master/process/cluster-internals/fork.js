@@ -10,7 +10,8 @@ const UV_EACCES = -os.constants.errno.EACCES;
 const REFUSED = 'superd:refusedQuery'; // an act cluster has no handler for: it drops the query
 
 /** @type {(q: import('./worker-hooks.js').ListenQuery) => number|null} */
-let inheritedFd = () => null;
+/** @type {(address: unknown, port: unknown) => number|null} the inherited socket of address:port (upgrade/ sets it) */
+let inheritedSocketOf = () => null;
 /** worker process -> the daemon's reason for the last listen it refused (for the failure report) */
 const refusals = new WeakMap();
 
@@ -34,7 +35,7 @@ export function forkWorker({ settings, execPath, env, watches, sticky = null }) 
   process.execPath = execPath;
   try {
     const worker = cluster.fork(env);
-    hookWorker(worker, watches, { refuse, inheritedFd: (q) => inheritedFd(q), handedOff, sticky });
+    hookWorker(worker, watches, { refuse, inheritedFd: (q) => inheritedSocketOf(q.address, q.port), handedOff, sticky });
     return worker;
   } finally {
     process.execPath = daemonNode;
@@ -46,8 +47,11 @@ export function forkWorker({ settings, execPath, env, watches, sticky = null }) 
  * @param {(address: unknown, port: unknown) => number|null} lookup  the inherited socket of address:port, if any
  */
 export function serveInheritedSockets(lookup) {
-  inheritedFd = (q) => lookup(q.address, q.port);
+  inheritedSocketOf = lookup;
 }
+
+/** The inherited socket of address:port, if upgrade/ serves any (fork-mode listens ask it too: shared-listen.js). */
+export const inheritedSocket = (address, port) => inheritedSocketOf(address, port);
 
 /**
  * Answers a listen query as Node answers a failed bind: the app's listen() emits 'error'

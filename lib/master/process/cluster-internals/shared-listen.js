@@ -15,7 +15,7 @@
 import net from 'node:net';
 import os from 'node:os';
 import { TO_AGENT, envelope } from '../../../ipc/agent-protocol.js';
-import { inheritedSocket } from '../../upgrade/index.js';
+import { inheritedSocket } from './fork.js';
 
 const UV_EADDRINUSE = -os.constants.errno.EADDRINUSE;
 

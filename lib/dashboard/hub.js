@@ -8,10 +8,11 @@
 //   {type: "state", t, hosts: [{name, state, error, pid, version, loading, apps, more_apps}]}   at least once a second
 //     (at most SHOWN_APPS apps and SHOWN_WORKERS worker rows of a host: a page stays light
 //     with thousands of apps; an app cut short has more_workers, the host more_apps)
-//   {type: "logs", lines: [{host, app, slot, stream, text}], skipped}        as they come
+//   {type: "logs", lines: [{host, app, slot, stream, text, t}], skipped}  t: when written (epoch ms; null: a line read back carries none)        as they come
 //   {type: "event", host, kind: "worker"|"reload", data}                     restarts, reload steps
 //   {type: "result", id, ok, data?, error?}, {type: "progress", id, data}   of an action
 import { HistoryStore } from './history.js';
+import { liveLine, tailLines } from './log-lines.js';
 
 const TICK_MS = 250;
 const FULL_EVERY_MS = 1000;
@@ -66,7 +67,8 @@ export class Hub {
     link.on('tail', guard((files) => {
       if (host.tailed) return;
       host.tailed = true;
-      const lines = files.flatMap((f) => f.lines.filter(Boolean).map((l) => ({ host: link.name, app: f.app, slot: f.slot, stream: f.stream, text: l.slice(0, 4096) })));
+      // each with the time it carries (null: none), the files' lines merged by those times
+      const lines = tailLines(link.name, files, LOG_RING);
       host.logs = [...lines.slice(-LOG_RING), ...host.logs].slice(-LOG_RING); // live lines that came first stay last
       if (lines.length) this.#toViewers({ type: 'logs', lines: lines.slice(-LOG_RING), skipped: 0 });
     }));
@@ -87,12 +89,13 @@ export class Hub {
     }));
   }
 
-  #addLog(hostName, { app, slot, stream, text, skipped }) {
+  #addLog(hostName, data) {
     const host = this.hosts.get(hostName);
-    if (skipped) this.skippedLogs += skipped;
-    for (const line of String(text ?? '').split('\n')) {
+    if (data.skipped) this.skippedLogs += data.skipped;
+    const now = Date.now();
+    for (const line of String(data.text ?? '').split('\n')) {
       if (!line) continue;
-      const entry = { host: hostName, app, slot, stream, text: line.slice(0, 4096) };
+      const entry = liveLine(hostName, data, line, now); // the time it carries, else now
       host.logs.push(entry);
       if (host.logs.length > LOG_RING) host.logs.splice(0, host.logs.length - LOG_RING);
       if (this.pendingLogs.length < LOG_BATCH) this.pendingLogs.push(entry);

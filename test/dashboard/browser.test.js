@@ -114,6 +114,9 @@ test('super dashboard in a browser', { skip: noChromium() ?? false, timeout: 120
     await page.waitForFunction(() => document.getElementById('log-lines').children.length > 0, null, { timeout: 2000 });
     assert.match(await page.locator('#log-lines').textContent(), /<b id=hostile-log>bold\?<\/b> tick \d+/);
     assert.equal(await page.locator('#hostile-log').count(), 0, 'a log line became markup');
+    // each line with the time it was written
+    const shown = await page.locator('#log-lines > div').allTextContents();
+    assert.ok(shown.some((x) => /^\d\d:\d\d:\d\d local .* tick \d+$/.test(x)), shown.slice(-3).join(' | '));
   });
 
   await t.test('a hostile app name renders as text', async () => {

@@ -31,5 +31,10 @@ test('a newly opened page gets the lines written while no page was open, then th
   process.kill(w.pid, 'SIGUSR2');
   await eventually(() => texts().includes('talk out while the page is open'), { what: 'a live line', timeout: 10000, last: () => JSON.stringify(texts()) });
   assert.equal(texts().filter((l) => l === 'talk out before any page').length, 1, 'each line once');
+  // each with when it was written: a line read back that carries no time has none (the page
+  // says "earlier"), a live one the time it came
+  const line = (text) => seen.filter((m) => m.type === 'logs').flatMap((m) => m.lines).find((l) => l.text === text);
+  assert.equal(line('before any page').t, null);
+  assert.ok(Math.abs(line('while the page is open').t - Date.now()) < 60_000, String(line('while the page is open').t));
   hub.removeViewer(viewer);
 });

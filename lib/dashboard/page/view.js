@@ -129,8 +129,22 @@ function Logs({ store, ui }) {
   return html`<section class="logs">
     <div><b>logs</b> <input id="log-filter" placeholder="filter (app, slot, text)" value=${store.logFilter} onInput=${(e) => ui.setFilter(e.currentTarget.value)} />
       <span class="note">last ${SHOWN_LOG_LINES} matching lines${store.skipped ? `; ${store.skipped} skipped (too fast)` : ''}</span></div>
-    <pre id="log-lines">${shown.map((l) => html`<div class=${l.stream === 'err' || l.stream === 'event' ? l.stream : ''}><span class="note">${l.prefix} </span>${l.text}</div>`)}</pre>
+    <pre id="log-lines">${shown.map((l) => html`<div class=${l.stream === 'err' || l.stream === 'event' ? l.stream : ''}>${l.stream === 'event' ? null : logTime(l.t)}<span class="note">${l.prefix} </span>${l.text}</div>`)}</pre>
   </section>`;
+}
+
+const two = (n) => String(n).padStart(2, '0');
+
+/**
+ * When a line was written: 14:03:07 today, 2026-11-27 14:03:07 before; "earlier" for a line
+ * read back from a file that carries no time (time: true or log_date_format date them).
+ */
+function logTime(t) {
+  if (t == null) return html`<span class="time" title="written before the dashboard watched; the line carries no time (time: true or log_date_format dates them)">earlier </span>`;
+  const d = new Date(t);
+  const clock = `${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
+  const today = new Date().toDateString() === d.toDateString();
+  return html`<span class="time" title=${d.toISOString()}>${today ? clock : `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${clock}`} </span>`;
 }
 
 function TokenForm({ store, ui }) {

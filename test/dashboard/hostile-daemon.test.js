@@ -30,7 +30,7 @@ async function fakeDaemon(t, { ls = () => ({ apps: [app('good')] }), onSubscribe
     for (const c of wss.clients) c.terminate();
     wss.close(() => resolve());
   }));
-  const state = { host: `127.0.0.1:${wss.address().port}`, sent: 0 };
+  const state = { host: `127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (wss.address()).port}`, sent: 0 };
   wss.on('connection', (ws) => {
     ws.on('error', () => {});
     ws.send(JSON.stringify({ hello: { protocol: PROTOCOL, pid: 4242, version: 'fake' } }));

@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 // `npm run test:node -- <major> [test files]`: the suite on one Node line, the official Linux
 // build npm's `node@<major>` package installs (no other download is needed). The build is
-// installed once under ~/.cache/superd-test-nodes/node<major> (SUPER_TEST_NODES moves it);
+// installed once under the checkout's .test-nodes/node<major> (SUPER_TEST_NODES moves it;
+// not under root's home, which a `uid:` app's user cannot enter to exec that node);
 // with its directory first on PATH, so the daemons, the workers and every `node` the tests
 // spawn are that version, it runs `npm ci` (an engines warning, EBADENGINE, fails the run:
 // that Node would warn a user's install) and then `npm test`. CI runs it for 20, 22 and 24.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -18,7 +18,7 @@ if (!/^\d+$/.test(major ?? '')) {
   process.exit(2);
 }
 
-const dir = path.join(process.env.SUPER_TEST_NODES || path.join(os.homedir(), '.cache', 'superd-test-nodes'), `node${major}`);
+const dir = path.join(process.env.SUPER_TEST_NODES || path.join(ROOT, '.test-nodes'), `node${major}`);
 const bin = path.join(dir, 'node_modules', '.bin');
 const node = path.join(bin, 'node');
 const env = { ...process.env, PATH: `${bin}${path.delimiter}${process.env.PATH}` };

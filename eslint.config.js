@@ -4,7 +4,7 @@ import js from '@eslint/js';
 import globals from 'globals';
 
 export default [
-  { ignores: ['node_modules/', 'lib/config/schema-validator.generated.js'] },
+  { ignores: ['node_modules/', '.test-nodes/', 'lib/config/schema-validator.generated.js'] },
   js.configs.recommended,
   {
     languageOptions: { ecmaVersion: 2024, sourceType: 'module', globals: { ...globals.node } },

@@ -21,10 +21,12 @@ export function savedAppDocument(saved) {
     delete app.restart_delay;
     delete app.exp_backoff_restart_delay;
   }
+  // Objects of bounds come back without their unset (null) figures, as a file leaves them out.
+  const rule = (r) => Object.fromEntries(Object.entries(r ?? {}).filter(([, v]) => v !== null));
+  if (saved.overload && typeof saved.overload === 'object') app.overload = rule(saved.overload);
   // Autoscaled: its bounds go back into `instances`, its rules without the unset figures.
   if (saved.autoscale && typeof saved.autoscale === 'object') {
     const { min, max, up, down, cooldown } = saved.autoscale;
-    const rule = (r) => Object.fromEntries(Object.entries(r ?? {}).filter(([, v]) => v !== null));
     app.instances = { min, max };
     app.autoscale = { up: rule(up), down: rule(down), cooldown };
   }

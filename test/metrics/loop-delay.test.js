@@ -63,7 +63,7 @@ test('ls --json, describe and ls show every metric of each worker', async (t) =>
   await load;
 
   const w = (await lsJson(box)).apps.find((a) => a.name === 'lab').workers[0];
-  assert.deepEqual(Object.keys(w.metrics).sort(), ['cpu', 'elu', 'heap_total', 'heap_used', 'http_inflight', 'http_p99_ms', 'http_rps', 'loop_delay_ms', 'loop_stale', 'memory', 'processes', 'report_age_ms', 'resources', 'rss_self', 'shed_requests', 'shedding'].sort());
+  assert.deepEqual(Object.keys(w.metrics).sort(), ['connections', 'cpu', 'elu', 'heap_total', 'heap_used', 'http_inflight', 'http_p99_ms', 'http_rps', 'loop_delay_ms', 'loop_stale', 'memory', 'processes', 'report_age_ms', 'resources', 'rss_self', 'shed_requests', 'shedding', 'websockets'].sort());
   assert.equal(w.cpu, w.metrics.cpu);
   assert.ok(w.metrics.memory > 1e6 && w.metrics.heap_used > 1e5 && w.metrics.heap_total >= w.metrics.heap_used);
   assert.equal(w.metrics.processes, 1);

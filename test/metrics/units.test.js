@@ -56,10 +56,10 @@ test('autoscale\'s figures weigh each report by the time it covers: a few ms ask
   assert.equal(rec.takeScaleFigures(), null, 'no report yet');
   rec.onReport({ elu: 0.1, ms: 990, loop: { p99: 5, max: 9 }, http: { inflight: 0.2 } });
   rec.onReport({ elu: 1, ms: 10, loop: { p99: 12, max: 12 }, http: { inflight: 1 } }); // an ask right after, one request served
-  assert.deepEqual(rec.takeScaleFigures(), { elu: 0.109, loop_delay: 12, inflight: 0.208 });
-  assert.deepEqual(rec.takeScaleFigures(), { elu: 0.109, loop_delay: 12, inflight: 0.208 }, 'no report since: the same figures');
+  assert.deepEqual(rec.takeScaleFigures(), { elu: 0.109, loop_delay: 12, inflight: 0.208, shed: 0 });
+  assert.deepEqual(rec.takeScaleFigures(), { elu: 0.109, loop_delay: 12, inflight: 0.208, shed: 0 }, 'no report since: the same figures');
   rec.onReport({ elu: 0.5, ms: 1000, loop: { p99: 3, max: 4 }, http: {} });
-  assert.deepEqual(rec.takeScaleFigures(), { elu: 0.5, loop_delay: 3, inflight: null });
+  assert.deepEqual(rec.takeScaleFigures(), { elu: 0.5, loop_delay: 3, inflight: null, shed: 0 });
 });
 
 test('sparkline scales to the largest value (or the floor) and pads', () => {

@@ -35,12 +35,15 @@ function parseOurs(line) {
 
 /**
  * @param {{json?: boolean, raw?: boolean, color?: boolean}} o
- * @returns {(app: string, slot: number|null, stream: string, line: string, readAt?: number) => string}
+ * @returns {((app: string, slot: number|null, stream: string, line: string, readAt?: number, earlier?: boolean) => string)
+ *   & {note: (text: string) => string}}
  *   one log line -> the text to print (with its newline); readAt: when a followed line was
- *   read, its time in --json when the line carries none
+ *   read, its time in --json when the line carries none; earlier: written before the app's
+ *   current workers started (--json says so). note: a line of ours between them (dim; none
+ *   in --json and --raw, which print only the app's lines)
  */
 export function makeRenderer({ json, raw, color }) {
-  if (raw) return (app, slot, stream, line) => `${line}\n`;
+  if (raw) return Object.assign((app, slot, stream, line) => `${line}\n`, { note: () => '' });
   const paint = (code, s) => (color ? `\u001b[${code}m${s}\u001b[0m` : s);
   const hue = (name) => {
     let h = 0;
@@ -48,16 +51,19 @@ export function makeRenderer({ json, raw, color }) {
     return PALETTE[h % PALETTE.length];
   };
 
-  return function render(app, slot, stream, line, readAt) {
+  const note = (text) => (json ? '' : `${paint(2, text)}\n`);
+  return Object.assign(render, { note });
+
+  function render(app, slot, stream, line, readAt, earlier = false) {
     const ours = parseOurs(line);
     const msg = ours ? ours.msg : line;
     if (ours && slot === null && Number.isInteger(ours.slot)) slot = ours.slot;
     const time = ours && Number.isFinite(ours.time) ? ours.time : readAt;
-    if (json) return `${JSON.stringify({ app, slot, stream, ...(time === undefined ? {} : { time }), msg })}\n`;
+    if (json) return `${JSON.stringify({ app, slot, stream, ...(time === undefined ? {} : { time }), msg, ...(earlier ? { earlier } : {}) })}\n`;
     const who = slot === null ? app : `${app}#${slot}`;
     const sep = stream === 'err' ? paint(31, '!') : '|';
     const stamp = ours ? (ours.stamp ?? (Number.isFinite(ours.time) ? new Date(ours.time).toISOString() : null)) : null;
     const text = stamp ? `${stamp} ${msg}` : msg;
     return `${paint(hue(app), who)} ${sep} ${stream === 'err' ? paint(31, text) : text}\n`;
-  };
+  }
 }

@@ -68,9 +68,11 @@
 //                                                       the daemon's own health; reset starts a new window;
 //                                                       gc: a full GC first (a daemon run with --expose-gc only)
 //   logs        {target?, lines?, stream?, since?, follow?}
-//                                                    -> {files: [{app, slot, stream, path, lines: [string]}], following}
+//                                                    -> {files: [{app, slot, stream, path, lines: [string], earlier?, started?}], following}
 //               target = app name or "all" (default); stream = "out" | "err"; lines default 20;
-//               since = epoch ms (needs dated lines); follow: "log" events follow on this connection
+//               since = epoch ms (needs dated lines); follow: "log" events follow on this connection;
+//               earlier: how many of a stderr file's lines, from the first, were written before the
+//               app's current workers started (at `started`, epoch ms), e.g. by a failed earlier start
 //   profile     {app, slot?, duration, out?, force?} -> {files: [{app, slot, pid, path, bytes}], failed: [{app, slot, code, message}]}
 //               a CPU profile of `duration` ms (100 ms to 5 min) of each worker of app (one with slot),
 //               written by the worker to $SUPER_HOME/profiles/ (out: an absolute path instead, not over TCP;

@@ -22,13 +22,15 @@ const MAX_ROTATED = 16; // nor look into more rotated files than this, newest fi
  * was read and none of it was cut by `lines` or `since` (then the file rotated before it
  * may hold more).
  * @param {string} file
- * @param {{lines: number, maxBytes: number, since?: number, timeOf?: (line: string) => number|null, end?: number}} o
+ * @param {{lines: number, maxBytes: number, since?: number, timeOf?: (line: string) => number|null, end?: number, mark?: {ino: number, from: number}|null}} o
  *   lines: how many at most (the last ones); maxBytes: at most this much text (the last lines
  *   win); since: epoch ms, only lines at or after it (needs timeOf); timeOf: the time of a line,
- *   null when it has none; end: read up to this offset (default: the current size)
- * @returns {Promise<{lines: string[], wantsOlder: boolean}>}
+ *   null when it has none; end: read up to this offset (default: the current size);
+ *   mark: {ino, from}, where the app's current workers began writing (App#stderrSince)
+ * @returns {Promise<{lines: string[], wantsOlder: boolean, earlier?: number}>}  earlier: how many
+ *   of the lines, from the first, were written before `mark` (absent: the mark is not in this file)
  */
-async function readTail(file, { lines, maxBytes, since, timeOf, end }) {
+async function readTail(file, { lines, maxBytes, since, timeOf, end, mark }) {
   if (file.endsWith('.gz')) return pick(await gunzipTail(file), false, { lines, maxBytes, since, timeOf });
   let fh;
   try {
@@ -38,7 +40,8 @@ async function readTail(file, { lines, maxBytes, since, timeOf, end }) {
     throw err;
   }
   try {
-    const stop = end ?? (await fh.stat()).size;
+    const st = await fh.stat();
+    const stop = end ?? st.size;
     const chunks = [];
     let pos = stop;
     let newlines = 0;
@@ -51,10 +54,23 @@ async function readTail(file, { lines, maxBytes, since, timeOf, end }) {
       for (let i = buf.indexOf(10); i !== -1; i = buf.indexOf(10, i + 1)) newlines++;
       if (since === undefined ? newlines > lines : olderThan(chunks[0], since, timeOf)) break;
     }
-    return pick(Buffer.concat(chunks), pos > 0, { lines, maxBytes, since, timeOf });
+    const buf = Buffer.concat(chunks);
+    const got = pick(buf, pos > 0, { lines, maxBytes, since, timeOf });
+    // Another inode: rotated since the workers started; past the end: emptied since (flush).
+    if (!mark || mark.ino !== st.ino || mark.from > stop) return got;
+    return { ...got, earlier: Math.max(0, got.lines.length - linesFrom(buf, mark.from - pos)) };
   } finally {
     await fh.close();
   }
+}
+
+/** How many lines of `buf` begin at or after its byte `at` (all of them when `at` is before it). */
+function linesFrom(buf, at) {
+  if (at < 0) return Infinity;
+  const rest = buf.subarray(at);
+  let n = rest.length && rest[rest.length - 1] !== 10 ? 1 : 0;
+  for (let i = rest.indexOf(10); i !== -1; i = rest.indexOf(10, i + 1)) n++;
+  return n;
 }
 
 /** The wanted lines of `buf` (the end of a file; `partial`: its first line is cut). */
@@ -160,25 +176,30 @@ export function timeReader(s) {
  * @param {number} [o.since]  epoch ms: only lines at or after it
  * @param {(file: object) => ((line: string) => number|null)|null} o.timeOf  how to date a file's lines
  * @param {Map<string, number>} [o.ends]  path -> offset where the tail ends (where a follow begins)
- * @returns {Promise<object[]>}  each file with its `lines`
+ * @param {(file: object) => ({ino: number, from: number, at: number}|null)} [o.markOf]  where (and
+ *   when) the app's current workers began writing a file
+ * @returns {Promise<object[]>}  each file with its `lines`, and with a mark found, `started` (epoch
+ *   ms) and `earlier`: how many of its lines, from the first, were written before then
  */
-export async function tailFiles(files, { lines: asked, since, timeOf, ends }) {
+export async function tailFiles(files, { lines: asked, since, timeOf, ends, markOf }) {
   const lines = asked ?? 20;
   const budget = Math.floor(REPLY_BYTES / Math.max(files.length, 1));
   const tails = await Promise.all(files.map(async (f) => {
     const opts = { lines: since !== undefined && asked === undefined ? 10000 : lines, maxBytes: budget, since, timeOf: timeOf(f) };
-    let { lines: got, wantsOlder } = await readTail(f.path, { ...opts, end: ends?.get(f.path) });
+    const mark = markOf?.(f) ?? null;
+    let { lines: got, wantsOlder, earlier } = await readTail(f.path, { ...opts, end: ends?.get(f.path), mark });
     // What the current file lacks comes from the rotated ones, newest first (gzipped too).
     for (const older of wantsOlder ? await rotatedNewestFirst(f.path) : []) {
       const room = { lines: opts.lines - got.length, maxBytes: budget - byteLength(got) };
       if (room.lines <= 0 || room.maxBytes <= 0) break;
       const before = await readTail(older, { ...opts, ...room });
       got = [...before.lines, ...got];
+      if (earlier !== undefined) earlier += before.lines.length; // rotated before the workers started
       if (!before.wantsOlder) break;
     }
-    return got;
+    return earlier === undefined ? { lines: got } : { lines: got, earlier, started: mark.at };
   }));
-  return files.map((f, i) => ({ ...f, lines: tails[i] }));
+  return files.map((f, i) => ({ ...f, ...tails[i] }));
 }
 
 const byteLength = (lines) => lines.reduce((n, l) => n + l.length + 1, 0);

@@ -77,7 +77,7 @@ export default async function logs(target = 'all', opts = {}) {
 function printTails(files, render, args) {
   const byApp = new Map();
   for (const f of files) {
-    if (f.lines.length) process.stdout.write(f.lines.map((l) => render(f.app, f.slot, f.stream, l)).join(''));
+    if (f.lines.length) process.stdout.write(fileText(f, render));
     const seen = byApp.get(f.app) ?? { lines: 0, paths: [] };
     seen.lines += f.lines.length;
     seen.paths.push(f.path);
@@ -88,6 +88,21 @@ function printTails(files, render, args) {
     const what = args.since !== undefined ? `no line since ${new Date(args.since).toISOString()}` : 'no output yet';
     process.stderr.write(`super: ${app}: ${what}; its log files: ${paths.map(quoted).join(', ')}\n`);
   }
+}
+
+/**
+ * A file's lines; where the daemon says the first of them (`earlier`) were written before the
+ * app's current workers started (a failed earlier start's), a line saying when they started
+ * follows those: a healthy app must not look broken.
+ */
+function fileText(f, render) {
+  const earlier = Number.isSafeInteger(f.earlier) && f.earlier > 0 && Number.isFinite(f.started) ? f.earlier : 0;
+  const out = f.lines.map((l, i) => render(f.app, f.slot, f.stream, l, undefined, i < earlier));
+  if (earlier) {
+    const at = new Date(f.started).toTimeString().slice(0, 8);
+    out.splice(earlier, 0, render.note(`── ${f.app}${f.slot === null ? '' : `#${f.slot}`} workers started ${at} (this run) ──`));
+  }
+  return out.join('');
 }
 
 const quoted = (p) => (/[\s'"]/.test(p) ? JSON.stringify(p) : p);

@@ -141,7 +141,7 @@ export async function runDashboard({ home = superHome(), terminal = new Terminal
   if (model.logSource === 'log' && OPS.logs) {
     try {
       const { files } = await client.request('logs', { lines: 20 });
-      for (const f of files) addLines(model, f.app, f.slot, f.stream, f.lines.join('\n'));
+      for (const f of files) addTail(model, f);
     } catch {} // the pane fills as lines come
   }
   await client.request('subscribe', { topics: ['metrics', 'worker', 'reload', 'log'].filter((t) => TOPICS.includes(t)) });
@@ -161,6 +161,17 @@ export async function runDashboard({ home = superHome(), terminal = new Terminal
   process.off('SIGTERM', onSignal);
   process.off('SIGHUP', onSignal);
   return status;
+}
+
+/**
+ * A file's last lines into the app's pane; lines a failed earlier start left (the daemon
+ * counts them: `earlier`) end at a line saying when the current workers started.
+ */
+export function addTail(model, f) {
+  const earlier = Number.isSafeInteger(f.earlier) && f.earlier > 0 && Number.isFinite(f.started) ? f.earlier : 0;
+  addLines(model, f.app, f.slot, f.stream, f.lines.slice(0, earlier).join('\n'));
+  if (earlier) model.addLog(f.app, `── ${f.slot == null ? '' : `#${f.slot} `}workers started ${new Date(f.started).toTimeString().slice(0, 8)} (this run) ──`);
+  addLines(model, f.app, f.slot, f.stream, f.lines.slice(earlier).join('\n'));
 }
 
 /** One "log" event's text (whole lines) into the app's pane, marked with slot and stream. */

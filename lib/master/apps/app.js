@@ -34,7 +34,7 @@ export class App {
       reopenWriters: (slot) => reopenWorkerLogs(this.#writers(slot)),
     });
     this.logReports = new WorkerLogReports({ app: config.name, log: ctx.log });
-    this.stderrMarks = new Map(); // slot -> {ino, size} of its stderr file when its worker started (#markStderr)
+    this.stderrMarks = new Map(); // slot -> {ino, size, at} of its stderr file when its worker started (#markStderr)
     this.busy = null; // name of the operation in progress, if any (set by the registry)
     this.source = null; // {file, env, cwd}: where the config came from (and where `super start` ran), re-read by reload
     this.lastReload = null; // outcome of the last reload, shown by ls/describe
@@ -94,22 +94,24 @@ export class App {
     if (typeof fd !== 'number') return;
     try {
       const { ino, size } = fs.fstatSync(fd);
-      this.stderrMarks.set(i, { ino, size });
+      this.stderrMarks.set(i, { ino, size, at: Date.now() });
     } catch {
       this.stderrMarks.delete(i);
     }
   }
 
   /**
-   * From where in the stderr file of slot 0 (the app's, with merged logs) its current workers
-   * wrote: {ino, from} (the file as it was then: a rotated file is new since), or null.
+   * From where in the stderr file of `slot` (the app's, with merged logs) its current workers
+   * wrote: {ino, from, at} (the file as it was then: a rotated file is new since; at: when the
+   * first of them started), or null.
    */
-  stderrSince() {
+  stderrSince(slot = 0) {
     const perSlot = this.config.merge_logs === false;
-    const marks = (perSlot ? [this.stderrMarks.get(0)] : this.slots.map((s) => this.stderrMarks.get(s.index))).filter(Boolean);
+    const marks = (perSlot ? [this.stderrMarks.get(slot)] : this.slots.map((s) => this.stderrMarks.get(s.index))).filter(Boolean);
     if (marks.length === 0) return null;
     const { ino } = marks[0];
-    return { ino, from: Math.min(...marks.filter((m) => m.ino === ino).map((m) => m.size)) };
+    const first = marks.filter((m) => m.ino === ino).reduce((a, m) => (m.size < a.size ? m : a));
+    return { ino, from: first.size, at: first.at };
   }
 
   /** The processes writing to slot's log files (null: every slot's); a reload's replacement too. */

@@ -58,7 +58,10 @@ export function makeLogHandlers(registry, log) {
         // Events start after this reply: the tail ends where the follow begins.
         setImmediate(() => follower.run());
       }
-      const tails = await tailFiles(files, { lines: a.lines, since: a.since, ends, timeOf: (f) => readers.get(f.app) });
+      // Which shown stderr lines a failed earlier start left: a healthy app must not look broken.
+      const byName = new Map(apps.map((app) => [app.name, app]));
+      const markOf = (f) => (f.stream === 'err' ? byName.get(f.app)?.stderrSince(f.slot ?? 0) ?? null : null);
+      const tails = await tailFiles(files, { lines: a.lines, since: a.since, ends, timeOf: (f) => readers.get(f.app), markOf });
       return { files: tails, following: Boolean(a.follow) };
     },
 

@@ -141,8 +141,9 @@ function threwProblem(file, { message, line, col, kind }) {
   const where = line ? `${file}:${line}${col ? `:${col}` : ''}` : file;
   const firstLine = String(message).split('\n')[0].slice(0, 300);
   if (kind === 'export') return `${where}: ${firstLine}`;
-  // An allocation past RLIMIT_DATA (a Buffer: the heap bound does not see it).
-  if (/^RangeError: Array buffer allocation failed|ENOMEM|Cannot allocate memory/.test(firstLine)) return `${where}: ${outOfMemory}`;
+  // An allocation past RLIMIT_DATA (a Buffer: the heap bound does not see it; Node 24 says
+  // "Failed to allocate memory" where 20 and 22 say "Array buffer allocation failed").
+  if (/^RangeError: (Array buffer allocation failed|Failed to allocate memory)|ENOMEM|Cannot allocate memory/.test(firstLine)) return `${where}: ${outOfMemory}`;
   if (/ is not defined in ES module scope/.test(firstLine)) {
     return `${where}: ${firstLine}: the nearest package.json has "type": "module"; rename the file to .cjs, or write export default { apps: [...] }`;
   }

@@ -12,6 +12,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { freePort, lsJson, ROOT } from '../helpers/harness.js';
 import { fileSandbox, deleteAtEnd } from '../helpers/file-daemon.js';
 import { holdRequests } from '../helpers/held-requests.js';
+import { get } from '../helpers/haproxy.js';
 
 const EXAMPLE = path.join(ROOT, 'examples', 'haproxy');
 const HAPROXY = ['/usr/sbin/haproxy', 'haproxy'].find((p) => spawnSync(p, ['-v']).status === 0);
@@ -67,18 +68,6 @@ async function haproxy(t, dir, { front, a, b, redispatch, file = exampleConfig(d
       waiters.add(w);
     }),
   };
-}
-
-function get(agent, port) {
-  return new Promise((resolve) => {
-    const req = http.get({ host: '127.0.0.1', port, path: '/', agent, timeout: 5000 }, (res) => {
-      let body = '';
-      res.on('data', (d) => (body += d));
-      res.on('end', () => resolve({ status: res.statusCode, pid: Number(/\(pid (\d+)\)/.exec(body)?.[1]) }));
-    });
-    req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', (/** @type {NodeJS.ErrnoException} */ err) => resolve({ error: err.code ?? err.message }));
-  });
 }
 
 /**

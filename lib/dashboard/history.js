@@ -30,6 +30,11 @@ export class Ring {
   get length() {
     return this.items.length;
   }
+
+  /** The newest item (undefined when empty). */
+  last() {
+    return this.items.length < this.size ? this.items.at(-1) : this.items[(this.next + this.size - 1) % this.size];
+  }
 }
 
 /** One point of a worker from its `ls` metrics (null for what it does not report). */
@@ -73,6 +78,21 @@ export class HistoryStore {
         return p;
       });
       this.add(seriesKey(host, app.name), appPoint(t, points));
+    }
+  }
+
+  /**
+   * A gap in every series of `host` at time t (seconds): its daemon went away (restarted,
+   * unreachable), so the charts break the line there instead of drawing it across the
+   * time without data. One null point per series, not repeated while it stays away.
+   */
+  markGap(host, t) {
+    const prefix = `${host}\u0000`;
+    for (const [key, ring] of this.series) {
+      if (!key.startsWith(prefix) || ring.length === 0) continue;
+      const last = ring.last();
+      if (last.slice(1).every((v) => v === null)) continue; // already a gap
+      ring.push([Math.max(Math.round(t), last[0] + 1), null, null, null, null]);
     }
   }
 

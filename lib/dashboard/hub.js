@@ -49,7 +49,10 @@ export class Hub {
       }
     };
     link.on('state', () => {
-      if (link.state !== 'up') host.seeded = false;
+      if (link.state !== 'up') {
+        host.seeded = false;
+        this.history.markGap(link.name, Date.now() / 1000); // no line across the time it is away
+      }
       this.dirty = true;
     });
     link.on('seed', guard(({ apps }) => {

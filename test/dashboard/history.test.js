@@ -54,3 +54,26 @@ test('snapshots feed an app series and one per worker slot; dump gives one host'
   h.seedWorker('h2', 'api', 0, { cpu: [9] }, 300, 1);
   assert.equal(h.dump('h2', 'api')['api\u00000'].length, 2);
 });
+
+test('a host that goes away leaves a gap in each of its series, once, and in no other host\'s', () => {
+  const h = new HistoryStore();
+  h.add(seriesKey('a', 'web'), [100, 1, 2, 3, 4]);
+  h.add(seriesKey('a', 'web', 0), [100, 1, 2, 3, 4]);
+  h.add(seriesKey('b', 'web'), [100, 1, 2, 3, 4]);
+  h.markGap('a', 100.2); // at the second of the last point: the gap goes one second after it
+  h.markGap('a', 103); // still away: no second gap
+  for (const key of [seriesKey('a', 'web'), seriesKey('a', 'web', 0)]) {
+    assert.deepEqual(h.series.get(key).toArray(), [[100, 1, 2, 3, 4], [101, null, null, null, null]], key);
+  }
+  assert.deepEqual(h.series.get(seriesKey('b', 'web')).toArray(), [[100, 1, 2, 3, 4]]);
+  h.add(seriesKey('a', 'web'), [105, 1, 2, 3, 4]); // back: the line goes on after the gap
+  h.markGap('a', 110);
+  assert.deepEqual(h.series.get(seriesKey('a', 'web')).toArray().at(-1), [110, null, null, null, null]);
+});
+
+test('a full ring\'s newest item is the last one pushed', () => {
+  const r = new Ring(3);
+  assert.equal(r.last(), undefined);
+  for (let i = 1; i <= 5; i++) r.push(i);
+  assert.equal(r.last(), 5);
+});

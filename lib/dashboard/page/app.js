@@ -135,8 +135,11 @@ function onMessage(m) {
           addPoint(`${host.name}\0${app.name}`, appPoint(t, points));
         }
       }
-      // the series of apps and slots that are gone (a host that is down keeps its own)
+      // the series of apps and slots that are gone (a host that is down keeps its own, with
+      // a gap from now on: no line across the time its daemon is away)
       const up = new Set(m.hosts.filter((h) => h.state === 'up' && !h.loading).map((h) => h.name));
+      const down = new Set(m.hosts.filter((h) => h.state !== 'up').map((h) => h.name));
+      for (const key of store.series.keys()) if (down.has(key.split('\0')[0])) addPoint(key, [t, null, null, null, null]);
       for (const key of store.series.keys()) if (up.has(key.split('\0')[0]) && !live.has(key)) store.series.delete(key);
       break;
     }

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 const PAGE = 4096; // x86-64 and arm64 (4 KiB pages): RSS is read in pages
 
 /** The direct children of `pid` (through every thread), or [] when it is gone. */
-export function childrenOf(pid) {
+function childrenOf(pid) {
   const out = [];
   let tids;
   try {
@@ -19,6 +19,19 @@ export function childrenOf(pid) {
       if (list) out.push(...list.split(' ').map(Number));
     } catch {
       // the thread or the process ended meanwhile
+    }
+  }
+  return out;
+}
+
+/** The descendants of `pid`, breadth first, at most `max` of them (a bound against fork bombs). */
+export function descendants(pid, max) {
+  const out = [];
+  const queue = [pid];
+  while (queue.length > 0 && out.length < max) {
+    for (const child of childrenOf(/** @type {number} */ (queue.shift())).slice(0, max - out.length)) {
+      out.push(child);
+      queue.push(child);
     }
   }
   return out;

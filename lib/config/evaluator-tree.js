@@ -11,7 +11,7 @@
 // polls, its parent gone: it inherited the marker). The evaluator itself also runs under
 // RLIMIT_DATA (js-config.js), the kernel's bound on what one process allocates.
 import { randomBytes } from 'node:crypto';
-import { childrenOf, processInfo, processesWithEnv } from '../process-tree.js';
+import { descendants, processInfo, processesWithEnv } from '../process-tree.js';
 
 const POLL_MS = 50;
 const MAX_TREE = 256;
@@ -51,17 +51,12 @@ export class EvaluatorTree {
   /** Records the tree's processes; returns their resident bytes together. */
   #walk() {
     let rss = processInfo(this.#root)?.rss ?? 0;
-    const queue = [this.#root];
-    for (let read = 0; queue.length > 0 && read < MAX_TREE;) {
-      for (const child of childrenOf(/** @type {number} */ (queue.shift()))) {
-        if (read++ === MAX_TREE) break;
-        queue.push(child);
-        const info = processInfo(child);
-        if (!info) continue;
-        rss += info.rss;
-        const known = this.#seen.get(child);
-        if (!known || known.start !== info.start) this.#seen.set(child, { start: info.start, leads: info.pgid === child });
-      }
+    for (const pid of descendants(this.#root, MAX_TREE)) {
+      const info = processInfo(pid);
+      if (!info) continue;
+      rss += info.rss;
+      const known = this.#seen.get(pid);
+      if (!known || known.start !== info.start) this.#seen.set(pid, { start: info.start, leads: info.pgid === pid });
     }
     return rss;
   }

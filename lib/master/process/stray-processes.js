@@ -7,22 +7,12 @@
 // Not found: a process whose parent exited before the stop (a double-forking daemon is
 // reparented to PID 1 at once), and what a worker that crashes by itself leaves.
 import { procStat } from './proc-stat.js';
-import { childrenOf } from '../../process-tree.js';
+import { descendants as treeOf } from '../../process-tree.js';
 
 const MAX_TREE = 256; // descendants read per worker: a bound against fork bombs
 
-/** The descendants of `pid` (at most MAX_TREE), breadth first. */
-export function descendants(pid) {
-  const out = [];
-  const queue = [pid];
-  while (queue.length > 0 && out.length < MAX_TREE) {
-    for (const child of childrenOf(queue.shift()).slice(0, MAX_TREE - out.length)) {
-      out.push(child);
-      queue.push(child);
-    }
-  }
-  return out;
-}
+/** The descendants of `pid`, at most MAX_TREE of them. */
+export const descendants = (pid) => treeOf(pid, MAX_TREE);
 
 /** The descendants of `pid` outside process group `pgid`: [{pid, start, leads}]. */
 export function strayDescendants(pid, pgid) {

@@ -295,7 +295,7 @@ export class App {
   async #downFirst(indexes, emit) {
     const ports = new Set();
     const forked = indexes.filter((i) => this.slots[i]?.config?.exec_mode === 'fork' && this.slots[i].pid && (this.slots[i].state === S.ONLINE || this.slots[i].state === S.STARTING));
-    const held = await Promise.all(forked.map((i) => heldPorts(this.slots[i].pid)));
+    const held = await heldPorts(forked.map((i) => this.slots[i].pid));
     for (const p of held.flat()) ports.add(`${p.address}:${p.port}`);
     const slots = forked.filter((_, k) => held[k].length > 0);
     if (slots.length) emit({ app: this.name, step: 'down-first', slots, ports: [...ports], cluster: clusterHint(this.config) });

@@ -24,11 +24,8 @@ function ownSockets() {
   return fds.map((fd) => socketInode('self', fd)).filter((inode) => inode !== null);
 }
 
-/**
- * @param {number} pid  a worker
- * @returns {Promise<{address: string, port: number}[]>}  the TCP sockets in LISTEN state it or its descendants hold
- */
-export async function heldPorts(pid) {
+/** The inodes of the sockets `pid` and its descendants have open. */
+function treeSockets(pid) {
   const sockets = new Set();
   for (const p of [pid, ...descendants(pid)]) {
     let fds;
@@ -42,13 +39,30 @@ export async function heldPorts(pid) {
       if (inode !== null) sockets.add(inode);
     }
   }
+  return sockets;
+}
+
+/**
+ * @param {number[]} pids  workers
+ * @returns {Promise<{address: string, port: number}[][]>}  for each, the TCP sockets in LISTEN
+ *   state it or its descendants hold (the daemon's descriptors and the kernel's tables read
+ *   once for all of them)
+ */
+export async function heldPorts(pids) {
+  const trees = pids.map(treeSockets);
+  if (trees.every((sockets) => sockets.size === 0)) return trees.map(() => []);
   // A socket the daemon holds too is one it shares with the worker (shared-listen.js): a
   // replacement gets it as well, so it is no reason to stop the old worker first.
-  for (const inode of ownSockets()) sockets.delete(inode);
-  if (sockets.size === 0) return [];
-  const held = new Map();
-  for (const [inode, socket] of await listeningInodesAsync()) {
-    if (sockets.has(inode)) held.set(`${socket.address}:${socket.port}`, socket);
-  }
-  return [...held.values()];
+  const own = ownSockets();
+  for (const sockets of trees) for (const inode of own) sockets.delete(inode);
+  if (trees.every((sockets) => sockets.size === 0)) return trees.map(() => []);
+  const listening = await listeningInodesAsync();
+  return trees.map((sockets) => {
+    const held = new Map();
+    for (const inode of sockets) {
+      const socket = listening.get(inode);
+      if (socket) held.set(`${socket.address}:${socket.port}`, socket);
+    }
+    return [...held.values()];
+  });
 }

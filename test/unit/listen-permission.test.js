@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { canAccess, portRefusal } from '../../lib/master/process/listen-permission.js';
+import { portRefusal } from '../../lib/master/process/listen-permission.js';
+import { canAccess } from '../../lib/user-access.js';
 import { unsafeAncestorReason } from '../../lib/dir-chain.js';
 
 test('canAccess: owner, then group, then others; root may do anything', () => {

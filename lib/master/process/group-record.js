@@ -19,7 +19,7 @@
 // file and a rename) and never block the daemon; a failed write is retried at the next change.
 import fs from 'node:fs';
 import path from 'node:path';
-import { procStat } from './proc-stat.js';
+import { processInfo } from '../../process-tree.js';
 import { readFileSafe } from '../../safe-read.js';
 
 const PREFIX = 'worker-groups.';
@@ -43,7 +43,7 @@ export function recordGroupsIn(home) {
 /** A worker that leads group `pgid` was just started. */
 export function trackGroup(pgid) {
   if (file === null) return;
-  const stat = procStat(pgid);
+  const stat = processInfo(pgid);
   if (stat === null) return;
   groups.set(pgid, stat.start);
   save();
@@ -131,7 +131,7 @@ async function groupMembers(pgids) {
   const names = await fs.promises.readdir('/proc').catch(() => []); // not Linux: nothing was recorded
   for (const name of names) {
     if (!/^\d+$/.test(name)) continue;
-    const stat = procStat(Number(name));
+    const stat = processInfo(Number(name));
     if (stat === null || !pgids.has(stat.pgid)) continue;
     if (!out.has(stat.pgid)) out.set(stat.pgid, []);
     out.get(stat.pgid).push({ pid: Number(name), start: stat.start });

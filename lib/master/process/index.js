@@ -6,6 +6,5 @@ export { describeExit } from './exit-text.js';
 export { execTools } from './exec-prefix.js';
 export { recordGroupsIn, endLeftoverGroups } from './group-record.js';
 export { protectDaemon } from './oom-score.js';
-export { serveInheritedSockets, trackRoundRobinListeners, closeRoundRobinListeners, lastHandoffAt, assertClusterInternals } from './cluster-internals/index.js';
+export { serveInheritedSockets, trackRoundRobinListeners, closeRoundRobinListeners, lastHandoffAt, assertClusterInternals, takenOver } from './cluster-internals/index.js';
 export { heldPorts } from './held-ports.js';
-export { takenOver } from './cluster-internals/index.js';

@@ -9,8 +9,6 @@ import { canAccess } from '../../user-access.js';
 // sun_path holds 108 bytes with its terminating NUL.
 const SUN_PATH_MAX = 107;
 
-export { canAccess };
-
 /** The lowest port any user may bind (net.ipv4.ip_unprivileged_port_start; 1024 when unknown). */
 export function unprivilegedPortStart() {
   try {

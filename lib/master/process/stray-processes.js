@@ -6,8 +6,7 @@
 // its start time first, so a pid reused meanwhile is never signalled.
 // Not found: a process whose parent exited before the stop (a double-forking daemon is
 // reparented to PID 1 at once), and what a worker that crashes by itself leaves.
-import { procStat } from './proc-stat.js';
-import { descendants as treeOf } from '../../process-tree.js';
+import { descendants as treeOf, processInfo } from '../../process-tree.js';
 
 const MAX_TREE = 256; // descendants read per worker: a bound against fork bombs
 
@@ -18,7 +17,7 @@ export const descendants = (pid) => treeOf(pid, MAX_TREE);
 export function strayDescendants(pid, pgid) {
   const out = [];
   for (const child of descendants(pid)) {
-    const st = procStat(child);
+    const st = processInfo(child);
     if (st && st.pgid !== pgid) out.push({ pid: child, start: st.start, leads: st.pgid === child });
   }
   return out;
@@ -26,7 +25,7 @@ export function strayDescendants(pid, pgid) {
 
 function signalStrays(strays, signal) {
   for (const s of strays) {
-    if (procStat(s.pid)?.start !== s.start) continue; // gone, or another process now
+    if (processInfo(s.pid)?.start !== s.start) continue; // gone, or another process now
     try {
       process.kill(s.leads ? -s.pid : s.pid, signal);
     } catch {

@@ -17,8 +17,7 @@ import { trackGroup } from './group-record.js';
 import { unprotectWorker } from './oom-score.js';
 import { strayDescendants, reapStrays } from './stray-processes.js';
 import { listenToAgent, tellAgent } from './agent-channel.js';
-import { listenRefusal, stickySession } from './cluster-internals/index.js';
-import { sharesListen, shareListen, sharedListenClosed } from './cluster-internals/index.js';
+import { listenRefusal, stickySession, sharesListen, shareListen, sharedListenClosed } from './cluster-internals/index.js';
 
 /** Every WorkerProcess created, whoever creates it ('new', proc): the metrics monitor listens. */
 export const workerProcesses = new EventEmitter();

@@ -9,7 +9,6 @@ import { handedOff } from './round-robin-listeners.js';
 const UV_EACCES = -os.constants.errno.EACCES;
 const REFUSED = 'superd:refusedQuery'; // an act cluster has no handler for: it drops the query
 
-/** @type {(q: import('./worker-hooks.js').ListenQuery) => number|null} */
 /** @type {(address: unknown, port: unknown) => number|null} the inherited socket of address:port (upgrade/ sets it) */
 let inheritedSocketOf = () => null;
 /** worker process -> the daemon's reason for the last listen it refused (for the failure report) */

@@ -10,7 +10,7 @@
 //    0 without CAP_SYS_RESOURCE).
 // A waiting start costs a queued promise; every boot that ends lets the next one go.
 import { memAvailable } from './host-memory.js';
-import { workersThatFit } from '../reload/index.js';
+import { workersThatFit, MEMORY_RESERVE } from '../reload/index.js';
 
 /** Workers booting at once, unless SUPER_START_CONCURRENCY (the daemon's environment) says otherwise. */
 const DEFAULT_START_CONCURRENCY = 8;
@@ -79,6 +79,6 @@ export class StartGate {
     const perWorker = Math.max(0, ...used.filter(Number.isFinite)) || DEFAULT_WORKER_RSS;
     if (workersThatFit({ available, perWorker }) >= this.booting) return null;
     const mib = (n) => Math.round(n / 1048576);
-    return `not enough memory for another worker (${mib(available)} MiB available, ${mib(perWorker)} MiB per worker, 64 MiB kept for the daemon)`;
+    return `not enough memory for another worker (${mib(available)} MiB available, ${mib(perWorker)} MiB per worker, ${mib(MEMORY_RESERVE)} MiB kept for the daemon)`;
   }
 }

@@ -90,9 +90,7 @@ export class MetricsSettings extends EventEmitter {
    * them one just accepted whose request is on the wire.
    */
   async stopAccepting() {
-    const servers = [this.endpoint, this.agentServer].filter((s) => s?.listening);
-    const closed = servers.map((s) => new Promise((resolve) => s.once('close', resolve)));
-    for (const s of servers) net.Server.prototype.close.call(s);
+    const closed = this.#stopListening().map((s) => new Promise((resolve) => s.once('close', resolve)));
     let timer;
     await Promise.race([Promise.all(closed), new Promise((resolve) => (timer = setTimeout(resolve, HANDED_OVER_MS)))]);
     clearTimeout(timer);
@@ -100,7 +98,14 @@ export class MetricsSettings extends EventEmitter {
   }
 
   close() {
-    for (const s of [this.endpoint, this.agentServer]) if (s?.listening) net.Server.prototype.close.call(s);
+    this.#stopListening();
     this.endpoint?.closeAllConnections();
+  }
+
+  /** Closes the listening sockets of the endpoint and the agent (net.Server's close); returns the servers closed. */
+  #stopListening() {
+    const servers = [this.endpoint, this.agentServer].filter((s) => s?.listening);
+    for (const s of servers) net.Server.prototype.close.call(s);
+    return servers;
   }
 }

@@ -41,7 +41,8 @@ if (!globalThis[AGENT]) {
   // sticky: sid / cookie: the daemon read each connection's first bytes (lib/worker/sticky.cjs).
   const stickyHeads = process.env.SUPER_STICKY === 'sid' || process.env.SUPER_STICKY === 'cookie';
   delete process.env.SUPER_STICKY;
-  if (stickyHeads) require('./sticky.cjs').installSticky((sid) => channel.send(FROM_AGENT.STICKY_SESSION, { sid }));
+  const sticky = stickyHeads ? require('./sticky.cjs') : null;
+  sticky?.installSticky((sid) => channel.send(FROM_AGENT.STICKY_SESSION, { sid }));
 
   if (typeof process.send === 'function') {
     // PM2 apps say process.send('ready'): that also lets traffic in.
@@ -65,7 +66,7 @@ if (!globalThis[AGENT]) {
       [TO_AGENT.PROFILE]: (m) => require('./captures.cjs').profile(m),
       [TO_AGENT.HEAP]: (m) => require('./captures.cjs').heap(m),
       [TO_AGENT.LISTEN_REFUSED]: (m) => process.stderr.write(`${String(m.message)}\n`),
-      [TO_AGENT.STICKY_PREFIX]: (m) => require('./sticky.cjs').onPrefix(m),
+      [TO_AGENT.STICKY_PREFIX]: (m) => sticky?.onPrefix(m), // only a sid / cookie app's daemon sends one
       [TO_AGENT.LISTEN_HANDLE]: (m, handle) => (sharedListen ? sharedListen.onHandle(m, handle) : handle?.close()),
       ...metrics.handlers,
     });

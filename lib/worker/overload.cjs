@@ -62,6 +62,8 @@ const MIN_INTERVAL_MS = 100;
 const MIN_SEEN = 3; // requests an interval needs to call its queue standing
 const HANDOFF = Symbol('superd.handoffWait'); // on a socket: how long its connection waited before this worker saw it (ms)
 const OPEN = Symbol('superd.openRequests'); // on a socket: its admitted requests not yet closed
+/** The request waits behind another of its connection (HTTP pipelining): it takes no place of its own. */
+const pipelined = (req) => req?.socket?.[OPEN] > 0;
 // Slow senders: Node's defaults (a request 300 s, its headers 60 s) hold a connection for
 // minutes; an app that kept them gets these (HAProxy's `timeout http-request` role).
 const NODE_TIMEOUTS = { requestTimeout: 300_000, headersTimeout: 60_000 };
@@ -170,7 +172,7 @@ function createShedder(settings, { clock = () => performance.now(), log = (line)
    * shares that one's place in max_inflight).
    */
   const overBound = (late, req) => {
-    if (settings.maxInflight && inflight >= settings.maxInflight && !(req?.socket?.[OPEN] > 0)) return `${inflight} in flight, max_inflight ${settings.maxInflight}`;
+    if (settings.maxInflight && inflight >= settings.maxInflight && !pipelined(req)) return `${inflight} in flight, max_inflight ${settings.maxInflight}`;
     return overDelay(late);
   };
 
@@ -277,7 +279,7 @@ function createShedder(settings, { clock = () => performance.now(), log = (line)
   const admit = (item) => {
     const { req, res } = item;
     const socket = req?.socket;
-    const pipelined = socket?.[OPEN] > 0;
+    const behind = pipelined(req);
     if (socket) socket[OPEN] = (socket[OPEN] ?? 0) + 1;
     let counted = false;
     let closed = false;
@@ -286,7 +288,7 @@ function createShedder(settings, { clock = () => performance.now(), log = (line)
       counted = true;
       inflight++;
     };
-    if (!pipelined) {
+    if (!behind) {
       if (!req || bodyDone(req)) count();
       else {
         const push = req.push;
@@ -341,9 +343,9 @@ function createShedder(settings, { clock = () => performance.now(), log = (line)
         for (const item of items) {
           // What this one would wait behind the ones admitted ahead of it; none for one
           // pipelined behind another of its connection: it waits for that one anyway.
-          const ahead = item.req?.socket?.[OPEN] > 0 ? 0 : toServe.length * costEstimate;
+          const ahead = pipelined(item.req) ? 0 : toServe.length * costEstimate;
           const wait = waitOf(item, now);
-          noteWait(wait, now);
+          if (settings.maxQueueWait) noteWait(wait, now); // the standing-queue test is max_queue_wait's alone
           const why = overBound(late + ahead, item.req) || overWait(wait + ahead) || overTurn(ahead);
           if (why) shed(item.res, now, why, late);
           else {
@@ -366,7 +368,8 @@ function createShedder(settings, { clock = () => performance.now(), log = (line)
     for (const [key, value] of Object.entries(SENDER_TIMEOUTS)) if (server[key] === NODE_TIMEOUTS[key]) server[key] = value;
     const emit = server.emit;
     server.emit = function superdOverloadEmit(event, req, res) {
-      if (event === 'connection') connected(req, clock());
+      // The wait before this worker saw a connection matters only to max_queue_wait.
+      if (event === 'connection' && settings.maxQueueWait) connected(req, clock());
       if (!REQUEST_EVENTS.has(event) || !res) return emit.apply(this, arguments);
       const now = clock();
       idleTicks = 0;

@@ -30,8 +30,6 @@ export function accessPolicy({ host, port, tls, origins = [], readOnly = false }
   return {
     loopback: isLoopback(host),
     readOnly,
-    /** Viewing needs the token everywhere, loopback included. */
-    viewNeedsToken: true,
     hosts,
     allowedOrigins,
   };
@@ -52,12 +50,13 @@ export const hostAllowed = (policy, hostHeader) => typeof hostHeader === 'string
 export const originAllowed = (policy, origin) => typeof origin === 'string' && policy.allowedOrigins.has(origin.toLowerCase());
 
 /**
- * What a connection that showed `given` (or no token) may do: {tokenOk, view, act}.
+ * What a connection that showed `given` (or no token) may do: {tokenOk, view, act}. Viewing
+ * needs the token everywhere, loopback included.
  * @param {string|null} expected  the dashboard token
  */
 export function grants(policy, given, expected) {
   const tokenOk = given != null && tokenMatches(given, expected);
-  return { tokenOk, view: tokenOk || !policy.viewNeedsToken, act: tokenOk && !policy.readOnly };
+  return { tokenOk, view: tokenOk, act: tokenOk && !policy.readOnly };
 }
 
 /**

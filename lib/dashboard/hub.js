@@ -72,8 +72,8 @@ export class Hub {
       host.tailed = true;
       // each with the time it carries (null: none), the files' lines merged by those times
       const lines = tailLines(link.name, files, LOG_RING);
-      host.logs = [...lines.slice(-LOG_RING), ...host.logs].slice(-LOG_RING); // live lines that came first stay last
-      if (lines.length) this.#toViewers({ type: 'logs', lines: lines.slice(-LOG_RING), skipped: 0 });
+      host.logs = [...lines, ...host.logs].slice(-LOG_RING); // live lines that came first stay last
+      if (lines.length) this.#toViewers({ type: 'logs', lines, skipped: 0 });
     }));
     link.on('event', guard(({ event, data }) => {
       if (event === 'metrics') {

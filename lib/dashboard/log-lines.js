@@ -44,7 +44,7 @@ export function liveLine(host, { app, slot, stream }, line, now = Date.now()) {
 
 /**
  * The last `max` lines of a host's files (a `logs` answer, lib/ipc/daemon-input.js
- * checkLogTail), oldest first: dated lines in the order of their times, an undated line
+ * checkTail), oldest first: dated lines in the order of their times, an undated line
  * (a stack trace) right after the line before it in its file, the lines of a file that
  * carries no time before all others (in their order).
  * @returns {object[]} entries

@@ -5,12 +5,14 @@ import fs from 'node:fs';
 import { typeOf } from './safe-read.js';
 
 /**
- * What is at `file` when --force may not replace it (`a character device`, `a symbolic
- * link`, ...), or null: nothing there, or a regular file.
+ * Throws `toError(reason)` when --force may not replace what is at `file` (a character
+ * device, a symbolic link, ...); nothing there, or a regular file, passes.
  * @param {string} file
+ * @param {(reason: string) => Error} toError  the caller's coded error
  */
-export function notReplaceable(file) {
-  return unreplaceableKind(fs.lstatSync(file, { throwIfNoEntry: false }));
+export function refuseUnreplaceable(file, toError) {
+  const what = unreplaceableKind(fs.lstatSync(file, { throwIfNoEntry: false }));
+  if (what) throw toError(notReplaceableReason(file, what));
 }
 
 /**

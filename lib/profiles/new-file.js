@@ -11,7 +11,10 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { SuperError } from '../errors.js';
 import { readFileSafeSync, UnsafeFileError } from '../safe-read.js';
-import { notReplaceable, notReplaceableReason } from '../replaceable.js';
+import { refuseUnreplaceable } from '../replaceable.js';
+
+/** E_USAGE: what --force may not replace (a device, a directory, a link...). */
+const usageError = (reason) => new SuperError('E_USAGE', reason);
 
 const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
 const CREATE = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW;
@@ -26,7 +29,7 @@ export const existsError = (file) => new SuperError('E_USAGE', `${file} exists; 
  * @returns {{fd: number, commit: () => void, abort: () => void}}  one of them must be called
  */
 export function openNewFile(file, { force = false } = {}) {
-  if (force) refuseUnreplaceable(file);
+  if (force) refuseUnreplaceable(file, usageError);
   const target = force ? path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`) : file;
   let fd;
   try {
@@ -48,7 +51,7 @@ export function openNewFile(file, { force = false } = {}) {
       if (!close()) return;
       if (target === file) return;
       try {
-        refuseUnreplaceable(file); // again: it may have changed while written
+        refuseUnreplaceable(file, usageError); // again: it may have changed while written
       } catch (err) {
         fs.rmSync(target, { force: true });
         throw err;
@@ -59,12 +62,6 @@ export function openNewFile(file, { force = false } = {}) {
       if (close()) fs.rmSync(target, { force: true });
     },
   };
-}
-
-/** E_USAGE when --force may not replace what is at `file` (a device, a directory, a link...). */
-function refuseUnreplaceable(file) {
-  const what = notReplaceable(file);
-  if (what) throw new SuperError('E_USAGE', notReplaceableReason(file, what));
 }
 
 /** Writes `data` to the new file `file` (openNewFile): all of it, or no file. */

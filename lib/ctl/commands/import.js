@@ -10,7 +10,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { SuperError } from '../../errors.js';
 import { printable, printableError } from '../../printable.js';
-import { notReplaceable, notReplaceableReason } from '../../replaceable.js';
+import { refuseUnreplaceable } from '../../replaceable.js';
 
 export default async function importCommand(from, opts = {}) {
   try {
@@ -75,12 +75,6 @@ async function writeOut(out, text, force, importError) {
   } finally {
     await fs.rm(tmp, { force: true });
   }
-}
-
-/** --force replaces a regular file only: never a device (/dev/null), a directory or a link. */
-function refuseUnreplaceable(out, importError) {
-  const what = notReplaceable(out);
-  if (what) throw importError(notReplaceableReason(out, what));
 }
 
 /** superd must accept what it wrote; if not (a script gone, a value it refuses), say what to fix. */

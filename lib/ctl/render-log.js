@@ -67,3 +67,15 @@ export function makeRenderer({ json, raw, color }) {
     return `${paint(hue(app), who)} ${sep} ${stream === 'err' ? paint(31, text) : text}\n`;
   }
 }
+
+/**
+ * How many of a log tail's first lines (`f.lines`, from the daemon: untrusted) were written
+ * before the app's current workers started, and that start as HH:MM:SS; {earlier: 0} when
+ * the daemon says none, or says it in a shape that does not hold.
+ * @param {{earlier?: unknown, started?: unknown}} f
+ * @returns {{earlier: number, at?: string}}
+ */
+export function earlierLines(f) {
+  if (!(Number.isSafeInteger(f.earlier) && Number(f.earlier) > 0 && Number.isFinite(f.started))) return { earlier: 0 };
+  return { earlier: Number(f.earlier), at: new Date(Number(f.started)).toTimeString().slice(0, 8) };
+}

@@ -5,7 +5,7 @@
 import { connectDaemon } from '../session.js';
 import { SuperError } from '../../errors.js';
 import { parseDuration } from '../../config/units.js';
-import { makeRenderer, colorWanted } from '../render-log.js';
+import { makeRenderer, colorWanted, earlierLines } from '../render-log.js';
 import { printError } from '../coded-error.js';
 
 export default async function logs(target = 'all', opts = {}) {
@@ -96,10 +96,9 @@ function printTails(files, render, args) {
  * follows those: a healthy app must not look broken.
  */
 function fileText(f, render) {
-  const earlier = Number.isSafeInteger(f.earlier) && f.earlier > 0 && Number.isFinite(f.started) ? f.earlier : 0;
+  const { earlier, at } = earlierLines(f);
   const out = f.lines.map((l, i) => render(f.app, f.slot, f.stream, l, undefined, i < earlier));
   if (earlier) {
-    const at = new Date(f.started).toTimeString().slice(0, 8);
     out.splice(earlier, 0, render.note(`── ${f.app}${f.slot === null ? '' : `#${f.slot}`} workers started ${at} (this run) ──`));
   }
   return out.join('');

@@ -10,6 +10,7 @@ import { parseKeys } from './keys.js';
 import { Terminal } from './terminal.js';
 import { TOPICS, OPS } from '../../ipc/protocol.js';
 import { checkApps, checkEvent } from '../../ipc/daemon-input.js';
+import { earlierLines } from '../render-log.js';
 
 const MAX_FPS = 4;
 
@@ -168,9 +169,9 @@ export async function runDashboard({ home = superHome(), terminal = new Terminal
  * counts them: `earlier`) end at a line saying when the current workers started.
  */
 export function addTail(model, f) {
-  const earlier = Number.isSafeInteger(f.earlier) && f.earlier > 0 && Number.isFinite(f.started) ? f.earlier : 0;
+  const { earlier, at } = earlierLines(f);
   addLines(model, f.app, f.slot, f.stream, f.lines.slice(0, earlier).join('\n'));
-  if (earlier) model.addLog(f.app, `── ${f.slot == null ? '' : `#${f.slot} `}workers started ${new Date(f.started).toTimeString().slice(0, 8)} (this run) ──`);
+  if (earlier) model.addLog(f.app, `── ${f.slot == null ? '' : `#${f.slot} `}workers started ${at} (this run) ──`);
   addLines(model, f.app, f.slot, f.stream, f.lines.slice(earlier).join('\n'));
 }
 

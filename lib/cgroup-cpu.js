@@ -11,8 +11,7 @@
 // the daemon's config loads (off its loop) resolve `instances: max` with it.
 import fs from 'node:fs';
 import path from 'node:path';
-
-const MAX_DEPTH = 16; // cgroups read, from the process's own up to the mount's root
+import { dirsUp } from './cgroup-memory.js';
 
 /**
  * The cgroup mounts of a /proc/self/mountinfo text.
@@ -63,13 +62,7 @@ function ancestors(mount, cgPath) {
   // A mount of a subtree (its root not /) holds the paths below that root; inside a
   // cgroup namespace /proc/self/cgroup is already relative to it.
   if (mount.root !== '/' && (rel === mount.root || rel.startsWith(`${mount.root}/`))) rel = rel.slice(mount.root.length) || '/';
-  if (!fs.existsSync(path.join(mount.dir, rel))) rel = '/'; // the path is not visible here: the mount's root is the process's cgroup
-  const dirs = [];
-  for (;;) {
-    dirs.push(rel === '/' ? mount.dir : path.join(mount.dir, rel));
-    if (rel === '/' || dirs.length >= MAX_DEPTH) return dirs;
-    rel = path.posix.dirname(rel);
-  }
+  return dirsUp(mount.dir, rel);
 }
 
 /**

@@ -47,7 +47,17 @@ export function parseProcCgroup(text) {
 export function cgroupDirs(cg, { v1Root = V1_ROOT, v2Root = V2_ROOT } = {}) {
   const root = cg.version === 1 ? v1Root : v2Root;
   if (cg.version === 2 && !fs.existsSync(path.join(root, 'cgroup.controllers'))) return []; // not a v2 mount
-  let rel = path.posix.normalize(cg.path);
+  return dirsUp(root, path.posix.normalize(cg.path));
+}
+
+/**
+ * The cgroup directory `rel` under the mount at `root` and its ancestors up to the mount's
+ * root, own first (at most MAX_DEPTH); a path not visible under the mount (a container's
+ * cgroup mounted as the root) is the root itself.
+ * @param {string} root  @param {string} rel  a normalized cgroup path
+ * @returns {string[]}
+ */
+export function dirsUp(root, rel) {
   if (!fs.existsSync(path.join(root, rel))) rel = '/';
   const dirs = [];
   for (;;) {

@@ -16,7 +16,7 @@ import https from 'node:https';
 import { parseListen } from '../config/listen-address.js';
 import { ensureToken, tokenMatches } from './token.js';
 import { AuthLimiter } from './auth-limiter.js';
-import { refuseHttp } from './refuse-http.js';
+import { refuseHttp, refuse } from './refuse-http.js';
 import { SuperError } from '../errors.js';
 import { boundServer, serverOptions, admitWebsocket } from './connection-limits.js';
 
@@ -119,9 +119,3 @@ function bearer(header) {
   return m ? m[1] : null;
 }
 
-/** Answers a refused upgrade request with a plain HTTP response and closes. */
-function refuse(socket, { status, text, headers = {} }) {
-  const extra = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
-  socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nconnection: close\r\ncontent-type: text/plain\r\n`
-    + `content-length: ${Buffer.byteLength(text) + 1}\r\n${extra}\r\n${text}\n`);
-}

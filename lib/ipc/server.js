@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import { MAX_FRAME, PROTOCOL, parseRequest, LOCAL_ONLY_OPS } from './protocol.js';
 import { SuperError } from '../errors.js';
 import { Connection } from './connection.js';
-import { refuseHttp } from './refuse-http.js';
+import { refuseHttp, refuse } from './refuse-http.js';
 import { boundServer, serverOptions, admitWebsocket } from './connection-limits.js';
 
 // ws is CommonJS: require()d, as importing it from ESM would load Node's CommonJS export
@@ -86,7 +86,7 @@ export async function startControlServer({ socketPath, handlers, hello, log }) {
   const httpServer = boundServer(http.createServer(serverOptions, refuseHttp), 'local', { websockets: true });
   httpServer.on('upgrade', (req, socket, head) => {
     if (admitWebsocket(httpServer, socket)) accept(req, socket, head);
-    else refuseBusy(socket);
+    else refuse(socket, { status: 503, text: 'too many control connections; retry later' });
   });
   await new Promise((resolve, reject) => {
     // EADDRINUSE: another daemon bound the socket between our stale check and listen.
@@ -133,11 +133,6 @@ export async function startControlServer({ socketPath, handlers, hello, log }) {
       return Promise.all(closing);
     },
   };
-}
-
-/** An upgrade request beyond the bound of websockets. */
-function refuseBusy(socket) {
-  socket.end('HTTP/1.1 503 Service Unavailable\r\nconnection: close\r\ncontent-type: text/plain\r\ncontent-length: 42\r\n\r\ntoo many control connections; retry later\n');
 }
 
 /** A socket file left by a killed daemon refuses connections: remove it. A live one is a running daemon. */

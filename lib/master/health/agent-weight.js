@@ -15,6 +15,7 @@
 // a `ready` would undo an operator's (or `super deploy`'s) drain. The weight is the agent's
 // lever; `down` only when nothing can serve.
 import { WORKER_STATES as S } from '../states.js';
+import { servesTraffic } from './app-readiness.js';
 
 /** The least a serving worker weighs: a worker at full load still takes its turn. */
 export const MIN_SHARE = 0.1;
@@ -28,7 +29,7 @@ export function appWeight(app, figuresOf) {
   if (!app) return { word: 'down', weight: 0, why: 'no such app' };
   const online = app.workers.filter((w) => w.status === S.ONLINE && w.pid);
   if (!online.length) return { word: 'down', weight: 0, why: `${app.name} ${app.status}` };
-  const serving = online.filter((w) => !w.not_ready && !w.lame_duck);
+  const serving = online.filter(servesTraffic);
   const desired = Math.max(1, app.config.instances);
   if (!serving.length) {
     const why = online.some((w) => w.lame_duck) ? 'stopping (shutdown_delay)' : 'not ready';

@@ -3,6 +3,9 @@
 // snapshot's app in, a verdict out.
 import { WORKER_STATES as S } from '../states.js';
 
+/** A worker that takes traffic: online, ready, and not a lame duck (shutdown_delay before its drain: it still serves, but is on its way out). */
+export const servesTraffic = (w) => w.status === S.ONLINE && !w.not_ready && !w.lame_duck;
+
 /**
  * @param {{name: string, config: {instances: number, overload?: object|null}, workers: {status: string, pid?: number|null, not_ready?: boolean, lame_duck?: boolean}[]}} app
  *   an app of registry-reader.js snapshot()
@@ -14,8 +17,7 @@ import { WORKER_STATES as S } from '../states.js';
  */
 export function appReadiness(app, isShedding = () => false) {
   const desired = app.config.instances;
-  // A lame duck (shutdown_delay before its drain) still serves, but is on its way out.
-  const ready = app.workers.filter((w) => w.status === S.ONLINE && !w.not_ready && !w.lame_duck);
+  const ready = app.workers.filter(servesTraffic);
   const shedding = ready.filter((w) => w.pid && isShedding(w.pid)).length;
   const ok = ready.length >= desired && !(shedding > 0 && shedding === ready.length);
   return app.config.overload ? { app: app.name, desired, ready: ready.length, shedding, ok } : { app: app.name, desired, ready: ready.length, ok };

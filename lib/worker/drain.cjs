@@ -25,6 +25,7 @@ const connections = require('./connections.cjs');
 const servers = new Set();
 const held = new Map(); // server -> its own maxConnections, while traffic is deferred
 const hooks = [];
+const serverWatchers = []; // fn(server) for each server as it first listens (sticky.cjs)
 let deferring = false;
 
 const listen = net.Server.prototype.listen;
@@ -37,6 +38,7 @@ function track(server) {
   if (servers.has(server)) return;
   servers.add(server);
   connections.watch(server);
+  for (const fn of serverWatchers) fn(server);
   server.once('close', () => servers.delete(server));
   if (deferring) hold(server);
 }
@@ -128,4 +130,9 @@ function rebalance() {
   rebalancing = { spared: new WeakSet(), closed: rebalancing?.closed ?? new WeakSet(), timer };
 }
 
-module.exports = { deferTraffic, admit, onShutdown, drain, rebalance };
+/** Calls fn(server) for each server of the app as it listens (this file's one hook on listen()). */
+function onServer(fn) {
+  serverWatchers.push(fn);
+}
+
+module.exports = { deferTraffic, admit, onShutdown, drain, rebalance, onServer };

@@ -9,7 +9,6 @@
 //   - an engine.io handshake's answer (a request with EIO= and no sid=, answered `0{"sid":...`)
 //     names the session this worker made: the daemon is told (STICKY_SESSION), so the
 //     session's next requests come here.
-const net = require('node:net');
 const http = require('node:http');
 
 const MAX_PENDING = 1024; // prefixes of connections not arrived (handed elsewhere at last): the oldest go
@@ -21,14 +20,11 @@ const pending = new Map();
 
 /** @param {(sid: string) => void} announce  tells the daemon this worker made session sid */
 function installSticky(announce) {
-  const listen = net.Server.prototype.listen;
-  net.Server.prototype.listen = function listenSticky(...args) {
-    if (!this[HOOKED]) {
-      this[HOOKED] = true;
-      this.prependListener('connection', putBack);
-    }
-    return listen.apply(this, args);
-  };
+  require('./drain.cjs').onServer((server) => {
+    if (server[HOOKED]) return; // a server listening again after a close
+    server[HOOKED] = true;
+    server.prependListener('connection', putBack);
+  });
 
   const end = http.ServerResponse.prototype.end;
   http.ServerResponse.prototype.end = function endSticky(chunk, ...rest) {

@@ -37,7 +37,9 @@ apps:
   // and no plain rotated file is left (none being compressed). Reading the files while the
   // chain shifts would read one file twice and miss another.
   const quiet = () => (fs.statSync(out, { throwIfNoEntry: false })?.size ?? Infinity) < 256 * 1024 && !fs.readdirSync(path.dirname(out)).some((n) => /^rot-out\.log\.\d+$/.test(n));
-  await eventually(quiet, { what: 'the last rotation and its compression' });
+  // Quiet can also hold between two rotations while the workers still write: wait for all
+  // their lines too (read only once quiet, so the chain is not shifting under the read).
+  await eventually(() => quiet() && allLines(out).lines.length >= 100000, { what: 'every line written, the last rotation and its compression', every: 500 });
   const { lines, files } = allLines(out);
   assert.ok(files.filter((f) => f.endsWith('.gz')).length >= 2, `rotated several times: ${files.map((f) => path.basename(f)).join(' ')}`);
   assert.deepEqual(checkNumbered(lines, { workers: 4, perWorker: 25000 }), { count: 100000, bad: 0, missing: 0, dups: 0 });

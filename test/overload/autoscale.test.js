@@ -114,6 +114,8 @@ test('autoscale: up over the bounds, down under them, gracefully; a start or rel
     assert.equal(a.autoscale.last.from, 1);
     assert.ok(a.autoscale.last.figures.inflight >= 2, JSON.stringify(a.autoscale.last));
     assert.match(a.autoscale.last.reason, /^every worker over inflight 2 on average for 0.6 s$/);
+    // the daemon writes its log off its loop: the step's lines may land a moment after ls shows it
+    await eventually(() => /pool: autoscale up done: 2 workers/.test(daemonLog()), { timeout: 10000, what: 'the step in daemon.log', last: daemonLog });
     assert.match(daemonLog(), /pool: autoscale up 1 -> 2 workers \(every worker over inflight 2 on average for 0.6 s; elu [\d.]+, loop_delay [\d.]+ ms, inflight [\d.]+\)/);
     assert.match(daemonLog(), /pool: autoscale up done: 2 workers/);
     // keep-alive connections opened before the step move in part to the new worker
@@ -156,7 +158,7 @@ test('autoscale: up over the bounds, down under them, gracefully; a start or rel
       const a = await until((x) => x.autoscale.last?.refused, 'the step up refused');
       assert.equal(a.workers.length, 1);
       assert.match(a.autoscale.last.refused, /^the host has 70 MB available, and one more worker needs \d+ MB/);
-      assert.match(daemonLog(), /pool: autoscale up refused: the host has 70 MB available/);
+      await eventually(() => /pool: autoscale up refused: the host has 70 MB available/.test(daemonLog()), { timeout: 10000, what: 'the refusal in daemon.log', last: daemonLog });
       assert.match((await box.cli(['ls'])).stdout, /^pool: autoscale 1 of 1-2, up refused at \d\d:\d\d:\d\d: the host has 70 MB/m);
     } finally {
       more.release();

@@ -61,6 +61,16 @@ const STANDING_INTERVALS = 2;
 const MIN_INTERVAL_MS = 100;
 const MIN_SEEN = 3; // requests an interval needs to call its queue standing
 const HANDOFF = Symbol('superd.handoffWait'); // on a socket: how long its connection waited before this worker saw it (ms)
+// A worker that accepts its connections itself (`scheduling: os`, a port of its own) takes
+// one from the kernel's accept queue per turn of its loop (libuv accepts one connection per
+// poll of the listening socket), and the kernel does not say how long one waited there. What
+// the worker does see: whether each turn accepted one. A queue that is never found empty
+// turn after turn is standing (CoDel's test with the least wait read as "was it empty");
+// past the target, the requests of the connections it accepts are refused (each in a
+// fraction of a millisecond, so the turns shorten and the queue drains) until a turn finds
+// the queue empty.
+const ACCEPT_RUN = Symbol('superd.acceptRun'); // on a server: {since, hit} while each turn accepts a connection
+const BACKLOG = Symbol('superd.acceptBacklog'); // on a socket: how long its server's accept queue had not emptied when it was accepted (ms)
 const OPEN = Symbol('superd.openRequests'); // on a socket: its admitted requests not yet closed
 /** The request waits behind another of its connection (HTTP pipelining): it takes no place of its own. */
 const pipelined = (req) => req?.socket?.[OPEN] > 0;
@@ -126,7 +136,7 @@ function createShedder(settings, { clock = () => performance.now(), log = (line)
   let turnStart = 0; // when the turn in progress read its first request (ms)
   let ticker = null;
   let checkPending = false; // a request was read in this turn: its check phase serves and marks the turn's end
-  let turnQueue = []; // the requests this turn read, for its check phase: {server, emit, args, res}
+  let turnQueue = []; // the requests this turn read, for its check phase: {server, emit, args, req, res, readAt, waitBase, backlog}
   let toServe = []; // the requests of the batch being decided that were admitted, in order
   let servedOfBatch = 0;
   let costEstimate = 0; // what serving one request takes the loop (ms, a moving average)
@@ -203,17 +213,57 @@ function createShedder(settings, { clock = () => performance.now(), log = (line)
    * the daemon hands a worker one new connection per turn, so long turns would queue the
    * clients' new connections there (a keep-alive pool grows in a surge).
    */
+  /** The accept queue's bound, if the connection of a request found it not emptied past the target (ms). */
+  const overBacklog = (age) =>
+    settings.maxQueueWait && loopBusy && age > target ? `the accept queue had not emptied for ${Math.round(age)} ms, over ${Math.round(target)} ms` : null;
   const overTurn = (ahead) => (settings.maxQueueWait && loopBusy && ahead > target ? `${Math.round(ahead)} ms of requests ahead in this turn, over ${Math.round(target)} ms` : null);
   /** How long a request read at item.readAt has waited by `t` (ms). */
   const waitOf = (item, t) => item.waitBase + (t - item.readAt);
   /** How late the loop is now (ms): what a connection accepted by the kernel (os) waited there. */
   const lateNow = (now) => (ticker ? Math.max(checkPending ? turnLate : pendingLate, liveLate(now)) : 0);
   /** A connection reached a server: how long it waited before this worker saw it. */
-  const connected = (socket, now) => {
+  const connected = (server, socket, now) => {
     const at = handedAt;
     handedAt = null;
     const handoff = at === null ? lateNow(now) : Date.now() - at;
-    if (socket && typeof socket === 'object') socket[HANDOFF] = handoff > 0 && handoff < MAX_HANDOFF_MS ? handoff : 0;
+    if (!socket || typeof socket !== 'object') return;
+    socket[HANDOFF] = handoff > 0 && handoff < MAX_HANDOFF_MS ? handoff : 0;
+    if (at === null) socket[BACKLOG] = acceptedHere(server, now);
+  };
+
+  // The servers whose accept queue each turn has found non-empty so far (ACCEPT_RUN).
+  const runs = new Set();
+  let runCheckPending = false;
+  /** The end of a turn: a server that accepted nothing in it found its queue empty. */
+  const endAcceptTurn = () => {
+    runCheckPending = false;
+    for (const server of runs) {
+      const run = server[ACCEPT_RUN];
+      if (run.hit) run.hit = false;
+      else {
+        server[ACCEPT_RUN] = null;
+        runs.delete(server);
+      }
+    }
+    // The next turn is looked at too, whether or not it accepts: that is how a run ends.
+    if (runs.size) scheduleRunCheck();
+  };
+  const scheduleRunCheck = () => {
+    if (runCheckPending) return;
+    runCheckPending = true;
+    setImmediate(endAcceptTurn);
+  };
+  /** This worker accepted a connection of `server` itself: how long its queue has not emptied (ms). */
+  const acceptedHere = (server, now) => {
+    scheduleRunCheck();
+    const run = server[ACCEPT_RUN];
+    if (run) {
+      run.hit = true;
+      return now - run.since;
+    }
+    server[ACCEPT_RUN] = { since: now, hit: true };
+    runs.add(server);
+    return 0;
   };
 
   /**
@@ -346,7 +396,7 @@ function createShedder(settings, { clock = () => performance.now(), log = (line)
           const ahead = pipelined(item.req) ? 0 : toServe.length * costEstimate;
           const wait = waitOf(item, now);
           if (settings.maxQueueWait) noteWait(wait, now); // the standing-queue test is max_queue_wait's alone
-          const why = overBound(late + ahead, item.req) || overWait(wait + ahead) || overTurn(ahead);
+          const why = overBound(late + ahead, item.req) || overWait(wait + ahead) || overBacklog(item.backlog) || overTurn(ahead);
           if (why) shed(item.res, now, why, late);
           else {
             admit(item);
@@ -369,7 +419,7 @@ function createShedder(settings, { clock = () => performance.now(), log = (line)
     const emit = server.emit;
     server.emit = function superdOverloadEmit(event, req, res) {
       // The wait before this worker saw a connection matters only to max_queue_wait.
-      if (event === 'connection' && settings.maxQueueWait) connected(req, clock());
+      if (event === 'connection' && settings.maxQueueWait) connected(this, req, clock());
       if (!REQUEST_EVENTS.has(event) || !res) return emit.apply(this, arguments);
       const now = clock();
       idleTicks = 0;
@@ -379,8 +429,10 @@ function createShedder(settings, { clock = () => performance.now(), log = (line)
         readRequest(now);
         const socket = req?.socket;
         const handoff = socket?.[HANDOFF] ?? 0;
+        const backlog = socket?.[BACKLOG] ?? 0;
         if (handoff) socket[HANDOFF] = 0;
-        turnQueue.push({ server: this, emit, args: arguments, req, res, readAt: now, waitBase: handoff + turnLate });
+        if (backlog) socket[BACKLOG] = 0;
+        turnQueue.push({ server: this, emit, args: arguments, req, res, readAt: now, waitBase: handoff + turnLate, backlog });
         return true;
       }
       const why = overBound(0, req);

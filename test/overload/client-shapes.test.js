@@ -11,47 +11,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { sandbox, freePort, httpGet, describeJson } from '../helpers/harness.js';
-
-/**
- * One GET on a new connection (`Connection: close`): its status, or 'timeout' / 'error'.
- * @returns {Promise<number|'timeout'|'error'>}
- */
-function getOnce(port, path, timeout = 8000) {
-  return new Promise((resolve) => {
-    const req = http.get({ host: '127.0.0.1', port, path, agent: false, headers: { connection: 'close' } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-      res.on('error', () => resolve('error'));
-    });
-    req.setTimeout(timeout, () => {
-      req.destroy();
-      resolve('timeout');
-    });
-    req.on('error', () => resolve('error'));
-  });
-}
-
-/** `total` GETs sent open-loop at `perSecond` (each on a new connection), their outcomes counted. */
-async function openLoop(port, path, perSecond, total) {
-  const outcomes = [];
-  const tickMs = 10;
-  const perTick = perSecond * tickMs / 1000;
-  let sent = 0;
-  let owed = 0;
-  await new Promise((resolve) => {
-    const timer = setInterval(() => {
-      owed += perTick;
-      for (; owed >= 1 && sent < total; owed--, sent++) outcomes.push(getOnce(port, path));
-      if (sent >= total) {
-        clearInterval(timer);
-        resolve(undefined);
-      }
-    }, tickMs);
-  });
-  const counts = {};
-  for (const o of await Promise.all(outcomes)) counts[o] = (counts[o] ?? 0) + 1;
-  return counts;
-}
+import { openLoop } from '../helpers/open-loop-requests.js';
 
 /** Sends `n` pipelined GETs on one connection; resolves with the statuses of the answers (bounded: 10 s). */
 function pipelined(port, n) {

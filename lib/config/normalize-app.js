@@ -95,7 +95,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1; // setTimeout's bound: Node sets a longer dela
  * @property {number|null} metrics_interval  ms
  * @property {number|null} unresponsive_timeout  ms
  * @property {{loop_delay: number, duration: number, keep: number, cooldown: number}|null} profile_on_stall  ms
- * @property {{max_loop_delay: number|null, max_inflight: number|null, max_queue_wait: number|null, status: number, retry_after: number}|null} overload  ms
+ * @property {{max_loop_delay: number|null, max_inflight: number|null, max_queue_wait: number|null, status: number, retry_after: number, request_timeout: number}|null} overload  ms
  * @property {{by: 'ip'|'sid'|'cookie', cookie: string|null}|null} sticky  which connections go to one worker (docs/realtime.md)
  * @property {{ file: string, line: number }} source  where the entry starts
  */
@@ -375,6 +375,8 @@ function stickyMode(v, execMode, report) {
 
 /** The agent's loop-delay timer ticks every 10 ms (lib/worker/overload.cjs): a finer bound could not be seen. */
 const MIN_OVERLOAD_LOOP_DELAY_MS = 10;
+/** The least overload.request_timeout: the agent checks the app's connections every quarter of it, at least 100 ms apart. */
+const MIN_REQUEST_TIMEOUT_MS = 100;
 
 /**
  * overload with its defaults, in ms; the schema checked the shape. A bound is needed, and
@@ -388,9 +390,11 @@ function overloadBounds(v, report) {
     max_queue_wait: v.max_queue_wait === undefined ? null : parseDuration(v.max_queue_wait),
     status: v.status ?? 503,
     retry_after: parseDuration(v.retry_after ?? '1s'),
+    request_timeout: parseDuration(v.request_timeout ?? '30s'),
   };
   if (out.max_loop_delay === null && out.max_inflight === null && out.max_queue_wait === null) report(null, 'needs a bound: max_queue_wait (e.g. 500ms), max_inflight (e.g. 64) or max_loop_delay (e.g. 100ms)');
   if (out.max_queue_wait !== null && out.max_queue_wait < MIN_OVERLOAD_LOOP_DELAY_MS) report('max_queue_wait', `must be at least ${MIN_OVERLOAD_LOOP_DELAY_MS}ms (got ${v.max_queue_wait}): the agent times the loop with a ${MIN_OVERLOAD_LOOP_DELAY_MS} ms timer`);
+  if ((out.request_timeout ?? 0) < MIN_REQUEST_TIMEOUT_MS) report('request_timeout', `must be at least ${MIN_REQUEST_TIMEOUT_MS}ms (got ${v.request_timeout}): a client needs time to send a request`);
   if (out.max_loop_delay !== null && out.max_loop_delay < MIN_OVERLOAD_LOOP_DELAY_MS) report('max_loop_delay', `must be at least ${MIN_OVERLOAD_LOOP_DELAY_MS}ms (got ${v.max_loop_delay}): the agent measures the loop with a ${MIN_OVERLOAD_LOOP_DELAY_MS} ms timer`);
   return out;
 }

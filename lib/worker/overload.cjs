@@ -74,10 +74,20 @@ const BACKLOG = Symbol('superd.acceptBacklog'); // on a socket: how long its ser
 const OPEN = Symbol('superd.openRequests'); // on a socket: its admitted requests not yet closed
 /** The request waits behind another of its connection (HTTP pipelining): it takes no place of its own. */
 const pipelined = (req) => req?.socket?.[OPEN] > 0;
-// Slow senders: Node's defaults (a request 300 s, its headers 60 s) hold a connection for
-// minutes; an app that kept them gets these (HAProxy's `timeout http-request` role).
-const NODE_TIMEOUTS = { requestTimeout: 300_000, headersTimeout: 60_000 };
-const SENDER_TIMEOUTS = { requestTimeout: 30_000, headersTimeout: 10_000 };
+// Slow senders: Node's defaults (a request 300 s, its headers 60 s, checked every 30 s) hold a
+// connection for minutes; an app that kept them gets request_timeout (HAProxy's `timeout
+// http-request` role), its headers the least of it and HEADERS_TIMEOUT_MS, checked every
+// quarter of it (Node reads the interval when the server starts listening).
+const NODE_TIMEOUTS = { requestTimeout: 300_000, headersTimeout: 60_000, connectionsCheckingInterval: 30_000 };
+const HEADERS_TIMEOUT_MS = 10_000;
+const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+const MIN_CHECK_INTERVAL_MS = 100;
+/** The timeouts an app's server that kept Node's defaults gets, for `requestTimeout` (ms). */
+const senderTimeouts = (requestTimeout) => ({
+  requestTimeout,
+  headersTimeout: Math.min(HEADERS_TIMEOUT_MS, requestTimeout),
+  connectionsCheckingInterval: Math.min(NODE_TIMEOUTS.connectionsCheckingInterval, Math.max(MIN_CHECK_INTERVAL_MS, requestTimeout / 4)),
+});
 const MAX_HANDOFF_MS = 60_000; // a stamp further off is a clock step, not a wait
 
 /** The settings of SUPER_OVERLOAD (ms), or null: off. */
@@ -92,6 +102,7 @@ function parseSettings(text) {
       maxQueueWait: bound(s.max_queue_wait),
       status: Number.isInteger(s.status) && s.status >= 400 && s.status <= 599 ? s.status : 503,
       retryAfter: typeof s.retry_after === 'number' && s.retry_after > 0 ? Math.ceil(s.retry_after / 1000) : 0,
+      requestTimeout: bound(s.request_timeout) ?? DEFAULT_REQUEST_TIMEOUT_MS,
     };
     return out.maxLoopDelay || out.maxInflight || out.maxQueueWait ? out : null;
   } catch {
@@ -108,7 +119,7 @@ function responseHeaders(settings, body) {
 
 /**
  * The shedding state of one worker.
- * @param {{maxLoopDelay: number|null, maxInflight: number|null, maxQueueWait: number|null, status: number, retryAfter: number}} settings
+ * @param {{maxLoopDelay: number|null, maxInflight: number|null, maxQueueWait: number|null, status: number, retryAfter: number, requestTimeout: number}} settings
  * @param {object} [o]
  * @param {() => number} [o.clock]  ms, monotonic
  * @param {(line: string) => void} [o.log]
@@ -415,7 +426,7 @@ function createShedder(settings, { clock = () => performance.now(), log = (line)
   function guard(server) {
     if (server[GUARDED]) return;
     server[GUARDED] = true;
-    for (const [key, value] of Object.entries(SENDER_TIMEOUTS)) if (server[key] === NODE_TIMEOUTS[key]) server[key] = value;
+    for (const [key, value] of Object.entries(senderTimeouts(settings.requestTimeout))) if (server[key] === NODE_TIMEOUTS[key]) server[key] = value;
     const emit = server.emit;
     server.emit = function superdOverloadEmit(event, req, res) {
       // The wait before this worker saw a connection matters only to max_queue_wait.

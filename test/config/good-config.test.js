@@ -200,7 +200,7 @@ test('full.yml: every key, with --env production and 4 CPUs', async () => {
     profile_on_stall: { loop_delay: 200, duration: 5000, keep: 3, cooldown: 60000 },
     autoscale: null,
     sticky: { by: 'cookie', cookie: 'sess' },
-    overload: { max_loop_delay: 100, max_inflight: 64, max_queue_wait: null, status: 503, retry_after: 2000 },
+    overload: { max_loop_delay: 100, max_inflight: 64, max_queue_wait: null, status: 503, retry_after: 2000, request_timeout: 30000 },
     source: { file: at('full.yml'), line: 19 },
     logs: {
       disabled: false, dir: at('logs'), createDir: false, out: at('api/logs/out.log'), err: at('logs/api-err.log'),

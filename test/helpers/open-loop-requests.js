@@ -7,6 +7,9 @@ import http from 'node:http';
 /**
  * One GET (`agent`: false, a new connection with `Connection: close`; or a keep-alive
  * agent): its status, or 'timeout' / 'error'.
+ * @param {number} port
+ * @param {string} path
+ * @param {{timeout?: number, agent?: http.Agent|false}} [o]
  * @returns {Promise<number|'timeout'|'error'>}
  */
 export function getOnce(port, path, { timeout = 8000, agent = false } = {}) {

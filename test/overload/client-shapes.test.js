@@ -36,20 +36,35 @@ function pipelined(port, n) {
   });
 }
 
-/** Starts `n` POSTs whose bodies come a byte at a time (the app is sent their headers); returns a stop(). */
+/**
+ * Starts `n` POSTs whose bodies come a byte a second (the app is sent their headers). Returns
+ * `ended`: a promise of each upload's end, its answer's status or 'closed' (the server
+ * closed it unanswered), and stop(), which ends the ones still going.
+ */
 function slowUploads(port, n) {
   const reqs = [];
   const timers = [];
+  const ends = [];
   for (let i = 0; i < n; i++) {
     const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/upload', agent: false, headers: { 'content-length': 1000 } });
-    req.on('error', () => {});
+    ends.push(new Promise((resolve) => {
+      req.on('response', (res) => {
+        res.resume();
+        resolve(res.statusCode);
+      });
+      req.on('error', () => resolve('closed'));
+      req.on('close', () => resolve('closed'));
+    }));
     req.flushHeaders();
-    timers.push(setInterval(() => req.write('x'), 500));
+    timers.push(setInterval(() => req.write('x'), 1000));
     reqs.push(req);
   }
-  return () => {
-    timers.forEach(clearInterval);
-    reqs.forEach((r) => r.destroy());
+  return {
+    ended: Promise.all(ends).finally(() => timers.forEach(clearInterval)),
+    stop() {
+      timers.forEach(clearInterval);
+      reqs.forEach((r) => r.destroy());
+    },
   };
 }
 
@@ -69,7 +84,7 @@ test('overload by queue wait: every client shape', async (t) => {
     '    script: overload-lab.js',
     '    instances: 1',
     `    env: { PORT: ${portB} }`,
-    '    overload: { max_inflight: 16, max_queue_wait: 500ms }',
+    '    overload: { max_inflight: 16, max_queue_wait: 500ms, request_timeout: 2s }',
   ].join('\n'));
   await box.start(eco);
 
@@ -78,16 +93,23 @@ test('overload by queue wait: every client shape', async (t) => {
     assert.deepEqual(statuses, Array(50).fill(200));
   });
 
-  await t.test('16 slow uploads are not in flight: GETs beside them served, /readyz ready', async () => {
-    const stop = slowUploads(portB, 16);
+  await t.test('16 slow uploads (1 byte/s): GETs beside them served, /readyz ready, the uploads ended by request_timeout', async () => {
+    const uploads = slowUploads(portB, 16);
     try {
       // the uploads' headers reach the app: let their requests be read before the GETs
       await new Promise((r) => setTimeout(r, 300));
       const counts = await openLoop(portB, '/', 20, 20);
       assert.deepEqual(counts, { 200: 20 });
       assert.equal((await httpGet(mport, '/readyz?app=uploads')).status, 200);
+      // request_timeout 2s, checked every 0.5 s: each upload gets 408 (or its connection is
+      // closed) within a few seconds, never Node's 300 s; bounded here at 10 s.
+      let bound;
+      const ends = await Promise.race([uploads.ended, new Promise((resolve) => (bound = setTimeout(resolve, 10000, null)))]);
+      clearTimeout(bound);
+      assert.ok(ends, 'the slow uploads were still open 10 s after they started');
+      for (const end of ends) assert.ok(end === 408 || end === 'closed', `an upload ended with ${end}`);
     } finally {
-      stop();
+      uploads.stop();
     }
   });
 

@@ -136,6 +136,7 @@ function createShedder(settings, { clock = () => performance.now(), log = (line)
   let loopBusy = false; // the loop was busy for most of the last interval: the waits are its own queue's
   let eluMark = null; // performance.eventLoopUtilization() at the interval's start
   let handedAt = null; // the daemon's accept stamp of the connection being handed (round-robin)
+  let connectionsBehind = false; // the last new connection had waited past the target (the daemon's handoff, the accept queue)
   const body = `overloaded; retry${settings.retryAfter ? ` after ${settings.retryAfter} s` : ' later'}\n`;
   const headers = responseHeaders(settings, body);
   let inflight = 0;
@@ -219,15 +220,23 @@ function createShedder(settings, { clock = () => performance.now(), log = (line)
     if (standing && wait > target) return `waited ${Math.round(wait)} ms in a standing queue (over ${Math.round(target)} ms for ${interval} ms)`;
     return wait > settings.maxQueueWait ? `waited ${Math.round(wait)} ms, max_queue_wait ${settings.maxQueueWait} ms` : null;
   };
-  /**
-   * A busy loop's turn holds at most the target's worth of requests (ms ahead of this one):
-   * the daemon hands a worker one new connection per turn, so long turns would queue the
-   * clients' new connections there (a keep-alive pool grows in a surge).
-   */
   /** The accept queue's bound, if the connection of a request found it not emptied past the target (ms). */
   const overBacklog = (age) =>
     settings.maxQueueWait && loopBusy && age > target ? `the accept queue had not emptied for ${Math.round(age)} ms, over ${Math.round(target)} ms` : null;
-  const overTurn = (ahead) => (settings.maxQueueWait && loopBusy && ahead > target ? `${Math.round(ahead)} ms of requests ahead in this turn, over ${Math.round(target)} ms` : null);
+  /**
+   * A turn holds at most the target's worth of requests (ms ahead of this one: a wait
+   * the worker's own turn makes, so it is bounded whether or not the loop was busy before):
+   * the daemon hands a worker one new connection per turn, so long turns would queue the
+   * clients' new connections there (a keep-alive pool grows in a surge). While the new
+   * connections have waited past the target (in the daemon's handoff, or in the accept
+   * queue under `os`) and the loop was busy, that queue is behind: a turn serves one
+   * request, so the queue moves a connection per request served, not per target's worth
+   * of them (the first seconds of a surge on keep-alive clients).
+   */
+  const overTurn = (ahead) => {
+    const budget = loopBusy && connectionsBehind ? 0 : target;
+    return settings.maxQueueWait && ahead > budget ? `${Math.round(ahead)} ms of requests ahead in this turn, over ${Math.round(budget)} ms` : null;
+  };
   /** How long a request read at item.readAt has waited by `t` (ms). */
   const waitOf = (item, t) => item.waitBase + (t - item.readAt);
   /** How late the loop is now (ms): what a connection accepted by the kernel (os) waited there. */
@@ -240,6 +249,7 @@ function createShedder(settings, { clock = () => performance.now(), log = (line)
     if (!socket || typeof socket !== 'object') return;
     socket[HANDOFF] = handoff > 0 && handoff < MAX_HANDOFF_MS ? handoff : 0;
     if (at === null) socket[BACKLOG] = acceptedHere(server, now);
+    connectionsBehind = (at === null ? socket[BACKLOG] : handoff) > target;
   };
 
   // The servers whose accept queue each turn has found non-empty so far (ACCEPT_RUN).
@@ -254,6 +264,7 @@ function createShedder(settings, { clock = () => performance.now(), log = (line)
       else {
         server[ACCEPT_RUN] = null;
         runs.delete(server);
+        connectionsBehind = false; // its queue is empty
       }
     }
     // The next turn is looked at too, whether or not it accepts: that is how a run ends.

@@ -31,9 +31,10 @@ export function getOnce(port, path, { timeout = 8000, agent = false } = {}) {
 /**
  * `total` GETs sent open-loop at `perSecond`, their outcomes counted ({200: n, 503: m, ...}).
  * `keepAlive`: over a pool of kept-alive connections that grows as answers are slow (an
- * agent without maxSockets), instead of a new connection per request.
+ * agent without maxSockets), instead of a new connection per request. `timeout`: ms a
+ * request may take before it counts as 'timeout'.
  */
-export async function openLoop(port, path, perSecond, total, { keepAlive = false } = {}) {
+export async function openLoop(port, path, perSecond, total, { keepAlive = false, timeout = 8000 } = {}) {
   const agent = keepAlive ? new http.Agent({ keepAlive: true, maxSockets: Infinity }) : false;
   const outcomes = [];
   const tickMs = 10;
@@ -43,7 +44,7 @@ export async function openLoop(port, path, perSecond, total, { keepAlive = false
   await new Promise((resolve) => {
     const timer = setInterval(() => {
       owed += perTick;
-      for (; owed >= 1 && sent < total; owed--, sent++) outcomes.push(getOnce(port, path, { agent }));
+      for (; owed >= 1 && sent < total; owed--, sent++) outcomes.push(getOnce(port, path, { agent, timeout }));
       if (sent >= total) {
         clearInterval(timer);
         resolve(undefined);

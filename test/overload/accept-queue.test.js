@@ -32,7 +32,10 @@ test('scheduling: os, max_queue_wait: the accept queue is shed past capacity', a
   });
 
   await t.test('keep-alive clients at ~4x capacity: refused, none timed out', async () => {
-    const counts = await openLoop(port, '/burn?ms=20', 200, 400, { keepAlive: true });
+    // A pool of a connection or two at a low load first, then 3 s at ~4x: clients that give up
+    // after 3 s (without the fix, the pool's new connections waited up to 4 s).
+    await openLoop(port, '/', 20, 10, { keepAlive: true });
+    const counts = await openLoop(port, '/burn?ms=20', 200, 600, { keepAlive: true, timeout: 3000 });
     assert.deepEqual(Object.keys(counts).sort(), ['200', '503'], JSON.stringify(counts));
   });
 });

@@ -139,4 +139,14 @@ test('overload by queue wait: every client shape', async (t) => {
     assert.deepEqual(Object.keys(counts).sort(), ['200', '503'], JSON.stringify(counts));
     assert.ok(counts[503] > 0 && counts[200] > 0, JSON.stringify(counts));
   });
+
+  await t.test('keep-alive clients at ~4x capacity, their pool growing: refused, none timed out', async () => {
+    // Each request past the pool's free connections opens one; they queue in the daemon's
+    // handoff, one per turn of the worker, and must not wait there past the clients' timeout.
+    // A pool of a connection or two at a low load first, then 3 s at ~4x: clients that give up
+    // after 3 s (without the fix, the pool's new connections waited up to 4 s).
+    await openLoop(portA, '/', 20, 10, { keepAlive: true });
+    const counts = await openLoop(portA, '/burn?ms=20', 200, 600, { keepAlive: true, timeout: 3000 });
+    assert.deepEqual(Object.keys(counts).sort(), ['200', '503'], JSON.stringify(counts));
+  });
 });

@@ -71,6 +71,7 @@ const HANDOFF = Symbol('superd.handoffWait'); // on a socket: how long its conne
 // the queue empty.
 const ACCEPT_RUN = Symbol('superd.acceptRun'); // on a server: {since, hit} while each turn accepts a connection
 const BACKLOG = Symbol('superd.acceptBacklog'); // on a socket: how long its server's accept queue had not emptied when it was accepted (ms)
+const READ_BEFORE = Symbol('superd.readBefore'); // on a socket: a request of it was read before (it is kept alive)
 const OPEN = Symbol('superd.openRequests'); // on a socket: its admitted requests not yet closed
 /** The request waits behind another of its connection (HTTP pipelining): it takes no place of its own. */
 const pipelined = (req) => req?.socket?.[OPEN] > 0;
@@ -148,7 +149,7 @@ function createShedder(settings, { clock = () => performance.now(), log = (line)
   let turnStart = 0; // when the turn in progress read its first request (ms)
   let ticker = null;
   let checkPending = false; // a request was read in this turn: its check phase serves and marks the turn's end
-  let turnQueue = []; // the requests this turn read, for its check phase: {server, emit, args, req, res, readAt, waitBase, backlog}
+  let turnQueue = []; // the requests this turn read, for its check phase: {server, emit, args, req, res, readAt, waitBase, backlog, kept}
   let toServe = []; // the requests of the batch being decided that were admitted, in order
   let servedOfBatch = 0;
   let costEstimate = 0; // what serving one request takes the loop (ms, a moving average)
@@ -230,11 +231,13 @@ function createShedder(settings, { clock = () => performance.now(), log = (line)
    * clients' new connections there (a keep-alive pool grows in a surge). While the new
    * connections have waited past the target (in the daemon's handoff, or in the accept
    * queue under `os`) and the loop was busy, that queue is behind: a turn serves one
-   * request, so the queue moves a connection per request served, not per target's worth
-   * of them (the first seconds of a surge on keep-alive clients).
+   * request of a kept-alive connection (`kept`: not its connection's first), so the queue
+   * moves a connection per request served, not per target's worth of them (the first
+   * seconds of a surge on keep-alive clients). The first requests of new connections keep
+   * the target's budget: they are that queue, moving.
    */
-  const overTurn = (ahead) => {
-    const budget = loopBusy && connectionsBehind ? 0 : target;
+  const overTurn = (ahead, kept) => {
+    const budget = kept && loopBusy && connectionsBehind ? 0 : target;
     return settings.maxQueueWait && ahead > budget ? `${Math.round(ahead)} ms of requests ahead in this turn, over ${Math.round(budget)} ms` : null;
   };
   /** How long a request read at item.readAt has waited by `t` (ms). */
@@ -418,7 +421,7 @@ function createShedder(settings, { clock = () => performance.now(), log = (line)
           const ahead = pipelined(item.req) ? 0 : toServe.length * costEstimate;
           const wait = waitOf(item, now);
           if (settings.maxQueueWait) noteWait(wait, now); // the standing-queue test is max_queue_wait's alone
-          const why = overBound(late + ahead, item.req) || overWait(wait + ahead) || overBacklog(item.backlog) || overTurn(ahead);
+          const why = overBound(late + ahead, item.req) || overWait(wait + ahead) || overBacklog(item.backlog) || overTurn(ahead, item.kept);
           if (why) shed(item.res, now, why, late);
           else {
             admit(item);
@@ -454,7 +457,9 @@ function createShedder(settings, { clock = () => performance.now(), log = (line)
         const backlog = socket?.[BACKLOG] ?? 0;
         if (handoff) socket[HANDOFF] = 0;
         if (backlog) socket[BACKLOG] = 0;
-        turnQueue.push({ server: this, emit, args: arguments, req, res, readAt: now, waitBase: handoff + turnLate, backlog });
+        const kept = Boolean(socket?.[READ_BEFORE]);
+        if (socket) socket[READ_BEFORE] = true;
+        turnQueue.push({ server: this, emit, args: arguments, req, res, readAt: now, waitBase: handoff + turnLate, backlog, kept });
         return true;
       }
       const why = overBound(0, req);

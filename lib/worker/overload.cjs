@@ -8,7 +8,8 @@
 // waits for a turn of the worker's loop per connection, so under load it would queue there.
 //
 // max_queue_wait judges each request by the wait it saw (below, CoDel); the daemon stamps the
-// accept time of each connection it hands over (round-robin), slow uploads and pipelined
+// accept time of each connection it hands over (round-robin), a worker that accepts its own
+// watches whether its accept queue empties (ACCEPT_RUN), slow uploads and pipelined
 // requests do not count in max_inflight, and slow senders get HAProxy-like timeouts.
 //
 // The decision is O(1) per request, from two figures kept here:

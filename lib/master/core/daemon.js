@@ -89,7 +89,12 @@ async function bootDaemon({ resurrect = false, afterStop, control, loadDefaults,
   if (closed.length) log.warn({ fds: closed }, 'closed inherited network sockets that do not listen (LISTEN_FDS names them)');
   // What a previous daemon of this home left running when it died goes before anything starts
   // (not in a successor of `super upgrade`: the daemon it replaces still serves with its workers).
-  if (!handover) for (const { pgid, pids } of await endLeftoverGroups(home)) log.warn({ pgid, pids }, 'ended a process group a previous daemon left running');
+  if (!handover) {
+    const ended = (group) => log.warn(group, 'ended a process group a previous daemon left running');
+    const left = await endLeftoverGroups(home, ended);
+    left.ended.forEach(ended);
+    for (const group of left.waiting) log.warn(group, `a previous daemon's worker still serves what it held; its group is ended in ${group.grace} ms unless it exits`);
+  }
   recordGroupsIn(home);
   parts.add('process groups', reapAllNow);
 

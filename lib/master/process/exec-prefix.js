@@ -1,13 +1,13 @@
 // Small util-linux programs that a worker is exec'd through, found once at boot.
 //  - setsid: each worker leads its own process group, so stopping it reaches every
 //    process it started (no orphans), with one kill(-pgid).
-//  - setpriv --pdeathsig KILL: the kernel kills the worker when the daemon dies, whatever
-//    it is doing. A cluster worker exits by itself when the primary's IPC channel closes
-//    (node's child.js), but only if its event loop runs: one stuck in a loop kept its port
-//    (scheduling: os) and a CPU for ever. The signal is set by setpriv, after setsid and
-//    before taskset and node, and survives their execs (it is cleared only by a fork, or
-//    the exec of a set-user-ID program). The worker's own children do not get it: the
-//    next daemon ends their groups (group-record.js).
+//  - setpriv --pdeathsig KILL (fork-mode children): the kernel kills the child when the
+//    daemon dies, whatever it is doing. The signal is set by setpriv, after setsid and
+//    before taskset and the program, and survives their execs (it is cleared only by a
+//    fork, or the exec of a set-user-ID program). The child's own children do not get it:
+//    the next daemon ends their groups (group-record.js). Cluster workers go without it:
+//    they finish what they serve first (lib/worker/outlive-daemon.cjs), and the next
+//    daemon ends one stuck in a loop once its drain_timeout has passed.
 //  - taskset -c <cpus> (workers with cpu_affinity): sets the CPU mask before the program
 //    starts, so every thread it ever creates (libuv pool, worker_threads) inherits it.
 // All exec in place (same pid). Where setsid/setpriv are missing (not Linux) workers still

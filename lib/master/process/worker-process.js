@@ -59,7 +59,7 @@ export class WorkerProcess extends EventEmitter {
     this.pid = this.child.pid ?? null;
     this.strays = []; // processes it started outside its group, read when it is asked to stop
     if (this.pid) {
-      trackGroup(this.pid); // it leads its process group (exec-prefix.js)
+      trackGroup(this.pid, this.kind === 'cluster' ? this.drainTimeout : 0); // it leads its process group (exec-prefix.js); a cluster worker outlives a dead daemon for drain_timeout
       unprotectWorker(this.pid); // the OOM killer takes it before the daemon (oom-score.js)
     }
     this.createdAt = Date.now();

@@ -138,7 +138,7 @@ export class RegistryReader {
         id: ids.get(app.name),
         name: app.name,
         status: app.status,
-        config: app.config,
+        config: app.effectiveConfig(),
         pending_config: app.pendingConfig,
         source: app.source,
         last_reload: app.lastReload,

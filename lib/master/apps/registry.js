@@ -17,7 +17,6 @@ import { RegistryReader } from './registry-reader.js';
 import { spreadWarning, checkSettings, applySettings } from '../settings/index.js';
 import { unmappedWarning } from '../../config/check-affinity.js';
 import { instancesProblem, workLimits } from '../../config/work-limits.js';
-import { keptCount } from '../../config/autoscale.js';
 import { shellQuote } from '../../config/shell-split.js';
 import { SuperError } from '../../errors.js';
 import { appBusy, readyBound } from '../../error-messages.js';
@@ -134,8 +133,8 @@ export class AppRegistry extends EventEmitter {
       if (app?.busy) throw appBusy(config.name, app.busy);
       if (app && app.running) {
         // An autoscaled or scaled app's count is its own: not a change of the file.
-        const kept = keptCount(config, app.slots.length, app.scaledFrom);
-        const keys = changedKeys(app.config, kept);
+        const kept = app.keptFrom(config);
+        const keys = changedKeys(app.effectiveConfig(), kept);
         result.running.push(config.name);
         if (keys.length) {
           app.pendingConfig = kept;
@@ -146,13 +145,10 @@ export class AppRegistry extends EventEmitter {
         continue;
       }
       if (app) {
-        // The file just read is newer than a change noted while the app ran (a scale holds, as in a reload).
-        app.config = keptCount(config, app.config.instances, app.scaledFrom);
-        app.pendingConfig = null;
+        app.takeFileConfig(config);
         app.clientEnv = clientEnv ?? app.clientEnv;
       } else {
-        app = this.#add(App, config, clientEnv);
-        app.scaledFrom = scaledFrom ?? null;
+        app = this.#add(App, config, clientEnv, scaledFrom ?? null);
         assignId(this.#apps, app, id);
         newApps.add(app);
       }
@@ -203,8 +199,8 @@ export class AppRegistry extends EventEmitter {
     }
   }
 
-  #add(App, config, clientEnv) {
-    const app = new App(config, this.ctx, clientEnv);
+  #add(App, config, clientEnv, scaledFrom) {
+    const app = new App(config, this.ctx, clientEnv, scaledFrom);
     this.#apps.set(config.name, app);
     this.emit('app-added', { app: config.name });
     return app;
@@ -318,10 +314,9 @@ export class AppRegistry extends EventEmitter {
         results.push({ app: app.name, ok: true, skipped: 'stopped; start it with `super start`' });
         continue;
       }
-      const config = keptCount(configs.get(app) ?? app.config, app.slots.length, app.scaledFrom);
-      // The file's instances changed since a command scaled the app: its count is the file's again.
-      const unheld = configs.has(app) && configs.get(app).instances !== app.scaledFrom;
-      const changed = changedKeys(app.config, config);
+      const fileConfig = configs.get(app);
+      const config = app.keptFrom(fileConfig ?? app.config);
+      const changed = changedKeys(app.effectiveConfig(), config);
       progress({ app: app.name, step: 'begin', of: Math.min(config.instances, app.slots.length), changed, keep_config: keepConfig || undefined });
       this.#settings.log.info({ app: app.name, changed, keepConfig }, `${app.name}: reload begins`);
       let outcome;
@@ -336,7 +331,7 @@ export class AppRegistry extends EventEmitter {
         continue;
       }
       outcome.changed = changed;
-      if (outcome.ok && unheld) app.scaledFrom = null;
+      if (outcome.ok && fileConfig) app.reloadedFrom(fileConfig);
       if (outcome.failed) Object.assign(outcome.failed, await stderrTail(app, outcome.failed.slot ?? 0, outcome.failed.exit?.listen_refused));
       progress({ ...outcome, step: 'done' });
       results.push(outcome);
@@ -355,7 +350,7 @@ export class AppRegistry extends EventEmitter {
 
   async scale(name, count) {
     const app = this.app(name, 'scale');
-    const from = app.slots.length || app.config.instances;
+    const from = app.count;
     const to = /^[+-]/.test(count) ? from + Number(count) : Number(count);
     if (!Number.isInteger(to) || to < 1) {
       throw new SuperError('E_USAGE', `${name} cannot have ${to} instances; it needs at least 1 (use \`super stop ${shellQuote(name)}\` to stop it)`);
@@ -370,11 +365,9 @@ export class AppRegistry extends EventEmitter {
     const crowded = spreadWarning(app.config, this.#settings.policy.allowed, to);
     if (crowded) result.warnings.push(crowded);
     await this.#withBusy(app, 'scale', async () => {
-      // The file's count is put aside until the file says another (keptCount).
-      if (!bounds) app.scaledFrom ??= (app.pendingConfig ?? app.config).instances;
+      app.holdCount();
       if (!app.running) {
-        app.config = { ...app.config, instances: to };
-        app.slots.splice(to);
+        app.resize(to);
         result.warnings.push(`${name} is stopped; it will start ${to} instances with \`super start\``);
         return;
       }
@@ -416,20 +409,14 @@ export class AppRegistry extends EventEmitter {
   }
 
   /**
-   * Turns watch mode on or off for one app (`super watch`, `start --watch`): on watches
-   * the paths it watched before it was turned off, else its cwd. The new config replaces
-   * the old one (never edited in place); subscribers hear 'app-changed'.
+   * Turns watch mode on or off for one app (`super watch`, `start --watch`: App.setWatch);
+   * subscribers hear 'app-changed'.
    */
   setWatch(name, on) {
     const app = this.app(name, 'watch');
-    const c = app.config;
-    if (on && c.watch.length === 0) app.config = { ...c, watch: app.watchOff ?? [c.cwd] };
-    if (!on && c.watch.length > 0) {
-      app.watchOff = c.watch;
-      app.config = { ...c, watch: [] };
-    }
+    const watch = app.setWatch(on);
     this.emit('app-changed', { app: app.name });
-    return { app: name, watch: app.config.watch };
+    return { app: name, watch };
   }
 
   /**

@@ -100,7 +100,7 @@ async function bootDaemon({ resurrect = false, afterStop, control, loadDefaults,
 
   // The composition root (compose.js): each part gets its collaborators at construction.
   const link = { server: null }; // the control server, once it listens
-  const { registry, monitor, watcher, cron, captures, metrics } = composeParts({ home, log, loadDefaults, agentPath, version, parts, link });
+  const { settings, registry, monitor, watcher, cron, captures, metrics } = composeParts({ home, log, loadDefaults, agentPath, version, parts, link });
 
   let stopping = null;
   let handedOver = false; // a successor owns the control socket and the pid file
@@ -140,6 +140,7 @@ async function bootDaemon({ resurrect = false, afterStop, control, loadDefaults,
   // retire every worker gracefully.
   const upgrade = new Upgrade({
     registry,
+    settings,
     log,
     refuse: afterStop ? 'it runs in the foreground for `super run` (restart the container to replace it)' : null,
     retire: (successor) => {
@@ -153,7 +154,7 @@ async function bootDaemon({ resurrect = false, afterStop, control, loadDefaults,
   });
   const server = await startControlServer({
     socketPath: controlPath,
-    handlers: upgrade.guard(makeHandlers({ registry, monitor, watcher, cron, captures, log, version, shutdown, stopping: () => stopping !== null, reloadNotice })),
+    handlers: upgrade.guard(makeHandlers({ registry, settings, monitor, watcher, cron, captures, log, version, shutdown, stopping: () => stopping !== null, reloadNotice })),
     hello: { version, pid: process.pid },
     log,
   });
@@ -164,10 +165,10 @@ async function bootDaemon({ resurrect = false, afterStop, control, loadDefaults,
     await server.close().catch(() => {});
     fs.rmSync(controlPath, { force: true });
   });
-  if (control) await registry.control.apply(await registry.control.check(control, '--listen'));
+  if (control) await settings.control.apply(await settings.control.check(control, '--listen'));
   if (handover) {
     try {
-      await handover.run({ registry, log, socketPath: socketPath(home), pidPath: pidPath(home) });
+      await handover.run({ registry, settings, log, socketPath: socketPath(home), pidPath: pidPath(home) });
       controlPath = socketPath(home);
       // The daemon this one replaced told systemd MAINPID=<this pid>: the watchdog is ours now.
       if (process.env.WATCHDOG_PID) process.env.WATCHDOG_PID = String(process.pid);
@@ -181,7 +182,7 @@ async function bootDaemon({ resurrect = false, afterStop, control, loadDefaults,
   }
   log.info({ home, version, node: process.version, upgraded: Boolean(handover) }, 'daemon ready');
   startWatchdog(log); // WATCHDOG=1 from this loop while it turns, when the unit has WatchdogSec=
-  if (resurrect) await resurrectAtBoot(registry, log);
+  if (resurrect) await resurrectAtBoot(registry, settings);
   if (process.send && !handover) {
     process.send(readyMessage(process.pid));
     process.disconnect();

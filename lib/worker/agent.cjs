@@ -18,8 +18,8 @@ if (!globalThis[AGENT]) {
   const sharedListen = process.env.SUPER_SHARED_LISTEN === '1' && typeof process.send === 'function' ? require('./shared-listen.cjs') : null;
   sharedListen?.install();
   delete process.env.SUPER_SHARED_LISTEN;
-  // A cluster worker finishes what it serves when the daemon dies (outlive-daemon.cjs).
-  require('./outlive-daemon.cjs').outliveDaemon(drain.drain, Number(process.env.SUPER_DRAIN_TIMEOUT));
+  // A cluster worker finishes what it serves when the daemon dies (drain.cjs).
+  drain.outliveDaemon(Number(process.env.SUPER_DRAIN_TIMEOUT));
   delete process.env.SUPER_DRAIN_TIMEOUT;
 
   let isReady = false;

@@ -133,7 +133,7 @@ export class App {
       ...initVarsUnset(c.env),
       SUPER_APP_NAME: c.name,
       SUPER_SLOT: String(i),
-      SUPER_DRAIN_TIMEOUT: String(c.drain_timeout), // how long a worker outlives a daemon that died (lib/worker/outlive-daemon.cjs)
+      SUPER_DRAIN_TIMEOUT: String(c.drain_timeout), // how long a worker outlives a daemon that died (lib/worker/drain.cjs outliveDaemon)
       ...this.logs.agentEnv(i, c.logs),
     };
   }

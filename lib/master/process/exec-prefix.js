@@ -6,7 +6,7 @@
 //    before taskset and the program, and survives their execs (it is cleared only by a
 //    fork, or the exec of a set-user-ID program). The child's own children do not get it:
 //    the next daemon ends their groups (group-record.js). Cluster workers go without it:
-//    they finish what they serve first (lib/worker/outlive-daemon.cjs), and the next
+//    they finish what they serve first (lib/worker/drain.cjs outliveDaemon), and the next
 //    daemon ends one stuck in a loop once its drain_timeout has passed.
 //  - taskset -c <cpus> (workers with cpu_affinity): sets the CPU mask before the program
 //    starts, so every thread it ever creates (libuv pool, worker_threads) inherits it.

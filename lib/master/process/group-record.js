@@ -3,7 +3,7 @@
 // OOM killer) left running. Fork-mode children die with it (setpriv --pdeathsig KILL:
 // exec-prefix.js), but what they started does not: the parent-death signal reaches only
 // the child. Cluster workers first serve what they hold, for up to their app's
-// drain_timeout (lib/worker/outlive-daemon.cjs): the next daemon gives a leader still
+// drain_timeout (lib/worker/drain.cjs outliveDaemon): the next daemon gives a leader still
 // running that long before it ends its group (one stuck in a loop never exits by
 // itself). Each worker leads its own group (setsid), so the group is what is recorded.
 //

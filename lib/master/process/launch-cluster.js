@@ -10,7 +10,7 @@ import { portOwnerWatch } from './port-owners.js';
  * (app.node_path): the seam (cluster-internals/) swaps process.execPath around the fork, as
  * setupPrimary ignores `execPath` (docs/measurements.md, CPU pinning). No parent-death
  * signal, unlike a fork-mode child: a cluster worker outlives a daemon that dies until it
- * has served what it holds (lib/worker/outlive-daemon.cjs).
+ * has served what it holds (lib/worker/drain.cjs outliveDaemon).
  * @param {{app: object, env: object, stdio: object, agentPath: string, cpus?: string|null}} o
  * @returns {import('node:cluster').Worker}
  */

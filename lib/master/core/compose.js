@@ -8,6 +8,7 @@ import { RemoteControl } from '../settings/index.js';
 import { WatchManager } from '../watch/index.js';
 import { Captures } from '../captures/index.js';
 import { Autoscaler } from '../autoscale/index.js';
+import { DeployRecord } from '../deploy/deploy-record.js';
 
 /**
  * @param {object} o
@@ -34,8 +35,10 @@ export function composeParts({ home, log, loadDefaults, agentPath, version, part
     loadDefaults,
     workerMemory: (pids) => monitor.memoryOf(pids),
   });
+  const deploy = new DeployRecord();
   const monitor = new Monitor({
     reader: registry.reader,
+    deploy: () => deploy.current,
     settings: metrics,
     replaceSlot: (app, slot, reason) => registry.replaceSlot(app, slot, reason),
     version,
@@ -67,5 +70,5 @@ export function composeParts({ home, log, loadDefaults, agentPath, version, part
   parts.add('captures', () => captures.close());
   registry.on('worker', (event) => broadcast('worker', event));
   registry.on('reload', (info) => broadcast('reload', info));
-  return { registry, monitor, watcher, cron, captures, metrics };
+  return { registry, monitor, watcher, cron, captures, metrics, deploy };
 }

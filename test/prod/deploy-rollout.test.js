@@ -10,6 +10,9 @@ import path from 'node:path';
 import { eventually } from '../helpers/wait.js';
 import { needHaproxy, load, serversState } from '../helpers/haproxy.js';
 import { fleet, deployChild, drainWatch } from '../helpers/deploy-fleet.js';
+import { freePort } from '../helpers/harness.js';
+import { startDashboard } from '../helpers/chromium.js';
+import { page } from '../helpers/dashboard-page.js';
 
 const releases = (f) => Promise.all(f.hosts.map((h) => h.release()));
 const admins = async (f) => {
@@ -54,8 +57,16 @@ test('super deploy --auto-revert: a host whose reload fails gets its previous re
   assert.deepEqual(await admins(f), [0, 0, 0], 'every server ready at the balancer');
 });
 
-test('super deploy --max-parallel 2: never more than 2 hosts drained at once, every host on the new release, 0 failed requests under load', needHaproxy, async (t) => {
+test('super deploy --max-parallel 2: never more than 2 hosts drained at once, every host on the new release, 0 failed requests under load; the dashboard shows it live', needHaproxy, async (t) => {
   const f = await fleet(t);
+  const dash = await startDashboard(f.hosts[0].box.home, ['--listen', `127.0.0.1:${await freePort()}`, '--token-file', f.args()[2], ...f.hosts.flatMap((h) => ['--host', `127.0.0.1:${h.control}`])]);
+  t.after(() => dash.stop());
+  const p = await page(dash.base, ['superd', `superd.${dash.token}`]);
+  t.after(() => p.ws.close());
+  /** each host's deploy as the page was shown it, in order: "v2 rolling reload", ... */
+  const shown = (name) => p.messages.filter((m) => m.type === 'state').map((m) => m.hosts.find((h) => h.name.endsWith(String(f.hosts.find((x) => x.name === name)?.control)))?.deploy)
+    .filter(Boolean).map((d) => `${d.version} ${d.state}`);
+  await eventually(() => p.messages.some((m) => m.type === 'state' && m.hosts.every((h) => h.state === 'up' && h.apps.length)), { timeout: 10000, what: 'the page shows every host' });
   const traffic = load(t, f.front);
   await eventually(() => traffic.results.length > 30, { timeout: 20000, what: 'load through HAProxy' });
   const watch = drainWatch(f.lb, f.hosts.map((h) => h.name));
@@ -72,6 +83,9 @@ test('super deploy --max-parallel 2: never more than 2 hosts drained at once, ev
   assert.deepEqual(failed, [], 'no request failed');
   assert.deepEqual(await releases(f), ['v2', 'v2', 'v2']);
   assert.deepEqual(await admins(f), [0, 0, 0]);
+  // The dashboard showed each host mid-deploy (the daemons' figures come once a second), then done.
+  await eventually(() => f.hosts.every((h) => shown(h.name).at(-1) === 'v2 done'), { timeout: 10000, what: 'the page shows every host done' });
+  for (const h of f.hosts) assert.ok(shown(h.name).includes('v2 rolling'), `${h.name}: ${shown(h.name)}`);
 });
 
 test('super deploy --canary 1: pauses after the canary; --promote goes on, and a run killed mid-rollout is continued by the same command', needHaproxy, async (t) => {

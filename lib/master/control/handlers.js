@@ -20,7 +20,7 @@ import { saveApps, resurrectApps } from '../saved/index.js';
  * @param {import('../watch/watcher.js').WatchManager} o.watcher
  * @param {import('../apps/cron-restart.js').CronRestarts} o.cron
  * @param {import('../captures/captures.js').Captures} o.captures  profiles and heap snapshots
- * @param {import('../deploy/deploy-record.js').DeployRecord} o.deploy  what `super deploy` recorded here
+ * @param {import('../deploy/index.js').DeployRecord} o.deploy  what `super deploy` recorded here
  * @param {import('../../logs/json-logger.js').JsonLogger} o.log
  * @param {string} o.version
  * @param {(reason: string) => void} o.shutdown

@@ -8,7 +8,7 @@ import { RemoteControl } from '../settings/index.js';
 import { WatchManager } from '../watch/index.js';
 import { Captures } from '../captures/index.js';
 import { Autoscaler } from '../autoscale/index.js';
-import { DeployRecord } from '../deploy/deploy-record.js';
+import { DeployRecord } from '../deploy/index.js';
 
 /**
  * @param {object} o

@@ -40,6 +40,7 @@ export function deployPlan({
     return n;
   };
   const canaries = count('canary', canary, 0);
+  if (canaries && !autoPromote && release === undefined) throw new SuperError('E_USAGE', '--canary without --auto-promote pauses after the canaries: give --release, so that the same command with --promote continues that rollout');
   if (canaries >= hosts.length && canaries > 0) throw new SuperError('E_USAGE', `--canary ${canaries}: give fewer canaries than hosts (${hosts.length})`);
   return {
     hosts: hosts.map((host, i) => ({ host, server: server[i] })),

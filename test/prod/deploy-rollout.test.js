@@ -1,16 +1,14 @@
 // `super deploy` across 3 hosts (3 daemons behind a real HAProxy, its runtime API, no
-// retries), with Nomad's `update` knobs: a canary whose error rate at the balancer fails
-// the gate is reverted and the others never change; --auto-revert on a host whose reload
-// fails; --max-parallel honoured (never more drained at once) with 0 failed requests under
-// load; a rollout resumed after the CLI was killed in the middle of it.
+// retries), with Nomad's `update` knobs: --max-parallel honoured (never more drained at
+// once) with 0 failed requests under load and the dashboard showing it; a canary pause,
+// --promote, and a rollout resumed after the CLI was killed in the middle of it; wrong
+// options refused. A failing host: deploy-revert.test.js.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
 import { eventually } from '../helpers/wait.js';
 import { needHaproxy, load, serversState } from '../helpers/haproxy.js';
 import { fleet, deployChild, drainWatch } from '../helpers/deploy-fleet.js';
-import { freePort } from '../helpers/harness.js';
+import { freePort, sandbox } from '../helpers/harness.js';
 import { startDashboard } from '../helpers/chromium.js';
 import { page } from '../helpers/dashboard-page.js';
 
@@ -19,43 +17,6 @@ const admins = async (f) => {
   const s = await serversState(f.lb, 'apps');
   return f.hosts.map((h) => s[h.name].admin);
 };
-
-test('super deploy --canary 1 --max-error-rate: a canary that serves 5xx fails its gate, is reverted, and the other hosts never change', needHaproxy, async (t) => {
-  const f = await fleet(t);
-  const traffic = load(t, f.front);
-  await eventually(() => traffic.results.length > 30, { timeout: 20000, what: 'load through HAProxy' });
-  const [, b, c] = f.hosts;
-  const r = await f.cli(f.args('--release', 'bad-2', '--from', 'v1', '--canary', '1', '--auto-promote', '--auto-revert', '--max-error-rate', '1%', '--min-healthy-time', '1s'));
-  await traffic.stop();
-  assert.equal(r.code, 1, r.stdout + r.stderr);
-  assert.match(r.stderr, /^super: E_DEPLOY_FAILED: host-a \(127\.0\.0\.1:\d+\): \d+ of its \d+ requests at the balancer failed \(5xx or errors\): over --max-error-rate 1%; it was reverted to v1 and set ready again, and the rollout stopped: host-b, host-c left untouched/m);
-  assert.match(r.stdout, /host-a \(.*\): reverting to v1\n/);
-  assert.deepEqual(await releases(f), ['v1', 'v1', 'v1'], 'the canary serves v1 again');
-  assert.deepEqual(f.steps(), ['host-a bad-2 revert=0', 'host-a v1 revert=1'], 'the step ran on the canary only, once to roll and once to revert');
-  for (const h of [b, c]) assert.deepEqual(await h.pids(), h.before, `${h.name} never changed`);
-  assert.deepEqual(await admins(f), [0, 0, 0], 'every server ready at the balancer');
-  const client = await f.hosts[0].box.client();
-  try {
-    assert.deepEqual((({ version, previous, state }) => ({ version, previous, state }))((await client.request('deploy-state', {})).deploy), { version: 'v1', previous: 'bad-2', state: 'reverted' });
-  } finally {
-    client.close();
-  }
-});
-
-test('super deploy --auto-revert: a host whose reload fails gets its previous release back, the rollout stops, the host after it untouched', needHaproxy, async (t) => {
-  const f = await fleet(t);
-  const [a, b, c] = f.hosts;
-  fs.writeFileSync(path.join(b.box.dir, 'broken'), '');
-  const r = await f.cli(f.args('--release', 'v2', '--from', 'v1', '--auto-revert'));
-  assert.equal(r.code, 1, r.stdout + r.stderr);
-  assert.match(r.stderr, /^super: E_DEPLOY_FAILED: host-b \(127\.0\.0\.1:\d+\): the reload of web failed \(.*\); it was reverted to v1 and set ready again, and the rollout stopped: host-c left untouched/m);
-  assert.deepEqual(await releases(f), ['v2', 'v1', 'v1']);
-  assert.equal((await a.pids()).filter((p) => a.before.includes(p)).length, 0, 'host-a rolled to v2');
-  assert.equal((await b.pids()).filter((p) => b.before.includes(p)).length, 0, 'host-b reloaded again, on v1');
-  assert.deepEqual(await c.pids(), c.before, 'host-c never changed');
-  assert.deepEqual(f.steps(), ['host-a v2 revert=0', 'host-b v2 revert=0', 'host-b v1 revert=1']);
-  assert.deepEqual(await admins(f), [0, 0, 0], 'every server ready at the balancer');
-});
 
 test('super deploy --max-parallel 2: never more than 2 hosts drained at once, every host on the new release, 0 failed requests under load; the dashboard shows it live', needHaproxy, async (t) => {
   const f = await fleet(t);
@@ -98,7 +59,7 @@ test('super deploy --canary 1: pauses after the canary; --promote goes on, and a
   const canaryPids = await a.pids();
   // --promote, killed once host-b's step ran (host-b drained, mid-way).
   const first = deployChild(t, f, f.args('--release', 'v2', '--canary', '1', '--promote'));
-  await eventually(() => first.out.lines.some((l) => /^host-b .*: step done$/.test(l)) || first.out.code !== null, { timeout: 20000, what: 'host-b\'s step', last: () => first.out });
+  await eventually(() => first.out.lines.some((l) => /^host-b .*: step done$/.test(l)) || first.out.code !== null, { timeout: 20000, what: 'host-b\'s step', last: () => JSON.stringify(first.out) });
   first.kill();
   await first.closed;
   assert.equal(first.out.signal, 'SIGKILL', 'killed mid-rollout');
@@ -113,4 +74,26 @@ test('super deploy --canary 1: pauses after the canary; --promote goes on, and a
   assert.deepEqual(await releases(f), ['v2', 'v2', 'v2']);
   assert.deepEqual(await admins(f), [0, 0, 0]);
   assert.deepEqual(f.steps().filter((l) => l.startsWith('host-b')), ['host-b v2 revert=0', 'host-b v2 revert=0'], 'host-b rolled again from its step');
+});
+
+test('super deploy: wrong options are one E_USAGE line each, exit 2, before any host or balancer is touched', async (t) => {
+  const box = await sandbox(t);
+  const base = ['deploy', '--host', '127.0.0.1:1', '--host', '127.0.0.1:2', '--server', 'a', 'b', '--haproxy', '/nonexistent.sock', '--backend', 'apps'];
+  /** @type {[string[], RegExp][]} */
+  const cases = [
+    [['--auto-revert'], /--auto-revert needs --step/],
+    [['--canary', '1'], /--canary without --auto-promote pauses after the canaries: give --release/],
+    [['--canary', '2', '--release', 'r'], /--canary 2: give fewer canaries than hosts \(2\)/],
+    [['--max-parallel', '0'], /--max-parallel 0: give a whole number from 1/],
+    [['--max-error-rate', '200%'], /--max-error-rate 200%: give a share/],
+    [['--release', 'a b'], /--release a b: give a release name/],
+    [['--min-healthy-time', 'soon'], /--min-healthy-time soon: give a duration/],
+  ];
+  for (const [more, message] of cases) {
+    const r = await box.cli([...base, ...more]);
+    assert.equal(r.code, 2, `${more}: ${r.stdout}${r.stderr}`);
+    assert.match(r.stderr, /^super: E_USAGE: /);
+    assert.match(r.stderr, message);
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+  }
 });

@@ -17,7 +17,7 @@ import { run, freePort, HELLO, SUPER_BIN } from './targets.js';
 import { openLoop } from './lib/open-loop.js';
 import { fmt, table } from './stats.js';
 import { benchArgs } from './lib/args.js';
-import { startHaproxy, serversState } from '../test/helpers/haproxy.js';
+import { startHaproxy, serversState, balancerConfig } from '../test/helpers/haproxy.js';
 
 const WAYS = ['deploy', 'reload', 'stop-start'];
 const USAGE = 'node bench/deploy.js [--rate 200] [--instances 2] [--only deploy,reload,stop-start]';
@@ -59,13 +59,7 @@ const dir = hosts[0].home;
 const tokenFile = path.join(dir, 'deploy-token');
 fs.writeFileSync(tokenFile, `${TOKEN}\n`);
 const front = await freePort();
-const lb = await startHaproxy({ after: (fn) => cleanups.push(fn) }, dir, [
-  'defaults', '    mode http', '    timeout connect 2s', '    timeout client 30s', '    timeout server 30s', '    retries 0',
-  'frontend web', `    bind 127.0.0.1:${front}`, '    default_backend apps',
-  'backend apps', '    balance roundrobin', '    option httpchk GET /health',
-  '    default-server check inter 500ms fall 2 rise 2',
-  ...hosts.map((h) => `    server ${h.name} 127.0.0.1:${h.port}`),
-]);
+const lb = await startHaproxy({ after: (fn) => cleanups.push(fn) }, dir, balancerConfig(front, 'check inter 500ms fall 2 rise 2', hosts.map((h) => `server ${h.name} 127.0.0.1:${h.port}`)));
 const allUp = async () => {
   for (let i = 0; i < 200; i++) {
     const s = await serversState(lb, 'apps');

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { sandbox, freePort, lsJson, httpGet, SUPER, ROOT } from './harness.js';
 import { eventually } from './wait.js';
-import { startHaproxy, get, serversState } from './haproxy.js';
+import { startHaproxy, get, serversState, balancerConfig } from './haproxy.js';
 
 const TOKEN = 'cd'.repeat(32);
 
@@ -58,18 +58,7 @@ export async function fleet(t, n = 3) {
   for (let i = 0; i < n; i++) hosts.push(await host(t, `host-${String.fromCharCode(97 + i)}`));
   const front = await freePort();
   const dir = hosts[0].box.dir;
-  const lb = await startHaproxy(t, dir, [
-    'defaults',
-    '    mode http',
-    '    timeout connect 2s', '    timeout client 30s', '    timeout server 30s',
-    '    retries 0',
-    'frontend web', `    bind 127.0.0.1:${front}`, '    default_backend apps',
-    'backend apps',
-    '    balance roundrobin',
-    '    option httpchk GET /health',
-    '    default-server check inter 300ms fall 2 rise 2 pool-purge-delay 500ms',
-    ...hosts.map((h) => `    server ${h.name} 127.0.0.1:${h.port}`),
-  ]);
+  const lb = await startHaproxy(t, dir, balancerConfig(front, 'check inter 300ms fall 2 rise 2 pool-purge-delay 500ms', hosts.map((h) => `server ${h.name} 127.0.0.1:${h.port}`)));
   await eventually(async () => {
     const s = await serversState(lb, 'apps');
     return hosts.every((h) => s[h.name]?.op === 2) && (await get(false, front)).status === 200;
@@ -93,6 +82,15 @@ export async function fleet(t, n = 3) {
     '--min-healthy-time', '500ms', '--drain-timeout', '5s', ...more];
   const steps = () => (fs.existsSync(stepsLog) ? fs.readFileSync(stepsLog, 'utf8').trim().split('\n').filter(Boolean) : []);
   return { hosts, lb, front, args, steps, cli: (a) => hosts[0].box.cli(a) };
+}
+
+/** The release each host's app serves now. */
+export const releases = (f) => Promise.all(f.hosts.map((h) => h.release()));
+
+/** Each host's admin state at HAProxy (0 ready, 8 drained through the runtime API). */
+export async function admins(f) {
+  const s = await serversState(f.lb, 'apps');
+  return f.hosts.map((h) => s[h.name].admin);
 }
 
 /**

@@ -6,14 +6,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { eventually } from '../helpers/wait.js';
-import { needHaproxy, load, serversState } from '../helpers/haproxy.js';
-import { fleet } from '../helpers/deploy-fleet.js';
-
-const releases = (f) => Promise.all(f.hosts.map((h) => h.release()));
-const admins = async (f) => {
-  const s = await serversState(f.lb, 'apps');
-  return f.hosts.map((h) => s[h.name].admin);
-};
+import { needHaproxy, load } from '../helpers/haproxy.js';
+import { fleet, releases, admins } from '../helpers/deploy-fleet.js';
 
 test('super deploy --canary 1 --max-error-rate: a canary that serves 5xx fails its gate, is reverted, and the other hosts never change', needHaproxy, async (t) => {
   const f = await fleet(t);

@@ -6,17 +6,11 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually } from '../helpers/wait.js';
-import { needHaproxy, load, serversState } from '../helpers/haproxy.js';
-import { fleet, deployChild, drainWatch } from '../helpers/deploy-fleet.js';
+import { needHaproxy, load } from '../helpers/haproxy.js';
+import { fleet, deployChild, drainWatch, releases, admins } from '../helpers/deploy-fleet.js';
 import { freePort, sandbox } from '../helpers/harness.js';
 import { startDashboard } from '../helpers/chromium.js';
 import { page } from '../helpers/dashboard-page.js';
-
-const releases = (f) => Promise.all(f.hosts.map((h) => h.release()));
-const admins = async (f) => {
-  const s = await serversState(f.lb, 'apps');
-  return f.hosts.map((h) => s[h.name].admin);
-};
 
 test('super deploy --max-parallel 2: never more than 2 hosts drained at once, every host on the new release, 0 failed requests under load; the dashboard shows it live', needHaproxy, async (t) => {
   const f = await fleet(t);

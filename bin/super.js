@@ -175,6 +175,7 @@ async function parseWithCommander() {
     .option('--auto-revert', 'a failed host gets its previous release back (--step run with it, then reload); needs --step')
     .option('--max-error-rate <rate>', 'health gate: once UP, for --min-healthy-time, at most this share of the host\'s requests may fail at the balancer (1% or 0.01), and no failed check')
     .option('--min-healthy-time <duration>', 'how long a host\'s apps must stay online and ready before it is set ready, and the gate\'s window (default 2s)')
+    .option('--healthy-deadline <duration>', 'the most a reloaded host may take to be healthy and UP again (default --min-healthy-time + 30s)')
     .option('--drain-timeout <duration>', 'the most to wait for a drained host\'s sessions to end (default 30s)')
     .option('--json', 'one JSON object per step')
     .action((opts) => run('deploy')({ ...opts, hosts }));

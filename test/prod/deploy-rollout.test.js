@@ -82,6 +82,7 @@ test('super deploy: wrong options are one E_USAGE line each, exit 2, before any 
     [['--max-error-rate', '200%'], /--max-error-rate 200%: give a share/],
     [['--release', 'a b'], /--release a b: give a release name/],
     [['--min-healthy-time', 'soon'], /--min-healthy-time soon: give a duration/],
+    [['--healthy-deadline', '-1s'], /--healthy-deadline -1s: give a duration/],
   ];
   for (const [more, message] of cases) {
     const r = await box.cli([...base, ...more]);

@@ -10,8 +10,6 @@ import { runStep } from './step-command.js';
 import { errorGate } from './error-gate.js';
 
 const POLL_MS = 100;
-const UP_TIMEOUT_MS = 30000; // HAProxy's checks to see a host ready again
-const HEALTHY_GRACE_MS = 30000; // beyond min_healthy_time, for workers still starting
 const BUSY_WAIT_MS = 120000; // a reload a crashed run left going on the host
 const DRAIN_BIT = 0x08; // srv_admin_state: drained through the runtime API (SRV_ADMF_FDRAIN)
 
@@ -71,12 +69,13 @@ async function roll(plan, lb, h, previous, say, record, client) {
   if (reloaded.failure) return { phase: 'reload', reason: reloaded.failure };
   say('reloaded', { apps: reloaded.apps });
   await record('healthy');
-  const unhealthy = await healthyFor(client, reloaded.apps, plan.minHealthy);
+  const deadline = Date.now() + plan.healthyDeadline;
+  const unhealthy = await healthyFor(client, reloaded.apps, plan.minHealthy, deadline);
   if (unhealthy) return { phase: 'healthy', reason: unhealthy };
   await record('ready');
   await lb.setState(plan.backend, h.server, 'ready');
-  if (!(await until(async () => (await lb.server(plan.backend, h.server)).op === 2, UP_TIMEOUT_MS))) {
-    return { phase: 'up', reason: `reloaded, but HAProxy did not mark it UP within ${UP_TIMEOUT_MS / 1000} s` };
+  if (!(await until(async () => (await lb.server(plan.backend, h.server)).op === 2, deadline - Date.now()))) {
+    return { phase: 'up', reason: `reloaded, but HAProxy did not mark it UP within --healthy-deadline (${plan.healthyDeadline / 1000} s)` };
   }
   if (plan.maxErrorRate !== null) {
     await record('gate');
@@ -127,7 +126,7 @@ export async function revertOrRelease(plan, lb, h, failure, previous, say) {
       if (failed) return failed;
       const reloaded = await reload(client, plan);
       if (reloaded.failure) return reloaded.failure;
-      return healthyFor(client, reloaded.apps, plan.minHealthy);
+      return healthyFor(client, reloaded.apps, plan.minHealthy, Date.now() + plan.healthyDeadline);
     })();
     if (why) {
       await record('failed', 'failed', `the revert to ${previous} failed too: ${why}`);
@@ -135,7 +134,7 @@ export async function revertOrRelease(plan, lb, h, failure, previous, say) {
       return `the revert to ${previous} failed too (${why}): it was left drained`;
     }
     await lb.setState(plan.backend, h.server, 'ready');
-    await until(async () => (await lb.server(plan.backend, h.server)).op === 2, UP_TIMEOUT_MS);
+    await until(async () => (await lb.server(plan.backend, h.server)).op === 2, plan.healthyDeadline);
     await record('reverted', 'reverted', failure.reason);
     say('reverted', { to: previous });
     return `it was reverted to ${previous} and set ready again`;
@@ -172,11 +171,10 @@ async function reload(client, plan) {
 }
 
 /**
- * Whether the apps stay online and ready, with the same workers, for `ms` (bounded: ms + 30 s).
+ * Whether the apps stay online and ready, with the same workers, for `ms`, before `deadline`.
  * @returns {Promise<string|null>}  why not, or null
  */
-async function healthyFor(client, names, ms) {
-  const deadline = Date.now() + ms + HEALTHY_GRACE_MS;
+async function healthyFor(client, names, ms, deadline) {
   let since = null;
   let seen = '';
   while (Date.now() < deadline) {
@@ -189,7 +187,7 @@ async function healthyFor(client, names, ms) {
     if (since !== null && Date.now() - since >= ms) return null;
     await new Promise((r) => setTimeout(r, POLL_MS));
   }
-  return `its apps did not stay online and ready for ${ms} ms`;
+  return `its apps did not stay online and ready for ${ms} ms within --healthy-deadline`;
 }
 
 /** Polls `check` until it is true or `ms` pass; resolves whether it became true. */

@@ -11,14 +11,14 @@ const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._:+-]{0,127}$/;
 /**
  * @typedef {{hosts?: string[], server?: string[], haproxy?: string, backend?: string, app?: string,
  *   minHealthyTime?: string, drainTimeout?: string, release?: string, from?: string, step?: string,
- *   stepTimeout?: string, maxParallel?: string, canary?: string, promote?: boolean, autoPromote?: boolean,
+ *   stepTimeout?: string, healthyDeadline?: string, maxParallel?: string, canary?: string, promote?: boolean, autoPromote?: boolean,
  *   autoRevert?: boolean, maxErrorRate?: string, json?: boolean}} DeployOptions
  */
 
 /** @param {DeployOptions} opts */
 export function deployPlan({
   hosts = [], server = [], haproxy, backend, app = 'all', minHealthyTime = '2s', drainTimeout = '30s', release, from, step,
-  stepTimeout = '5m', maxParallel = '1', canary = '0', promote = false, autoPromote = false, autoRevert = false, maxErrorRate,
+  stepTimeout = '5m', healthyDeadline, maxParallel = '1', canary = '0', promote = false, autoPromote = false, autoRevert = false, maxErrorRate,
 }) {
   if (!hosts.length) throw new SuperError('E_USAGE', 'super deploy needs the hosts: --host H:P --server NAME for each (its control listener, and its server name in HAProxy)');
   if (hosts.length !== server.length) throw new SuperError('E_USAGE', `super deploy: ${hosts.length} --host and ${server.length} --server; give one --server (the host's name in HAProxy's backend) per --host, in the same order`);
@@ -50,6 +50,8 @@ export function deployPlan({
     minHealthy: ms('min-healthy-time', minHealthyTime),
     drainTimeout: ms('drain-timeout', drainTimeout),
     stepTimeout: ms('step-timeout', stepTimeout),
+    // Nomad's healthy_deadline: healthy (and UP again at the balancer) within this of the reload
+    healthyDeadline: healthyDeadline === undefined ? ms('min-healthy-time', minHealthyTime) + 30000 : ms('healthy-deadline', healthyDeadline),
     maxParallel: count('max-parallel', maxParallel, 1),
     canary: canaries,
     promote: promote || autoPromote,

@@ -5,6 +5,7 @@
 // connection and says why, and nothing of it reaches the rest of the process; `super ls`
 // says E_PROTOCOL instead of failing on it.
 import { SuperError } from '../errors.js';
+import { DEPLOY_STATES } from './protocol.js';
 
 const LIMITS = Object.freeze({
   apps: 10_000, // apps of one answer
@@ -97,8 +98,6 @@ export function checkApps(data, { trim = true } = {}) {
   const deploy = checkDeploy(data.deploy);
   return deploy ? { apps, deploy } : { apps };
 }
-
-const DEPLOY_STATES = ['rolling', 'done', 'failed', 'reverting', 'reverted'];
 
 /**
  * What `super deploy` recorded on the daemon (`deploy` of an `ls` answer): its known fields

@@ -21,7 +21,6 @@ export async function hostClient(host) {
 
 /**
  * @typedef {{host: string, server: string}} Host
- * @typedef {{release: string, previous: string|null}} Versions
  * @typedef {(step: string, extra?: object) => void} Say
  * @typedef {{phase: string, reason: string}} Failure
  */

@@ -21,6 +21,7 @@ import { saveApps, resurrectApps } from '../saved/index.js';
  * @param {import('../watch/watcher.js').WatchManager} o.watcher
  * @param {import('../apps/cron-restart.js').CronRestarts} o.cron
  * @param {import('../captures/captures.js').Captures} o.captures  profiles and heap snapshots
+ * @param {import('../deploy/index.js').DeployRecord} o.deploy  what `super deploy` recorded here
  * @param {import('../../logs/json-logger.js').JsonLogger} o.log
  * @param {string} o.version
  * @param {(reason: string) => void} o.shutdown
@@ -28,7 +29,7 @@ import { saveApps, resurrectApps } from '../saved/index.js';
  * @param {<T>(reload: () => Promise<T>) => Promise<T>} [o.reloadNotice]  wraps a reload of every
  *   app (systemd-notify.js reloadNotices)
  */
-export function makeHandlers({ registry, settings, monitor, watcher, cron, captures, log, version, shutdown, stopping = () => false, reloadNotice = (reload) => reload() }) {
+export function makeHandlers({ registry, settings, monitor, watcher, cron, captures, deploy, log, version, shutdown, stopping = () => false, reloadNotice = (reload) => reload() }) {
   const startedAt = Date.now();
   const logs = makeLogHandlers(registry, log);
   return {
@@ -114,6 +115,7 @@ export function makeHandlers({ registry, settings, monitor, watcher, cron, captu
     'diagnostic-file': (a, conn, progress) => captures.file(a.name, conn, progress),
     // super capacity: a copy of an app on another port, removed when `conn` closes
     'capacity-copy': (a, conn) => startCapacityCopy(registry, settings, a, conn),
+    'deploy-state': (a) => ({ deploy: a.set ? deploy.set(a.set) : deploy.current }),
     ...logs,
   };
 }

@@ -9,6 +9,7 @@ import { RemoteControl, DaemonSettings } from '../settings/index.js';
 import { WatchManager } from '../watch/index.js';
 import { Captures } from '../captures/index.js';
 import { Autoscaler } from '../autoscale/index.js';
+import { DeployRecord } from '../deploy/index.js';
 
 /**
  * @param {object} o
@@ -29,8 +30,10 @@ export function composeParts({ home, log, loadDefaults, agentPath, version, part
   const control = new RemoteControl({ home, log, server: () => link.server });
   const settings = new DaemonSettings({ home, log, metrics, control, loadDefaults });
   const registry = new AppRegistry({ settings, agentPath, workerMemory: (pids) => monitor.memoryOf(pids) });
+  const deploy = new DeployRecord();
   const monitor = new Monitor({
     reader: registry.reader,
+    deploy: () => deploy.current,
     settings: metrics,
     replaceSlot: (app, slot, reason) => registry.replaceSlot(app, slot, reason),
     version,
@@ -63,5 +66,5 @@ export function composeParts({ home, log, loadDefaults, agentPath, version, part
   parts.add('captures', () => captures.close());
   registry.on('worker', (event) => broadcast('worker', event));
   registry.on('reload', (info) => broadcast('reload', info));
-  return { settings, registry, monitor, watcher, cron, captures, metrics };
+  return { settings, registry, monitor, watcher, cron, captures, metrics, deploy };
 }

@@ -100,7 +100,7 @@ async function bootDaemon({ resurrect = false, afterStop, control, loadDefaults,
 
   // The composition root (compose.js): each part gets its collaborators at construction.
   const link = { server: null }; // the control server, once it listens
-  const { settings, registry, monitor, watcher, cron, captures, metrics } = composeParts({ home, log, loadDefaults, agentPath, version, parts, link });
+  const { settings, registry, monitor, watcher, cron, captures, metrics, deploy } = composeParts({ home, log, loadDefaults, agentPath, version, parts, link });
 
   let stopping = null;
   let handedOver = false; // a successor owns the control socket and the pid file
@@ -154,7 +154,7 @@ async function bootDaemon({ resurrect = false, afterStop, control, loadDefaults,
   });
   const server = await startControlServer({
     socketPath: controlPath,
-    handlers: upgrade.guard(makeHandlers({ registry, settings, monitor, watcher, cron, captures, log, version, shutdown, stopping: () => stopping !== null, reloadNotice })),
+    handlers: upgrade.guard(makeHandlers({ registry, settings, monitor, watcher, cron, captures, deploy, log, version, shutdown, stopping: () => stopping !== null, reloadNotice })),
     hello: { version, pid: process.pid },
     log,
   });

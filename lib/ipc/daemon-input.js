@@ -104,7 +104,7 @@ export function checkApps(data, { trim = true } = {}) {
  * only, strings cut short, an unknown state shown as "?"; null when there is none.
  * @returns {{id: string, version: string, previous: string|null, state: string, step: string, reason: string|null, at: number|null}|null}
  */
-export function checkDeploy(v) {
+function checkDeploy(v) {
   if (v === undefined || v === null) return null;
   if (!isObject(v) || typeof v.version !== 'string') throw new BadDaemonMessage('a deploy record without a release');
   const text = (x, max) => (typeof x === 'string' ? x.slice(0, max) : null);

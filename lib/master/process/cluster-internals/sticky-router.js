@@ -16,13 +16,19 @@
 //   handshake's answer names its sid: lib/worker/sticky.cjs). A request without one (a
 //   handshake) goes where Node's round-robin sends it. The bytes read go to the worker
 //   first (TO_AGENT.STICKY_PREFIX), whose agent puts them back in front of the socket.
-// While a head is read, Node's turn for the worker it chose waits (one connection in
-// flight per worker): bounded by HEAD_DEADLINE_MS.
+// A head is read off the workers' turns: Node's handoff of the connection is ended at once
+// (release(): the worker is free for the next connection) and the connection, once its head
+// is read (or HEAD_DEADLINE_MS has passed: a client that sends nothing goes by its address,
+// and the app's server times it out as it would without sticky), is handed back to its
+// listener (round-robin-listeners.js handBack), where Node hands it out as a new one and
+// route() sends it on. So a silent client delays no other (without the listener's stamp:
+// Node's turn waits for the read, as a last resort).
 import net from 'node:net';
 import cluster from 'node:cluster';
 import { TO_AGENT } from '../../../ipc/agent-protocol.js';
 import { tellAgent } from '../agent-channel.js';
 import { servingWorkers } from './handoff-guard.js';
+import { canHandBack, handBack } from './round-robin-listeners.js';
 
 const HEAD_MAX = 8192;
 const HEAD_DEADLINE_MS = 1000;
@@ -134,10 +140,11 @@ function peerOf(handle) {
 }
 
 /**
- * The router of one worker of a sticky app: route(key, handle, deliver) is called for each
- * connection Node sends that worker. Returns false to let it go as Node chose; true when
- * it took the connection and sends it with deliver(target, prefix) (now or once the head
- * is read): target is the worker itself when it is the one.
+ * The router of one worker of a sticky app: route(key, handle, deliver, release) is called
+ * for each connection Node sends that worker. Returns false to let it go as Node chose; true
+ * when it took the connection: it sends it with deliver(target, prefix) (target is the
+ * worker itself when it is the one), or, to read its head first, ends the worker's turn with
+ * release() and hands the connection back to its listener once the head is read.
  * @param {import('node:cluster').Worker} worker
  * @param {{by: string, cookie: string|null}} sticky
  * @param {string} app
@@ -148,15 +155,16 @@ export function stickyRouter(worker, sticky, app) {
      * @param {unknown} key  Node's server key
      * @param {any} handle  the connection's raw handle
      * @param {(target: import('node:cluster').Worker, prefix: null|{peer: string, data: Buffer}) => void} deliver
+     * @param {() => void} release  ends Node's handoff to this worker, the handle kept open
      */
-    route(key, handle, deliver) {
+    route(key, handle, deliver, release) {
       const send = (entry, target) => {
         entry.to = target.id;
         deliver(target, entry.prefix);
       };
       const choose = (entry) => (entry.token === null ? worker : pickFor(app, key, entry.token, entry.excluded, worker));
       const known = routed.get(handle);
-      if (known) { // handed out again: the worker it went to refused it or went
+      if (known) { // its head read and handed back (to: null), or handed out again: the worker it went to refused it or went
         if (known.to !== null) known.excluded.add(known.to);
         send(known, choose(known));
         return true;
@@ -170,31 +178,50 @@ export function stickyRouter(worker, sticky, app) {
         send(entry, target);
         return true;
       }
-      readHead(handle, (head, complete) => {
-        const prefix = head.length && peer ? { peer: `${peer.address}:${peer.port}`, data: head } : null;
-        // Not a whole head in time or in size: by address. No session id (a handshake): Node's choice.
-        const token = complete ? sessionToken(head, sticky) : peer?.address ?? null;
-        const entry = { token, prefix, to: null, excluded: new Set() };
-        routed.set(handle, entry);
-        const s = appState(app);
-        if (!complete || token === null || s.sessions.has(token) || !SID.test(token)) return send(entry, choose(entry));
-        // The worker that made this session may not have said so yet: wait a little.
-        const wake = () => {
-          clearTimeout(timer);
+      if (!canHandBack(handle)) { // no listener to hand it back to: the read holds this worker's turn
+        readSession(handle, peer, sticky, app, (entry) => {
+          routed.set(handle, entry);
           send(entry, choose(entry));
-        };
-        const timer = setTimeout(() => {
-          const list = s.waiting.get(token);
-          list?.delete(wake);
-          if (list?.size === 0) s.waiting.delete(token);
-          wake();
-        }, SID_WAIT_MS);
-        if (!s.waiting.has(token)) s.waiting.set(token, new Set());
-        s.waiting.get(token).add(wake);
+        });
+        return true;
+      }
+      release();
+      readSession(handle, peer, sticky, app, (entry) => {
+        routed.set(handle, entry);
+        if (!handBack(handle)) handle.close(); // its listener closed meanwhile: no worker serves it now
       });
       return true;
     },
   };
+}
+
+/**
+ * Reads the head of a connection of a sid / cookie app and gives done() its entry: the
+ * session token (null: Node's choice) and the bytes read. A session id not announced yet
+ * waits up to SID_WAIT_MS for its worker's word.
+ */
+function readSession(handle, peer, sticky, app, done) {
+  readHead(handle, (head, complete) => {
+    const prefix = head.length && peer ? { peer: `${peer.address}:${peer.port}`, data: head } : null;
+    // Not a whole head in time or in size: by address. No session id (a handshake): Node's choice.
+    const token = complete ? sessionToken(head, sticky) : peer?.address ?? null;
+    const entry = { token, prefix, to: null, excluded: new Set() };
+    const s = appState(app);
+    if (!complete || token === null || s.sessions.has(token) || !SID.test(token)) return done(entry);
+    // The worker that made this session may not have said so yet: wait a little.
+    const wake = () => {
+      clearTimeout(timer);
+      done(entry);
+    };
+    const timer = setTimeout(() => {
+      const list = s.waiting.get(token);
+      list?.delete(wake);
+      if (list?.size === 0) s.waiting.delete(token);
+      wake();
+    }, SID_WAIT_MS);
+    if (!s.waiting.has(token)) s.waiting.set(token, new Set());
+    s.waiting.get(token).add(wake);
+  });
 }
 
 /**

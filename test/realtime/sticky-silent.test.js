@@ -1,0 +1,65 @@
+// sticky: sid reads the first request's head of each connection in the daemon (up to 1 s):
+// a client that connects and sends nothing must not hold the worker's turn meanwhile. One
+// worker, so without the fix every later connection waits behind the silent one until its
+// head's deadline. Asserted as ordering: the other clients are served while the silent
+// connection is still open and no worker has it; afterwards it reaches the worker (by its
+// address) and is served when it finally speaks.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import path from 'node:path';
+import { freePort, FIXTURES, sandbox } from '../helpers/harness.js';
+import { eventually } from '../helpers/wait.js';
+
+const APP = path.join(FIXTURES, 'apps', 'socketio.cjs');
+
+/** One request on a new connection (Connection: close), from `socket` if given: the parsed /peers answer. */
+function peers(port, socket = net.connect(port, '127.0.0.1')) {
+  return new Promise((resolve, reject) => {
+    let data = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (d) => (data += d));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const body = data.slice(data.indexOf('\r\n\r\n') + 4);
+      try {
+        resolve(JSON.parse(body));
+      } catch {
+        reject(new Error(`no answer: ${JSON.stringify(data.slice(0, 200))}`));
+      }
+    });
+    socket.write('GET /peers HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+  });
+}
+
+test('sticky: sid: a client that sends nothing delays no other client; after the head deadline it reaches a worker and is served', async (t) => {
+  const box = await sandbox(t);
+  const port = await freePort();
+  const start = await box.cli(['start', box.write('silent.yml', `apps:
+  - name: silent
+    script: ${APP}
+    instances: 1
+    sticky: sid
+    env:
+      PORT: ${port}
+`)]);
+  assert.equal(start.code, 0, start.stderr);
+
+  const silent = net.connect(port, '127.0.0.1');
+  t.after(() => silent.destroy());
+  await new Promise((resolve, reject) => silent.once('connect', resolve).once('error', reject));
+  let silentClosed = false;
+  silent.once('close', () => (silentClosed = true));
+
+  // Accepted before these (the kernel's queue is in order), its head read first.
+  for (let i = 0; i < 5; i++) {
+    const answer = await peers(port);
+    assert.ok(!answer.peers.includes(silent.localPort), `request ${i} answered once the silent connection reached the worker: ${JSON.stringify(answer)}`);
+  }
+  assert.equal(silentClosed, false, 'the silent connection is still open');
+
+  // Past the head's deadline the daemon hands it on (by address), to the app's own timeouts.
+  await eventually(async () => (await peers(port)).peers.includes(silent.localPort), { timeout: 10000, what: 'the silent connection reached the worker' });
+  const late = await peers(port, silent);
+  assert.equal(typeof late.pid, 'number', 'the silent client is served once it speaks');
+});

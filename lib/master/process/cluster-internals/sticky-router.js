@@ -43,7 +43,7 @@ const apps = new Map();
 
 const appState = (name) => {
   let s = apps.get(name);
-  if (!s) apps.set(name, (s = { sessions: new Map(), waiting: new Map() }));
+  if (!s) apps.set(name, (s = { sessions: new Map(), waiting: new Map(), turn: 0 }));
   return s;
 };
 
@@ -125,12 +125,22 @@ function pickFor(app, key, token, excluded, fallback) {
 }
 
 /**
+ * The next of the app's live workers in turn, for a connection with no session handed back
+ * after its head was read: Node's own choice then follows the turn it gave up for the read
+ * (release()), so it would skip every other worker.
+ */
+function inTurn(app, key, excluded, fallback) {
+  const live = candidates(app, key).filter((c) => !excluded.has(c.id));
+  return live.length ? live[appState(app).turn++ % live.length].w : fallback;
+}
+
+/**
  * handle -> what the router knows of a connection: its token (the client's address, its
  * session, or null: Node's choice), the bytes read, the worker it went to last, and the
  * workers that did not take it. Node hands a connection out again when its worker refuses
  * it (a replacement not ready yet refuses all: drain.cjs) or goes: that worker is then
  * left out for this connection, so a refusing worker cannot bounce it back and forth.
- * @type {WeakMap<object, {token: string|null, prefix: null|{peer: string, data: Buffer}, to: number|null, excluded: Set<number>}>}
+ * @type {WeakMap<object, {token: string|null, prefix: null|{peer: string, data: Buffer}, to: number|null, excluded: Set<number>, handedBack?: boolean}>}
  */
 const routed = new WeakMap();
 
@@ -162,7 +172,10 @@ export function stickyRouter(worker, sticky, app) {
         entry.to = target.id;
         deliver(target, entry.prefix);
       };
-      const choose = (entry) => (entry.token === null ? worker : pickFor(app, key, entry.token, entry.excluded, worker));
+      const choose = (entry) => {
+        if (entry.token !== null) return pickFor(app, key, entry.token, entry.excluded, worker);
+        return entry.handedBack ? inTurn(app, key, entry.excluded, worker) : worker;
+      };
       const known = routed.get(handle);
       if (known) { // its head read and handed back (to: null), or handed out again: the worker it went to refused it or went
         if (known.to !== null) known.excluded.add(known.to);
@@ -187,7 +200,7 @@ export function stickyRouter(worker, sticky, app) {
       }
       release();
       readSession(handle, peer, sticky, app, (entry) => {
-        routed.set(handle, entry);
+        routed.set(handle, { ...entry, handedBack: true });
         if (!handBack(handle)) handle.close(); // its listener closed meanwhile: no worker serves it now
       });
       return true;

@@ -1,14 +1,17 @@
-// sticky: sid reads the first request's head of each connection in the daemon (up to 1 s):
-// a client that connects and sends nothing must not hold the worker's turn meanwhile. One
-// worker, so without the fix every later connection waits behind the silent one until its
-// head's deadline. Asserted as ordering: the other clients are served while the silent
-// connection is still open and no worker has it; afterwards it reaches the worker (by its
-// address) and is served when it finally speaks.
+// sticky: sid reads the first request's head of each connection in the daemon (up to 1 s),
+// off the workers' turns (the connection leaves Node's round-robin while it is read):
+// - a client that connects and sends nothing holds no worker's turn meanwhile. One worker,
+//   so if it did every later connection would wait behind the silent one until its head's
+//   deadline. Asserted as ordering: the other clients are served while the silent
+//   connection is still open and no worker has it; afterwards it reaches the worker (by its
+//   address) and is served when it finally speaks;
+// - requests without a session (handshakes) still go to every worker in turn.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import path from 'node:path';
-import { freePort, FIXTURES, sandbox } from '../helpers/harness.js';
+import { freePort, FIXTURES } from '../helpers/harness.js';
+import { fileSandbox, deleteAtEnd } from '../helpers/file-daemon.js';
 import { eventually } from '../helpers/wait.js';
 
 const APP = path.join(FIXTURES, 'apps', 'socketio.cjs');
@@ -32,18 +35,25 @@ function peers(port, socket = net.connect(port, '127.0.0.1')) {
   });
 }
 
-test('sticky: sid: a client that sends nothing delays no other client; after the head deadline it reaches a worker and is served', async (t) => {
-  const box = await sandbox(t);
+const box = await fileSandbox();
+
+/** Starts app `name` with `instances` workers and sticky: sid on a free port: the port. */
+async function startApp(t, name, instances) {
   const port = await freePort();
-  const start = await box.cli(['start', box.write('silent.yml', `apps:
-  - name: silent
+  deleteAtEnd(t, box, [name]);
+  await box.start(box.write(`${name}.yml`, `apps:
+  - name: ${name}
     script: ${APP}
-    instances: 1
+    instances: ${instances}
     sticky: sid
     env:
       PORT: ${port}
-`)]);
-  assert.equal(start.code, 0, start.stderr);
+`));
+  return port;
+}
+
+test('sticky: sid: a client that sends nothing delays no other client; after the head deadline it reaches a worker and is served', async (t) => {
+  const port = await startApp(t, 'silent', 1);
 
   const silent = net.connect(port, '127.0.0.1');
   t.after(() => silent.destroy());
@@ -62,4 +72,11 @@ test('sticky: sid: a client that sends nothing delays no other client; after the
   await eventually(async () => (await peers(port)).peers.includes(silent.localPort), { timeout: 10000, what: 'the silent connection reached the worker' });
   const late = await peers(port, silent);
   assert.equal(typeof late.pid, 'number', 'the silent client is served once it speaks');
+});
+
+test('sticky: sid: requests without a session go to every worker in turn', async (t) => {
+  const port = await startApp(t, 'turns', 4);
+  const pids = [];
+  for (let i = 0; i < 8; i++) pids.push((await peers(port)).pid);
+  assert.equal(new Set(pids).size, 4, `8 requests one after the other, over 4 workers: ${pids}`);
 });

@@ -5,7 +5,9 @@
 //   deadline. Asserted as ordering: the other clients are served while the silent
 //   connection is still open and no worker has it; afterwards it reaches the worker (by its
 //   address) and is served when it finally speaks;
-// - requests without a session (handshakes) still go to every worker in turn.
+// - requests without a session (handshakes) still go to every worker in turn;
+// - clients that reset their connection during the read leave the app serving (the read
+//   fails and net closes the handle: nothing is handed on).
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
@@ -23,6 +25,7 @@ function peers(port, socket = net.connect(port, '127.0.0.1')) {
     socket.setEncoding('latin1');
     socket.on('data', (d) => (data += d));
     socket.on('error', reject);
+    socket.setTimeout(5000, () => socket.destroy(new Error('no answer within 5 s')));
     socket.on('close', () => {
       const body = data.slice(data.indexOf('\r\n\r\n') + 4);
       try {
@@ -79,4 +82,20 @@ test('sticky: sid: requests without a session go to every worker in turn', async
   const pids = [];
   for (let i = 0; i < 8; i++) pids.push((await peers(port)).pid);
   assert.equal(new Set(pids).size, 4, `8 requests one after the other, over 4 workers: ${pids}`);
+});
+
+test('sticky: sid: clients that reset their connection in the middle of a head leave every worker serving', async (t) => {
+  const port = await startApp(t, 'resets', 2);
+  const resets = Array.from({ length: 20 }, (_, i) => new Promise((resolve) => {
+    const s = net.connect(port, '127.0.0.1', () => {
+      s.write('GET /peers HTTP/1.1\r\nHost'); // no end of head: the daemon reads on
+      setTimeout(() => s.resetAndDestroy(), 20 * (i % 3)); // resets spread over the read (a spread, not a wait)
+    });
+    s.on('error', () => {});
+    s.on('close', resolve);
+  }));
+  await Promise.all(resets);
+  const pids = [];
+  for (let i = 0; i < 4; i++) pids.push((await peers(port)).pid);
+  assert.equal(new Set(pids).size, 2, `answered by both workers: ${pids}`);
 });

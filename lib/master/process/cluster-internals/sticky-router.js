@@ -193,6 +193,7 @@ export function stickyRouter(worker, sticky, app) {
       }
       if (!canHandBack(handle)) { // no listener to hand it back to: the read holds this worker's turn
         readSession(handle, peer, sticky, app, (entry) => {
+          if (entry === null) return release(); // the client reset it: its handle is closed, Node's turn ends
           routed.set(handle, entry);
           send(entry, choose(entry));
         });
@@ -200,6 +201,7 @@ export function stickyRouter(worker, sticky, app) {
       }
       release();
       readSession(handle, peer, sticky, app, (entry) => {
+        if (entry === null) return; // the client reset it: its handle is closed, nothing to hand on
         routed.set(handle, { ...entry, handedBack: true });
         if (!handBack(handle)) handle.close(); // its listener closed meanwhile: no worker serves it now
       });
@@ -210,11 +212,13 @@ export function stickyRouter(worker, sticky, app) {
 
 /**
  * Reads the head of a connection of a sid / cookie app and gives done() its entry: the
- * session token (null: Node's choice) and the bytes read. A session id not announced yet
- * waits up to SID_WAIT_MS for its worker's word.
+ * session token (null: Node's choice) and the bytes read; null when the connection failed
+ * (its handle is closed). A session id not announced yet waits up to SID_WAIT_MS for its
+ * worker's word.
  */
 function readSession(handle, peer, sticky, app, done) {
-  readHead(handle, (head, complete) => {
+  readHead(handle, (head, complete, failed) => {
+    if (failed) return done(null);
     const prefix = head.length && peer ? { peer: `${peer.address}:${peer.port}`, data: head } : null;
     // Not a whole head in time or in size: by address. No session id (a handshake): Node's choice.
     const token = complete ? sessionToken(head, sticky) : peer?.address ?? null;
@@ -240,7 +244,8 @@ function readSession(handle, peer, sticky, app, done) {
 /**
  * Reads the first bytes of a connection off its handle, until the end of a request head,
  * HEAD_MAX bytes, the deadline, the client's end or an error; then stops reading and
- * leaves the handle to Node as it was. done(bytes, complete) is called once.
+ * leaves the handle to Node as it was. done(bytes, complete, failed) is called once; failed:
+ * a read error (a reset), after which net has closed the handle.
  */
 function readHead(handle, done) {
   const chunks = [];
@@ -248,7 +253,7 @@ function readHead(handle, done) {
   let finished = false;
   // `handle`: a raw libuv handle (net's own way to wrap an accepted connection; not in Node's typings)
   const socket = new net.Socket(/** @type {any} */ ({ handle, readable: true, writable: false, allowHalfOpen: true }));
-  const finish = (complete) => {
+  const finish = (complete, failed = false) => {
     if (finished) return;
     finished = true;
     clearTimeout(timer);
@@ -257,10 +262,10 @@ function readHead(handle, done) {
     handle.readStop?.();
     handle.onread = () => {}; // the worker reads from its own copy of the descriptor
     /** @type {any} */ (socket)._handle = null; // the socket object is dropped; Node closes the handle once handed
-    done(Buffer.concat(chunks, size), complete);
+    done(Buffer.concat(chunks, size), complete, failed);
   };
   const timer = setTimeout(() => finish(false), HEAD_DEADLINE_MS);
-  socket.on('error', () => finish(false));
+  socket.on('error', () => finish(false, true));
   socket.on('end', () => finish(false));
   socket.on('data', (chunk) => {
     chunks.push(chunk);

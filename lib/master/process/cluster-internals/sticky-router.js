@@ -21,8 +21,9 @@
 // is read (or HEAD_DEADLINE_MS has passed: a client that sends nothing goes by its address,
 // and the app's server times it out as it would without sticky), is handed back to its
 // listener (round-robin-listeners.js handBack), where Node hands it out as a new one and
-// route() sends it on. So a silent client delays no other (without the listener's stamp:
-// Node's turn waits for the read, as a last resort).
+// route() sends it on. So a silent client delays no other. Without the listener's stamp, or
+// past MAX_OFF_TURN heads read at once (a flood of silent connections: the daemon's memory),
+// Node's turn waits for the read, as before: a bound of one more read per worker.
 import net from 'node:net';
 import cluster from 'node:cluster';
 import { TO_AGENT } from '../../../ipc/agent-protocol.js';
@@ -35,6 +36,8 @@ const HEAD_DEADLINE_MS = 1000;
 const SID_WAIT_MS = 500; // an engine.io sid seen before its worker's announcement arrived (a busy host)
 const MAX_SESSIONS = 100_000; // per app; the oldest go first
 const SID = /^[\w-]{1,64}$/;
+const MAX_OFF_TURN = 1024; // heads read at once off the workers' turns; past it a read holds its worker's turn (so at most one per worker more)
+let offTurn = 0;
 
 /** worker id -> {app, slot} for the workers of sticky apps */
 const members = new Map();
@@ -191,7 +194,7 @@ export function stickyRouter(worker, sticky, app) {
         send(entry, target);
         return true;
       }
-      if (!canHandBack(handle)) { // no listener to hand it back to: the read holds this worker's turn
+      if (!canHandBack(handle) || offTurn >= MAX_OFF_TURN) { // no listener to hand it back to, or too many read: the read holds this worker's turn
         readSession(handle, peer, sticky, app, (entry) => {
           if (entry === null) return release(); // the client reset it: its handle is closed, Node's turn ends
           routed.set(handle, entry);
@@ -200,7 +203,9 @@ export function stickyRouter(worker, sticky, app) {
         return true;
       }
       release();
+      offTurn++;
       readSession(handle, peer, sticky, app, (entry) => {
+        offTurn--;
         if (entry === null) return; // the client reset it: its handle is closed, nothing to hand on
         routed.set(handle, { ...entry, handedBack: true });
         if (!handBack(handle)) handle.close(); // its listener closed meanwhile: no worker serves it now

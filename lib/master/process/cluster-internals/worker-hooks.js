@@ -16,10 +16,11 @@
 //     handoff guard and the watches; 'newconn' first to the sticky router of a sticky app
 //     (which may send it to another worker of the app, through that worker's own send, or
 //     end this worker's turn with a synthetic "accepted" and hold the connection while it
-//     reads its head, then hand it back to the listener), then to the handoff guard; 'disconnect' to the handoff guard. A 'newconn' gets one
-//     field, superdAcceptedAt (ms since the epoch, when the daemon accepted the connection:
-//     round-robin-listeners.js), read by the worker's overload shedding
-//     (lib/worker/overload.cjs) before cluster's listener; Node's child ignores it.
+//     reads its head, then hand it back to the listener), then to the handoff guard;
+//     'disconnect' to the handoff guard. A 'newconn' gets one field, superdAcceptedAt (ms
+//     since the epoch, when the daemon accepted the connection: round-robin-listeners.js),
+//     read by the worker's overload shedding (lib/worker/overload.cjs) before cluster's
+//     listener; Node's child ignores it.
 //   worker.disconnect (wrapped once): the handoff guard holds it while a query is unanswered.
 //   'disconnect' (after cluster's own listener): the handoff guard, then the watches.
 //   'close': the 'disconnect' Node missed (handoff guard, hole 3).

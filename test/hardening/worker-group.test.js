@@ -7,7 +7,9 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { sandbox, alive, groupPids, waitGone } from '../helpers/harness.js';
+import { spawnSync, execFile } from 'node:child_process';
+import { sandbox, alive, groupPids, waitGone, lsJson, SUPER } from '../helpers/harness.js';
+import { eventually } from '../helpers/wait.js';
 
 /** pgrp and session of `pid` (/proc/<pid>/stat fields 5 and 6, after the command's parentheses). */
 function ids(pid) {
@@ -62,4 +64,41 @@ test('a worker leads its own process group in the daemon\'s session; stop ends i
     assert.ok(!alive(child));
     assert.doesNotMatch(fs.readFileSync(path.join(box.dir, `${name}.err`), 'utf8'), /perl|locale/i, `${name}: no warning on the app's stderr`);
   }
+});
+
+const noTmux = spawnSync('tmux', ['-V']).status === 0 ? false : 'tmux is not installed (apt-get install tmux)';
+
+// In the daemon's session, on a terminal: the terminal's Ctrl-C goes to its foreground process
+// group, `super run` (and its log printer), which stops the apps gracefully; no worker gets it
+// behind the daemon's back.
+test('Ctrl-C on the terminal of super run reaches the daemon, not its workers', { skip: noTmux }, async (t) => {
+  const box = await sandbox(t);
+  const out = path.join(box.dir, 'out');
+  fs.mkdirSync(out);
+  box.write('quiet.cjs', `const fs = require('node:fs');
+process.on('SIGINT', () => fs.writeFileSync(process.env.OUT + '/' + process.pid + '.sigint', ''));
+process.on('SIGTERM', () => { console.log('bye'); process.exit(0); });
+setInterval(() => {}, 1000);
+`);
+  const app = (name, mode) => `  - { name: ${name}, script: quiet.cjs, exec_mode: ${mode}, kill_signal: SIGTERM, env: { OUT: ${out} } }\n`;
+  const eco = box.write('eco.yml', `apps:\n${app('tty-cluster', 'cluster')}${app('tty-fork', 'fork')}`);
+  const tmux = (...a) => new Promise((resolve, reject) => execFile('tmux', ['-S', path.join(box.dir, 'tmux.sock'), ...a], (err, o) => (err ? reject(err) : resolve(o))));
+  await tmux('new-session', '-d', '-s', 'r', '-x', '120', '-y', '20', `SUPER_HOME=${box.home} NO_COLOR=1 ${process.execPath} ${SUPER} run ${eco} 2>${path.join(box.dir, "run.err")}; echo RUN-EXIT=$?; sleep 60`);
+  const server = Number(await tmux('display-message', '-p', '#{pid}'));
+  t.after(() => { try { process.kill(server, 'SIGTERM'); } catch {} });
+  let ls = null;
+  const online = () => ls?.apps.length === 2 && ls.apps.every((a) => a.workers.length === 1 && a.workers[0].status === 'online');
+  await eventually(async () => online((ls = await lsJson(box).catch(() => null))), { timeout: 20000, what: 'both apps online under super run', last: () => JSON.stringify(ls) });
+  const workers = ls.apps.flatMap((a) => a.workers.map((w) => w.pid));
+
+  await tmux('send-keys', '-t', 'r', 'C-c');
+  let screen = '';
+  await eventually(async () => /RUN-EXIT=/.test((screen = await tmux('capture-pane', '-p', '-t', 'r'))), { timeout: 30000, every: 100, what: 'super run to exit', last: () => screen });
+  assert.match(screen, /RUN-EXIT=0/, fs.readFileSync(path.join(box.dir, 'run.err'), 'utf8'));
+  assert.deepEqual(await waitGone(workers, 30000), []);
+  assert.deepEqual(fs.readdirSync(out), [], 'no worker got the terminal\'s SIGINT');
+  // The log printer (in the foreground group with `super run`) outlived the Ctrl-C: the
+  // workers' last words, written as the daemon stopped them, were printed.
+  assert.match(screen, /tty-cluster#0 \| bye$/m);
+  assert.match(screen, /tty-fork#0 \| bye$/m);
 });

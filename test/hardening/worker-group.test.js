@@ -83,12 +83,15 @@ setInterval(() => {}, 1000);
   const app = (name, mode) => `  - { name: ${name}, script: quiet.cjs, exec_mode: ${mode}, kill_signal: SIGTERM, env: { OUT: ${out} } }\n`;
   const eco = box.write('eco.yml', `apps:\n${app('tty-cluster', 'cluster')}${app('tty-fork', 'fork')}`);
   const tmux = (...a) => new Promise((resolve, reject) => execFile('tmux', ['-S', path.join(box.dir, 'tmux.sock'), ...a], (err, o) => (err ? reject(err) : resolve(o))));
-  await tmux('new-session', '-d', '-s', 'r', '-x', '120', '-y', '20', `SUPER_HOME=${box.home} NO_COLOR=1 ${process.execPath} ${SUPER} run ${eco} 2>${path.join(box.dir, "run.err")}; echo RUN-EXIT=$?; sleep 60`);
+  await tmux('new-session', '-d', '-s', 'r', '-x', '120', '-y', '20', `SUPER_HOME=${box.home} NO_COLOR=1 ${process.execPath} ${SUPER} run ${eco} 2>${path.join(box.dir, 'run.err')}; echo RUN-EXIT=$?; sleep 60`);
   const server = Number(await tmux('display-message', '-p', '#{pid}'));
   t.after(() => { try { process.kill(server, 'SIGTERM'); } catch {} });
-  let ls = null;
-  const online = () => ls?.apps.length === 2 && ls.apps.every((a) => a.workers.length === 1 && a.workers[0].status === 'online');
-  await eventually(async () => online((ls = await lsJson(box).catch(() => null))), { timeout: 20000, what: 'both apps online under super run', last: () => JSON.stringify(ls) });
+  let last = null;
+  const online = (ls) => ls?.apps.length === 2 && ls.apps.every((a) => a.workers.length === 1 && a.workers[0].status === 'online');
+  const ls = await eventually(async () => {
+    last = await lsJson(box).catch(() => null);
+    return online(last) ? last : null;
+  }, { timeout: 20000, what: 'both apps online under super run', last: () => JSON.stringify(last) });
   const workers = ls.apps.flatMap((a) => a.workers.map((w) => w.pid));
 
   await tmux('send-keys', '-t', 'r', 'C-c');

@@ -1,6 +1,6 @@
 // Issue 14 item 4: SIGKILL of the daemon leaves nothing behind. A cluster worker whose
-// event loop is blocked (while (true)), pinned (so exec'd through perl's setpgrp, setpriv
-// and taskset before node), and a fork-mode one, each with a `sleep` child in its
+// event loop is blocked (while (true)), pinned (so exec'd through setsid, setpriv and
+// taskset before node), and a fork-mode one, each with a `sleep` child in its
 // process group, under scheduling: os (the worker itself holds its port). The workers die
 // with the daemon (parent-death signal); their children are ended by the next daemon of the
 // same SUPER_HOME (recorded process groups), whose workers then serve on the same ports.

@@ -6,7 +6,7 @@ import { resurrectApps } from '../saved/index.js';
 
 /**
  * Worker metrics read /proc, pinning runs taskset, workers lead process groups through
- * setsid and die with the daemon through setpriv: the daemon runs on Linux only (the CLI
+ * perl's setpgrp or setsid and die with the daemon through setpriv: the daemon runs on Linux only (the CLI
  * also talks to a remote daemon from elsewhere, with --host).
  */
 export function requireLinux() {

@@ -5,7 +5,7 @@
 // the child. Cluster workers first serve what they hold, for up to their app's
 // drain_timeout (lib/worker/drain.cjs outliveDaemon): the next daemon gives a leader still
 // running that long before it ends its group (one stuck in a loop never exits by
-// itself). Each worker leads its own group (setsid), so the group is what is recorded.
+// itself). Each worker leads its own group (exec-prefix.js), so the group is what is recorded.
 //
 // One line per group: "<pgid> <start time of its leader> <grace ms>", the start time being
 // field 22 of /proc/<pid>/stat (clock ticks since boot). A pid, and so a group id, is reused once

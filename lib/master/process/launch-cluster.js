@@ -6,17 +6,19 @@ import { listenGuard } from './listen-guard.js';
 import { portOwnerWatch } from './port-owners.js';
 
 /**
- * The worker is exec'd through setsid (and taskset -c when pinned), or another Node
- * (app.node_path): the seam (cluster-internals/) swaps process.execPath around the fork, as
- * setupPrimary ignores `execPath` (docs/measurements.md, CPU pinning). No parent-death
+ * The worker is exec'd through perl's setpgrp (setsid without perl: exec-prefix.js), and
+ * taskset -c when pinned, or another Node (app.node_path): the seam (cluster-internals/)
+ * swaps process.execPath around the fork, as setupPrimary ignores `execPath`
+ * (docs/measurements.md, CPU pinning). No parent-death
  * signal, unlike a fork-mode child: a cluster worker outlives a daemon that dies until it
  * has served what it holds (lib/worker/drain.cjs outliveDaemon).
  * @param {{app: object, env: object, stdio: object, agentPath: string, cpus?: string|null}} o
  * @returns {import('node:cluster').Worker}
  */
-export function forkClusterWorker({ app, env, stdio, agentPath, cpus = null }) {
+export function forkClusterWorker({ app, env: appEnv, stdio, agentPath, cpus = null }) {
   const node = app.node_path ?? process.execPath; // `interpreter: /path/to/node`: another Node
-  const prefix = execPrefix({ session: true, cpus });
+  // cluster.fork(env) starts the worker with the daemon's environment under `env`
+  const { prefix, env } = execPrefix({ group: true, cpus, env: { ...process.env, ...appEnv } });
   const execArgv = ['--require', agentPath, ...app.node_args];
   /** @type {import('node:cluster').ClusterSettings} */
   const settings = {

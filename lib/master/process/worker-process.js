@@ -239,8 +239,11 @@ export class WorkerProcess extends EventEmitter {
     if (this.pid && this.strays.length === 0) this.strays = strayDescendants(this.pid, this.pid);
   }
 
-  /** Sends a signal to the worker's whole process group. */
+  /**
+   * Sends a signal to the worker's whole process group; to the worker alone while it has no
+   * group yet (a stop in the first milliseconds, before its exec prefix made one).
+   */
   signal(sig) {
-    if (this.pid && !this.exited) signalGroup(this.pid, sig);
+    if (this.pid && !this.exited && !signalGroup(this.pid, sig)) this.child.kill(sig);
   }
 }

@@ -1,6 +1,7 @@
 // A daemon that dies (SIGKILL, the OOM killer, an upgrade's successor that ends it early)
 // does not take the requests its cluster workers serve with it: they finish, then exit.
-// One stuck in a loop is ended by the next daemon once its drain_timeout has passed.
+// One stuck in a loop is ended once its drain_timeout has passed, by the daemon's orphan
+// reaper, or without it by the next daemon.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -34,22 +35,66 @@ apps:
   for (const pid of workers) assert.deepEqual(groupPids(pid), [], `nothing left of group ${pid}`);
 });
 
-test('a worker stuck in a loop when its daemon died is ended by the next daemon after its drain_timeout', async (t) => {
-  const box = await sandbox(t);
-  const port = await freePort();
-  box.fixture('loop-lab.js');
-  const eco = box.write('eco.yml', `
+/** The orphan reaper of the daemon of `home` (lib/master/process/orphan-reaper.js). */
+function reaperOf(home) {
+  for (const name of fs.readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
+    try {
+      const argv = fs.readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0');
+      if (argv[1]?.endsWith('/orphan-reaper.pl') && argv[2]?.startsWith(`${home}/worker-groups.`)) return Number(name);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return null;
+}
+
+const stuckApp = (port) => `
 apps:
   - name: web
     script: loop-lab.js
     instances: 1
     drain_timeout: 1s
     env: { PORT: ${port} }
-`);
+`;
+
+test('a worker stuck in a loop when its daemon died is ended by the orphan reaper after its drain_timeout, with no daemon started again', async (t) => {
+  const box = await sandbox(t);
+  const port = await freePort();
+  box.fixture('loop-lab.js');
+  await box.start(box.write('eco.yml', stuckApp(port)));
+  const daemon = box.daemonPid();
+  const [stuck] = await workerPids(daemon);
+  const reaper = reaperOf(box.home);
+  assert.ok(reaper, 'the daemon runs an orphan reaper');
+  assert.ok(!(await workerPids(daemon)).includes(reaper), 'the reaper is not one of its children');
+  assert.match((await httpGet(port, '/spin')).body, /spinning/);
+  process.kill(daemon, 'SIGKILL');
+  assert.deepEqual(await waitGone([stuck, reaper], 15000), [], 'the stuck worker was ended, and the reaper exited');
+});
+
+test('a clean exit of the daemon ends its orphan reaper', async (t) => {
+  const box = await sandbox(t);
+  box.fixture('loop-lab.js');
+  await box.start(box.write('eco.yml', stuckApp(await freePort())));
+  const reaper = reaperOf(box.home);
+  assert.ok(reaper);
+  const r = await box.cli(['kill']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(await waitGone([reaper], 10000), []);
+});
+
+test('without its reaper, a worker stuck in a loop is ended by the next daemon after its drain_timeout', async (t) => {
+  const box = await sandbox(t);
+  const port = await freePort();
+  box.fixture('loop-lab.js');
+  const eco = box.write('eco.yml', stuckApp(port));
   await box.start(eco);
   const daemon = box.daemonPid();
   const [stuck] = await workerPids(daemon);
   assert.match((await httpGet(port, '/spin')).body, /spinning/);
+  const reaper = reaperOf(box.home);
+  assert.ok(reaper, 'the daemon runs an orphan reaper');
+  process.kill(reaper, 'SIGKILL'); // killed with the daemon, as `kill -9 -1` by its user would
   process.kill(daemon, 'SIGKILL');
   await waitGone([daemon]);
   // It runs none of its own drain, its loop being stuck: still there, past its drain_timeout.

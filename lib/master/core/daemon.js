@@ -26,7 +26,7 @@ import { prepareHome, acquirePidFile, releasePidFile } from '../saved/index.js';
 import { startControlServer } from '../../ipc/server.js';
 import { makeHandlers, reloadAllLogs } from '../control/index.js';
 import { composeParts } from './compose.js';
-import { reapAllNow, recordGroupsIn, endLeftoverGroups, protectDaemon, assertClusterInternals, trackRoundRobinListeners } from '../process/index.js';
+import { reapAllNow, recordGroupsIn, recordFile, startOrphanReaper, endLeftoverGroups, protectDaemon, assertClusterInternals, trackRoundRobinListeners } from '../process/index.js';
 import { SuperError } from '../../errors.js';
 import { sdNotify, startWatchdog, reloadNotices } from './systemd-notify.js';
 import { createDaemonLog } from '../../logs/daemon-log.js';
@@ -96,6 +96,7 @@ async function bootDaemon({ resurrect = false, afterStop, control, loadDefaults,
     for (const group of left.waiting) log.warn(group, `a previous daemon's worker still serves what it held; its group is ended in ${group.grace} ms unless it exits`);
   }
   recordGroupsIn(home);
+  startOrphanReaper(recordFile(home)); // ends a stuck cluster worker once this daemon is gone (orphan-reaper.js)
   parts.add('process groups', reapAllNow);
 
   // The composition root (compose.js): each part gets its collaborators at construction.

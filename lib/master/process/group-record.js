@@ -35,9 +35,12 @@ const groups = new Map(); // pgid -> {start, grace}
 let dirty = false;
 let writing = null;
 
+/** This daemon's record in `home` (orphan-reaper.js reads it once the daemon is gone). */
+export const recordFile = (home) => path.join(home, `${PREFIX}${process.pid}`);
+
 /** Records groups in `home` from now on (the daemon, once at boot). */
 export function recordGroupsIn(home) {
-  file = path.join(home, `${PREFIX}${process.pid}`);
+  file = recordFile(home);
   process.once('exit', () => {
     fs.rmSync(`${file}.tmp`, { force: true }); // a write still in flight
     if (groups.size === 0) fs.rmSync(file, { force: true });

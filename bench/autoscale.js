@@ -17,6 +17,10 @@
 //   superd            instances: 1, the worker on CPU 1
 //   pm2               pm2 start -i 1 (cluster mode)
 //   raw node:cluster  bench/raw-cluster.js, 1 worker
+//   superd autoscale + overload (not in the default run): the autoscaled app with
+//                     `overload: { max_loop_delay: 10ms }` (superd-autoscale-overload) or
+//                     `{ max_queue_wait: 500ms }` (superd-autoscale-queue); a column gives
+//                     the share of the step's requests that failed once the second worker served
 // The daemon / primary and this driver run on CPU 0. The app answers `pid N`: the first
 // answer from a second pid is when the second worker serves. The autoscale target runs
 // --runs times (medians), the others once: they do not scale.

@@ -5,14 +5,17 @@
 // Scheduling: Node freezes cluster.schedulingPolicy at the first fork (primary.js: "Freeze
 // policy."), so the first start decides for the daemon's lifetime. A later file that asks
 // for another policy is refused before anything changes; a file that does not mention
-// `scheduling` has no opinion and is accepted.
+// `scheduling` has no opinion and is accepted. `auto`, `round-robin` and `reuseport` run
+// cluster's round-robin (reuseport answers TCP ports' listens itself: lib/master/process/
+// connection-path.js decides per app), `os` runs SCHED_NONE.
 import cluster from 'node:cluster';
 import { SuperError } from '../../errors.js';
+import { setSchedulingMode } from '../process/connection-path.js';
+import { reusePortSupport } from '../process/cluster-internals/index.js';
 import { formatCpuList, parseCpuSet, readAllowedCpus } from '../../config/cpu-set.js';
 import { pinProcess } from './affinity.js';
 import { cgroupCpuLimit, cpuLimitNote } from '../../cgroup-cpu.js';
 
-const NAMES = { [cluster.SCHED_RR]: 'round-robin', [cluster.SCHED_NONE]: 'os' };
 
 export class DaemonPolicy {
   /** @param {{log: import('../../logs/json-logger.js').JsonLogger}} o */
@@ -24,7 +27,7 @@ export class DaemonPolicy {
     this.affinity = { allowed, daemonPinned: false };
     /** Why `instances: max` counts fewer CPUs than `allowed` (the cgroup's CPU limit), or null. */
     this.cpuNote = cpuLimitNote(allowed.length, cgroupCpuLimit());
-    this.policy = null; // cluster.SCHED_*, once the first start fixed it
+    this.policy = null; // the `scheduling` mode ('auto', 'round-robin', 'os', 'reuseport'), once the first start fixed it
     this.pinnedTo = null; // taskset list the daemon pinned itself to
   }
 
@@ -32,9 +35,9 @@ export class DaemonPolicy {
     return this.affinity.allowed;
   }
 
-  /** The policy in force: the frozen one, else what Node would use now. */
+  /** The mode in force: the frozen one, else what a start without the key would fix. */
   get schedulingName() {
-    return NAMES[this.policy ?? cluster.schedulingPolicy] ?? 'round-robin';
+    return this.policy ?? 'auto';
   }
 
   /** The CPUs the daemon itself runs on, as a taskset list. */
@@ -47,17 +50,22 @@ export class DaemonPolicy {
    * @param {{scheduling: string, scheduling_set: boolean, cpu_affinity: unknown}} daemon  a file's
    *   DaemonSettings, or what a dump saved
    * @param {string} source  the file, for messages
-   * @returns {{daemon: object, source: string, wanted: number, cpus: string|null}} the plan for apply:
+   * @returns {{daemon: object, source: string, wanted: string, cpus: string|null}} the plan for apply:
    *   the policy, the CPU list to pin the daemon to
    * @throws {SuperError} E_SCHEDULING_FIXED when the file asks for another policy; E_DAEMON_PIN
-   *   when it pins the daemon to CPUs it may not use
+   *   when it pins the daemon to CPUs it may not use; E_REUSEPORT_UNSUPPORTED when it asks
+   *   for reuseport on a Node without it
    */
   check(daemon, source) {
-    const wanted = daemon.scheduling === 'os' ? cluster.SCHED_NONE : cluster.SCHED_RR;
+    const wanted = daemon.scheduling ?? 'auto';
     if (this.policy !== null && daemon.scheduling_set && wanted !== this.policy) {
       throw new SuperError('E_SCHEDULING_FIXED', `${source} asks for scheduling: ${daemon.scheduling}, but this daemon runs ${this.schedulingName} `
         + '(Node fixes the policy at the first worker, for the life of the daemon); to change it without stopping the apps, '
         + `replace the daemon: \`super upgrade --config ${source}\` (or set scheduling: ${this.schedulingName} in the file)`);
+    }
+    const support = reusePortSupport();
+    if (wanted === 'reuseport' && !support.ok) {
+      throw new SuperError('E_REUSEPORT_UNSUPPORTED', `${source} asks for scheduling: reuseport, but the daemon cannot: ${support.why}; use scheduling: auto (round-robin here) or run the daemon on Node 22.12+ or 24`);
     }
     if (daemon.cpu_affinity === null || daemon.cpu_affinity === undefined) return { daemon, source, wanted, cpus: null };
     // Files were checked by lib/config; a dump from another machine may name other CPUs.
@@ -71,7 +79,7 @@ export class DaemonPolicy {
 
   /**
    * Pins the daemon and fixes the policy (if no start fixed it yet), as check planned.
-   * @param {{daemon: object, source: string, wanted: number, cpus: string|null}} plan
+   * @param {{daemon: object, source: string, wanted: string, cpus: string|null}} plan
    * @throws {SuperError} E_DAEMON_PIN when taskset fails; E_SCHEDULING_FIXED when a start
    *   that ran meanwhile fixed another policy
    */
@@ -88,8 +96,9 @@ export class DaemonPolicy {
       this.log.info({ cpus }, 'daemon pinned (daemon.cpu_affinity)');
     }
     if (this.policy === null) {
-      cluster.schedulingPolicy = wanted;
+      cluster.schedulingPolicy = wanted === 'os' ? cluster.SCHED_NONE : cluster.SCHED_RR;
       this.policy = wanted;
+      setSchedulingMode(wanted);
       this.log.info({ scheduling: this.schedulingName }, 'cluster scheduling policy fixed');
     }
   }

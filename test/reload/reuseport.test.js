@@ -1,0 +1,134 @@
+// Issue 42: `scheduling: reuseport` (and `auto` where it picks it): each cluster worker
+// accepts from a SO_REUSEPORT socket of its own, bound by the daemon after the listen
+// guards judged the query (lib/master/process/cluster-internals/reuse-port.js). Checked
+// here: every worker holds its own socket and serves fresh connections, the daemon holds
+// none; the port-owner guard refuses a second app with the daemon's reason; `auto` picks
+// reuseport where the kernel migrates a closing listener's queue (net.ipv4.tcp_migrate_req
+// = 1) and a reload under `Connection: close` load then fails no request; a Node without
+// reusePort refuses the explicit key and falls back under `auto`. The uid guard on this path:
+// test/hardening/uid-listen.test.js.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { sandbox, freePort, httpGet, lsJson, describeJson } from '../helpers/harness.js';
+import { startLoad, answeredBy } from '../helpers/load.js';
+import { eventually } from '../helpers/wait.js';
+import { reusePortSupport } from '../../lib/master/process/cluster-internals/index.js';
+
+const support = reusePortSupport();
+const needsReusePort = !support.ok && support.why;
+const MIGRATE = '/proc/sys/net/ipv4/tcp_migrate_req';
+
+/** The inodes of the listening IPv4 sockets on 127.0.0.1:port, and which of `pids` hold each. */
+function listeners(port, pids) {
+  const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
+  const inodes = new Set();
+  for (const line of fs.readFileSync('/proc/net/tcp', 'utf8').split('\n').slice(1)) {
+    const f = line.trim().split(/\s+/);
+    if (f[1]?.endsWith(`:${hexPort}`) && f[3] === '0A') inodes.add(`socket:[${f[9]}]`);
+  }
+  const holders = (pid) => fs.readdirSync(`/proc/${pid}/fd`).map((fd) => {
+    try {
+      return fs.readlinkSync(`/proc/${pid}/fd/${fd}`);
+    } catch {
+      return '';
+    }
+  }).filter((l) => inodes.has(l));
+  return { count: inodes.size, held: new Map(pids.map((pid) => [pid, holders(pid)])) };
+}
+
+/** Fresh connections until every pid of `pids` answered (bounded). */
+async function answeredByEach(port, pids) {
+  const seen = new Set();
+  await eventually(async () => {
+    seen.add(Number(/pid=(\d+)/.exec((await httpGet(port)).body)[1]));
+    return pids.every((p) => seen.has(p));
+  }, { timeout: 20000, what: `answers from each of ${pids.join(', ')}`, last: () => [...seen].join(', ') });
+}
+
+async function startWeb(t, head) {
+  const box = await sandbox(t);
+  const port = await freePort();
+  box.fixture('http-server.js');
+  await box.start(box.write('eco.yml', `${head}apps:\n  - name: web\n    script: http-server.js\n    instances: 2\n    env: { PORT: ${port} }\n`));
+  const pids = (await lsJson(box)).apps[0].workers.map((w) => w.pid);
+  return { box, port, pids };
+}
+
+test('scheduling: reuseport: each worker accepts from a socket of its own, the daemon holds none, and a second app on the port is refused with the daemon\'s reason', { skip: needsReusePort }, async (t) => {
+  const { box, port, pids } = await startWeb(t, 'scheduling: reuseport\n');
+  const d = await describeJson(box, 'web');
+  assert.equal(d.scheduling, 'reuseport');
+  assert.equal(d.connections.path, 'reuseport');
+  assert.match((await box.cli(['describe', 'web'])).stdout, /connections: reusePort, a socket per worker, kernel-balanced \(scheduling: reuseport; Node v/);
+  const { count, held } = listeners(port, [box.daemonPid(), ...pids]);
+  assert.equal(count, 2, 'one listening socket per worker');
+  assert.deepEqual(held.get(box.daemonPid()), [], 'the daemon keeps no copy');
+  assert.deepEqual(pids.map((p) => held.get(p).length), [1, 1]);
+  assert.notEqual(held.get(pids[0])[0], held.get(pids[1])[0], 'two sockets, not one shared');
+  await answeredByEach(port, pids);
+
+  // The port-owner guard judges this path too: a second app asking for the port is refused
+  // before any bind (a SO_REUSEPORT bind would otherwise join the port's group and take its share).
+  const other = box.write('other.yml', `apps:\n  - name: intruder\n    script: http-server.js\n    max_restarts: 0\n    env: { PORT: ${port} }\n`);
+  const r = await box.cli(['start', other]);
+  assert.notEqual(r.code, 0, r.stdout + r.stderr);
+  assert.match(r.stderr, /superd: listen on port \d+ refused: app web listens there/);
+  assert.equal(listeners(port, []).count, 2, 'no socket joined the port');
+  await answeredByEach(port, pids);
+});
+
+test('auto picks reuseport where the kernel migrates a closing listener\'s queue, and a reload under Connection: close load fails no request', { skip: needsReusePort || (process.getuid?.() !== 0 && 'needs root: sets net.ipv4.tcp_migrate_req'), timeout: 90000 }, async (t) => {
+  const before = fs.readFileSync(MIGRATE, 'utf8').trim();
+  fs.writeFileSync(MIGRATE, '1');
+  t.after(() => fs.writeFileSync(MIGRATE, before));
+  const { box, port, pids } = await startWeb(t, '');
+  const d = await describeJson(box, 'web');
+  assert.equal(d.scheduling, 'auto');
+  assert.deepEqual([d.connections.path, d.connections.why], ['reuseport', `scheduling: auto; Node ${process.version}, tcp_migrate_req=1`]);
+  assert.equal(listeners(port, []).count, 2);
+
+  const by = answeredBy();
+  const load = startLoad({ port, connections: 4, keepAlive: false, observer: by.observer });
+  try {
+    await by.reached(pids, 'the old workers, before the reload');
+    const r = await box.cli(['reload', 'web']);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    const fresh = (await lsJson(box)).apps[0].workers.map((w) => w.pid);
+    assert.equal(fresh.filter((p) => pids.includes(p)).length, 0, 'both workers replaced');
+    await by.reached(fresh, 'the new workers');
+  } finally {
+    const result = await load.stop();
+    assert.equal(result.failed + result.non2xx, 0, JSON.stringify(result.errors));
+  }
+  assert.equal((await describeJson(box, 'web')).connections.path, 'reuseport', 'the replacements listen the same way');
+});
+
+test('auto keeps round-robin for a sticky app, and scheduling: reuseport refuses one', { skip: needsReusePort }, async (t) => {
+  const box = await sandbox(t);
+  box.fixture('http-server.js');
+  const sticky = (head) => `${head}apps:\n  - name: rt\n    script: http-server.js\n    instances: 2\n    sticky: ip\n    env: { PORT: ${port} }\n`;
+  const port = await freePort();
+  const r = await box.cli(['start', box.write('rp.yml', sticky('scheduling: reuseport\n'))]);
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(r.stderr, /^super: E_STICKY_SCHEDULING: .*rt asks for sticky: ip, but connections reach workers with scheduling: reuseport/m);
+  await box.start(box.write('auto.yml', sticky('')));
+  const d = await describeJson(box, 'rt');
+  assert.deepEqual([d.connections.path, d.connections.why], ['round-robin', 'scheduling: auto; sticky: ip needs the daemon to choose the worker']);
+  assert.match((await httpGet(port)).body, /app=rt/);
+});
+
+test('a Node without reusePort refuses scheduling: reuseport, and auto takes round-robin there', { skip: support.ok && `Node ${process.version} has reusePort` }, async (t) => {
+  const box = await sandbox(t);
+  box.fixture('http-server.js');
+  const port = await freePort();
+  const eco = (head) => `${head}apps:\n  - name: web\n    script: http-server.js\n    env: { PORT: ${port} }\n`;
+  const r = await box.cli(['start', box.write('rp.yml', eco('scheduling: reuseport\n'))]);
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(r.stderr, /^super: E_REUSEPORT_UNSUPPORTED: .*rp\.yml asks for scheduling: reuseport, but the daemon cannot: Node v\S+ has no reusePort/m);
+  await box.start(box.write('auto.yml', eco('')));
+  const d = await describeJson(box, 'web');
+  assert.equal(d.connections.path, 'round-robin');
+  assert.match(d.connections.why, /^scheduling: auto; Node v\S+ has no reusePort/);
+  assert.match((await httpGet(port)).body, /app=web/);
+});

@@ -4,12 +4,16 @@
 // here: every worker holds its own socket and serves fresh connections, the daemon holds
 // none; the port-owner guard refuses a second app with the daemon's reason; `auto` picks
 // reuseport where the kernel migrates a closing listener's queue (net.ipv4.tcp_migrate_req
-// = 1) and a reload under `Connection: close` load then fails no request; a Node without
-// reusePort refuses the explicit key and falls back under `auto`. The uid guard on this path:
+// = 1, as the daemon reads it) and a reload under `Connection: close` load then fails no
+// request (the kernel's own migration under heavier load: bench/reload.js --scheduling,
+// docs/measurements.md); `auto` keeps round-robin where the kernel does not migrate and
+// for a sticky app; a Node without reusePort refuses the explicit key and falls back under `auto`. The uid guard on this path:
 // test/hardening/uid-listen.test.js.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { sandbox, freePort, httpGet, lsJson, describeJson } from '../helpers/harness.js';
 import { startLoad, answeredBy } from '../helpers/load.js';
 import { eventually } from '../helpers/wait.js';
@@ -17,7 +21,6 @@ import { reusePortSupport } from '../../lib/master/process/cluster-internals/ind
 
 const support = reusePortSupport();
 const needsReusePort = !support.ok && support.why;
-const MIGRATE = '/proc/sys/net/ipv4/tcp_migrate_req';
 
 /** The inodes of the listening IPv4 sockets on 127.0.0.1:port, and which of `pids` hold each. */
 function listeners(port, pids) {
@@ -78,10 +81,16 @@ test('scheduling: reuseport: each worker accepts from a socket of its own, the d
   await answeredByEach(port, pids);
 });
 
-test('auto picks reuseport where the kernel migrates a closing listener\'s queue, and a reload under Connection: close load fails no request', { skip: needsReusePort || (process.getuid?.() !== 0 && 'needs root: sets net.ipv4.tcp_migrate_req'), timeout: 90000 }, async (t) => {
-  const before = fs.readFileSync(MIGRATE, 'utf8').trim();
-  fs.writeFileSync(MIGRATE, '1');
-  t.after(() => fs.writeFileSync(MIGRATE, before));
+test('auto picks reuseport where the kernel migrates a closing listener\'s queue, and a reload under Connection: close load fails no request', { skip: needsReusePort, timeout: 90000 }, async (t) => {
+  // The daemon reads net.ipv4.tcp_migrate_req from the file SUPER_TCP_MIGRATE_REQ names:
+  // the host's sysctl stays as it is for the other tests running meanwhile.
+  const migrate = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sd-migrate-')), 'tcp_migrate_req');
+  fs.writeFileSync(migrate, '1\n');
+  process.env.SUPER_TCP_MIGRATE_REQ = migrate; // the daemon, launched from here, reads it
+  t.after(() => {
+    delete process.env.SUPER_TCP_MIGRATE_REQ;
+    fs.rmSync(path.dirname(migrate), { recursive: true, force: true });
+  });
   const { box, port, pids } = await startWeb(t, '');
   const d = await describeJson(box, 'web');
   assert.equal(d.scheduling, 'auto');
@@ -102,6 +111,31 @@ test('auto picks reuseport where the kernel migrates a closing listener\'s queue
     assert.equal(result.failed + result.non2xx, 0, JSON.stringify(result.errors));
   }
   assert.equal((await describeJson(box, 'web')).connections.path, 'reuseport', 'the replacements listen the same way');
+});
+
+test('auto keeps round-robin where the kernel does not migrate a closing listener\'s queue', { skip: needsReusePort }, async (t) => {
+  const migrate = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sd-migrate-')), 'tcp_migrate_req');
+  fs.writeFileSync(migrate, '0\n');
+  process.env.SUPER_TCP_MIGRATE_REQ = migrate;
+  t.after(() => {
+    delete process.env.SUPER_TCP_MIGRATE_REQ;
+    fs.rmSync(path.dirname(migrate), { recursive: true, force: true });
+  });
+  const { box, port, pids } = await startWeb(t, '');
+  const d = await describeJson(box, 'web');
+  assert.deepEqual([d.scheduling, d.connections.path], ['auto', 'round-robin']);
+  assert.match((await box.cli(['describe', 'web'])).stdout, /connections: round-robin through the daemon \(scheduling: auto; net\.ipv4\.tcp_migrate_req=0, so a closing reusePort listener would reset its queued connections/);
+  const { count, held } = listeners(port, [box.daemonPid(), ...pids]);
+  assert.equal(count, 1);
+  assert.equal(held.get(box.daemonPid()).length, 1, 'the daemon holds the one listening socket');
+
+  // A later file asking for another mode of cluster's round-robin family is started, with a
+  // warning that the daemon's mode stays (E_SCHEDULING_FIXED is for os against the others).
+  const rr = box.write('rr.yml', `scheduling: reuseport\napps:\n  - name: more\n    script: http-server.js\n    env: { PORT: ${await freePort()} }\n`);
+  const r = await box.cli(['start', rr]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout + r.stderr, /rr\.yml asks for scheduling: reuseport, but this daemon runs auto \(fixed at its first start\) and goes on with it/);
+  assert.equal((await describeJson(box, 'more')).connections.path, 'round-robin');
 });
 
 test('auto keeps round-robin for a sticky app, and scheduling: reuseport refuses one', { skip: needsReusePort }, async (t) => {

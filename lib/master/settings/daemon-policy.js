@@ -7,7 +7,9 @@
 // for another policy is refused before anything changes; a file that does not mention
 // `scheduling` has no opinion and is accepted. `auto`, `round-robin` and `reuseport` run
 // cluster's round-robin (reuseport answers TCP ports' listens itself: lib/master/process/
-// connection-path.js decides per app), `os` runs SCHED_NONE.
+// connection-path.js decides per app), `os` runs SCHED_NONE. A later file that asks for
+// another of the first three (the daemon fixed `auto`, the file says `round-robin`) is
+// accepted as before `auto` existed, with a warning that the daemon's stays in force.
 import cluster from 'node:cluster';
 import { SuperError } from '../../errors.js';
 import { setSchedulingMode } from '../process/connection-path.js';
@@ -50,15 +52,17 @@ export class DaemonPolicy {
    * @param {{scheduling: string, scheduling_set: boolean, cpu_affinity: unknown}} daemon  a file's
    *   DaemonSettings, or what a dump saved
    * @param {string} source  the file, for messages
-   * @returns {{daemon: object, source: string, wanted: string, cpus: string|null}} the plan for apply:
-   *   the policy, the CPU list to pin the daemon to
+   * @returns {{daemon: object, source: string, wanted: string, cpus: string|null, warning: string|null}} the plan for apply:
+   *   the policy, the CPU list to pin the daemon to, what to warn of (a policy asked and not taken)
    * @throws {SuperError} E_SCHEDULING_FIXED when the file asks for another policy; E_DAEMON_PIN
    *   when it pins the daemon to CPUs it may not use; E_REUSEPORT_UNSUPPORTED when it asks
    *   for reuseport on a Node without it
    */
   check(daemon, source) {
     const wanted = daemon.scheduling ?? 'auto';
-    if (this.policy !== null && daemon.scheduling_set && wanted !== this.policy) {
+    const family = (mode) => (mode === 'os' ? 'os' : 'round-robin'); // cluster's policy under each mode
+    const other = this.policy !== null && daemon.scheduling_set && wanted !== this.policy;
+    if (other && family(wanted) !== family(this.policy)) {
       throw new SuperError('E_SCHEDULING_FIXED', `${source} asks for scheduling: ${daemon.scheduling}, but this daemon runs ${this.schedulingName} `
         + '(Node fixes the policy at the first worker, for the life of the daemon); to change it without stopping the apps, '
         + `replace the daemon: \`super upgrade --config ${source}\` (or set scheduling: ${this.schedulingName} in the file)`);
@@ -67,19 +71,21 @@ export class DaemonPolicy {
     if (wanted === 'reuseport' && !support.ok) {
       throw new SuperError('E_REUSEPORT_UNSUPPORTED', `${source} asks for scheduling: reuseport, but the daemon cannot: ${support.why}; use scheduling: auto (round-robin here) or run the daemon on Node 22.12+ or 24`);
     }
-    if (daemon.cpu_affinity === null || daemon.cpu_affinity === undefined) return { daemon, source, wanted, cpus: null };
+    const warning = other ? `${source} asks for scheduling: ${wanted}, but this daemon runs ${this.schedulingName} (fixed at its first start) and goes on with it; `
+      + `to change it, replace the daemon: \`super upgrade --config ${source}\`` : null;
+    if (daemon.cpu_affinity === null || daemon.cpu_affinity === undefined) return { daemon, source, wanted, cpus: null, warning };
     // Files were checked by lib/config; a dump from another machine may name other CPUs.
     const set = parseCpuSet(daemon.cpu_affinity).cpus ?? [];
     const outside = set.filter((c) => !this.allowed.includes(c));
     if (!set.length || outside.length) {
       throw new SuperError('E_DAEMON_PIN', `${source} pins the daemon to CPUs ${daemon.cpu_affinity}, but it may only use ${formatCpuList(this.allowed)}; fix daemon.cpu_affinity`);
     }
-    return { daemon, source, wanted, cpus: formatCpuList(set) };
+    return { daemon, source, wanted, cpus: formatCpuList(set), warning };
   }
 
   /**
    * Pins the daemon and fixes the policy (if no start fixed it yet), as check planned.
-   * @param {{daemon: object, source: string, wanted: string, cpus: string|null}} plan
+   * @param {{daemon: object, source: string, wanted: string, cpus: string|null, warning?: string|null}} plan
    * @throws {SuperError} E_DAEMON_PIN when taskset fails; E_SCHEDULING_FIXED when a start
    *   that ran meanwhile fixed another policy
    */

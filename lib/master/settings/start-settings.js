@@ -57,6 +57,7 @@ function assertStickyScheduling(configs, mode, source) {
 export async function applySettings(plan, { policy, control, monitor, log }) {
   const warnings = plan.remote ? await control.apply(plan.remote) : [];
   await policy.apply(plan.pin);
+  if (plan.pin.warning) warnings.push(plan.pin.warning);
   await applyLogs(plan.logs);
   const rotation = plan.logs.rotation;
   // Said when the file has an opinion: which file last set it is not obvious otherwise.

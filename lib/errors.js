@@ -17,7 +17,7 @@ export const CODES = Object.freeze({
   E_UNKNOWN_OP: [EXIT.BAD_INPUT, 'The control channel does not know that operation; the client and daemon may differ in version.'],
   E_FRAME_TOO_LARGE: [EXIT.BAD_INPUT, 'A control message exceeded the frame size limit and the connection was closed.'],
   E_PROTOCOL: [EXIT.BAD_INPUT, 'Client and daemon speak different protocol versions; restart the daemon with `super kill` then `super start`.'],
-  E_SCHEDULING_FIXED: [EXIT.BAD_INPUT, 'The daemon runs another cluster scheduling policy, fixed at its first start; replace the daemon with `super upgrade --config <file>` to change it (the apps keep serving).'],
+  E_SCHEDULING_FIXED: [EXIT.BAD_INPUT, 'The daemon runs another cluster scheduling policy (`os` against `auto`, `round-robin` or `reuseport`), fixed at its first start; replace the daemon with `super upgrade --config <file>` to change it (the apps keep serving).'],
   E_STICKY_SCHEDULING: [EXIT.BAD_INPUT, 'An app asks for `sticky:` but the daemon hands connections out with `scheduling: os` or `reuseport` (workers accept by themselves, so the daemon cannot choose one); use scheduling: round-robin or auto.'],
   E_REUSEPORT_UNSUPPORTED: [EXIT.BAD_INPUT, 'The file asks for `scheduling: reuseport` but the daemon\'s Node cannot bind SO_REUSEPORT sockets (Node 22.12+, 23.1+ or 24 on Linux can); use auto or round-robin, or run the daemon on such a Node.'],
   E_CONTROL_FIXED: [EXIT.BAD_INPUT, 'The daemon\'s TCP control listener runs with other settings (control.listen, tls, origins), fixed when it opened; replace the daemon with `super upgrade --config <file>` to change them (the apps keep serving).'],

@@ -111,6 +111,18 @@ test('auto picks reuseport where the kernel migrates a closing listener\'s queue
     assert.equal(result.failed + result.non2xx, 0, JSON.stringify(result.errors));
   }
   assert.equal((await describeJson(box, 'web')).connections.path, 'reuseport', 'the replacements listen the same way');
+
+  // The kernel stops migrating: the running workers' path holds (a replacement must listen as
+  // they do), describe says why, and a restart (every worker stops first) takes round-robin.
+  fs.writeFileSync(migrate, '0\n');
+  const kept = (await describeJson(box, 'web')).connections;
+  assert.equal(kept.path, 'reuseport');
+  assert.match(kept.why, /kept while its workers run: a start now would take round-robin \(scheduling: auto; net\.ipv4\.tcp_migrate_req=0/);
+  assert.equal((await box.cli(['restart', 'web'])).code, 0);
+  assert.equal((await describeJson(box, 'web')).connections.path, 'round-robin');
+  const restarted = (await lsJson(box)).apps[0].workers.map((w) => w.pid);
+  assert.equal(listeners(port, [box.daemonPid()]).held.get(box.daemonPid()).length, 1, 'the daemon holds the listening socket now');
+  await answeredByEach(port, restarted);
 });
 
 test('auto keeps round-robin where the kernel does not migrate a closing listener\'s queue', { skip: needsReusePort }, async (t) => {

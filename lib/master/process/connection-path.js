@@ -15,7 +15,8 @@
 //
 // An app's path is decided at the fork of its first live worker and kept while any of its
 // workers lives: a reload's replacement must listen the way its old worker does (a socket
-// without SO_REUSEPORT and one with it cannot share a port). Cost: one /proc read per decision.
+// without SO_REUSEPORT and one with it cannot share a port), so a reload that adds sticky:
+// to an app on reuseport takes effect at its next stop and start (describe says so). Cost: one /proc read per decision.
 // SUPER_TCP_MIGRATE_REQ in the daemon's environment names a file read instead of the
 // sysctl (same format: a test shows `auto` a migrating kernel without changing the host's).
 import fs from 'node:fs';
@@ -98,5 +99,10 @@ export function releasePath(name) {
 export function describePath(app) {
   if (app.exec_mode !== 'cluster') return null;
   const t = taken.get(app.name);
-  return t ? { path: t.path, why: t.why } : resolvePath(app);
+  const now = resolvePath(app);
+  if (!t) return now;
+  if (now.path === t.path) return { path: t.path, why: t.why };
+  // Its config or the host changed since (a reload added sticky:, the sysctl was set): the
+  // running workers' path holds until none runs (a replacement must listen as they do).
+  return { path: t.path, why: `${t.why}; kept while its workers run: a start now would take ${now.path} (${now.why}), so 'super restart' it (every worker stops first) to switch` };
 }

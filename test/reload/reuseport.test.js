@@ -18,6 +18,7 @@ import { sandbox, freePort, httpGet, lsJson, describeJson } from '../helpers/har
 import { startLoad, answeredBy } from '../helpers/load.js';
 import { eventually } from '../helpers/wait.js';
 import { reusePortSupport } from '../../lib/master/process/cluster-internals/index.js';
+import { writeDump, readDump, parseDump, dumpPath } from '../../lib/master/saved/dump.js';
 
 const support = reusePortSupport();
 const needsReusePort = !support.ok && support.why;
@@ -177,4 +178,16 @@ test('a Node without reusePort refuses scheduling: reuseport, and auto takes rou
   assert.equal(d.connections.path, 'round-robin');
   assert.match(d.connections.why, /^scheduling: auto; Node v\S+ has no reusePort/);
   assert.match((await httpGet(port)).body, /app=web/);
+});
+
+test('a saved dump keeps the daemon\'s scheduling (auto, reuseport), and one from before auto reads as round-robin', async (t) => {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'sd-dump-'));
+  t.after(() => fs.rmSync(home, { recursive: true, force: true }));
+  const apps = [{ config: { name: 'a', script: '/srv/app.js', instances: 1 }, clientEnv: {} }];
+  for (const scheduling of ['auto', 'reuseport', 'os', 'round-robin']) {
+    await writeDump(home, { apps, scheduling, version: 'test' }, { force: true });
+    assert.equal((await readDump(home)).scheduling, scheduling);
+  }
+  const old = JSON.parse(fs.readFileSync(dumpPath(home), 'utf8'));
+  assert.equal(parseDump(JSON.stringify({ ...old, scheduling: 'something-else' })).scheduling, 'round-robin');
 });

@@ -10,13 +10,15 @@
 // of a closing listener to the others (net.ipv4.tcp_migrate_req = 1; otherwise each reload,
 // scale-down or upgrade resets the connections queued on the retiring workers' sockets:
 // docs/measurements.md), and the app needs nothing only the daemon's handoff gives (sticky:,
-// overload max_queue_wait's accept stamps, wait_ready's "no connection before ready()").
+// overload max_queue_wait's accept stamps, wait_ready's (ready_on: ready) "no connection
+// before ready()": lib/master/apps/slot.js).
 // Else round-robin.
 //
 // An app's path is decided at the fork of its first live worker and kept while any of its
 // workers lives: a reload's replacement must listen the way its old worker does (a socket
 // without SO_REUSEPORT and one with it cannot share a port), so a reload that adds sticky:
-// to an app on reuseport takes effect at its next stop and start (describe says so). Cost: one /proc read per decision.
+// to an app on reuseport takes effect at its next `super restart` (describe says so).
+// Cost: one /proc read per decision.
 // SUPER_TCP_MIGRATE_REQ in the daemon's environment names a file read instead of the
 // sysctl (same format: a test shows `auto` a migrating kernel without changing the host's).
 import fs from 'node:fs';
@@ -30,7 +32,6 @@ let mode = 'auto';
 export function setSchedulingMode(m) {
   mode = m;
 }
-export const schedulingMode = () => mode;
 
 /** net.ipv4.tcp_migrate_req: 1, 0, or null (a kernel before 5.14 has none). */
 export function migrateReq() {
@@ -47,7 +48,7 @@ export function migrateReq() {
 
 /**
  * The path the app's connections would take if its workers were forked now.
- * @param {{exec_mode?: string, wait_ready?: boolean, sticky?: {by: string}|null, overload?: {max_queue_wait: number|null}|null}} app
+ * @param {{exec_mode?: string, ready_on?: string, sticky?: {by: string}|null, overload?: {max_queue_wait: number|null}|null}} app
  * @param {string} [m]  the daemon's scheduling
  * @param {{support?: {ok: boolean, why: string}, migrate?: number|null}} [host]  what this Node and kernel have (a test gives its own)
  * @returns {ConnectionPath}
@@ -57,7 +58,7 @@ export function resolvePath(app, m = mode, { support = reusePortSupport(), migra
   if (m === 'round-robin') return { path: 'round-robin', why: 'scheduling: round-robin' };
   if (m === 'reuseport') return { path: 'reuseport', why: `scheduling: reuseport; ${support.why}, tcp_migrate_req=${migrate ?? 'absent'}` };
   if (app.sticky) return { path: 'round-robin', why: `scheduling: auto; sticky: ${app.sticky.by} needs the daemon to choose the worker` };
-  if (app.wait_ready) return { path: 'round-robin', why: 'scheduling: auto; wait_ready: true needs the daemon to keep connections from a worker until it is ready' };
+  if (app.ready_on === 'ready') return { path: 'round-robin', why: 'scheduling: auto; wait_ready (ready_on: ready) needs the daemon to keep connections from a worker until it is ready' };
   if (app.overload?.max_queue_wait) return { path: 'round-robin', why: 'scheduling: auto; overload max_queue_wait needs the daemon\'s accept time' };
   if (!support.ok) return { path: 'round-robin', why: `scheduling: auto; ${support.why}` };
   if (migrate !== 1) {
@@ -71,7 +72,7 @@ const taken = new Map();
 
 /**
  * The path of a worker of `app` about to be forked: the one its live workers take, or a new decision.
- * @param {{name: string, exec_mode?: string, wait_ready?: boolean, sticky?: {by: string}|null, overload?: {max_queue_wait: number|null}|null}} app
+ * @param {{name: string, exec_mode?: string, ready_on?: string, sticky?: {by: string}|null, overload?: {max_queue_wait: number|null}|null}} app
  * @returns {ConnectionPath}
  */
 export function takePath(app) {
@@ -93,7 +94,7 @@ export function releasePath(name) {
 /**
  * What `super describe` says of an app's connections: the path its live workers take, or
  * the one a start would take now.
- * @param {{name: string, exec_mode?: string, wait_ready?: boolean, sticky?: {by: string}|null, overload?: {max_queue_wait: number|null}|null}} app
+ * @param {{name: string, exec_mode?: string, ready_on?: string, sticky?: {by: string}|null, overload?: {max_queue_wait: number|null}|null}} app
  * @returns {ConnectionPath|null}  null for a fork-mode app
  */
 export function describePath(app) {

@@ -59,7 +59,10 @@ export class DaemonPolicy {
    *   for reuseport on a Node without it
    */
   check(daemon, source) {
-    const wanted = daemon.scheduling ?? 'auto';
+    const support = reusePortSupport();
+    // A dump saved under a Node that had reuseport, resurrected on one without: auto (round-robin there).
+    const fromDump = /** @type {{from_dump?: boolean}} */ (daemon).from_dump === true;
+    const wanted = daemon.scheduling === 'reuseport' && !support.ok && fromDump ? 'auto' : daemon.scheduling ?? 'auto';
     const family = (mode) => (mode === 'os' ? 'os' : 'round-robin'); // cluster's policy under each mode
     const other = this.policy !== null && daemon.scheduling_set && wanted !== this.policy;
     if (other && family(wanted) !== family(this.policy)) {
@@ -67,7 +70,6 @@ export class DaemonPolicy {
         + '(Node fixes the policy at the first worker, for the life of the daemon); to change it without stopping the apps, '
         + `replace the daemon: \`super upgrade --config ${source}\` (or set scheduling: ${this.schedulingName} in the file)`);
     }
-    const support = reusePortSupport();
     if (wanted === 'reuseport' && !support.ok) {
       throw new SuperError('E_REUSEPORT_UNSUPPORTED', `${source} asks for scheduling: reuseport, but the daemon cannot: ${support.why}; use scheduling: auto (round-robin here) or run the daemon on Node 22.12+ or 24`);
     }

@@ -4,8 +4,8 @@
 // here: every worker holds its own socket and serves fresh connections, the daemon holds
 // none; the port-owner guard refuses a second app with the daemon's reason; `auto` picks
 // reuseport where the kernel migrates a closing listener's queue (net.ipv4.tcp_migrate_req
-// = 1, as the daemon reads it) and a reload under `Connection: close` load then fails no
-// request (the kernel's own migration under heavier load: bench/reload.js --scheduling,
+// = 1: in a network namespace of the test's own) and a reload under `Connection: close` load
+// then fails no request (under heavier load: bench/reload.js --scheduling,
 // docs/measurements.md); `auto` keeps round-robin where the kernel does not migrate and
 // for a sticky app; a Node without reusePort refuses the explicit key and falls back under `auto`. The uid guard on this path:
 // test/hardening/uid-listen.test.js.
@@ -14,10 +14,13 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { sandbox, freePort, httpGet, lsJson, describeJson } from '../helpers/harness.js';
 import { startLoad, answeredBy } from '../helpers/load.js';
 import { eventually } from '../helpers/wait.js';
 import { reusePortSupport } from '../../lib/master/process/cluster-internals/index.js';
+import { which } from '../../lib/which.js';
 import { writeDump, readDump, parseDump, dumpPath } from '../../lib/master/saved/dump.js';
 
 const support = reusePortSupport();
@@ -82,16 +85,28 @@ test('scheduling: reuseport: each worker accepts from a socket of its own, the d
   await answeredByEach(port, pids);
 });
 
-test('auto picks reuseport where the kernel migrates a closing listener\'s queue, and a reload under Connection: close load fails no request', { skip: needsReusePort, timeout: 90000 }, async (t) => {
-  // The daemon reads net.ipv4.tcp_migrate_req from the file SUPER_TCP_MIGRATE_REQ names:
-  // the host's sysctl stays as it is for the other tests running meanwhile.
-  const migrate = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sd-migrate-')), 'tcp_migrate_req');
-  fs.writeFileSync(migrate, '1\n');
-  process.env.SUPER_TCP_MIGRATE_REQ = migrate; // the daemon, launched from here, reads it
-  t.after(() => {
-    delete process.env.SUPER_TCP_MIGRATE_REQ;
-    fs.rmSync(path.dirname(migrate), { recursive: true, force: true });
-  });
+// The reload needs a kernel that migrates (the sysctl, not what the daemon reads): the test
+// runs again in a network namespace of its own (`unshare --net`, root), where it sets
+// net.ipv4.tcp_migrate_req = 1 for that namespace only, leaving the host's to the other tests.
+const IN_NETNS = process.env.SUPER_TEST_IN_NETNS === '1';
+const MIGRATE = '/proc/sys/net/ipv4/tcp_migrate_req';
+const netnsSkip = needsReusePort || (!IN_NETNS && (process.getuid?.() !== 0 || !which('unshare') || !which('ip')) && 'needs root, unshare and ip: runs in a network namespace of its own');
+const AUTO_MIGRATES = 'auto picks reuseport where the kernel migrates a closing listener\'s queue, and a reload under Connection: close load fails no request';
+
+test(AUTO_MIGRATES, { skip: netnsSkip, timeout: 120000 }, async (t) => {
+  if (!IN_NETNS) {
+    // Without the runner's NODE_TEST_CONTEXT: the inner `node --test` reports on its stdout.
+    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'NODE_TEST_CONTEXT'));
+    const script = `ip link set lo up && echo 1 > ${MIGRATE} && exec "$0" --test --test-reporter=tap --test-name-pattern="^auto picks reuseport" "$1"`;
+    const r = await new Promise((resolve) => {
+      execFile('unshare', ['--net', '--', 'sh', '-c', script, process.execPath, fileURLToPath(import.meta.url)],
+        { env: { ...env, SUPER_TEST_IN_NETNS: '1' }, timeout: 110000, maxBuffer: 16 << 20 }, (err, stdout, stderr) => resolve({ err, stdout, stderr }));
+    });
+    assert.equal(r.err, null, `${r.stdout}\n${r.stderr}`);
+    assert.match(r.stdout, /^# pass 1$/m, r.stdout);
+    return;
+  }
+  assert.equal(fs.readFileSync(MIGRATE, 'utf8').trim(), '1', 'this namespace migrates');
   const { box, port, pids } = await startWeb(t, '');
   const d = await describeJson(box, 'web');
   assert.equal(d.scheduling, 'auto');
@@ -115,7 +130,7 @@ test('auto picks reuseport where the kernel migrates a closing listener\'s queue
 
   // The kernel stops migrating: the running workers' path holds (a replacement must listen as
   // they do), describe says why, and a restart (every worker stops first) takes round-robin.
-  fs.writeFileSync(migrate, '0\n');
+  fs.writeFileSync(MIGRATE, '0');
   const kept = (await describeJson(box, 'web')).connections;
   assert.equal(kept.path, 'reuseport');
   assert.match(kept.why, /kept while its workers run: a start now would take round-robin \(scheduling: auto; net\.ipv4\.tcp_migrate_req=0/);

@@ -7,16 +7,18 @@
 // = 1: in a network namespace of the test's own) and a reload under `Connection: close` load
 // then fails no request (under heavier load: bench/reload.js --scheduling,
 // docs/measurements.md); `auto` keeps round-robin where the kernel does not migrate and
-// for a sticky app; a Node without reusePort refuses the explicit key and falls back under `auto`. The uid guard on this path:
-// test/hardening/uid-listen.test.js.
+// for a sticky app; a port served from an inherited socket stays on it; a Node without
+// reusePort refuses the explicit key and falls back under `auto`. The uid guard on this
+// path: test/hardening/uid-listen.test.js.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { execFile } from 'node:child_process';
+import net from 'node:net';
+import { execFile, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { sandbox, freePort, httpGet, lsJson, describeJson } from '../helpers/harness.js';
+import { sandbox, freePort, httpGet, lsJson, describeJson, SUPER } from '../helpers/harness.js';
 import { startLoad, answeredBy } from '../helpers/load.js';
 import { eventually } from '../helpers/wait.js';
 import { reusePortSupport } from '../../lib/master/process/cluster-internals/index.js';
@@ -205,4 +207,30 @@ test('a saved dump keeps the daemon\'s scheduling (auto, reuseport), and one fro
   }
   const old = JSON.parse(fs.readFileSync(dumpPath(home), 'utf8'));
   assert.equal(parseDump(JSON.stringify({ ...old, scheduling: 'something-else' })).scheduling, 'round-robin');
+});
+
+test('a port the daemon inherited (systemd\'s LISTEN_FDS) stays on that socket under reuseport, and describe says so', { skip: needsReusePort }, async (t) => {
+  const box = await sandbox(t);
+  const port = await freePort();
+  const socket = net.createServer();
+  await new Promise((resolve) => socket.listen(port, '127.0.0.1', () => resolve()));
+  const fd = /** @type {any} libuv's handle: no public API gives a server's fd */ (socket)._handle.fd;
+  // As test/upgrade/listen-fds.test.js: a shell sets LISTEN_PID to its pid, then becomes the daemon.
+  const daemon = spawn('sh', ['-c', `LISTEN_PID=$$ LISTEN_FDS=1 exec "${process.execPath}" "${SUPER}" daemon --foreground`], {
+    env: { ...process.env, SUPER_HOME: box.home }, stdio: ['ignore', 'ignore', 'ignore', fd],
+  });
+  t.after(() => daemon.kill('SIGKILL'));
+  await new Promise((resolve) => socket.close(resolve)); // the daemon's alone now
+  await eventually(() => fs.existsSync(path.join(box.home, 'super.sock')), { timeout: 10000, what: 'the daemon\'s socket' });
+  box.fixture('http-server.js');
+  const r = await box.cli(['start', box.write('eco.yml', `scheduling: reuseport\napps:\n  - name: web\n    script: http-server.js\n    instances: 2\n    env: { PORT: ${port} }\n`)]);
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  const d = await describeJson(box, 'web');
+  assert.equal(d.connections.path, 'round-robin');
+  assert.match(d.connections.why, /^scheduling: reuseport; .*but its port is a listening socket the daemon inherited/);
+  const pids = (await lsJson(box)).apps[0].workers.map((w) => w.pid);
+  const { count, held } = listeners(port, [daemon.pid, ...pids]);
+  assert.equal(count, 1, 'the inherited socket alone, no SO_REUSEPORT socket beside it');
+  assert.equal(held.get(daemon.pid).length, 1);
+  await answeredByEach(port, pids);
 });

@@ -67,7 +67,7 @@ export function resolvePath(app, m = mode, { support = reusePortSupport(), migra
   return { path: 'reuseport', why: `scheduling: auto; ${support.why}, tcp_migrate_req=1` };
 }
 
-/** app name -> {path, why, live}: the path its live workers take */
+/** app name -> {path, why, live, inherited?}: the path its live workers take (inherited: a listen was served from an inherited socket) */
 const taken = new Map();
 
 /**
@@ -83,6 +83,20 @@ export function takePath(app) {
   }
   t.live += 1;
   return { path: t.path, why: t.why };
+}
+
+/**
+ * A listen of a worker of `name` was served from a socket the daemon inherited (systemd's,
+ * or the daemon `super upgrade` replaced held it): cluster serves it as the daemon's policy
+ * says (round-robin unless `os`), whatever `reuseport` would, until the app's workers are
+ * all gone (the socket closes with the last).
+ * @param {string} name
+ */
+export function servedInherited(name) {
+  const t = taken.get(name);
+  // Only what describe says: the app's next workers still take t.path, so that a port of
+  // theirs that is not inherited listens as their predecessors' does.
+  if (t?.path === 'reuseport') t.inherited = true;
 }
 
 /** A worker of `name` that took a path exited. */
@@ -102,6 +116,9 @@ export function describePath(app) {
   const t = taken.get(app.name);
   const now = resolvePath(app);
   if (!t) return now;
+  if (t.inherited) {
+    return { path: 'round-robin', why: `${t.why}; but its port is a listening socket the daemon inherited (systemd's, or the replaced daemon's at super upgrade), served through round-robin until the app restarts` };
+  }
   if (now.path === t.path) return { path: t.path, why: t.why };
   // Its config or the host changed since (a reload added sticky:, the sysctl was set): the
   // running workers' path holds until none runs (a replacement must listen as they do).

@@ -5,7 +5,7 @@ import { orphanReaperRunning } from './orphan-reaper.js';
 import { forkWorker } from './cluster-internals/index.js';
 import { listenGuard } from './listen-guard.js';
 import { portOwnerWatch } from './port-owners.js';
-import { takePath, releasePath } from './connection-path.js';
+import { takePath, releasePath, servedInherited } from './connection-path.js';
 
 /**
  * The worker takes its app's connection path (connection-path.js: WorkerProcess releases it
@@ -44,7 +44,7 @@ export function forkClusterWorker({ app, env: appEnv, stdio, agentPath, cpus = n
   const sticky = app.sticky ? { app: app.name, slot: Number(env.SUPER_SLOT), ...app.sticky } : null;
   const reusePort = takePath(app).path === 'reuseport';
   try {
-    return forkWorker({ settings, execPath: prefix.length ? prefix[0] : node, env, watches, sticky, reusePort });
+    return forkWorker({ settings, execPath: prefix.length ? prefix[0] : node, env, watches, sticky, reusePort, servedInherited: () => servedInherited(app.name) });
   } catch (err) {
     releasePath(app.name);
     throw err;

@@ -8,7 +8,8 @@
 //       2. each listen watch of the worker, in the order given (the uid guard, then the
 //          port owners): the first refusal answers the query in cluster's place;
 //       3. an inherited socket for the queried address:port is set as the query's fd
-//          (last: the watches judge what the app asked for, not the daemon's descriptor);
+//          (last: the watches judge what the app asked for, not the daemon's descriptor;
+//          the launcher is told, for describe: lib/master/process/connection-path.js);
 //       4. else, for an app whose connections take `reuseport`, a TCP port's query is
 //          answered in cluster's place with a SO_REUSEPORT socket of the worker's own
 //          (reuse-port.js).
@@ -68,8 +69,9 @@ const queryOf = (m) => ({ seq: m.seq, address: m.address, port: m.port, addressT
  * @param {() => void} o.handedOff  a worker answered a handed connection
  * @param {{app: string, slot: number, by: string, cookie: string|null}|null} [o.sticky]  the app's sticky: (sticky-router.js)
  * @param {boolean} [o.reusePort]  the app's connections take `reuseport` (reuse-port.js)
+ * @param {() => void} [o.servedInherited]  a listen of the worker was served from an inherited socket
  */
-export function hookWorker(worker, watches, { refuse, inheritedFd, handedOff, sticky = null, reusePort = false }) {
+export function hookWorker(worker, watches, { refuse, inheritedFd, handedOff, sticky = null, reusePort = false, servedInherited = () => {} }) {
   const proc = worker.process;
   const refused = (seq) => proc.emit('internalMessage', { cmd: CLUSTER, ack: seq, accepted: false, [SYNTHETIC]: true });
   // Ends Node's handoff of connection `seq` to this worker as if the worker took it, but
@@ -114,8 +116,10 @@ export function hookWorker(worker, watches, { refuse, inheritedFd, handedOff, st
     const fd = inheritedFd(queryOf(msg));
     // SharedHandle (`os`) builds its handle with net._createServerHandle, which asserts that
     // a handle made from an fd has no address and port: the fd says both.
-    if (fd !== null) Object.assign(msg, { fd, address: null, port: 0 });
-    else if (reusePort) answerWithReusePort(proc, msg, worker.id, ANSWERED);
+    if (fd !== null) {
+      Object.assign(msg, { fd, address: null, port: 0 });
+      servedInherited();
+    } else if (reusePort) answerWithReusePort(proc, msg, worker.id, ANSWERED);
   });
 
   const send = proc.send;

@@ -17,8 +17,9 @@ export const CODES = Object.freeze({
   E_UNKNOWN_OP: [EXIT.BAD_INPUT, 'The control channel does not know that operation; the client and daemon may differ in version.'],
   E_FRAME_TOO_LARGE: [EXIT.BAD_INPUT, 'A control message exceeded the frame size limit and the connection was closed.'],
   E_PROTOCOL: [EXIT.BAD_INPUT, 'Client and daemon speak different protocol versions; restart the daemon with `super kill` then `super start`.'],
-  E_SCHEDULING_FIXED: [EXIT.BAD_INPUT, 'The daemon runs another cluster scheduling policy, fixed at its first start; replace the daemon with `super upgrade --config <file>` to change it (the apps keep serving).'],
-  E_STICKY_SCHEDULING: [EXIT.BAD_INPUT, 'An app asks for `sticky:` but the daemon hands connections out with `scheduling: os` (workers accept by themselves, so the daemon cannot choose one); use scheduling: round-robin.'],
+  E_SCHEDULING_FIXED: [EXIT.BAD_INPUT, 'The daemon runs another cluster scheduling policy (`os` against `auto`, `round-robin` or `reuseport`), fixed at its first start; replace the daemon with `super upgrade --config <file>` to change it (the apps keep serving).'],
+  E_STICKY_SCHEDULING: [EXIT.BAD_INPUT, 'An app asks for `sticky:` but the daemon hands connections out with `scheduling: os` or `reuseport` (workers accept by themselves, so the daemon cannot choose one); use scheduling: round-robin or auto.'],
+  E_REUSEPORT_UNSUPPORTED: [EXIT.BAD_INPUT, 'The file asks for `scheduling: reuseport` but the daemon\'s Node cannot bind SO_REUSEPORT sockets (Node 22.12+, 23.1+ or 24 on Linux can); use auto or round-robin, or run the daemon on such a Node.'],
   E_CONTROL_FIXED: [EXIT.BAD_INPUT, 'The daemon\'s TCP control listener runs with other settings (control.listen, tls, origins), fixed when it opened; replace the daemon with `super upgrade --config <file>` to change them (the apps keep serving).'],
   E_AUTH: [EXIT.BAD_INPUT, 'The TCP control listener refused the token (401), or no token could be read from --token-file; `super token` on the daemon\'s host prints the current one.'],
   E_ORIGIN: [EXIT.BAD_INPUT, 'The TCP control listener refused the request\'s Origin header (403); add the origin to control.origins.'],
@@ -46,7 +47,7 @@ export const CODES = Object.freeze({
   E_CAPACITY_NO_PORT: [EXIT.BAD_INPUT, '`super capacity` needs an app that listens on the port its env gives it (PORT, or its increment_var); this app has none, or its copy did not listen there. The running app was not touched.'],
   E_TLS: [EXIT.NO_DAEMON, 'The TLS connection to --host failed (certificate not trusted, wrong name, not a TLS listener); trust the daemon\'s certificate with --tls-ca.'],
   E_UPGRADE_FAILED: [EXIT.FAILED, '`super upgrade`: the new daemon failed to boot or its workers failed readiness; it was stopped and the running daemon kept serving. Its stderr tail says why.'],
-  E_DEPLOY_FAILED: [EXIT.FAILED, '`super deploy`: a host\'s reload failed (its old workers kept serving), or it did not stay healthy or come back UP at the balancer; it was set ready again and the rollout stopped, the hosts after it untouched.'],
+  E_DEPLOY_FAILED: [EXIT.FAILED, '`super deploy`: a host\'s step or reload failed, or it did not stay healthy, come back UP or pass --max-error-rate at the balancer; it was reverted (--auto-revert), set ready again with its old workers, or left drained, and the rollout stopped, the hosts not started untouched. Fix it and re-run the same command: it continues.'],
   E_NOT_SUPERD: [EXIT.BAD_INPUT, '`super upgrade --daemon-path DIR`: DIR is not a superd package (no package.json named superd with lib/master/core/daemon.js); nothing changed.'],
 });
 

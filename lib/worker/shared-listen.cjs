@@ -31,7 +31,8 @@ function install() {
     // The answer must come before a script with nothing else to do exits (the channel is unref'd).
     process.channel.ref();
     pending.set(id, (errno, handle) => {
-      if (process.listenerCount('message') <= 1) process.channel.unref();
+      // Unref'd again once no other listen() waits either, unless the app listens itself.
+      if (pending.size === 0 && process.listenerCount('message') <= 1) process.channel.unref();
       if (errno || !handle) {
         process.nextTick(() => this.emit('error', listenError(errno || -1, address, port)));
         return;

@@ -12,14 +12,17 @@ import { signalWorkers, workerEnvironment } from './worker-ops.js';
 import { captureTargets } from './capture-targets.js';
 import { startCapacityCopy } from './capacity-copy.js';
 import { saveApps, resurrectApps } from '../saved/index.js';
+import { describePath } from '../process/connection-path.js';
 
 /**
  * @param {object} o
  * @param {import('../apps/registry.js').AppRegistry} o.registry
+ * @param {import('../settings/daemon-settings.js').DaemonSettings} o.settings
  * @param {import('../health/monitor.js').Monitor} o.monitor  the workers' metrics and the status view of `ls`
  * @param {import('../watch/watcher.js').WatchManager} o.watcher
  * @param {import('../apps/cron-restart.js').CronRestarts} o.cron
  * @param {import('../captures/captures.js').Captures} o.captures  profiles and heap snapshots
+ * @param {import('../deploy/index.js').DeployRecord} o.deploy  what `super deploy` recorded here
  * @param {import('../../logs/json-logger.js').JsonLogger} o.log
  * @param {string} o.version
  * @param {(reason: string) => void} o.shutdown
@@ -27,12 +30,12 @@ import { saveApps, resurrectApps } from '../saved/index.js';
  * @param {<T>(reload: () => Promise<T>) => Promise<T>} [o.reloadNotice]  wraps a reload of every
  *   app (systemd-notify.js reloadNotices)
  */
-export function makeHandlers({ registry, monitor, watcher, cron, captures, log, version, shutdown, stopping = () => false, reloadNotice = (reload) => reload() }) {
+export function makeHandlers({ registry, settings, monitor, watcher, cron, captures, deploy, log, version, shutdown, stopping = () => false, reloadNotice = (reload) => reload() }) {
   const startedAt = Date.now();
   const logs = makeLogHandlers(registry, log);
   return {
     ping: () => ({ pong: true, pid: process.pid, uptime_ms: Date.now() - startedAt }),
-    token: async (a) => ({ token: await registry.control.token({ rotate: a.rotate === true }) }),
+    token: async (a) => ({ token: await settings.control.token({ rotate: a.rotate === true }) }),
     version: () => ({ version, protocol: PROTOCOL, node: process.version }),
     start: async (a, conn, progress) => {
       const result = await registry.startFromFile({ ...a, rollback: true });
@@ -51,7 +54,7 @@ export function makeHandlers({ registry, monitor, watcher, cron, captures, log, 
     },
     'start-script': async (a) => {
       const { clientEnv, watch, ...spec } = a;
-      const { config, daemon, source, warnings } = await fileLessApp(spec, { allowedCpus: registry.daemonPolicy.allowed, loadDefaults: registry.loadDefaults });
+      const { config, daemon, source, warnings } = await fileLessApp(spec, settings.loadOptions());
       const entry = { config, clientEnv: clientEnv && inheritable(clientEnv), source };
       const result = await registry.startConfigs([entry], daemon, `super start ${spec.script}`, undefined, { rollback: true });
       if (watch) registry.setWatch(config.name, true);
@@ -79,7 +82,7 @@ export function makeHandlers({ registry, monitor, watcher, cron, captures, log, 
       const app = registry.reader.app(name);
       // Only what its current workers wrote: a failed earlier start's lines are not this app's story.
       const lastStderr = app ? await tailFile(app.logs.err, 800, registry.reader.stderrSince(name)) : '';
-      const extra = { lastStderr, watch: watcher.status(name), cron: app ? cron.status(app) : null };
+      const extra = { lastStderr, watch: watcher.status(name), cron: app ? cron.status(app) : null, connections: app ? describePath(app.config) : null };
       // null: deleted while its stderr was read (registry.app says so)
       return describeView(registry.reader.snapshot(), name, metricsOf, extra) ?? registry.app(name, 'describe');
     },
@@ -103,16 +106,17 @@ export function makeHandlers({ registry, monitor, watcher, cron, captures, log, 
     save: (a) => {
       // A stopping daemon's list is emptying: never let it replace a good dump.
       if (stopping()) throw new SuperError('E_DUMP', 'the daemon is stopping; the saved process list was left as it was');
-      return saveApps(registry, { version, force: a.force });
+      return saveApps(registry, settings, { version, force: a.force });
     },
-    resurrect: () => resurrectApps(registry),
+    resurrect: () => resurrectApps(registry, settings),
     stats: (a) => daemonStats(a),
     // conn.remote: over TCP, the file is sent back (diagnostic-file), never written to an --out
     profile: (a, conn) => captures.profile(captureTargets(registry, a, 'profile'), { duration: a.duration, out: a.out, force: a.force, remote: conn.remote !== null }),
     heap: (a, conn) => captures.heap(captureTargets(registry, a, 'heap'), { out: a.out, force: a.force, remote: conn.remote !== null }),
     'diagnostic-file': (a, conn, progress) => captures.file(a.name, conn, progress),
     // super capacity: a copy of an app on another port, removed when `conn` closes
-    'capacity-copy': (a, conn) => startCapacityCopy(registry, a, conn),
+    'capacity-copy': (a, conn) => startCapacityCopy(registry, settings, a, conn),
+    'deploy-state': (a) => ({ deploy: a.set ? deploy.set(a.set) : deploy.current }),
     ...logs,
   };
 }

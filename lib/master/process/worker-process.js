@@ -17,6 +17,7 @@ import { trackGroup } from './group-record.js';
 import { unprotectWorker } from './oom-score.js';
 import { strayDescendants, reapStrays } from './stray-processes.js';
 import { listenToAgent, tellAgent } from './agent-channel.js';
+import { releasePath } from './connection-path.js';
 import { listenRefusal, stickySession, sharesListen, shareListen, sharedListenClosed } from './cluster-internals/index.js';
 
 /** Every WorkerProcess created, whoever creates it ('new', proc): the metrics monitor listens. */
@@ -59,7 +60,7 @@ export class WorkerProcess extends EventEmitter {
     this.pid = this.child.pid ?? null;
     this.strays = []; // processes it started outside its group, read when it is asked to stop
     if (this.pid) {
-      trackGroup(this.pid); // it leads its process group (exec-prefix.js)
+      trackGroup(this.pid, this.kind === 'cluster' ? this.drainTimeout : 0); // it leads its process group (exec-prefix.js); a cluster worker outlives a dead daemon for drain_timeout
       unprotectWorker(this.pid); // the OOM killer takes it before the daemon (oom-score.js)
     }
     this.createdAt = Date.now();
@@ -110,6 +111,7 @@ export class WorkerProcess extends EventEmitter {
     // Why the daemon refused its last listen(), if it did: the failure report shows it.
     const refused = this.kind === 'cluster' ? listenRefusal(this.child) : null;
     if (refused) this.exited.listen_refused = refused;
+    if (this.kind === 'cluster') releasePath(this.appName);
     clearTimeout(this.killTimer);
     clearTimeout(this.drainTimer);
     // Whatever the worker started and left behind goes with it: its group, and what left
@@ -239,8 +241,11 @@ export class WorkerProcess extends EventEmitter {
     if (this.pid && this.strays.length === 0) this.strays = strayDescendants(this.pid, this.pid);
   }
 
-  /** Sends a signal to the worker's whole process group. */
+  /**
+   * Sends a signal to the worker's whole process group; to the worker alone while it has no
+   * group yet (a stop in the first milliseconds, before its exec prefix made one).
+   */
   signal(sig) {
-    if (this.pid && !this.exited) signalGroup(this.pid, sig);
+    if (this.pid && !this.exited && !signalGroup(this.pid, sig)) this.child.kill(sig);
   }
 }

@@ -271,17 +271,19 @@ export class App {
   async replaceSlot(index, reason) {
     const slot = this.slots[index];
     if (!slot || slot.replacement) return null;
-    /** @type {{pid: number, ready_ms: number}|null} */
-    let ready = null;
+    /** @type {{pid: number, ready_ms: number}[]} */
+    const readySteps = [];
     const event = (step) => {
-      if (step.step === 'ready') ready = step;
+      if (step.step === 'ready') readySteps.push(step);
       this.ctx.onReload(step);
     };
     const downFirst = await this.#downFirst([index], reporter({ event }));
     const plan = planReload({ slots: this.slots.map(slotView), only: [index], downFirst });
     const outcome = await runReload(plan, { host: this.#reloadHost(), config: slot.config ?? this.config, reason, emit: reporter({ event }) });
-    if (!outcome.ok) throw Object.assign(new Error(outcome.failed.reason), outcome.failed);
+    if (!outcome.ok) throw Object.assign(new Error(outcome.failed?.reason), outcome.failed); // failed: set when not ok
     slot.restarts++; // a replacement for memory or health is a restart, as PM2 counts it
+    const ready = readySteps.at(-1);
+    if (!ready) throw new Error('the replacement was never reported ready'); // never: a reload that succeeded reports it
     return { pid: ready.pid, ready_ms: ready.ready_ms };
   }
 

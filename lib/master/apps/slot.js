@@ -135,8 +135,9 @@ export class Slot extends EventEmitter {
    * keeps serving; the promise rejects with {slot, reason}. The executor of reloads
    * (reload/executor.js) calls this; onForked(pid, oldPid) tells it of the fork.
    * @param {object} config
-   * @param {{reason?: string, onForked?: (pid: number, oldPid: number|null) => void, onReady?: (pid: number) => void}} [o]
-   * @returns {Promise<{ready_ms: number, pid: number, oldPid: number|null, retire: (() => Promise<{code, signal}>)|null}>}
+   * @param {{reason?: string, onForked?: (pid: number|null, oldPid: number|null) => void, onReady?: (pid: number|null) => void}} [o]
+   *   pid: null for a worker that could not be spawned
+   * @returns {Promise<{ready_ms: number, pid: number|null, oldPid: number|null, retire: (() => Promise<{code, signal}>)|null}>}
    *   retire: null when no old worker serves beside the new one
    */
   async replace(config, { reason = 'reload', onForked = () => {}, onReady = () => {} } = {}) {
@@ -188,8 +189,9 @@ export class Slot extends EventEmitter {
    * If it fails, it is stopped and the slot starts its old config again (the rejection
    * waits for that start), so the slot is down only for the length of the attempt.
    * @param {object} config
-   * @param {{reason?: string, onForked?: (pid: number, oldPid: number|null) => void, onReady?: (pid: number) => void}} [o]
-   * @returns {Promise<{ready_ms: number, pid: number, oldPid: number|null, retire: null}>}
+   * @param {{reason?: string, onForked?: (pid: number|null, oldPid: number|null) => void, onReady?: (pid: number|null) => void}} [o]
+   *   pid: null for a worker that could not be spawned
+   * @returns {Promise<{ready_ms: number, pid: number|null, oldPid: number|null, retire: null}>}
    */
   async replaceDownFirst(config, { reason = 'reload', onForked = () => {}, onReady = () => {} } = {}) {
     const oldConfig = this.config ?? this.host.config();
@@ -237,7 +239,7 @@ export class Slot extends EventEmitter {
   }
 
   #onExit(exit) {
-    const uptime = Date.now() - this.startedAt;
+    const uptime = this.startedAt === null ? 0 : Date.now() - this.startedAt; // set when the worker was adopted
     this.lastExit = { ...exit, at: Date.now(), uptime_ms: uptime };
     if (this.state === S.STOPPING) {
       this.#move(S.STOPPED, { code: exit.code, signal: exit.signal });

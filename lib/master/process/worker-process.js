@@ -170,9 +170,10 @@ export class WorkerProcess extends EventEmitter {
   #kill() {
     if (this.exited) return;
     this.killTimer = setTimeout(() => this.pid && signalGroup(this.pid, 'SIGKILL'), this.killTimeout);
-    if (this.kind === 'cluster' && this.worker.isConnected()) {
-      this.worker.once('disconnect', () => this.signal(this.killSignal));
-      this.worker.disconnect();
+    const { worker } = this; // set for a cluster worker
+    if (this.kind === 'cluster' && worker?.isConnected()) {
+      worker.once('disconnect', () => this.signal(this.killSignal));
+      worker.disconnect();
     } else {
       this.signal(this.killSignal);
     }

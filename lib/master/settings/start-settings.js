@@ -55,7 +55,7 @@ function assertStickyScheduling(configs, policy, source) {
  * @returns {Promise<string[]>} warnings
  */
 export async function applySettings(plan, { policy, control, monitor, log }) {
-  const warnings = plan.remote ? await control.apply(plan.remote) : [];
+  const warnings = plan.remote && control ? await control.apply(plan.remote) : []; // a remote plan comes from control.check
   await policy.apply(plan.pin);
   await applyLogs(plan.logs);
   const rotation = plan.logs.rotation;

@@ -41,11 +41,16 @@ export { workLimits } from './work-limits.js';
 const YAML_SCHEMA = yaml.CORE_SCHEMA.extend({ implicit: [yaml.types.merge] });
 
 /**
+ * One app as the daemon runs it: the normalized app (normalize-app.js) with its log settings.
+ * The one type of an app's config across lib/master.
+ * @typedef {import('./normalize-app.js').App & {logs: ReturnType<typeof resolveLogSettings>}} AppConfig
+ */
+
+/**
  * @typedef {object} Ecosystem  deeply frozen: a change is a new object
  * @property {string} file  absolute path of the ecosystem file
  * @property {import('./normalize-daemon.js').DaemonSettings} daemon
- * @property {(import('./normalize-app.js').App & {logs: ReturnType<typeof resolveLogSettings>})[]} apps
- *   in file order (only those named by `only`, if given), each with its log settings
+ * @property {AppConfig[]} apps  in file order (only those named by `only`, if given), each with its log settings
  * @property {string[]} warnings  one line each: keys accepted but ignored (PM2-only keys), ...
  * @property {string|null} cpu_note  why `max` is fewer CPUs than the affinity mask (the cgroup's CPU limit), or null
  */

@@ -97,7 +97,7 @@ export function resolveScript(script, cwd, interpreter, searchPath = process.env
     if (stat.isDirectory()) {
       if (interpreter === 'none') return { error: `is a directory: ${candidate}; name the entry file inside it` };
       const entry = directoryEntry(candidate, as);
-      return entry.error !== undefined ? entry : { path: entry.path, interpreter: 'node' };
+      return entry.error !== undefined ? { error: entry.error } : { path: entry.path, interpreter: 'node' };
     }
     const chosen = interpreter !== 'auto' ? interpreter : isNodeProgram(candidate, as) ? 'node' : 'none';
     if (chosen === 'none' && !isExecutable(candidate)) {

@@ -16,7 +16,7 @@ import { appStatus, isRunning, WORKER_STATES as S } from '../states.js';
 
 export class App {
   /**
-   * @param {object} config  a normalized app from lib/config
+   * @param {import('../../config/index.js').AppConfig} config  a normalized app from lib/config
    * @param {object} ctx     {agentPath, log, home, policy(), onSlotState(app, slot, info), onReload(info)}
    * @param {object} [clientEnv]  environment of the `super start` that added it (PM2 does the same)
    */
@@ -247,7 +247,7 @@ export class App {
    * slots not yet replaced keep their old workers, replaced ones keep their new ones.
    * Then the slot count follows config.instances (new slots start ready-first, extra
    * ones retire). The plan is reload/plan.js, run by reload/executor.js.
-   * @param {object} config   the config to run (the file re-read, or the running one)
+   * @param {import('../../config/index.js').AppConfig} config   the config to run (the file re-read, or the running one)
    * @param {(p: object) => void} progress
    */
   async reload(config, progress = () => {}) {

@@ -9,7 +9,7 @@ import { portOwnerWatch } from './port-owners.js';
  * The worker is exec'd through setsid and setpriv --pdeathsig (and taskset -c when pinned),
  * or another Node (app.node_path): the seam (cluster-internals/) swaps process.execPath
  * around the fork, as setupPrimary ignores `execPath` (docs/measurements.md, CPU pinning).
- * @param {{app: object, env: object, stdio: object, agentPath: string, cpus?: string|null}} o
+ * @param {{app: import('../../config/index.js').AppConfig, env: object, stdio: object, agentPath: string, cpus?: string|null}} o
  * @returns {import('node:cluster').Worker}
  */
 export function forkClusterWorker({ app, env, stdio, agentPath, cpus = null }) {

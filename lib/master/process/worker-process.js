@@ -23,7 +23,7 @@ import { listenRefusal, stickySession, sharesListen, shareListen, sharedListenCl
 export const workerProcesses = new EventEmitter();
 
 export class WorkerProcess extends EventEmitter {
-  /** @param {{app: object, env: object, stdio: {out: number, err: number}, agentPath: string, cpus?: string|null}} opts  cpus: the worker's CPU list for taskset (affinity.js) */
+  /** @param {{app: import('../../config/index.js').AppConfig, env: object, stdio: {out: number, err: number}, agentPath: string, cpus?: string|null}} opts  cpus: the worker's CPU list for taskset (affinity.js) */
   constructor(opts) {
     super();
     this.kind = opts.app.exec_mode;

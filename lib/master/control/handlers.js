@@ -32,7 +32,10 @@ export function makeHandlers({ registry, monitor, watcher, cron, captures, log, 
   const logs = makeLogHandlers(registry, log);
   return {
     ping: () => ({ pong: true, pid: process.pid, uptime_ms: Date.now() - startedAt }),
-    token: async (a) => ({ token: await registry.control.token({ rotate: a.rotate === true }) }),
+    token: async (a) => {
+      if (!registry.control) throw new Error('the registry has no remote control (core/compose.js gives it one)');
+      return { token: await registry.control.token({ rotate: a.rotate === true }) };
+    },
     version: () => ({ version, protocol: PROTOCOL, node: process.version }),
     start: async (a, conn, progress) => {
       const result = await registry.startFromFile({ ...a, rollback: true });

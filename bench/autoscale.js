@@ -17,6 +17,10 @@
 //   superd            instances: 1, the worker on CPU 1
 //   pm2               pm2 start -i 1 (cluster mode)
 //   raw node:cluster  bench/raw-cluster.js, 1 worker
+//   superd autoscale + overload (not in the default run): the autoscaled app with
+//                     `overload: { max_loop_delay: 10ms }` (superd-autoscale-overload) or
+//                     `{ max_queue_wait: 500ms }` (superd-autoscale-queue); a column gives
+//                     the share of the step's requests that failed once the second worker served
 // The daemon / primary and this driver run on CPU 0. The app answers `pid N`: the first
 // answer from a second pid is when the second worker serves. The autoscale target runs
 // --runs times (medians), the others once: they do not scale.
@@ -40,8 +44,8 @@ const opts = benchArgs(process.argv.slice(2), {
   defaults: { duration: 45, base: 10, low: 0.5, factor: 1.8, trickle: 0.1, burn: 10, runs: 3, window: 5, slo: 250, 'up-for': 10, interval: 1000, 'report-interval': 0, 'down-for': 20, cooldown: 10, only: '' },
   fractional: ['low', 'factor', 'trickle'],
   lists: ['only'],
-  choices: { only: ['superd-autoscale', 'superd', 'pm2', 'raw', 'superd-autoscale-overload'] },
-  usage: 'node bench/autoscale.js [--duration 45] [--base 10] [--low 0.5] [--factor 1.8] [--trickle 0.1] [--burn 10] [--runs 3] [--window 5] [--slo 250] [--up-for 10] [--interval 1000] [--report-interval 0] [--down-for 20] [--cooldown 10] [--only superd-autoscale,superd,pm2,raw,superd-autoscale-overload]',
+  choices: { only: ['superd-autoscale', 'superd', 'pm2', 'raw', 'superd-autoscale-overload', 'superd-autoscale-queue'] },
+  usage: 'node bench/autoscale.js [--duration 45] [--base 10] [--low 0.5] [--factor 1.8] [--trickle 0.1] [--burn 10] [--runs 3] [--window 5] [--slo 250] [--up-for 10] [--interval 1000] [--report-interval 0] [--down-for 20] [--cooldown 10] [--only superd-autoscale,superd,pm2,raw,superd-autoscale-overload,superd-autoscale-queue]',
 });
 const command = ['node', 'bench/autoscale.js', ...process.argv.slice(2)].join(' ');
 stopAllOnExit(['SIGINT', 'SIGTERM']);
@@ -67,6 +71,9 @@ const TARGETS = {
   // Not in the default run: autoscaling with overload shedding, which turns the step's
   // queue into fast 503s until the second worker serves.
   'superd-autoscale-overload': () => startSuperd({ instances: { min: 1, max: 2 }, script: APP, top: [...DAEMON_ON_CPU0, ...SAMPLING], app: ['cpu_affinity: { 0: [1], 1: [0] }', AUTOSCALE, ...REPORTS, 'overload: { max_loop_delay: 10ms }'], name: 'superd autoscale 1-2 + overload (max_loop_delay 10ms)' }),
+  // The same with the bound of docs/overload.md's example (issue 39: the second worker
+  // serves, and once it does, refusals stop).
+  'superd-autoscale-queue': () => startSuperd({ instances: { min: 1, max: 2 }, script: APP, top: [...DAEMON_ON_CPU0, ...SAMPLING], app: ['cpu_affinity: { 0: [1], 1: [0] }', AUTOSCALE, ...REPORTS, 'overload: { max_queue_wait: 500ms }'], name: 'superd autoscale 1-2 + overload (max_queue_wait 500ms)' }),
 };
 const DEFAULT_KEYS = ['superd-autoscale', 'superd', 'pm2', 'raw'];
 const autoscales = (key) => key.startsWith('superd-autoscale');
@@ -133,7 +140,11 @@ function analyse({ results, firstPid, step, end, scales }) {
   const highRs = inRange(step, end);
   const lastStretch = inRange(end - Math.min(15, opts.duration / 2) * 1000, end);
   const highFailed = failed(highRs);
+  // Issue 39: once the second worker serves, refusals stop (< 1 % of the step's requests after it).
+  const afterSecond = secondAt === null ? [] : inRange(secondAt, end);
+  const afterFailed = failed(afterSecond);
   return {
+    afterSecond: { requests: afterSecond.length, refused: afterFailed.non200, timeouts: afterFailed.timeouts, errors: afterFailed.errors },
     secondServesS: secondAt === null ? null : s(secondAt - step),
     secondLastS: lastSecond === null ? null : s(lastSecond - end),
     recoveredS: recovered,
@@ -259,6 +270,7 @@ const rows = keys.map((k) => {
     cell(rs, (r) => r.highP99, msCell),
     cell(rs, (r) => r.highServedRate, (v) => num(v, 0)),
     cell(rs, (r) => r.highTimeouts, (v) => num(v, 0)),
+    cell(rs, (r) => (r.afterSecond.requests ? (100 * (r.afterSecond.refused + r.afterSecond.timeouts + r.afterSecond.errors)) / r.afterSecond.requests : null), (v) => (v == null ? '-' : `${num(v, 2)} %`)),
     rs.map(failedCell).join(', '),
     cell(rs, (r) => r.scales?.downDoneS),
     cell(rs, (r) => r.cpu.other, (v) => num(v, 2)),
@@ -299,7 +311,7 @@ const out = [
   '',
   table([
     'target', 'runs', 'second worker ready (daemon.log), s after the step', 'second worker answers a client, s after the step', `p99 <= ${opts.slo} ms from, s after the step`, `p99 ms, last ${lastStretch} s at ${opts.factor}x`,
-    `p99 ms at ${opts.factor}x`, `served req/s at ${opts.factor}x`, `timeouts at ${opts.factor}x`, 'failed, whole run (non-200 / errors / timeouts)',
+    `p99 ms at ${opts.factor}x`, `served req/s at ${opts.factor}x`, `timeouts at ${opts.factor}x`, `failed after the second worker answers, of the requests at ${opts.factor}x sent since`, 'failed, whole run (non-200 / errors / timeouts)',
     'back to 1 worker, s after the load ends', 'other load',
   ], rows),
   '',

@@ -20,8 +20,11 @@
 //               where the kernel groups CPU time by session (autogroups,
 //               /proc/sys/kernel/sched_autogroup_enabled = 1) each worker is then a CPU
 //               group of its own, as superd's are (and its daemon, as raw-rr's primary)
-//   superd-nosetsid  superd's default with no setsid/setpriv on the daemon's PATH: its
-//               workers then stay in the daemon's session (one group), as raw-rr's do
+//   superd-nosetsid  superd's default with no perl/setsid/setpriv on the daemon's PATH: its
+//               workers then stay in the daemon's process group and session, as raw-rr's do
+//   superd-setsid  superd with setsid and setpriv but no perl on the daemon's PATH: each
+//               worker in a session of its own (superd before its workers were process
+//               groups in the daemon's session; what a system without perl still gets)
 //   raw-rr-agent   raw-rr with superd's worker agent preloaded into the workers
 //               (lib/worker/agent.cjs, without a daemon): what the agent alone costs
 //
@@ -57,8 +60,8 @@ import { topSelfTime } from '../lib/profiles/profile-summary.js';
 
 const TARGETS = ['raw-rr', 'superd', 'raw-none', 'superd-os', 'reuseport', 'pm2'];
 // Diagnostics, only when named in --targets: what part of superd's layout costs what.
-const DIAGNOSTICS = ['raw-rr-setsid', 'superd-nosetsid', 'raw-rr-agent'];
-const USAGE = 'node bench/connections.js [--duration 5] [--rounds 3] [--workers 2] [--connections 50] [--targets raw-rr,superd,raw-none,superd-os,reuseport,pm2,raw-rr-setsid,superd-nosetsid,raw-rr-agent] [--profile DIR] [--handoff yes] [--out bench/results/connections.json]';
+const DIAGNOSTICS = ['raw-rr-setsid', 'superd-nosetsid', 'superd-setsid', 'raw-rr-agent'];
+const USAGE = 'node bench/connections.js [--duration 5] [--rounds 3] [--workers 2] [--connections 50] [--targets raw-rr,superd,raw-none,superd-os,reuseport,pm2,raw-rr-setsid,superd-nosetsid,superd-setsid,raw-rr-agent] [--profile DIR] [--handoff yes] [--out bench/results/connections.json]';
 const opts = benchArgs(process.argv.slice(2), {
   defaults: { duration: 5, rounds: 3, workers: 2, connections: 50, targets: TARGETS, profile: '', handoff: 'no', out: 'bench/results/connections.json' },
   fractional: ['duration'],
@@ -123,11 +126,13 @@ async function start(name, round) {
     case 'superd':
     case 'superd-os':
     case 'superd-nosetsid':
+    case 'superd-setsid':
       t = await startSuperd({
         ...common,
         top: name === 'superd-os' ? ['scheduling: os'] : [],
-        // No setsid (nor setpriv) on the daemon's PATH: its workers stay in its session.
-        env: name === 'superd-nosetsid' ? { ...env, PATH: '/nonexistent' } : env,
+        // No perl, setsid nor setpriv on the daemon's PATH: its workers stay in its group.
+        // Only setsid and setpriv: each worker in a session of its own.
+        env: name === 'superd-nosetsid' ? { ...env, PATH: '/nonexistent' } : name === 'superd-setsid' ? { ...env, PATH: setsidOnly() } : env,
       });
       primaryPid = Number(fs.readFileSync(path.join(t.env.SUPER_HOME, 'daemon.pid'), 'utf8').trim().split(/\s/)[0]);
       break;
@@ -139,6 +144,16 @@ async function start(name, round) {
       throw new Error(`unknown target ${name}`);
   }
   return { t, primaryPid, countDir };
+}
+
+/** A directory with setsid and setpriv and no perl, for the daemon's PATH (superd-setsid). */
+function setsidOnly() {
+  const dir = path.join(scratch, 'setsid-only');
+  if (!fs.existsSync(dir)) {
+    fs.mkdirSync(dir);
+    for (const tool of ['setsid', 'setpriv']) fs.symlinkSync(which(tool) ?? `/usr/bin/${tool}`, path.join(dir, tool));
+  }
+  return dir;
 }
 
 /** utime+stime of pid so far, in ticks (1/100 s). */

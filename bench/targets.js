@@ -242,8 +242,11 @@ export async function startRaw({ instances, keepIpc = false, script = HELLO, pre
  * @param {string[]} [o.app=[]]  extra keys of the app, unindented (`cpu_affinity: spread`)
  * @param {string} [o.name]
  * @param {Record<string, string>} [o.env={}]  more env for the CLI and the daemon it starts
+ * @param {boolean} [o.everyWorker=true]  also wait until every worker answers a fresh connection
+ *   (false for `sticky: ip`, where one client address reaches one worker; `super start` returns
+ *   once the workers listen all the same)
  */
-export async function startSuperd({ instances, script = HELLO, top = [], app = [], name = 'superd', env: extraEnv = {} }) {
+export async function startSuperd({ instances, script = HELLO, top = [], app = [], name = 'superd', env: extraEnv = {}, everyWorker = true }) {
   const port = await freePort();
   const mark = `${RUN_ID}-superd-${++seq}`;
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'superd-bench-'));
@@ -266,7 +269,7 @@ export async function startSuperd({ instances, script = HELLO, top = [], app = [
   target.env = env;
   return guarded(target, async () => {
     await run(process.execPath, [SUPER_BIN, 'start', eco], { env, timeout: 60000 }); // returns once workers listen
-    await waitForWorkers(port, typeof instances === 'number' ? instances : instances.min);
+    await waitForWorkers(port, everyWorker ? (typeof instances === 'number' ? instances : instances.min) : 1);
   });
 }
 

@@ -46,7 +46,7 @@ export const CODES = Object.freeze({
   E_CAPACITY_NO_PORT: [EXIT.BAD_INPUT, '`super capacity` needs an app that listens on the port its env gives it (PORT, or its increment_var); this app has none, or its copy did not listen there. The running app was not touched.'],
   E_TLS: [EXIT.NO_DAEMON, 'The TLS connection to --host failed (certificate not trusted, wrong name, not a TLS listener); trust the daemon\'s certificate with --tls-ca.'],
   E_UPGRADE_FAILED: [EXIT.FAILED, '`super upgrade`: the new daemon failed to boot or its workers failed readiness; it was stopped and the running daemon kept serving. Its stderr tail says why.'],
-  E_DEPLOY_FAILED: [EXIT.FAILED, '`super deploy`: a host\'s reload failed (its old workers kept serving), or it did not stay healthy or come back UP at the balancer; it was set ready again and the rollout stopped, the hosts after it untouched.'],
+  E_DEPLOY_FAILED: [EXIT.FAILED, '`super deploy`: a host\'s step or reload failed, or it did not stay healthy, come back UP or pass --max-error-rate at the balancer; it was reverted (--auto-revert), set ready again with its old workers, or left drained, and the rollout stopped, the hosts not started untouched. Fix it and re-run the same command: it continues.'],
   E_NOT_SUPERD: [EXIT.BAD_INPUT, '`super upgrade --daemon-path DIR`: DIR is not a superd package (no package.json named superd with lib/master/core/daemon.js); nothing changed.'],
 });
 

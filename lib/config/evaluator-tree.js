@@ -15,6 +15,7 @@ import { descendants, processInfo, processesWithEnv } from '../process-tree.js';
 
 const POLL_MS = 50;
 const MAX_TREE = 256;
+const RESCAN_MS = [100, 1000];
 
 /** The environment entry that marks the evaluator's processes: `SUPERD_CONFIG_EVAL=<random>`. */
 export function evaluationMarker() {
@@ -70,6 +71,13 @@ export class EvaluatorTree {
       kill(leads ? -pid : pid);
       kill(pid);
     }
+    this.#killMarked();
+    // A process in the middle of an execve (setsid exec'ing the program it runs) shows an
+    // empty environment for a moment: look again, twice, off the caller's path.
+    for (const ms of RESCAN_MS) setTimeout(() => this.#killMarked(), ms).unref();
+  }
+
+  #killMarked() {
     for (const pid of processesWithEnv(this.#marker)) kill(pid);
   }
 }

@@ -8,6 +8,20 @@ const TIMEOUT_MS = 5000;
 const MAX_ANSWER = 4 * 1024 * 1024; // `show stat` of a large config stays well below
 
 /**
+ * The numeric columns of one server's row of a `show stat` answer (CSV, its header first).
+ * @returns {Record<string, number>}
+ */
+function statOf(stat, backend, server) {
+  const [head, ...rows] = stat.split('\n');
+  const cols = head.replace(/^# /, '').split(',');
+  const row = rows.map((r) => r.split(',')).find((f) => f[cols.indexOf('pxname')] === backend && f[cols.indexOf('svname')] === server);
+  /** @type {Record<string, number>} */
+  const out = {};
+  if (row) for (const [i, name] of cols.entries()) if (/^\d+$/.test(row[i] ?? '')) out[name] = Number(row[i]);
+  return out;
+}
+
+/**
  * @param {string} address  a unix socket path, or host:port
  */
 export function haproxyRuntime(address) {
@@ -37,11 +51,16 @@ export function haproxyRuntime(address) {
       const header = lines.find((l) => l.startsWith('# be_id'))?.slice(2).split(' ') ?? [];
       const row = lines.map((l) => l.split(' ')).find((r) => /^\d+$/.test(r[0]) && r[header.indexOf('srv_name')] === server);
       if (!row) throw new SuperError('E_USAGE', `HAProxy has no server ${backend}/${server} (${state.trim().split('\n')[0] || 'no answer'})`);
-      const [head, ...rows] = stat.split('\n');
-      const cols = head.replace(/^# /, '').split(',');
-      const statRow = rows.map((r) => r.split(',')).find((f) => f[cols.indexOf('pxname')] === backend && f[cols.indexOf('svname')] === server);
       const num = (name) => Number(row[header.indexOf(name)]);
-      return { op: num('srv_op_state'), admin: num('srv_admin_state'), weight: num('srv_uweight'), sessions: Number(statRow?.[cols.indexOf('scur')] ?? 0) };
+      return { op: num('srv_op_state'), admin: num('srv_admin_state'), weight: num('srv_uweight'), sessions: statOf(stat, backend, server).scur ?? 0 };
+    },
+    /**
+     * One server's `show stat` counters by column name (scur, hrsp_5xx, eresp, chkfail, ...);
+     * an empty column (not counted for this server) is left out.
+     * @returns {Promise<Record<string, number>>}
+     */
+    async stat(backend, server) {
+      return statOf(await command('show stat'), backend, server);
     },
     /** `set server <backend>/<server> state <drain|ready|maint>`; rejects with HAProxy's words when it refuses. */
     async setState(backend, server, state) {

@@ -10,6 +10,11 @@ import { makeRenderer, colorWanted } from './render-log.js';
 const QUIET_MS = 300; // three of the daemon's follow ticks (100 ms)
 const DRAIN_MAX_MS = 3000;
 
+// SIGINT/SIGTERM reach the whole foreground process group (Ctrl-C): the daemon decides
+// when we stop (drain), so ignore them here, from the start (a Ctrl-C while we connect).
+process.on('SIGINT', () => {});
+process.on('SIGTERM', () => {});
+
 const json = process.argv.includes('--json');
 const render = makeRenderer({ json, color: !json && colorWanted(process.stdout) });
 // Whoever reads our output went away (a pipe closed): stop printing, the apps run on.
@@ -60,7 +65,3 @@ process.on('message', (/** @type {{drain?: boolean}} */ m) => {
 });
 // The parent is the daemon: if it is gone, so are we.
 process.on('disconnect', () => process.exit(0));
-// SIGINT/SIGTERM reach the whole foreground process group (Ctrl-C): the daemon decides
-// when we stop (drain), so ignore them here.
-process.on('SIGINT', () => {});
-process.on('SIGTERM', () => {});

@@ -5,7 +5,8 @@
 // To a page (JSON text frames):
 //   {type: "hello", canAct, readOnly, needToken}        on connect, and after auth
 //   {type: "history", host, series: {key: [[t, cpu, rss, loop_p99_ms, rps], ...]}}  once per host
-//   {type: "state", t, hosts: [{name, state, error, pid, version, loading, apps, more_apps}]}   at least once a second
+//   {type: "state", t, hosts: [{name, state, error, pid, version, loading, deploy, apps, more_apps}]}   at least once a second
+//     (deploy: what `super deploy` last recorded on the host, daemon-input.js checkDeploy, or null)
 //     (at most SHOWN_APPS apps and SHOWN_WORKERS worker rows of a host: a page stays light
 //     with thousands of apps; an app cut short has more_workers, the host more_apps)
 //   {type: "logs", lines: [{host, app, slot, stream, text, t}], skipped}  t: when written (epoch ms; null: a line read back carries none)        as they come
@@ -23,7 +24,7 @@ const SHOWN_APPS = 100; // apps of one host sent to pages
 const SHOWN_WORKERS = 500; // worker rows of one host sent to pages
 
 /**
- * @typedef {{link: import('./host-link.js').HostLink, apps: object[], logs: object[], seeded: boolean, tailed: boolean}} HostEntry
+ * @typedef {{link: import('./host-link.js').HostLink, apps: object[], deploy: object|null, logs: object[], seeded: boolean, tailed: boolean}} HostEntry
  *   seeded: apps holds the daemon's answer since the first page opened (not a stale one);
  *   tailed: the last lines of its log files came since the first page opened (the link's 'tail')
  */
@@ -33,7 +34,7 @@ export class Hub {
   constructor(links) {
     this.history = new HistoryStore();
     /** @type {Map<string, HostEntry>} */
-    this.hosts = new Map(links.map((link) => [link.name, { link, apps: [], logs: [], seeded: false, tailed: false }]));
+    this.hosts = new Map(links.map((link) => [link.name, { link, apps: [], deploy: null, logs: [], seeded: false, tailed: false }]));
     this.viewers = new Set();
     this.pendingLogs = [];
     this.skippedLogs = 0;
@@ -61,7 +62,8 @@ export class Hub {
       }
       this.dirty = true;
     });
-    link.on('seed', guard(({ apps }) => {
+    link.on('seed', guard(({ apps, deploy }) => {
+      host.deploy = deploy ?? null;
       const t = Date.now() / 1000;
       for (const app of apps) for (const w of app.workers) this.history.seedWorker(link.name, app.name, w.slot, w.metrics?.history, t, 1);
       host.apps = apps.map(strip);
@@ -84,6 +86,7 @@ export class Hub {
     link.on('event', guard(({ event, data }) => {
       if (event === 'metrics') {
         host.apps = data.apps.map(strip);
+        host.deploy = data.deploy ?? null;
         this.history.addSnapshot(link.name, host.apps, Math.round(Date.now() / 1000));
         this.dirty = true;
       } else if (event === 'worker') {
@@ -134,6 +137,7 @@ export class Hub {
       // what the next page sees first is the daemon's answer then, not these old values
       host.seeded = false;
       host.apps = [];
+      host.deploy = null;
       host.logs = []; // the next page's come from the log files (the link's 'tail')
       host.tailed = false;
     }
@@ -142,12 +146,12 @@ export class Hub {
   }
 
   stateMessage(now = Date.now()) {
-    const hosts = [...this.hosts.values()].map(({ link, apps, seeded }) => {
+    const hosts = [...this.hosts.values()].map(({ link, apps, deploy, seeded }) => {
       const hello = link.hello ?? {};
       return {
         name: link.name, state: link.state, error: link.error,
         pid: Number.isSafeInteger(hello.pid) ? hello.pid : null, version: typeof hello.version === 'string' ? hello.version.slice(0, 64) : null,
-        loading: link.state === 'up' && !seeded, ...shown(link.state === 'up' ? apps : []),
+        loading: link.state === 'up' && !seeded, deploy: link.state === 'up' ? deploy : null, ...shown(link.state === 'up' ? apps : []),
       };
     });
     return { type: 'state', t: now, hosts };

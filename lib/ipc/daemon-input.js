@@ -5,6 +5,7 @@
 // connection and says why, and nothing of it reaches the rest of the process; `super ls`
 // says E_PROTOCOL instead of failing on it.
 import { SuperError } from '../errors.js';
+import { DEPLOY_STATES } from './protocol.js';
 
 const LIMITS = Object.freeze({
   apps: 10_000, // apps of one answer
@@ -94,7 +95,24 @@ export function checkApps(data, { trim = true } = {}) {
     if (workers > LIMITS.allWorkers) throw new BadDaemonMessage(`more than ${LIMITS.allWorkers} workers`);
     apps.push(checked);
   }
-  return { apps };
+  const deploy = checkDeploy(data.deploy);
+  return deploy ? { apps, deploy } : { apps };
+}
+
+/**
+ * What `super deploy` recorded on the daemon (`deploy` of an `ls` answer): its known fields
+ * only, strings cut short, an unknown state shown as "?"; null when there is none.
+ * @returns {{id: string, version: string, previous: string|null, state: string, step: string, reason: string|null, at: number|null}|null}
+ */
+function checkDeploy(v) {
+  if (v === undefined || v === null) return null;
+  if (!isObject(v) || typeof v.version !== 'string') throw new BadDaemonMessage('a deploy record without a release');
+  const text = (x, max) => (typeof x === 'string' ? x.slice(0, max) : null);
+  return {
+    id: text(v.id, 128) ?? '?', version: v.version.slice(0, 128), previous: text(v.previous, 128),
+    state: DEPLOY_STATES.includes(v.state) ? v.state : '?', step: text(v.step, 128) ?? '?', reason: text(v.reason, 1024),
+    at: Number.isSafeInteger(v.at) ? v.at : null,
+  };
 }
 
 const optionalInt = (v) => (Number.isSafeInteger(v) ? v : null);

@@ -88,6 +88,10 @@
 //               starts `<app>~capacity` (super capacity): the app's config, one instance, its
 //               PORT (or increment_var) = port; deleted when this connection closes.
 //               E_CAPACITY_NO_PORT when the app has no port variable to replace
+//   deploy-state {set?: {id, version, previous?, state, step?, reason?}} -> {deploy: {id, version, previous,
+//               state, step, reason, at} | null}   what `super deploy` recorded on this daemon (set: records it
+//               first); state one of rolling, done, failed, reverting, reverted. `ls` and the "metrics"
+//               event carry it as `deploy` while one is recorded
 //
 // Events (topic "worker"): {app, slot, pid, state, prev, code?, signal?, restarts, reason?}
 // with state one of lib/master/states.js WORKER_STATES.
@@ -110,6 +114,8 @@ export const PROTOCOL = 1;
 export const MAX_FRAME = 1024 * 1024;
 // Workers a file-less start may ask for (as `scale`'s limit).
 export const MAX_INSTANCES = 1024;
+// The states `super deploy` records on a host (op deploy-state).
+export const DEPLOY_STATES = Object.freeze(['rolling', 'done', 'failed', 'reverting', 'reverted']);
 export const TOPICS = Object.freeze(['worker', 'reload', 'metrics', 'watch', 'log']);
 // `start` names a file on the client's machine and carries the client's environment into
 // the apps: meaningful only from the daemon's own host.
@@ -128,6 +134,10 @@ const appKeys = (v) => plainObj(v) && Object.keys(v).length <= 64 && Object.entr
 const targetSpec = [(v) => str(v) || (strList(v) && v.length >= 1 && v.length <= 100), true, 'an app name, id or namespace, "all", or a list of them'];
 const absPath = (v) => str(v) && v.startsWith('/');
 const slotIndex = [(v) => Number.isSafeInteger(v) && v >= 0 && v < 1024, false, 'a slot number from 0 to 1023'];
+const shortStr = (v) => typeof v === 'string' && v.length > 0 && v.length <= 128;
+const deployRecord = (v) => plainObj(v) && Object.keys(v).every((k) => ['id', 'version', 'previous', 'state', 'step', 'reason'].includes(k))
+  && shortStr(v.id) && shortStr(v.version) && (v.previous === undefined || shortStr(v.previous)) && DEPLOY_STATES.includes(v.state)
+  && (v.step === undefined || shortStr(v.step)) && (v.reason === undefined || (typeof v.reason === 'string' && v.reason.length <= 1024));
 const optBool = [(v) => v === undefined || typeof v === 'boolean', false, 'true or false'];
 
 /** op -> {args: {name: [check, required, what it must be]}} */
@@ -205,6 +215,7 @@ export const OPS = Object.freeze({
     daemonPath: [(v) => str(v) && v.startsWith('/'), false, 'an absolute directory'],
     config: [(v) => str(v) && v.startsWith('/'), false, 'an absolute path to an ecosystem file'],
   },
+  'deploy-state': { set: [deployRecord, false, 'a record {id, version, previous?, state, step?, reason?} (strings up to 128 characters, reason 1024)'] },
   'capacity-copy': {
     app: [str, true, 'an app name or id'],
     port: [(v) => Number.isSafeInteger(v) && v >= 1024 && v <= 65535, true, 'a TCP port from 1024 to 65535'],

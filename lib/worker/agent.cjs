@@ -18,6 +18,9 @@ if (!globalThis[AGENT]) {
   const sharedListen = process.env.SUPER_SHARED_LISTEN === '1' && typeof process.send === 'function' ? require('./shared-listen.cjs') : null;
   sharedListen?.install();
   delete process.env.SUPER_SHARED_LISTEN;
+  // A cluster worker finishes what it serves when the daemon dies (drain.cjs).
+  drain.outliveDaemon(Number(process.env.SUPER_DRAIN_TIMEOUT));
+  delete process.env.SUPER_DRAIN_TIMEOUT;
 
   let isReady = false;
   const markReady = () => {

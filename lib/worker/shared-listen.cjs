@@ -32,7 +32,8 @@ function install() {
     // The answer must come before a script with nothing else to do exits (the channel is unref'd).
     ipc.ref();
     pending.set(id, (errno, handle) => {
-      if (process.listenerCount('message') <= 1) ipc.unref();
+      // Unref'd again once no other listen() waits either, unless the app listens itself.
+      if (pending.size === 0 && process.listenerCount('message') <= 1) ipc.unref();
       if (errno || !handle) {
         process.nextTick(() => this.emit('error', listenError(errno || -1, address, port)));
         return;

@@ -2,7 +2,8 @@
 // browser, one daemon and one dashboard for the whole file. The page lists the workers and
 // their values move; a worker killed with SIGKILL shows its restart within 2 s; a reload
 // from the page completes with 0 failed requests under load; log lines appear and filter;
-// a page without the token sees nothing and may do nothing; a hostile app name and log line render as text.
+// a page without the token sees nothing and may do nothing; a hostile app name and log line render as text;
+// a deploy recorded on the daemon (super deploy) is shown beside the host.
 /// <reference lib="dom" />
 /* global document, window, location -- in the functions page.evaluate runs in the page */
 import test from 'node:test';
@@ -129,6 +130,19 @@ test('super dashboard in a browser', { skip: noChromium() ?? false, timeout: 120
     assert.ok(names.some((n) => n.includes(HOSTILE)), names.join(' | '));
     assert.equal(await page.locator('img').count(), 0);
     assert.equal(await page.evaluate(() => /** @type {any} */ (window).__xss), undefined);
+  });
+
+  await t.test('a deploy in progress on a host is shown beside its name, as text', async () => {
+    const client = await box.client();
+    try {
+      await client.request('deploy-state', { set: { id: 'd1', version: HOSTILE, previous: 'v1', state: 'rolling', step: 'reload' } });
+    } finally {
+      client.close();
+    }
+    const shown = page.locator('[data-host="local"] h2 [data-deploy="rolling"]');
+    await shown.waitFor({ timeout: 5000 });
+    assert.equal(await shown.textContent(), `deploying ${HOSTILE}: reload`);
+    assert.equal(await page.locator('img').count(), 0);
   });
 
   await t.test('settings and worker charts are shown, secrets masked', async () => {

@@ -87,6 +87,11 @@ test('a hostile daemon fails alone: the dashboard stays up, the other host stays
     'an app without workers': [{ ls: () => ({ apps: [{ name: 'x', workers: 'many' }] }) }, down('E_PROTOCOL')],
     'an ls answer whose history is {length: 1e12}': [{ ls: () => ({ apps: [app('h', 1, { cpu: { length: 1e12 }, memory: { length: 1e12 } })] }) }, (h) => h.state === 'up' && h.apps[0]?.name === 'h'],
     'a message of endless non-final frames': [{ onSubscribe: endlessFrames }, down('E_FRAME_TOO_LARGE')],
+    'a deploy record without a release': [{ ls: () => ({ apps: [app('d')], deploy: { state: 'done' } }) }, down('E_PROTOCOL')],
+    'a deploy record of 100 kB strings': [
+      { ls: () => ({ apps: [app('d')], deploy: { id: 'i'.repeat(1e5), version: 'v'.repeat(1e5), state: 'x'.repeat(1e5), step: 's'.repeat(1e5), reason: 'r'.repeat(1e5), at: 1e300, extra: 'e'.repeat(1e5) } }) },
+      (h) => h.state === 'up' && JSON.stringify(h.deploy) === JSON.stringify({ id: 'i'.repeat(128), version: 'v'.repeat(128), previous: null, state: '?', step: 's'.repeat(128), reason: 'r'.repeat(1024), at: null }),
+    ],
   };
   const bad = {};
   for (const [name, [o]] of Object.entries(hostile)) bad[name] = await fakeDaemon(t, o);

@@ -1,8 +1,10 @@
 // Issue 14 item 4: SIGKILL of the daemon leaves nothing behind. A cluster worker whose
-// event loop is blocked (while (true)), pinned (so exec'd through setsid, setpriv and
-// taskset before node), and a fork-mode one, each with a `sleep` child in its
-// process group, under scheduling: os (the worker itself holds its port). The workers die
-// with the daemon (parent-death signal); their children are ended by the next daemon of the
+// event loop is blocked (while (true)), pinned (so exec'd through its group and taskset
+// before node), and a fork-mode one, each with a `sleep` child in its process group, under
+// scheduling: os (the worker itself holds its port). The fork-mode worker dies with the
+// daemon (parent-death signal); the blocked cluster worker, which cannot drain, is ended by
+// the daemon's orphan reaper once its drain_timeout has passed (issue 36: a cluster worker
+// first serves what it holds); their children are ended by the next daemon of the
 // same SUPER_HOME (recorded process groups), whose workers then serve on the same ports.
 // Before that, `super ls` shows the blocked workers' loop p99 as stale.
 import test from 'node:test';
@@ -16,14 +18,14 @@ import { renderLs } from '../../lib/ctl/render-ls.js';
 /** The {worker, sleep} pids each worker wrote. */
 const treesOf = (pidsDir) => fs.readdirSync(pidsDir).map((f) => JSON.parse(fs.readFileSync(path.join(pidsDir, f), 'utf8')));
 
-test('SIGKILL of the daemon: blocked workers die with it, their children go at the next start, which serves the same ports', { timeout: 90000 }, async (t) => {
+test('SIGKILL of the daemon: blocked workers do not outlive it for long, their children go at the next start, which serves the same ports', { timeout: 90000 }, async (t) => {
   const box = await sandbox(t);
   const ports = [await freePort(), await freePort()];
   const pidsDir = path.join(box.dir, 'pids');
   fs.mkdirSync(pidsDir);
   box.fixture('blocked-tree.cjs');
   const eco = box.write('eco.yml', `scheduling: os\nmetrics: { interval: 200ms }\napps:\n`
-    + `  - name: tree\n    script: blocked-tree.cjs\n    ready_on: ready\n    cpu_affinity: ${ALLOWED[0]}\n    env: { PORT: ${ports[0]}, PIDS_DIR: ${pidsDir} }\n`
+    + `  - name: tree\n    script: blocked-tree.cjs\n    ready_on: ready\n    drain_timeout: 1s\n    cpu_affinity: ${ALLOWED[0]}\n    env: { PORT: ${ports[0]}, PIDS_DIR: ${pidsDir} }\n`
     + `  - name: forked\n    script: blocked-tree.cjs\n    exec_mode: fork\n    ready_on: ready\n    env: { PORT: ${ports[1]}, PIDS_DIR: ${pidsDir} }\n`);
   // Started in-process (the CLI's own launch code and request): the CLI's output is not under test.
   await box.start(eco);
@@ -62,7 +64,7 @@ test('SIGKILL of the daemon: blocked workers die with it, their children go at t
 
   const daemon = box.daemonPid();
   process.kill(daemon, 'SIGKILL');
-  assert.deepEqual(await waitGone([daemon, ...trees.map((tr) => tr.worker)], 20000), [], 'the workers died with the daemon, blocked loop or not');
+  assert.deepEqual(await waitGone([daemon, ...trees.map((tr) => tr.worker)], 20000), [], 'the workers are gone: the fork-mode one with the daemon, the blocked cluster one by the orphan reaper');
   fs.rmSync(pidsDir, { recursive: true });
   fs.mkdirSync(pidsDir);
 

@@ -94,3 +94,26 @@ export async function serversState(lb, backend) {
   }
   return state;
 }
+
+/**
+ * HAProxy config lines (after `global`) for an HTTP frontend on 127.0.0.1:`front` to the
+ * backend `apps`: round-robin, checked on GET /health, no retries nor redispatch (a failed
+ * request is counted, not hidden).
+ * @param {number} front
+ * @param {string} defaultServer  the `default-server` settings (check inter ...)
+ * @param {string[]} servers  `server NAME ADDRESS ...` lines
+ */
+export function balancerConfig(front, defaultServer, servers) {
+  return [
+    'defaults',
+    '    mode http',
+    '    timeout connect 2s', '    timeout client 30s', '    timeout server 30s',
+    '    retries 0',
+    'frontend web', `    bind 127.0.0.1:${front}`, '    default_backend apps',
+    'backend apps',
+    '    balance roundrobin',
+    '    option httpchk GET /health',
+    `    default-server ${defaultServer}`,
+    ...servers.map((s) => `    ${s}`),
+  ];
+}

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { sandbox, freePort, lsJson } from '../helpers/harness.js';
 import { eventually } from '../helpers/wait.js';
-import { needHaproxy, startHaproxy, get, load, serversState } from '../helpers/haproxy.js';
+import { needHaproxy, startHaproxy, get, load, serversState, balancerConfig } from '../helpers/haproxy.js';
 
 const TOKEN = 'ab'.repeat(32);
 
@@ -48,19 +48,7 @@ async function fleet(t) {
   const [pa, pb, ca, cb, front] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
   const a = await host(t, { port: pa, control: ca });
   const b = await host(t, { port: pb, control: cb });
-  const lb = await startHaproxy(t, a.box.dir, [
-    'defaults',
-    '    mode http',
-    '    timeout connect 2s', '    timeout client 30s', '    timeout server 30s',
-    '    retries 0',
-    'frontend web', `    bind 127.0.0.1:${front}`, '    default_backend apps',
-    'backend apps',
-    '    balance roundrobin',
-    '    option httpchk GET /health',
-    '    default-server check inter 300ms fall 2 rise 2 pool-purge-delay 500ms',
-    `    server host-a 127.0.0.1:${pa}`,
-    `    server host-b 127.0.0.1:${pb}`,
-  ]);
+  const lb = await startHaproxy(t, a.box.dir, balancerConfig(front, 'check inter 300ms fall 2 rise 2 pool-purge-delay 500ms', [`server host-a 127.0.0.1:${pa}`, `server host-b 127.0.0.1:${pb}`]));
   await eventually(async () => {
     const s = await serversState(lb, 'apps');
     return s['host-a']?.op === 2 && s['host-b']?.op === 2 && (await get(false, front)).status === 200;

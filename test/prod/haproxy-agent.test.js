@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { sandbox, freePort, lsJson, ROOT } from '../helpers/harness.js';
 import { eventually } from '../helpers/wait.js';
-import { needHaproxy, startHaproxy, get, load, serversState } from '../helpers/haproxy.js';
+import { needHaproxy, startHaproxy, get, load, serversState, balancerConfig } from '../helpers/haproxy.js';
 const HELLO = path.join(ROOT, 'examples', 'hello', 'server.js');
 
 /** A superd "host": its own daemon, the hello app on `port`, the agent on `agent`. */
@@ -49,19 +49,10 @@ test('HAProxy agent-check: weights from superd, 0% while a host stops with shutd
   const a = await host(t, { port: pa, agent: aa, delay: '2s' });
   const b = await host(t, { port: pb, agent: ab, delay: '2s' });
   // Weighed by the hosts' agents; no retries, no redispatch.
-  const lb = await startHaproxy(t, a.box.dir, [
-    'defaults',
-    '    mode http',
-    '    timeout connect 2s', '    timeout client 30s', '    timeout server 30s',
-    '    retries 0',
-    'frontend web', `    bind 127.0.0.1:${front}`, '    default_backend apps',
-    'backend apps',
-    '    balance roundrobin',
-    '    option httpchk GET /health',
-    '    default-server check inter 1s fall 2 rise 2 weight 100 agent-check agent-inter 200ms pool-purge-delay 500ms',
-    `    server host-a 127.0.0.1:${pa} agent-port ${aa} agent-send "hello\\n"`,
-    `    server host-b 127.0.0.1:${pb} agent-port ${ab} agent-send "hello\\n"`,
-  ]);
+  const lb = await startHaproxy(t, a.box.dir, balancerConfig(front, 'check inter 1s fall 2 rise 2 weight 100 agent-check agent-inter 200ms pool-purge-delay 500ms', [
+    `server host-a 127.0.0.1:${pa} agent-port ${aa} agent-send "hello\\n"`,
+    `server host-b 127.0.0.1:${pb} agent-port ${ab} agent-send "hello\\n"`,
+  ]));
 
   // HAProxy reads both agents: each server up, in the ready admin state, weighed 1-100%.
   let seen = null;

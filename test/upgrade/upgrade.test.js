@@ -12,6 +12,7 @@ import { superProcess } from '../helpers/super-process.js';
 import { startLoad } from '../helpers/load.js';
 import { connect } from '../../lib/ipc/client.js';
 import { eventually } from '../helpers/wait.js';
+import { heldRequest } from '../helpers/held-requests.js';
 
 const APP = `const http = require('node:http');
 const fs = require('node:fs');
@@ -20,7 +21,13 @@ if (fs.existsSync(process.env.FAIL_FILE)) {
   console.error('upgrade-app: marker present, refusing to start');
   process.exit(3);
 }
-http.createServer((req, res) => res.end('pid=' + process.pid + '\\n')).listen(Number(process.env.PORT), '127.0.0.1');
+http.createServer((req, res) => {
+  if (req.url.startsWith('/hold')) { // headers at once, the end a second later: a request in flight
+    res.writeHead(200).flushHeaders();
+    return void setTimeout(() => res.end('held\\n'), 1000);
+  }
+  res.end('pid=' + process.pid + '\\n');
+}).listen(Number(process.env.PORT), '127.0.0.1');
 `;
 
 /** @param {{port: number, control: number, failFile: string, scheduling?: string}} o */
@@ -165,8 +172,12 @@ test('super upgrade: bad input, failing successors, upgrades under load, SIGKILL
     // Killed once the successor has the state (before that, neither serves: the next test).
     await u.waitFor(/starting 1 app\(s\)/, { stream: 'out' });
     const successor = Number(/successor daemon started \(pid (\d+)\)/.exec(u.stdout)[1]);
+    // Requests in flight when it dies (on the old workers, which still serve): answered in full.
+    const held = await Promise.all(Array.from({ length: 4 }, () => heldRequest(port, 1000)));
     process.kill(oldPid, 'SIGKILL');
     await u.exited;
+    const answers = await Promise.all(held.map((h) => h.done));
+    assert.deepEqual(answers, Array(4).fill({ status: 200, body: 'held\n', error: null }), 'every request in flight was answered in full');
     assert.deepEqual(await waitGone([oldPid, ...oldWorkers], 30000), [], 'the old daemon and its workers are gone');
     // The successor commits on its own once its workers are ready.
     const app = await eventually(async () => {

@@ -1,136 +1,106 @@
-// super deploy --host H:P --server S [--host H2:P2 --server S2 ...] --haproxy SOCKET
-//   --backend B [--app TARGET] [--min-healthy-time 2s] [--drain-timeout 30s] [--json]
-// A rolling reload across hosts through HAProxy, one host at a time: drain it at the
-// balancer (runtime API `set server B/S state drain`), wait until its sessions there reach
-// 0 (bounded by --drain-timeout), `reload` its apps over its control channel (each host's
-// own zero-downtime reload), wait until they have stayed online and ready, with the same
-// workers, for --min-healthy-time, set it ready again and wait until HAProxy has it UP;
-// then the next host. A host whose reload fails (its old workers keep serving) is set
-// ready again and the rollout stops there: exit 1 (E_DEPLOY_FAILED), the hosts after it
-// untouched. No agent on the hosts beyond superd; the balancer and the daemons are the parts.
+// super deploy --host H:P --server S [--host H2:P2 --server S2 ...] --haproxy SOCKET --backend B
+//   [--release R] [--step CMD] [--max-parallel N] [--canary N [--auto-promote | --promote]]
+//   [--auto-revert] [--max-error-rate 1%] [--min-healthy-time 2s] [--drain-timeout 30s] [--json]
+// A rolling reload across hosts through HAProxy, modelled on Nomad's `update` block: at most
+// --max-parallel hosts out of the balancer at once, each drained (runtime API), its sessions
+// waited out, the user's --step run, reloaded over its control channel, healthy for
+// --min-healthy-time, set ready and UP, and, with --max-error-rate, its error rate at the
+// balancer gated. The first --canary hosts go first; then the rollout pauses (a re-run with
+// --promote continues) or, with --auto-promote, goes on once they passed. A failed host stops
+// the rollout (the hosts not started untouched) and, with --auto-revert, gets the release
+// it ran before back. Each host's daemon records the release and step it is at, so a re-run
+// of the same command (same --release) continues from there. No agent on the hosts beyond
+// superd; the balancer and the daemons are the parts.
 import { SuperError, EXIT } from '../../errors.js';
-import { connect } from '../../ipc/client.js';
-import { superHome } from '../../home.js';
-import { parseDuration } from '../../config/units.js';
-import { remoteTarget } from '../remote-target.js';
 import { haproxyRuntime } from '../haproxy-runtime.js';
-import { toTargets } from '../targets.js';
+import { deployPlan } from '../deploy/plan.js';
+import { hostClient, rollHost, revertOrRelease, isDrained } from '../deploy/host-roll.js';
+import { describeStep } from '../deploy/progress.js';
 
-const POLL_MS = 100;
-const UP_TIMEOUT_MS = 30000; // HAProxy's checks to see a host ready again
-
-/**
- * @param {{hosts: string[], server?: string[], haproxy?: string, backend?: string, app?: string,
- *   minHealthyTime?: string, drainTimeout?: string, json?: boolean}} opts
- */
+/** @param {import('../deploy/plan.js').DeployOptions} opts */
 export default async function deploy(opts) {
   const plan = deployPlan(opts);
   const lb = haproxyRuntime(plan.haproxy);
-  const say = opts.json
-    ? (host, step, extra = {}) => process.stdout.write(`${JSON.stringify({ host: host.host, server: host.server, step, ...extra })}\n`)
-    : (host, step, extra = {}) => process.stdout.write(`${host.server} (${host.host}): ${describe(step, extra)}\n`);
-  // Every server is known to HAProxy before anything changes.
+  const say = (h, step, extra = {}) => process.stdout.write(opts.json
+    ? `${JSON.stringify({ host: h.host, server: h.server, release: plan.release, step, ...extra })}\n`
+    : `${h.server} (${h.host}): ${describeStep(step, extra)}\n`);
+  // Every server is known to HAProxy, and every daemon answers, before anything changes.
   for (const h of plan.hosts) await lb.server(plan.backend, h.server);
+  const records = await Promise.all(plan.hosts.map(hostRecord));
+  /** @type {Map<typeof plan.hosts[0], string|null>} the release each host runs now, if known */
+  const previous = new Map();
+  const todo = [];
   for (const [i, h] of plan.hosts.entries()) {
-    const t0 = Date.now();
-    await lb.setState(plan.backend, h.server, 'drain');
-    say(h, 'drain');
-    const left = await until(async () => (await lb.server(plan.backend, h.server)).sessions === 0, plan.drainTimeout);
-    say(h, 'drained', { sessions_left: left ? 0 : (await lb.server(plan.backend, h.server)).sessions });
-    let failure = null;
-    try {
-      failure = await reloadHost(h.host, plan, (step, extra) => say(h, step, extra));
-    } catch (err) {
-      failure = err.message;
+    const rec = records[i];
+    if (plan.resumable && rec?.version === plan.release && rec.state === 'done') {
+      // Done in an earlier run that crashed before the end: only make sure it serves.
+      if (await isDrained(lb, plan, h)) await lb.setState(plan.backend, h.server, 'ready');
+      say(h, 'skipped');
+      continue;
     }
-    await lb.setState(plan.backend, h.server, 'ready');
-    if (failure) {
-      say(h, 'failed', { reason: failure });
-      throw new SuperError('E_DEPLOY_FAILED', `${h.server} (${h.host}): ${failure}; it was set ready again with the workers it kept, and the rollout stopped: ${plan.hosts.slice(i + 1).map((x) => x.server).join(', ') || 'no host'} left untouched`);
-    }
-    const up = await until(async () => (await lb.server(plan.backend, h.server)).op === 2, UP_TIMEOUT_MS);
-    if (!up) throw new SuperError('E_DEPLOY_FAILED', `${h.server} (${h.host}): reloaded, but HAProxy did not mark it UP within ${UP_TIMEOUT_MS / 1000} s; the rollout stopped`);
-    say(h, 'ready', { ms: Date.now() - t0 });
+    // Mid-way to a release (rolling, or failed there), it still runs the one before.
+    const moving = rec?.state === 'rolling' || rec?.state === 'failed';
+    previous.set(h, (moving ? rec?.previous : rec?.version) ?? plan.from);
+    todo.push(h);
   }
+  const canaries = todo.filter((h) => plan.hosts.indexOf(h) < plan.canary);
+  const rest = todo.filter((h) => plan.hosts.indexOf(h) >= plan.canary);
+  const roll = async (h) => {
+    const t0 = Date.now();
+    const before = previous.get(h) ?? null;
+    const failure = await rollHost(plan, lb, h, before, (step, extra) => say(h, step, extra));
+    if (!failure) {
+      say(h, 'ready', { ms: Date.now() - t0 });
+      return null;
+    }
+    say(h, 'failed', { reason: failure.reason });
+    const after = await revertOrRelease(plan, lb, h, failure, before, (step, extra) => say(h, step, extra)).catch((err) => `putting it back failed (${err.message})`);
+    return `${h.server} (${h.host}): ${failure.reason}; ${after}`;
+  };
+  const stopWith = (failures, untouched) => new SuperError('E_DEPLOY_FAILED', `${failures.join('; ')}, and the rollout stopped: ${untouched.map((x) => x.server).join(', ') || 'no host'} left untouched`);
+
+  const first = await inLanes(canaries, plan.maxParallel, roll);
+  if (first.failures.length) throw stopWith(first.failures, [...first.untouched, ...rest]);
+  if (plan.canary && rest.length && !plan.promote) {
+    for (const h of plan.hosts.slice(0, plan.canary)) say(h, 'paused', { left: rest.length });
+    return EXIT.OK;
+  }
+  if (plan.canary && rest.length && canaries.length) for (const h of canaries) say(h, 'promoted');
+  const second = await inLanes(rest, plan.maxParallel, roll);
+  if (second.failures.length) throw stopWith(second.failures, second.untouched);
   return EXIT.OK;
 }
 
-/**
- * The options, checked: hosts paired with their HAProxy server names, durations in ms.
- * @param {{hosts?: string[], server?: string[], haproxy?: string, backend?: string, app?: string, minHealthyTime?: string, drainTimeout?: string}} opts
- */
-function deployPlan({ hosts = [], server = [], haproxy, backend, app = 'all', minHealthyTime = '2s', drainTimeout = '30s' }) {
-  if (!hosts.length) throw new SuperError('E_USAGE', 'super deploy needs the hosts: --host H:P --server NAME for each (its control listener, and its server name in HAProxy)');
-  if (hosts.length !== server.length) throw new SuperError('E_USAGE', `super deploy: ${hosts.length} --host and ${server.length} --server; give one --server (the host's name in HAProxy's backend) per --host, in the same order`);
-  if (!haproxy || !backend) throw new SuperError('E_USAGE', 'super deploy needs --haproxy (HAProxy\'s runtime API: its stats socket with level admin) and --backend (the backend of the servers)');
-  const ms = (flag, v) => {
-    const n = parseDuration(v);
-    if (n === null || n === undefined || !Number.isFinite(n)) throw new SuperError('E_USAGE', `--${flag} ${v}: give a duration like 2s or 500ms`);
-    return n;
-  };
-  return {
-    hosts: hosts.map((host, i) => ({ host, server: server[i] })),
-    haproxy,
-    backend,
-    target: toTargets([app]),
-    minHealthy: ms('min-healthy-time', minHealthyTime),
-    drainTimeout: ms('drain-timeout', drainTimeout),
-  };
-}
-
-/** Reloads one host's apps and waits until they stay healthy; resolves with why it failed, or null. */
-async function reloadHost(host, plan, say) {
-  const remote = await remoteTarget({ ...process.env, SUPER_HOST: host });
-  const client = await connect(superHome(), { remote: remote ?? undefined });
+/** What `super deploy` recorded on the daemon at h (null: nothing yet). */
+async function hostRecord(h) {
+  const client = await hostClient(h.host);
   try {
-    const { apps } = await client.request('reload', { target: plan.target }, { timeout: 0 });
-    const bad = apps.find((r) => !r.ok);
-    if (bad) return `the reload of ${bad.app} failed (${bad.failed?.reason ?? bad.skipped ?? 'not ok'})`;
-    say('reloaded', { apps: apps.map((r) => r.app) });
-    return await healthyFor(client, apps.map((r) => r.app), plan.minHealthy);
+    return (await client.request('deploy-state', {})).deploy ?? null;
+  } catch (err) {
+    if (err.code === 'E_UNKNOWN_OP') throw new SuperError('E_USAGE', `${h.server} (${h.host}): its daemon is older than this super deploy (no deploy-state); upgrade it first (super upgrade)`);
+    throw err;
   } finally {
     client.close();
   }
 }
 
 /**
- * Whether the apps stay online and ready, with the same workers, for `ms` (bounded: ms + 30 s).
- * @returns {Promise<string|null>}  why not, or null
+ * Runs `fn` over `list` with at most `n` at a time, in order; after a failure no new one
+ * starts (those running finish). Resolves the failures and the items never started.
+ * @template T
+ * @param {T[]} list
+ * @param {number} n
+ * @param {(item: T) => Promise<string|null>} fn  resolves why it failed, or null
  */
-async function healthyFor(client, names, ms) {
-  const deadline = Date.now() + ms + 30000;
-  let since = null;
-  let seen = '';
-  while (Date.now() < deadline) {
-    const { apps } = await client.request('ls');
-    const ours = apps.filter((a) => names.includes(a.name));
-    const healthy = ours.every((a) => a.workers.length && a.workers.every((w) => w.status === 'online' && !w.not_ready));
-    const pids = ours.flatMap((a) => a.workers.map((w) => w.pid)).join(',');
-    if (!healthy || pids !== seen) since = healthy ? Date.now() : null;
-    seen = pids;
-    if (since !== null && Date.now() - since >= ms) return null;
-    await new Promise((r) => setTimeout(r, POLL_MS));
-  }
-  return `its apps did not stay online and ready for ${ms} ms`;
-}
-
-/** Polls `check` until it is true or `ms` pass; resolves whether it became true. */
-async function until(check, ms) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    if (await check()) return true;
-    if (Date.now() >= deadline) return false;
-    await new Promise((r) => setTimeout(r, POLL_MS));
-  }
-}
-
-function describe(step, extra) {
-  switch (step) {
-    case 'drain': return 'draining at the balancer';
-    case 'drained': return extra.sessions_left ? `drain timeout, ${extra.sessions_left} session(s) left; reloading anyway` : 'no session left';
-    case 'reloaded': return `reloaded ${extra.apps.join(', ')}; waiting until healthy`;
-    case 'failed': return `FAILED: ${extra.reason}`;
-    case 'ready': return `ready again, UP at the balancer (${(extra.ms / 1000).toFixed(1)} s)`;
-    default: return step;
-  }
+async function inLanes(list, n, fn) {
+  const failures = [];
+  let next = 0;
+  const lane = async () => {
+    while (!failures.length && next < list.length) {
+      const failed = await fn(list[next++]);
+      if (failed) failures.push(failed);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(n, list.length) }, lane));
+  return { failures, untouched: list.slice(next) };
 }

@@ -106,11 +106,18 @@ function App({ store, ui, host, app }) {
   </section>`;
 }
 
+/** What `super deploy` last recorded on the host: its release, state and step (text only: the page escapes it). */
+function Deploy({ deploy: d }) {
+  const what = d.state === 'rolling' || d.state === 'reverting' ? `${d.state === 'rolling' ? 'deploying' : 'reverting to'} ${d.version}: ${d.step}` : `deploy ${d.version}: ${d.state}`;
+  return html`<span class="note" data-deploy=${d.state}>${what}${d.reason ? ` (${d.reason})` : ''}</span>`;
+}
+
 function Host({ store, ui, host }) {
   return html`<section class="host" data-host=${host.name}>
     <h2>${host.name} <span class=${`state-${host.state}`} data-state=${host.state}>${host.state}</span>
       ${host.pid ? html`<span class="note">daemon pid ${host.pid}, superd ${host.version}</span>` : null}
-      ${host.state !== 'up' && host.error ? html`<span class="note">${host.error}; retrying by itself</span>` : null}</h2>
+      ${host.state !== 'up' && host.error ? html`<span class="note">${host.error}; retrying by itself</span>` : null}
+      ${host.deploy ? html`<${Deploy} deploy=${host.deploy} />` : null}</h2>
     ${host.apps.length === 0 && host.state === 'up' ? html`<p class="note app">${host.loading ? 'loading...' : 'no apps'}</p>` : null}
     ${host.apps.map((app) => html`<${App} key=${app.name} store=${store} ui=${ui} host=${host.name} app=${app} />`)}
     ${host.more_apps ? html`<p class="note app more" data-more-apps=${host.more_apps}>${host.more_apps} more apps not shown (super ls lists them all)</p>` : null}

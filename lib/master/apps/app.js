@@ -11,17 +11,21 @@ import { memAvailable } from './host-memory.js';
 import { heldPorts } from '../process/index.js';
 import { AppLogs } from '../../logs/app-logs.js';
 import { resolveLogSettings } from '../../config/log-settings.js';
+import { keptCount } from '../../config/autoscale.js';
 import { WorkerLogReports, reopenWorkerLogs } from './worker-logs.js';
 import { appStatus, isRunning, WORKER_STATES as S } from '../states.js';
 
 export class App {
+  #config; // written only here: by a start, a scale, a reload, a file read again, watch on/off
+
   /**
    * @param {import('../../config/index.js').AppConfig} config  a normalized app from lib/config
    * @param {object} ctx     {agentPath, log, home, policy(), onSlotState(app, slot, info), onReload(info)}
    * @param {object} [clientEnv]  environment of the `super start` that added it (PM2 does the same)
+   * @param {number|null} [scaledFrom]  (a saved dump) the file's instances when a command scaled it (keptCount)
    */
-  constructor(config, ctx, clientEnv) {
-    this.config = config;
+  constructor(config, ctx, clientEnv, scaledFrom = null) {
+    this.#config = config;
     this.pendingConfig = null;
     this.ctx = ctx;
     this.clientEnv = clientEnv ?? {};
@@ -38,14 +42,82 @@ export class App {
     this.busy = null; // name of the operation in progress, if any (set by the registry)
     this.source = null; // {file, env, cwd}: where the config came from (and where `super start` ran), re-read by reload
     this.lastReload = null; // outcome of the last reload, shown by ls/describe
-    this.scaledFrom = null; // the file's instances when a command (scale) set the count: it holds while the file says so (keptCount)
+    this.scaledFrom = scaledFrom; // the file's instances when a command (scale) set the count: it holds while the file says so (keptCount)
     this.lastAutoscale = null; // the last autoscale step and its outcome (set by the registry), shown by ls/describe
     this.stops = 0; // how many stops were asked: a start still waiting at the start gate is cancelled by one
-    this.watchOff = null; // the watch paths `super watch <app> off` put aside, for `on` (registry.setWatch)
+    this.watchOff = null; // the watch paths `super watch <app> off` put aside, for `on` (setWatch)
   }
 
   get name() {
     return this.config.name;
+  }
+
+  /** The config its workers are started with (a slot keeps the one its own worker runs). */
+  get config() {
+    return this.#config;
+  }
+
+  /**
+   * How many workers the app has: its slots (running, or kept while it is stopped), or the
+   * count it starts with while it has none (never started, or a stopped app scaled).
+   */
+  get count() {
+    return this.slots.length || this.#config.instances;
+  }
+
+  /**
+   * The config the app runs with now: its file's (or dump's, or command line's) config with
+   * what commands changed since (the count a scale or an autoscale set, watch on/off), its
+   * instances the app's count. What ls, describe, save, upgrade and a reload compare with.
+   */
+  effectiveConfig() {
+    const c = this.#config;
+    const count = this.count;
+    return count === c.instances ? c : { ...c, instances: count };
+  }
+
+  /**
+   * The config `fileConfig` (its file read again: a start, a reload) gives this app: the
+   * file's, with the count a scale or an autoscale made kept (config/autoscale.js keptCount).
+   */
+  keptFrom(fileConfig) {
+    return keptCount(fileConfig, this.count, this.scaledFrom);
+  }
+
+  /** A stopped app's file read again: it is newer than a change noted while the app ran (a scale holds, as in a reload). */
+  takeFileConfig(fileConfig) {
+    this.#config = this.keptFrom(fileConfig);
+    this.pendingConfig = null;
+  }
+
+  /** A reload of `fileConfig` went through: once the file's instances changed since a scale, its count is the app's again. */
+  reloadedFrom(fileConfig) {
+    if (fileConfig.instances !== this.scaledFrom) this.scaledFrom = null;
+  }
+
+  /** A command (`super scale`) sets the count: the file's is put aside until the file says another (keptCount); an autoscaled app's count is its autoscaler's. */
+  holdCount() {
+    if (!this.#config.autoscale) this.scaledFrom ??= (this.pendingConfig ?? this.#config).instances;
+  }
+
+  /** A stopped app's new count: it starts that many (its extra stopped slots go). */
+  resize(count) {
+    this.#config = { ...this.#config, instances: count };
+    this.slots.splice(count);
+  }
+
+  /**
+   * Watch mode on or off: on watches the paths it watched before it was turned off, else its
+   * cwd. The new config replaces the old one (never edited in place). Returns the watched paths.
+   */
+  setWatch(on) {
+    const c = this.#config;
+    if (on && c.watch.length === 0) this.#config = { ...c, watch: this.watchOff ?? [c.cwd] };
+    if (!on && c.watch.length > 0) {
+      this.watchOff = c.watch;
+      this.#config = { ...c, watch: [] };
+    }
+    return this.#config.watch;
   }
 
   /** The environment of the worker in slot i, running `c`. */
@@ -61,6 +133,7 @@ export class App {
       ...initVarsUnset(c.env),
       SUPER_APP_NAME: c.name,
       SUPER_SLOT: String(i),
+      SUPER_DRAIN_TIMEOUT: String(c.drain_timeout), // how long a worker outlives a daemon that died (lib/worker/drain.cjs outliveDaemon)
       ...this.logs.agentEnv(i, c.logs),
     };
   }
@@ -145,7 +218,7 @@ export class App {
   /** Takes a pending config (from a `start` while running) at the next (re)start. */
   #applyPendingConfig() {
     if (!this.pendingConfig) return;
-    this.config = this.pendingConfig;
+    this.#config = this.pendingConfig;
     this.pendingConfig = null;
   }
 
@@ -220,7 +293,7 @@ export class App {
   /** Changes the number of slots; new slots start, the highest slots stop and go. */
   async scale(count) {
     const from = this.slots.length;
-    this.config = { ...this.config, instances: count };
+    this.#config = { ...this.#config, instances: count };
     if (this.pendingConfig) this.pendingConfig = { ...this.pendingConfig, instances: count };
     if (count < from) {
       const gone = this.slots.splice(count);
@@ -336,7 +409,7 @@ export class App {
       },
       dropSlot: (index) => this.slots.splice(index, 1)[0],
       adopt: (config) => {
-        this.config = config;
+        this.#config = config;
         this.pendingConfig = null;
         this.logs.settingsChanged(); // log_rotate applies at a reload, as the other rotation settings
       },

@@ -10,7 +10,7 @@ export function appsState(apps) {
   // "~" names are superd's own temporary copies (`super capacity`): never saved nor handed over
   return [...apps.values()].filter((app) => !app.name.includes('~')).map((app) => ({
     id: ids.get(app.name),
-    config: { ...app.config, instances: app.slots.length || app.config.instances },
+    config: app.effectiveConfig(),
     clientEnv: app.clientEnv,
     source: app.source ?? undefined,
     scaled_from: app.scaledFrom, // the file's instances when a command scaled it (autoscale.js keptCount); null: not scaled

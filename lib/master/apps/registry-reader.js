@@ -6,15 +6,17 @@ import { appIds, appIdOf } from './app-ids.js';
 export class RegistryReader {
   #registry;
   #apps;
+  #settings;
 
   /**
    * @param {import('./registry.js').AppRegistry} registry
    * @param {Map<string, import('./app.js').App>} apps  the registry's own (private) apps
+   * @param {import('../settings/daemon-settings.js').DaemonSettings} settings  the daemon's scheduling and CPUs, for snapshot()
    */
-  constructor(registry, apps) {
+  constructor(registry, apps, settings) {
     this.#registry = registry;
     this.#apps = apps;
-    this.home = registry.home;
+    this.#settings = settings;
   }
 
   /** Subscribes to a registry event ('worker', 'reload', 'app-added', 'app-changed', 'app-removed'). */
@@ -126,17 +128,17 @@ export class RegistryReader {
    * Prometheus text from.
    */
   snapshot(now = Date.now()) {
-    const registry = this.#registry;
+    const policy = this.#settings.policy;
     const ids = appIds(this.#apps);
     return {
-      scheduling: registry.schedulingName,
-      daemon_cpus: registry.daemonPolicy.daemonCpus,
-      cpu_note: registry.daemonPolicy.cpuNote,
+      scheduling: policy.schedulingName,
+      daemon_cpus: policy.daemonCpus,
+      cpu_note: policy.cpuNote,
       apps: [...this.#apps.values()].map((app) => ({
         id: ids.get(app.name),
         name: app.name,
         status: app.status,
-        config: app.config,
+        config: app.effectiveConfig(),
         pending_config: app.pendingConfig,
         source: app.source,
         last_reload: app.lastReload,

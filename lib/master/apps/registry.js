@@ -14,10 +14,9 @@
 //   'app-removed'  {app}                                          deleted
 import { EventEmitter } from 'node:events';
 import { RegistryReader } from './registry-reader.js';
-import { DaemonPolicy, spreadWarning, checkSettings, applySettings } from '../settings/index.js';
+import { spreadWarning, checkSettings, applySettings } from '../settings/index.js';
 import { unmappedWarning } from '../../config/check-affinity.js';
 import { instancesProblem, workLimits } from '../../config/work-limits.js';
-import { keptCount } from '../../config/autoscale.js';
 import { shellQuote } from '../../config/shell-split.js';
 import { SuperError } from '../../errors.js';
 import { appBusy, readyBound } from '../../error-messages.js';
@@ -42,35 +41,29 @@ export const inheritable = (env) => Object.fromEntries(Object.entries(env).filte
 export class AppRegistry extends EventEmitter {
   #apps = new Map(); // name -> App, in registration order
 
+  #settings;
+
   /**
    * @param {object} o
-   * @param {string} o.home
-   * @param {import('../../logs/json-logger.js').JsonLogger} o.log
+   * @param {import('../settings/daemon-settings.js').DaemonSettings} o.settings  the daemon's settings
+   *   (home, log, scheduling policy and CPU sets, control listener, metrics, load options)
    * @param {string} o.agentPath  the agent preloaded into workers
-   * @param {{configure: (m: object) => Promise<string[]>, interval: number, settings: object}} o.metrics  the daemon-wide
-   *   metrics settings (lib/master/health/metrics-settings.js)
-   * @param {import('../settings/remote-control.js').RemoteControl|null} [o.control]  the TCP control listener
-   * @param {object} [o.loadDefaults]  loadEcosystem options for every file it reads (`super run`: per-slot logs)
    * @param {(pids: number[]) => Promise<(number|null)[]>} [o.workerMemory]  the RSS (bytes, with the
    *   processes it started) of each worker, for the surge memory guard (the monitor's memoryOf)
    */
-  constructor({ home, log, agentPath, metrics, control = null, loadDefaults = {}, workerMemory }) {
+  constructor({ settings, agentPath, workerMemory }) {
     super();
-    this.home = home;
-    this.log = log;
-    this.daemonPolicy = new DaemonPolicy({ log }); // scheduling policy and CPU sets
-    this.metrics = metrics;
-    this.control = control;
-    this.loadDefaults = Object.freeze({ ...loadDefaults });
-    this.reader = new RegistryReader(this, this.#apps);
+    const { home, log } = settings;
+    this.#settings = settings;
+    this.reader = new RegistryReader(this, this.#apps, settings);
     this.ctx = {
       home,
       log,
       agentPath,
-      affinity: this.daemonPolicy.affinity,
+      affinity: settings.policy.affinity,
       // Every start of a worker (start, restart, scale) waits its turn here.
       startGate: new StartGate({ limit: startConcurrency(), workerMemory }),
-      policy: () => this.schedulingName,
+      policy: () => settings.schedulingName,
       onReload: (info) => {
         log.info(info, `${info.app}${info.slot === undefined ? '' : `#${info.slot}`} reload ${info.step}`);
         this.emit('reload', info);
@@ -82,13 +75,8 @@ export class AppRegistry extends EventEmitter {
       },
       // The RSS (bytes, with the processes it started) of each of `pids`, for the surge memory guard.
       workerMemory,
-      // How often the worker's agent reports (the app's metrics_interval, else the daemon's),
-      // and the bounds past which it sheds requests (lib/worker/overload.cjs).
-      workerEnvExtra: (config) => ({
-        SUPER_METRICS_INTERVAL: String(config.metrics_interval ?? this.metrics.interval),
-        ...(config.overload && { SUPER_OVERLOAD: JSON.stringify(config.overload) }),
-        ...(config.sticky && config.exec_mode === 'cluster' && { SUPER_STICKY: config.sticky.by }), // lib/worker/sticky.cjs
-      }),
+      // What the worker's environment gets from the daemon's settings (metrics interval, overload, sticky).
+      workerEnvExtra: (config) => settings.workerEnv(config),
     };
   }
 
@@ -96,10 +84,9 @@ export class AppRegistry extends EventEmitter {
   async startFromFile({ file, env, only, cwd, clientEnv: rawClientEnv, beforeStart, rollback = false }) {
     const { loadEcosystemOffThread } = await import('../../config/load-off-thread.js');
     const clientEnv = rawClientEnv && inheritable(rawClientEnv);
-    // The daemon's CPUs as at boot: daemon.cpu_affinity narrows the daemon, never the apps.
     // A JS/TS file runs with the caller's environment (lib/config/js-config.js).
     // cwd: where `super start` ran, where a PM2 file's relative paths start (kept for rereads).
-    const eco = await loadEcosystemOffThread(file, { env, only, startDir: cwd, allowedCpus: this.daemonPolicy.allowed, callerEnv: clientEnv, home: this.home, ...this.loadDefaults });
+    const eco = await loadEcosystemOffThread(file, this.#settings.loadOptions({ env, only, startDir: cwd, callerEnv: clientEnv }));
     const source = cwd === undefined ? { file, env } : { file, env, cwd };
     const result = await this.startConfigs(eco.apps.map((config) => ({ config, clientEnv, source, autostart: config.autostart })), eco.daemon, file, beforeStart, { rollback });
     result.warnings.unshift(...eco.warnings);
@@ -126,7 +113,7 @@ export class AppRegistry extends EventEmitter {
     if (typeof daemon === 'string') daemon = { scheduling: daemon, scheduling_set: true, cpu_affinity: null }; // a policy name alone
     // Every check before any change (lib/master/settings/start-settings.js): a start refused
     // for any reason leaves the daemon and its apps as they were.
-    const owners = { policy: this.daemonPolicy, control: this.control, monitor: this.metrics, log: this.log };
+    const owners = this.#settings.owners;
     // The apps' machinery (slots, workers, reloads, log files) loads with the first start: a
     // daemon with no app never holds it.
     const { App } = await import('./app.js');
@@ -147,8 +134,8 @@ export class AppRegistry extends EventEmitter {
       if (app?.busy) throw appBusy(config.name, app.busy);
       if (app && app.running) {
         // An autoscaled or scaled app's count is its own: not a change of the file.
-        const kept = keptCount(config, app.slots.length, app.scaledFrom);
-        const keys = changedKeys(app.config, kept);
+        const kept = app.keptFrom(config);
+        const keys = changedKeys(app.effectiveConfig(), kept);
         result.running.push(config.name);
         if (keys.length) {
           app.pendingConfig = kept;
@@ -159,13 +146,10 @@ export class AppRegistry extends EventEmitter {
         continue;
       }
       if (app) {
-        // The file just read is newer than a change noted while the app ran (a scale holds, as in a reload).
-        app.config = keptCount(config, app.config.instances, app.scaledFrom);
-        app.pendingConfig = null;
+        app.takeFileConfig(config);
         app.clientEnv = clientEnv ?? app.clientEnv;
       } else {
-        app = this.#add(App, config, clientEnv);
-        app.scaledFrom = scaledFrom ?? null;
+        app = this.#add(App, config, clientEnv, scaledFrom ?? null);
         assignId(this.#apps, app, id);
         newApps.add(app);
       }
@@ -175,7 +159,7 @@ export class AppRegistry extends EventEmitter {
         continue;
       }
       toStart.push(app);
-      const crowded = spreadWarning(app.config, this.daemonPolicy.allowed);
+      const crowded = spreadWarning(app.config, this.#settings.policy.allowed);
       if (crowded) result.warnings.push(crowded);
       const unmapped = unmappedWarning(app.config);
       if (unmapped) result.warnings.push(unmapped);
@@ -216,15 +200,11 @@ export class AppRegistry extends EventEmitter {
     }
   }
 
-  #add(App, config, clientEnv) {
-    const app = new App(config, this.ctx, clientEnv);
+  #add(App, config, clientEnv, scaledFrom) {
+    const app = new App(config, this.ctx, clientEnv, scaledFrom);
     this.#apps.set(config.name, app);
     this.emit('app-added', { app: config.name });
     return app;
-  }
-
-  get schedulingName() {
-    return this.daemonPolicy.schedulingName;
   }
 
   /** The apps a target (or a list of targets) names: lib/master/apps/targets.js. */
@@ -330,7 +310,7 @@ export class AppRegistry extends EventEmitter {
   }
 
   async #reload(apps, keepConfig, progress) {
-    const configs = keepConfig ? new Map() : await rereadConfigs(apps, { policy: this.daemonPolicy, log: this.log, home: this.home, loadDefaults: this.loadDefaults });
+    const configs = keepConfig ? new Map() : await rereadConfigs(apps, this.#settings);
     const results = [];
     for (const app of apps) {
       // A stopped app stays stopped; an errored (crash-looping) one is reloaded: that is
@@ -339,12 +319,11 @@ export class AppRegistry extends EventEmitter {
         results.push({ app: app.name, ok: true, skipped: 'stopped; start it with `super start`' });
         continue;
       }
-      const config = keptCount(configs.get(app) ?? app.config, app.slots.length, app.scaledFrom);
-      // The file's instances changed since a command scaled the app: its count is the file's again.
-      const unheld = configs.has(app) && configs.get(app).instances !== app.scaledFrom;
-      const changed = changedKeys(app.config, config);
+      const fileConfig = configs.get(app);
+      const config = app.keptFrom(fileConfig ?? app.config);
+      const changed = changedKeys(app.effectiveConfig(), config);
       progress({ app: app.name, step: 'begin', of: Math.min(config.instances, app.slots.length), changed, keep_config: keepConfig || undefined });
-      this.log.info({ app: app.name, changed, keepConfig }, `${app.name}: reload begins`);
+      this.#settings.log.info({ app: app.name, changed, keepConfig }, `${app.name}: reload begins`);
       let outcome;
       try {
         outcome = await this.#withBusy(app, 'reload', () => app.reload(config, progress));
@@ -357,7 +336,7 @@ export class AppRegistry extends EventEmitter {
         continue;
       }
       outcome.changed = changed;
-      if (outcome.ok && unheld) app.scaledFrom = null;
+      if (outcome.ok && fileConfig) app.reloadedFrom(fileConfig);
       if (outcome.failed) Object.assign(outcome.failed, await stderrTail(app, outcome.failed.slot ?? 0, outcome.failed.exit?.listen_refused));
       progress({ ...outcome, step: 'done' });
       results.push(outcome);
@@ -376,7 +355,7 @@ export class AppRegistry extends EventEmitter {
 
   async scale(name, count) {
     const app = this.app(name, 'scale');
-    const from = app.slots.length || app.config.instances;
+    const from = app.count;
     const to = /^[+-]/.test(count) ? from + Number(count) : Number(count);
     if (!Number.isInteger(to) || to < 1) {
       throw new SuperError('E_USAGE', `${name} cannot have ${to} instances; it needs at least 1 (use \`super stop ${shellQuote(name)}\` to stop it)`);
@@ -389,14 +368,12 @@ export class AppRegistry extends EventEmitter {
     }
     /** @type {{app: string, from: number, to: number, warnings: string[], failed: object[], holds: string}} */
     const result = { app: name, from, to, warnings: [], failed: [], holds: bounds ? `autoscale goes on from ${to}, between ${bounds.min} and ${bounds.max}` : 'the count holds across reloads and restarts until `instances` changes in its file' };
-    const crowded = spreadWarning(app.config, this.daemonPolicy.allowed, to);
+    const crowded = spreadWarning(app.config, this.#settings.policy.allowed, to);
     if (crowded) result.warnings.push(crowded);
     await this.#withBusy(app, 'scale', async () => {
-      // The file's count is put aside until the file says another (keptCount).
-      if (!bounds) app.scaledFrom ??= (app.pendingConfig ?? app.config).instances;
+      app.holdCount();
       if (!app.running) {
-        app.config = { ...app.config, instances: to };
-        app.slots.splice(to);
+        app.resize(to);
         result.warnings.push(`${name} is stopped; it will start ${to} instances with \`super start\``);
         return;
       }
@@ -438,20 +415,14 @@ export class AppRegistry extends EventEmitter {
   }
 
   /**
-   * Turns watch mode on or off for one app (`super watch`, `start --watch`): on watches
-   * the paths it watched before it was turned off, else its cwd. The new config replaces
-   * the old one (never edited in place); subscribers hear 'app-changed'.
+   * Turns watch mode on or off for one app (`super watch`, `start --watch`: App.setWatch);
+   * subscribers hear 'app-changed'.
    */
   setWatch(name, on) {
     const app = this.app(name, 'watch');
-    const c = app.config;
-    if (on && c.watch.length === 0) app.config = { ...c, watch: app.watchOff ?? [c.cwd] };
-    if (!on && c.watch.length > 0) {
-      app.watchOff = c.watch;
-      app.config = { ...c, watch: [] };
-    }
+    const watch = app.setWatch(on);
     this.emit('app-changed', { app: app.name });
-    return { app: name, watch: app.config.watch };
+    return { app: name, watch };
   }
 
   /**
@@ -475,7 +446,7 @@ export class AppRegistry extends EventEmitter {
 
   /** `super start <app|all>` of registered apps: each starts with what entries() says; daemon-wide settings stay. */
   startApps(target) {
-    const daemon = { scheduling: this.schedulingName, scheduling_set: false, cpu_affinity: null };
+    const daemon = { scheduling: this.#settings.schedulingName, scheduling_set: false, cpu_affinity: null };
     return this.startConfigs(this.entries(target), daemon, 'super start', undefined, { rollback: true });
   }
 
@@ -484,13 +455,7 @@ export class AppRegistry extends EventEmitter {
    * state `super upgrade` hands to the successor daemon): daemon-state.js.
    */
   daemonState() {
-    return {
-      apps: appsState(this.#apps),
-      scheduling: this.schedulingName,
-      daemon_cpu_affinity: this.daemonPolicy.pinnedTo,
-      metrics: this.metrics.settings,
-      control: this.control?.settings ?? null,
-    };
+    return { apps: appsState(this.#apps), ...this.#settings.state() };
   }
 
   /** Throws E_BUSY when any app runs an operation (`super upgrade` takes the state of idle apps only). */

@@ -28,26 +28,27 @@ const portVariable = (config) => config.increment_var ?? 'PORT';
 /**
  * Builds `<app>~capacity` and starts it with one instance, bound to `conn`.
  * @param {import('../apps/registry.js').AppRegistry} registry
+ * @param {import('../settings/daemon-settings.js').DaemonSettings} settings
  * @param {{app: string, port: number}} args
  * @param {import('../../ipc/connection.js').Connection} conn
  * @returns {Promise<{app: string, copy: string, port: number, port_var: string, exec_mode: string, listen_timeout: number,
  *   failed: object[], warnings: string[]}>}
  */
-export async function startCapacityCopy(registry, { app: target, port }, conn) {
+export async function startCapacityCopy(registry, settings, { app: target, port }, conn) {
   const app = registry.app(target, 'capacity');
   if (app.name.includes('~')) throw new SuperError('E_USAGE', `${app.name} is itself a copy made by super capacity; name the app it copies`);
   const name = `${app.name}${COPY_SUFFIX}`;
   if (starting.has(name) || registry.reader.app(name)) throw new SuperError('E_BUSY', `${name} exists: another super capacity run measures ${app.name}; wait for it to end`);
   const [entry] = registry.entries(app.name);
-  const config = copyConfig(entry.config, name, port, registry.home);
-  const daemon = { scheduling: registry.schedulingName, scheduling_set: false, cpu_affinity: null };
+  const config = copyConfig(entry.config, name, port, settings.home);
+  const daemon = { scheduling: settings.schedulingName, scheduling_set: false, cpu_affinity: null };
   // The connection may close while the copy starts: it is removed once it is registered.
   // An app's id is never given to another (app-ids.js): it tells this copy from a later one.
   let closed = false;
   let copy = null; // its id
   conn.onClose(() => {
     closed = true;
-    if (copy !== null) removeCopy(registry, name, copy);
+    if (copy !== null) removeCopy(registry, settings.log, name, copy);
   });
   starting.add(name);
   try {
@@ -56,7 +57,7 @@ export async function startCapacityCopy(registry, { app: target, port }, conn) {
   } finally {
     starting.delete(name);
     copy = registry.reader.app(name)?.id ?? null;
-    if (closed && copy !== null) removeCopy(registry, name, copy);
+    if (closed && copy !== null) removeCopy(registry, settings.log, name, copy);
   }
 }
 
@@ -90,16 +91,16 @@ function copyConfig(c, name, port, home) {
 }
 
 /** Deletes the copy of a closed connection (unless its CLI did), retrying while it is busy. */
-function removeCopy(registry, name, copy) {
+function removeCopy(registry, log, name, copy) {
   const present = () => registry.reader.app(name)?.id === copy;
   if (!present()) return; // removed by its CLI already
-  registry.log.info({ app: name }, 'capacity copy: its control connection closed; removing it');
+  log.info({ app: name }, 'capacity copy: its control connection closed; removing it');
   const giveUp = Date.now() + REMOVE_GIVE_UP_MS;
   const remove = () => {
     if (!present()) return;
     registry.delete(name).catch((err) => {
       if (err.code === 'E_BUSY' && Date.now() < giveUp) setTimeout(remove, REMOVE_RETRY_MS).unref();
-      else registry.log.error({ err: err.message, app: name }, 'could not remove the capacity copy of a closed connection');
+      else log.error({ err: err.message, app: name }, 'could not remove the capacity copy of a closed connection');
     });
   };
   remove();

@@ -18,11 +18,11 @@ const OPTION_OF = { name: '--name', instances: '-i', env: '--env-var', args: 'ar
  * @param {{script: string, args?: string[], name?: string, instances?: string, env?: Record<string,string>,
  *   cwd: string, keys?: Record<string, unknown>}} spec  what the CLI was given (`instances`: N, max
  *   or -1; `keys`: more app keys, from PM2's start flags)
- * @param {{allowedCpus: number[], loadDefaults?: object}} o
+ * @param {object} loadOptions  the daemon's load options (settings/daemon-settings.js loadOptions)
  * @returns {Promise<{config: import('../../config/index.js').AppConfig, daemon: object, source: {command: object}, warnings: string[]}>}
  * @throws {SuperError} E_CONFIG, one line per problem, naming the CLI option
  */
-export async function fileLessApp(spec, { allowedCpus, loadDefaults = {} }) {
+export async function fileLessApp(spec, loadOptions) {
   const { loadEcosystemTextOffThread } = await import('../../config/index.js');
   const command = {
     script: spec.script,
@@ -41,7 +41,7 @@ export async function fileLessApp(spec, { allowedCpus, loadDefaults = {} }) {
   else if (raw.exec_mode === undefined && raw.ready_on !== 'listen') raw.exec_mode = 'fork';
   let eco;
   try {
-    eco = await loadEcosystemTextOffThread(JSON.stringify({ apps: [raw] }, null, 2), LABEL, { baseDir: command.cwd, allowedCpus, ...loadDefaults, pm2Defaults: false });
+    eco = await loadEcosystemTextOffThread(JSON.stringify({ apps: [raw] }, null, 2), LABEL, { baseDir: command.cwd, ...loadOptions, pm2Defaults: false });
   } catch (err) {
     if (err.code !== 'E_CONFIG') throw err;
     const problems = (err.details?.problems ?? []).map(asOptionProblem);

@@ -16,10 +16,12 @@ import { saveApps, resurrectApps } from '../saved/index.js';
 /**
  * @param {object} o
  * @param {import('../apps/registry.js').AppRegistry} o.registry
+ * @param {import('../settings/daemon-settings.js').DaemonSettings} o.settings
  * @param {import('../health/monitor.js').Monitor} o.monitor  the workers' metrics and the status view of `ls`
  * @param {import('../watch/watcher.js').WatchManager} o.watcher
  * @param {import('../apps/cron-restart.js').CronRestarts} o.cron
  * @param {import('../captures/captures.js').Captures} o.captures  profiles and heap snapshots
+ * @param {import('../deploy/index.js').DeployRecord} o.deploy  what `super deploy` recorded here
  * @param {import('../../logs/json-logger.js').JsonLogger} o.log
  * @param {string} o.version
  * @param {(reason: string) => void} o.shutdown
@@ -27,15 +29,12 @@ import { saveApps, resurrectApps } from '../saved/index.js';
  * @param {<T>(reload: () => Promise<T>) => Promise<T>} [o.reloadNotice]  wraps a reload of every
  *   app (systemd-notify.js reloadNotices)
  */
-export function makeHandlers({ registry, monitor, watcher, cron, captures, log, version, shutdown, stopping = () => false, reloadNotice = (reload) => reload() }) {
+export function makeHandlers({ registry, settings, monitor, watcher, cron, captures, deploy, log, version, shutdown, stopping = () => false, reloadNotice = (reload) => reload() }) {
   const startedAt = Date.now();
   const logs = makeLogHandlers(registry, log);
   return {
     ping: () => ({ pong: true, pid: process.pid, uptime_ms: Date.now() - startedAt }),
-    token: async (a) => {
-      if (!registry.control) throw new Error('the registry has no remote control (core/compose.js gives it one)');
-      return { token: await registry.control.token({ rotate: a.rotate === true }) };
-    },
+    token: async (a) => ({ token: await settings.control.token({ rotate: a.rotate === true }) }),
     version: () => ({ version, protocol: PROTOCOL, node: process.version }),
     start: async (a, conn, progress) => {
       const result = await registry.startFromFile({ ...a, rollback: true });
@@ -54,7 +53,7 @@ export function makeHandlers({ registry, monitor, watcher, cron, captures, log, 
     },
     'start-script': async (a) => {
       const { clientEnv, watch, ...spec } = a;
-      const { config, daemon, source, warnings } = await fileLessApp(spec, { allowedCpus: registry.daemonPolicy.allowed, loadDefaults: registry.loadDefaults });
+      const { config, daemon, source, warnings } = await fileLessApp(spec, settings.loadOptions());
       const entry = { config, clientEnv: clientEnv && inheritable(clientEnv), source };
       const result = await registry.startConfigs([entry], daemon, `super start ${spec.script}`, undefined, { rollback: true });
       if (watch) registry.setWatch(config.name, true);
@@ -106,16 +105,17 @@ export function makeHandlers({ registry, monitor, watcher, cron, captures, log, 
     save: (a) => {
       // A stopping daemon's list is emptying: never let it replace a good dump.
       if (stopping()) throw new SuperError('E_DUMP', 'the daemon is stopping; the saved process list was left as it was');
-      return saveApps(registry, { version, force: a.force });
+      return saveApps(registry, settings, { version, force: a.force });
     },
-    resurrect: () => resurrectApps(registry),
+    resurrect: () => resurrectApps(registry, settings),
     stats: (a) => daemonStats(a),
     // conn.remote: over TCP, the file is sent back (diagnostic-file), never written to an --out
     profile: (a, conn) => captures.profile(captureTargets(registry, a, 'profile'), { duration: a.duration, out: a.out, force: a.force, remote: conn.remote !== null }),
     heap: (a, conn) => captures.heap(captureTargets(registry, a, 'heap'), { out: a.out, force: a.force, remote: conn.remote !== null }),
     'diagnostic-file': (a, conn, progress) => captures.file(a.name, conn, progress),
     // super capacity: a copy of an app on another port, removed when `conn` closes
-    'capacity-copy': (a, conn) => startCapacityCopy(registry, a, conn),
+    'capacity-copy': (a, conn) => startCapacityCopy(registry, settings, a, conn),
+    'deploy-state': (a) => ({ deploy: a.set ? deploy.set(a.set) : deploy.current }),
     ...logs,
   };
 }

@@ -6,7 +6,7 @@ import { resurrectApps } from '../saved/index.js';
 
 /**
  * Worker metrics read /proc, pinning runs taskset, workers lead process groups through
- * setsid and die with the daemon through setpriv: the daemon runs on Linux only (the CLI
+ * perl's setpgrp or setsid and die with the daemon through setpriv: the daemon runs on Linux only (the CLI
  * also talks to a remote daemon from elsewhere, with --host).
  */
 export function requireLinux() {
@@ -46,9 +46,10 @@ export async function sayBootFailed(err, log) {
  * stderr (the journal) and in daemon.log, and the daemon runs on without apps: exiting
  * would only make systemd restart it into the same error.
  */
-export async function resurrectAtBoot(registry, log) {
+export async function resurrectAtBoot(registry, settings) {
+  const { log } = settings;
   try {
-    const r = await resurrectApps(registry);
+    const r = await resurrectApps(registry, settings);
     log.info({ file: r.file, started: r.started, failed: r.failed }, 'resurrected saved apps');
     for (const f of r.failed) process.stderr.write(`superd: E_START_FAILED: ${f.app}#${f.slot} ${f.reason} before it became ready\n`);
   } catch (err) {

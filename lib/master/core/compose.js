@@ -1,13 +1,15 @@
 // The daemon's parts, built once: each gets its collaborators here, at construction, and
-// is added to the lifecycle in the order built, so it closes in the reverse. The registry
-// calls none of the others; they hear its events and read it through its read-only face
-// (registry.reader).
+// is added to the lifecycle in the order built, so it closes in the reverse. The daemon's
+// settings come first (settings/daemon-settings.js), given to each part that needs them.
+// The registry calls none of the others; they hear its events and read it through its
+// read-only face (registry.reader).
 import { AppRegistry, CronRestarts } from '../apps/index.js';
 import { Monitor, MetricsSettings } from '../health/index.js';
-import { RemoteControl } from '../settings/index.js';
+import { RemoteControl, DaemonSettings } from '../settings/index.js';
 import { WatchManager } from '../watch/index.js';
 import { Captures } from '../captures/index.js';
 import { Autoscaler } from '../autoscale/index.js';
+import { DeployRecord } from '../deploy/index.js';
 
 /**
  * @param {object} o
@@ -25,17 +27,13 @@ export function composeParts({ home, log, loadDefaults, agentPath, version, part
   // reload), when the monitor below exists.
   const metrics = new MetricsSettings({ log, render: () => monitor.prometheusText(), readiness: (app) => monitor.readiness(app), agentAnswer: (app) => monitor.agentAnswer(app) });
   parts.add('metrics listener', () => metrics.close());
-  const registry = new AppRegistry({
-    home,
-    log,
-    agentPath,
-    metrics,
-    control: new RemoteControl({ home, log, server: () => link.server }),
-    loadDefaults,
-    workerMemory: (pids) => monitor.memoryOf(pids),
-  });
+  const control = new RemoteControl({ home, log, server: () => link.server });
+  const settings = new DaemonSettings({ home, log, metrics, control, loadDefaults });
+  const registry = new AppRegistry({ settings, agentPath, workerMemory: (pids) => monitor.memoryOf(pids) });
+  const deploy = new DeployRecord();
   const monitor = new Monitor({
     reader: registry.reader,
+    deploy: () => deploy.current,
     settings: metrics,
     replaceSlot: (app, slot, reason) => registry.replaceSlot(app, slot, reason),
     version,
@@ -55,6 +53,7 @@ export function composeParts({ home, log, loadDefaults, agentPath, version, part
   });
   parts.add('autoscaler', () => autoscaler.close());
   const watcher = new WatchManager({
+    home,
     reader: registry.reader,
     reload: (name) => registry.reload(name, { keepConfig: true }),
     log,
@@ -67,5 +66,5 @@ export function composeParts({ home, log, loadDefaults, agentPath, version, part
   parts.add('captures', () => captures.close());
   registry.on('worker', (event) => broadcast('worker', event));
   registry.on('reload', (info) => broadcast('reload', info));
-  return { registry, monitor, watcher, cron, captures, metrics };
+  return { settings, registry, monitor, watcher, cron, captures, metrics, deploy };
 }

@@ -26,7 +26,7 @@ import { prepareHome, acquirePidFile, releasePidFile } from '../saved/index.js';
 import { startControlServer } from '../../ipc/server.js';
 import { makeHandlers, reloadAllLogs } from '../control/index.js';
 import { composeParts } from './compose.js';
-import { reapAllNow, recordGroupsIn, endLeftoverGroups, protectDaemon, assertClusterInternals, trackRoundRobinListeners } from '../process/index.js';
+import { reapAllNow, recordGroupsIn, recordFile, startOrphanReaper, endLeftoverGroups, protectDaemon, assertClusterInternals, trackRoundRobinListeners } from '../process/index.js';
 import { SuperError } from '../../errors.js';
 import { sdNotify, startWatchdog, reloadNotices } from './systemd-notify.js';
 import { createDaemonLog } from '../../logs/daemon-log.js';
@@ -89,14 +89,20 @@ async function bootDaemon({ resurrect = false, afterStop, control, loadDefaults,
   if (closed.length) log.warn({ fds: closed }, 'closed inherited network sockets that do not listen (LISTEN_FDS names them)');
   // What a previous daemon of this home left running when it died goes before anything starts
   // (not in a successor of `super upgrade`: the daemon it replaces still serves with its workers).
-  if (!handover) for (const { pgid, pids } of await endLeftoverGroups(home)) log.warn({ pgid, pids }, 'ended a process group a previous daemon left running');
+  if (!handover) {
+    const ended = (group) => log.warn(group, 'ended a process group a previous daemon left running');
+    const left = await endLeftoverGroups(home, ended);
+    left.ended.forEach(ended);
+    for (const group of left.waiting) log.warn(group, `a previous daemon's worker still serves what it held; its group is ended in ${group.grace} ms unless it exits`);
+  }
   recordGroupsIn(home);
+  startOrphanReaper(recordFile(home)); // ends a stuck cluster worker once this daemon is gone (orphan-reaper.js)
   parts.add('process groups', reapAllNow);
 
   // The composition root (compose.js): each part gets its collaborators at construction.
   /** @type {{server: Awaited<ReturnType<typeof startControlServer>>|null}} */
   const link = { server: null }; // the control server, once it listens
-  const { registry, monitor, watcher, cron, captures, metrics } = composeParts({ home, log, loadDefaults, agentPath, version, parts, link });
+  const { settings, registry, monitor, watcher, cron, captures, metrics, deploy } = composeParts({ home, log, loadDefaults, agentPath, version, parts, link });
 
   let stopping = null;
   let handedOver = false; // a successor owns the control socket and the pid file
@@ -136,6 +142,7 @@ async function bootDaemon({ resurrect = false, afterStop, control, loadDefaults,
   // retire every worker gracefully.
   const upgrade = new Upgrade({
     registry,
+    settings,
     log,
     refuse: afterStop ? 'it runs in the foreground for `super run` (restart the container to replace it)' : null,
     retire: (successor) => {
@@ -149,7 +156,7 @@ async function bootDaemon({ resurrect = false, afterStop, control, loadDefaults,
   });
   const server = await startControlServer({
     socketPath: controlPath,
-    handlers: upgrade.guard(makeHandlers({ registry, monitor, watcher, cron, captures, log, version, shutdown, stopping: () => stopping !== null, reloadNotice })),
+    handlers: upgrade.guard(makeHandlers({ registry, settings, monitor, watcher, cron, captures, deploy, log, version, shutdown, stopping: () => stopping !== null, reloadNotice })),
     hello: { version, pid: process.pid },
     log,
   });
@@ -160,10 +167,10 @@ async function bootDaemon({ resurrect = false, afterStop, control, loadDefaults,
     await server.close().catch(() => {});
     fs.rmSync(controlPath, { force: true });
   });
-  if (control) await registry.control.apply(await registry.control.check(control, '--listen'));
+  if (control) await settings.control.apply(await settings.control.check(control, '--listen'));
   if (handover) {
     try {
-      await handover.run({ registry, log, socketPath: socketPath(home), pidPath: pidPath(home) });
+      await handover.run({ registry, settings, log, socketPath: socketPath(home), pidPath: pidPath(home) });
       controlPath = socketPath(home);
       // The daemon this one replaced told systemd MAINPID=<this pid>: the watchdog is ours now.
       if (process.env.WATCHDOG_PID) process.env.WATCHDOG_PID = String(process.pid);
@@ -177,7 +184,7 @@ async function bootDaemon({ resurrect = false, afterStop, control, loadDefaults,
   }
   log.info({ home, version, node: process.version, upgraded: Boolean(handover) }, 'daemon ready');
   startWatchdog(log); // WATCHDOG=1 from this loop while it turns, when the unit has WatchdogSec=
-  if (resurrect) await resurrectAtBoot(registry, log);
+  if (resurrect) await resurrectAtBoot(registry, settings);
   if (process.send && !handover) {
     process.send(readyMessage(process.pid));
     process.disconnect();

@@ -44,8 +44,10 @@ export class Monitor {
    * @param {(app: string, pid: number, now: number, interval: number) => void} [o.afterReport]  called after each
    *   agent report, with the worker's report interval (the autoscaler)
    * @param {string} [o.version]  superd's version, for superd_build_info
+   * @param {() => object|null} [o.deploy]  what `super deploy` recorded on this daemon (in `ls` and the metrics event)
    */
-  constructor({ reader, settings, replaceSlot, log, broadcast, subscribed, afterSample = () => {}, afterReport = () => {}, version = 'unknown' }) {
+  constructor({ reader, settings, replaceSlot, log, broadcast, subscribed, afterSample = () => {}, afterReport = () => {}, version = 'unknown', deploy = () => null }) {
+    this.deploy = deploy;
     this.reader = reader;
     this.afterSample = afterSample;
     this.afterReport = afterReport;
@@ -194,7 +196,9 @@ export class Monitor {
   /** The status view of every app and worker with its metrics (`ls`, the "metrics" broadcast). */
   async status({ history = false } = {}) {
     const metricsOf = await this.sampledMetrics({ history });
-    return lsView(this.reader.snapshot(), metricsOf);
+    const view = lsView(this.reader.snapshot(), metricsOf);
+    const deploy = this.deploy();
+    return deploy ? { ...view, deploy } : view;
   }
 
   /** The Prometheus text of the moment (the metrics endpoint, health/metrics-settings.js). */

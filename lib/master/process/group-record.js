@@ -1,11 +1,14 @@
 // The process groups of this daemon's workers, on disk ($SUPER_HOME/worker-groups), so
 // that the next daemon of the same SUPER_HOME ends what a daemon that died (SIGKILL, the
-// OOM killer) left running. Its workers die with it (setpriv --pdeathsig KILL:
+// OOM killer) left running. Fork-mode children die with it (setpriv --pdeathsig KILL:
 // exec-prefix.js), but what they started does not: the parent-death signal reaches only
-// the worker. Each worker leads its own group (setsid), so the group is what is recorded.
+// the child. Cluster workers first serve what they hold, for up to their app's
+// drain_timeout (lib/worker/drain.cjs outliveDaemon): the next daemon gives a leader still
+// running that long before it ends its group (one stuck in a loop never exits by
+// itself). Each worker leads its own group (exec-prefix.js), so the group is what is recorded.
 //
-// One line per group: "<pgid> <start time of its leader>", the start time being field 22
-// of /proc/<pid>/stat (clock ticks since boot). A pid, and so a group id, is reused once
+// One line per group: "<pgid> <start time of its leader> <grace ms>", the start time being
+// field 22 of /proc/<pid>/stat (clock ticks since boot). A pid, and so a group id, is reused once
 // its group is gone; the start time tells the group we started from a newer one:
 //  - the leader still runs: its start time must be the recorded one;
 //  - the leader is gone: every process still in the group must have started at or after
@@ -24,28 +27,36 @@ import { readFileSafe } from '../../safe-read.js';
 
 const PREFIX = 'worker-groups.';
 const RECORD = /^worker-groups\.\d+$/;
-const MAX_FILE_BYTES = 32 * 1024 * 1024; // ~16 bytes a group: 1000 apps x 1024 workers fit
+const MAX_FILE_BYTES = 32 * 1024 * 1024; // ~24 bytes a group: 1000 apps x 1024 workers fit
+const MAX_GRACE = 10 * 60 * 1000; // a recorded grace past this is not one a daemon wrote
 
 let file = null;
-const groups = new Map(); // pgid -> start time
+const groups = new Map(); // pgid -> {start, grace}
 let dirty = false;
 let writing = null;
 
+/** This daemon's record in `home` (orphan-reaper.js reads it once the daemon is gone). */
+export const recordFile = (home) => path.join(home, `${PREFIX}${process.pid}`);
+
 /** Records groups in `home` from now on (the daemon, once at boot). */
 export function recordGroupsIn(home) {
-  file = path.join(home, `${PREFIX}${process.pid}`);
+  file = recordFile(home);
   process.once('exit', () => {
     fs.rmSync(`${file}.tmp`, { force: true }); // a write still in flight
     if (groups.size === 0) fs.rmSync(file, { force: true });
   });
 }
 
-/** A worker that leads group `pgid` was just started. */
-export function trackGroup(pgid) {
+/**
+ * A worker that leads group `pgid` was just started.
+ * @param {number} pgid
+ * @param {number} [grace]  ms its leader may outlive a daemon that dies (a cluster worker's drain_timeout)
+ */
+export function trackGroup(pgid, grace = 0) {
   if (file === null) return;
   const stat = processInfo(pgid);
   if (stat === null) return;
-  groups.set(pgid, stat.start);
+  groups.set(pgid, { start: stat.start, grace });
   save();
 }
 
@@ -63,7 +74,7 @@ async function flush() {
   try {
     while (dirty) {
       dirty = false;
-      const body = [...groups].map(([pgid, start]) => `${pgid} ${start}\n`).join('');
+      const body = [...groups].map(([pgid, { start, grace }]) => `${pgid} ${start} ${grace}\n`).join('');
       const tmp = `${file}.tmp`;
       await fs.promises.writeFile(tmp, body, { mode: 0o600 });
       await fs.promises.rename(tmp, file);
@@ -79,29 +90,47 @@ async function flush() {
 
 /**
  * At boot, before any worker starts: ends (SIGKILL) every recorded group of a previous
- * daemon of this home that still has processes, then clears the records.
- * @returns {Promise<{pgid: number, pids: number[]}[]>} the groups ended
+ * daemon of this home that still has processes, then clears the records. A group whose
+ * leader still runs with a grace (a cluster worker serving what it held when its daemon
+ * died) is ended once the grace has passed, if it is still there then (onLateEnd says so).
+ * @param {string} home
+ * @param {(group: {pgid: number, pids: number[]}) => void} [onLateEnd]
+ * @returns {Promise<{ended: {pgid: number, pids: number[]}[], waiting: {pgid: number, pids: number[], grace: number}[]}>}
  */
-export async function endLeftoverGroups(home) {
+export async function endLeftoverGroups(home, onLateEnd = () => {}) {
   const files = (await fs.promises.readdir(home).catch(() => [])).filter((n) => RECORD.test(n)).map((n) => path.join(home, n));
   const recorded = new Map();
-  for (const f of files) for (const [pgid, start] of await readRecord(f)) recorded.set(pgid, start);
+  for (const f of files) for (const [pgid, record] of await readRecord(f)) recorded.set(pgid, record);
   const ended = [];
+  const waiting = [];
   if (recorded.size > 0) {
     const members = await groupMembers(new Set(recorded.keys()));
-    for (const [pgid, start] of recorded) {
+    for (const [pgid, { start, grace }] of recorded) {
       const pids = members.get(pgid) ?? [];
       if (pids.length === 0 || !sameGroup(pgid, start, pids)) continue;
-      try {
-        process.kill(-pgid, 'SIGKILL');
-        ended.push({ pgid, pids: pids.map((p) => p.pid) });
-      } catch {
-        // ESRCH: it ended meanwhile; EPERM: not ours to end
-      }
+      const summary = { pgid, pids: pids.map((p) => p.pid) };
+      if (grace > 0 && pids.some((p) => p.pid === pgid)) {
+        waiting.push({ ...summary, grace });
+        setTimeout(() => endLater(pgid, start, onLateEnd), grace).unref();
+      } else if (endGroup(pgid)) ended.push(summary);
     }
   }
   await Promise.all(files.map((f) => fs.promises.rm(f, { force: true })));
-  return ended;
+  return { ended, waiting };
+}
+
+async function endLater(pgid, start, onLateEnd) {
+  const pids = (await groupMembers(new Set([pgid]))).get(pgid) ?? [];
+  if (pids.length > 0 && sameGroup(pgid, start, pids) && endGroup(pgid)) onLateEnd({ pgid, pids: pids.map((p) => p.pid) });
+}
+
+function endGroup(pgid) {
+  try {
+    process.kill(-pgid, 'SIGKILL');
+    return true;
+  } catch {
+    return false; // ESRCH: it ended meanwhile; EPERM: not ours to end
+  }
 }
 
 function sameGroup(pgid, start, pids) {
@@ -109,6 +138,7 @@ function sameGroup(pgid, start, pids) {
   return leader ? leader.start === start : pids.every((p) => p.start >= start);
 }
 
+/** @returns {Promise<Map<number, {start: number, grace: number}>>} */
 async function readRecord(at) {
   const out = new Map();
   let text;
@@ -119,8 +149,8 @@ async function readRecord(at) {
     return out; // none (the first daemon of this home), or unreadable: nothing to end
   }
   for (const line of text.split('\n')) {
-    const m = /^(\d+) (\d+)$/.exec(line);
-    if (m && Number(m[1]) > 1) out.set(Number(m[1]), Number(m[2]));
+    const m = /^(\d+) (\d+)(?: (\d+))?$/.exec(line); // no grace: written by a daemon before it was recorded
+    if (m && Number(m[1]) > 1) out.set(Number(m[1]), { start: Number(m[2]), grace: Math.min(Number(m[3] ?? 0), MAX_GRACE) });
   }
   return out;
 }

@@ -1,20 +1,26 @@
 // Forks one cluster worker for an app slot. The user's script is the worker's real entry
 // (process.argv[1]); superd's agent is preloaded with --require, never wrapped around it.
 import { execPrefix } from './exec-prefix.js';
+import { orphanReaperRunning } from './orphan-reaper.js';
 import { forkWorker } from './cluster-internals/index.js';
 import { listenGuard } from './listen-guard.js';
 import { portOwnerWatch } from './port-owners.js';
 
 /**
- * The worker is exec'd through setsid and setpriv --pdeathsig (and taskset -c when pinned),
- * or another Node (app.node_path): the seam (cluster-internals/) swaps process.execPath
- * around the fork, as setupPrimary ignores `execPath` (docs/measurements.md, CPU pinning).
+ * The worker is exec'd through perl's setpgrp (setsid without perl: exec-prefix.js), and
+ * taskset -c when pinned, or another Node (app.node_path): the seam (cluster-internals/)
+ * swaps process.execPath around the fork, as setupPrimary ignores `execPath`
+ * (docs/measurements.md, CPU pinning). No parent-death signal, unlike a fork-mode child,
+ * while the orphan reaper runs: a cluster worker outlives a daemon that dies until it has
+ * served what it holds (lib/worker/drain.cjs outliveDaemon), and the reaper ends one stuck
+ * in a loop (orphan-reaper.js).
  * @param {{app: import('../../config/index.js').AppConfig, env: object, stdio: object, agentPath: string, cpus?: string|null}} o
  * @returns {import('node:cluster').Worker}
  */
-export function forkClusterWorker({ app, env, stdio, agentPath, cpus = null }) {
+export function forkClusterWorker({ app, env: appEnv, stdio, agentPath, cpus = null }) {
   const node = app.node_path ?? process.execPath; // `interpreter: /path/to/node`: another Node
-  const prefix = execPrefix({ session: true, pdeathsig: true, cpus });
+  // cluster.fork(env) starts the worker with the daemon's environment under `env`
+  const { prefix, env } = execPrefix({ group: true, pdeathsig: !orphanReaperRunning(), cpus, env: { ...process.env, ...appEnv } });
   const execArgv = ['--require', agentPath, ...app.node_args];
   /** @type {import('node:cluster').ClusterSettings} */
   const settings = {

@@ -14,13 +14,16 @@ export function spawnForkWorker({ app, env, stdio, agentPath, cpus = null }) {
   const argv = node ? [app.node_path ?? process.execPath, '--require', agentPath, ...app.node_args, app.script, ...app.args]
     : app.interpreter === 'none' ? [app.script, ...app.args]
       : [app.interpreter, ...app.node_args, app.script, ...app.args];
-  const [file, ...args] = [...execPrefix({ pdeathsig: true, cpus }), ...argv];
+  // its TCP ports are sockets the daemon holds (shared-listen.js): a reload refuses no connection
+  const ownEnv = sharesListen(app) ? { ...env, SUPER_SHARED_LISTEN: '1' } : env;
+  // the child leads a process group of its own, like cluster workers (exec-prefix.js); with
+  // neither perl nor setsid found, detached: a session of its own
+  const { prefix, env: spawnEnv, grouped } = execPrefix({ group: true, pdeathsig: true, cpus, env: ownEnv });
+  const [file, ...args] = [...prefix, ...argv];
   return spawn(file, args, {
     cwd: app.cwd,
-    // its TCP ports are sockets the daemon holds (shared-listen.js): a reload refuses no connection
-    env: sharesListen(app) ? { ...env, SUPER_SHARED_LISTEN: '1' } : env,
-    // detached: the child leads a new session and process group, like cluster workers
-    detached: true,
+    env: spawnEnv,
+    detached: !grouped,
     stdio: ['ignore', stdio.out, stdio.err, ...(node ? ['ipc'] : [])],
     serialization: 'json',
     // uid/gid: only set when the config says (the daemon then runs as root: lib/config/run-as.js)

@@ -11,7 +11,7 @@ export function signalGroup(pgid, signal) {
     return true;
   } catch (err) {
     if (err.code === 'ESRCH') return false;
-    // EPERM: not our group (setsid missing, or a pid reused): fall back to the one process
+    // EPERM: not our group (neither perl nor setsid made one, or a pid reused): fall back to the one process
     try {
       process.kill(pgid, signal);
       return true;

@@ -59,7 +59,7 @@ export class WorkerProcess extends EventEmitter {
     this.pid = this.child.pid ?? null;
     this.strays = []; // processes it started outside its group, read when it is asked to stop
     if (this.pid) {
-      trackGroup(this.pid); // it leads its process group (exec-prefix.js)
+      trackGroup(this.pid, this.kind === 'cluster' ? this.drainTimeout : 0); // it leads its process group (exec-prefix.js); a cluster worker outlives a dead daemon for drain_timeout
       unprotectWorker(this.pid); // the OOM killer takes it before the daemon (oom-score.js)
     }
     this.createdAt = Date.now();
@@ -240,8 +240,11 @@ export class WorkerProcess extends EventEmitter {
     if (this.pid && this.strays.length === 0) this.strays = strayDescendants(this.pid, this.pid);
   }
 
-  /** Sends a signal to the worker's whole process group. */
+  /**
+   * Sends a signal to the worker's whole process group; to the worker alone while it has no
+   * group yet (a stop in the first milliseconds, before its exec prefix made one).
+   */
   signal(sig) {
-    if (this.pid && !this.exited) signalGroup(this.pid, sig);
+    if (this.pid && !this.exited && !signalGroup(this.pid, sig)) this.child.kill(sig);
   }
 }

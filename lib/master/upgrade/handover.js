@@ -44,10 +44,10 @@ export class Handover {
   /**
    * Runs the handover. Resolves once this daemon is the one of SUPER_HOME; throws when its
    * apps could not take over (the caller stops them and exits 1).
-   * @param {{registry: import('../apps/registry.js').AppRegistry, log: import('../../logs/json-logger.js').JsonLogger,
-   *   socketPath: string, pidPath: string}} o
+   * @param {{registry: import('../apps/registry.js').AppRegistry, settings: import('../settings/daemon-settings.js').DaemonSettings,
+   *   log: import('../../logs/json-logger.js').JsonLogger, socketPath: string, pidPath: string}} o
    */
-  async run({ registry, log, socketPath, pidPath }) {
+  async run({ registry, settings, log, socketPath, pidPath }) {
     // Each new worker's state changes, as a reload shows them.
     const onWorker = (e) => this.say(`${e.app}#${e.slot} ${e.state}${e.pid ? ` (pid ${e.pid})` : ''}`);
     registry.on('worker', onWorker);
@@ -56,7 +56,7 @@ export class Handover {
       // /readyz and HAProxy's agent answer for the host: until the commit the old daemon's
       // workers serve, and this daemon's, still starting, would say it is not ready.
       const { listen = null, agent_check: agentCheck = null, ...metrics } = state.daemon.metrics ?? {};
-      await startState(registry, { ...state, daemon: { ...state.daemon, metrics: state.daemon.metrics && metrics } }, this);
+      await startState(registry, settings.loadOptions(), { ...state, daemon: { ...state.daemon, metrics: state.daemon.metrics && metrics } }, this);
       registry.off('worker', onWorker);
       if (process.connected) process.send?.(message('ready'));
       await Promise.race([this.#nextStep('commit'), this.parentGone]);
@@ -64,7 +64,7 @@ export class Handover {
       fs.renameSync(this.controlPath(socketPath), socketPath);
       replacePidFile(pidPath);
       if (listen || agentCheck) {
-        for (const w of await registry.metrics.configure({ ...registry.metrics.settings, listen, agent_check: agentCheck })) log.warn(w);
+        for (const w of await settings.metrics.configure({ ...settings.metrics.settings, listen, agent_check: agentCheck })) log.warn(w);
       }
       if (process.connected) {
         process.send?.(message('committed'));
@@ -108,9 +108,8 @@ export class Handover {
  * readiness as a start, then holds them for the longest `probation`: a worker that exits
  * meanwhile fails the upgrade, as it fails a reload.
  */
-async function startState(registry, state, handover) {
+async function startState(registry, options, state, handover) {
   const { loadSavedAppOffThread } = await import('../../config/index.js');
-  const options = { allowedCpus: registry.daemonPolicy.allowed, home: registry.home, ...registry.loadDefaults };
   const entries = [];
   for (const a of state.apps) {
     entries.push({

@@ -15,14 +15,16 @@ export class Upgrade {
   /**
    * @param {object} o
    * @param {import('../apps/registry.js').AppRegistry} o.registry
+   * @param {import('../settings/daemon-settings.js').DaemonSettings} o.settings
    * @param {import('../../logs/json-logger.js').JsonLogger} o.log
    * @param {(successorPid: number) => void} o.retire  retires this daemon once the successor owns
    *   SUPER_HOME: its workers are stopped gracefully and it exits, leaving the socket and pid file
    * @param {string|null} [o.refuse]  why this daemon cannot be replaced (`super run`: its process is
    *   the container's, its apps' output goes to its stdout)
    */
-  constructor({ registry, log, retire, refuse = null }) {
+  constructor({ registry, settings, log, retire, refuse = null }) {
     this.registry = registry;
+    this.settings = settings;
     this.log = log;
     this.retire = retire;
     this.refuse = refuse;
@@ -56,7 +58,7 @@ export class Upgrade {
       const deadline = BOOT_MARGIN + Math.max(0, ...started.map((c) => c.listen_timeout + c.probation));
       this.log.info({ entry: pkg.entry, version: pkg.version, apps: apps.length, config }, 'upgrade: starting a successor daemon');
       const say = (text) => progress({ text });
-      const { pid } = await startSuccessor({ home: this.registry.home, pkg, state: { apps, daemon }, deadline, progress: say, log: this.log });
+      const { pid } = await startSuccessor({ home: this.settings.home, pkg, state: { apps, daemon }, deadline, progress: say, log: this.log });
       // The successor accepts on the same sockets: new connections go to it alone from now.
       const closed = await stopAccepting();
       this.log.info({ successor: pid, listeners_closed: closed }, 'upgrade: the successor owns the control socket; retiring this daemon');
@@ -73,7 +75,7 @@ export class Upgrade {
     const daemon = { scheduling: current.scheduling, scheduling_set: true, cpu_affinity: current.daemon_cpu_affinity, metrics: current.metrics ?? undefined, control: current.control };
     if (!file) return daemon;
     const { loadEcosystem } = await import('../../config/index.js');
-    const eco = (await loadEcosystem(file, { allowedCpus: this.registry.daemonPolicy.allowed, home: this.registry.home, ...this.registry.loadDefaults })).daemon;
+    const eco = (await loadEcosystem(file, this.settings.loadOptions())).daemon;
     return {
       ...daemon,
       ...(eco.scheduling_set ? { scheduling: eco.scheduling } : {}),

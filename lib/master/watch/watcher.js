@@ -26,6 +26,7 @@ function watchMaxPaths(env = process.env) {
 export class WatchManager {
   /**
    * @param {object} o
+   * @param {string} o.home  SUPER_HOME: never watched (its logs and dump change on their own)
    * @param {import('../apps/registry-reader.js').RegistryReader} o.reader
    * @param {(app: string) => Promise<{apps: object[]}>} o.reload  the rolling, zero-downtime
    *   reload of `super reload` with the running config (a code change is not a config
@@ -34,7 +35,8 @@ export class WatchManager {
    * @param {(data: object) => void} o.emit  'watch' events for subscribers: {app, state: 'ready'|'reload'|'reloaded'|'error', ...};
    *   'ready' names the thread that scanned (its threadId; the daemon's loop is 0)
    */
-  constructor({ reader, reload, log, emit }) {
+  constructor({ home, reader, reload, log, emit }) {
+    this.home = home;
     this.reader = reader;
     this.reloadApp = reload;
     this.log = log;
@@ -87,7 +89,7 @@ export class WatchManager {
       return;
     }
     const c = app.config;
-    const spec = { paths: c.watch, ignore: c.ignore_watch, files: [app.logs.out, app.logs.err, this.reader.home], delay: c.watch_delay };
+    const spec = { paths: c.watch, ignore: c.ignore_watch, files: [app.logs.out, app.logs.err, this.home], delay: c.watch_delay };
     const key = JSON.stringify(spec);
     if (current === key) return;
     this.watching.set(name, key);

@@ -20,6 +20,12 @@
 //       map for every worker), so sticky-router.js may send Node's message to another worker
 //       of the app that serves the same key: that worker's answer completes Node's handoff,
 //       and a refusal ("not accepted") makes Node hand the connection out again.
+//       RoundRobinHandle's callback for that answer closes the primary's copy of the handle
+//       (handle.close(), synchronously) when accepted, then hands the worker its next
+//       connection: sticky-router.js ends a worker's turn at once by emitting an "accepted"
+//       answer with that handle's close held for the call, and gives the connection back
+//       later through the listener's onconnection (distribute: it queues the handle and
+//       hands it to the next free worker).
 //   The connection's handle (libuv's TCPWrap, RoundRobinHandle's accept): getpeername(out)
 //     (sticky: ip); readStart/readStop through a net.Socket made on it (options.handle
 //     [boot]), whose bytes are consumed before Node sends the handle (sticky: sid / cookie:

@@ -12,13 +12,17 @@
 // nothing is recorded and retirement falls back to the workers' drain alone (the retiring
 // daemon logs how many listeners it closed). Cluster's 'listening' listener then sets the
 // raw handle's `onconnection` (to its distribute()); a tick later it is wrapped to stamp
-// each accepted handle (one clock read and one property per connection). Without it, no
-// stamp: a worker measures the wait from when it got the connection.
+// each accepted handle (one clock read and two properties per connection: the time, and the
+// listener, so that a connection taken out of Node's round-robin can be handed back to it:
+// handBack). Without it, no stamp: a worker measures the wait from when it got the connection.
 import net from 'node:net';
 
 /** Raw listening handles of the round-robin servers of this primary. */
 const handles = new Set();
 const ACCEPTED_AT = Symbol('superd.acceptedAt'); // on an accepted connection's handle: Date.now() at accept
+const ACCEPTED_BY = Symbol('superd.acceptedBy'); // ... and the raw listener that accepted it
+/** raw listener -> cluster's own onconnection (RoundRobinHandle's distribute) */
+const distributors = new WeakMap();
 let installed = false;
 let lastHandoff = 0; // when a worker last answered a handed connection
 
@@ -50,10 +54,34 @@ export function trackRoundRobinListeners() {
 function stampAccepts(raw) {
   const distribute = raw.onconnection;
   if (typeof distribute !== 'function') return;
+  distributors.set(raw, distribute);
   raw.onconnection = function onconnectionStamped(err, handle) {
-    if (handle && typeof handle === 'object') handle[ACCEPTED_AT] = Date.now();
+    if (handle && typeof handle === 'object') {
+      handle[ACCEPTED_AT] = Date.now();
+      handle[ACCEPTED_BY] = raw;
+    }
     return distribute.call(this, err, handle);
   };
+}
+
+/** True when handBack(handle) can work: the connection was accepted on a stamped round-robin listener. */
+export function canHandBack(handle) {
+  return distributors.has(handle?.[ACCEPTED_BY]);
+}
+
+/**
+ * Gives a connection taken out of Node's round-robin (sticky-router.js reads its head off
+ * the workers' turns) back to the listener that accepted it, as if just accepted: Node
+ * queues it and hands it to the next free worker. False when that listener is closed (its
+ * queue is no one's now: the caller closes the connection, as Node closes that queue).
+ */
+export function handBack(handle) {
+  const raw = handle?.[ACCEPTED_BY];
+  const distribute = distributors.get(raw);
+  if (!distribute || !handles.has(raw)) return false;
+  handle[ACCEPTED_AT] = Date.now(); // its wait for a worker starts now: the time before was the client's
+  distribute.call(raw, 0, handle);
+  return true;
 }
 
 /** When the connection of `handle` was accepted (ms since the epoch), or null (not stamped). */

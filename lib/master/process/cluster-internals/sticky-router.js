@@ -16,19 +16,28 @@
 //   handshake's answer names its sid: lib/worker/sticky.cjs). A request without one (a
 //   handshake) goes where Node's round-robin sends it. The bytes read go to the worker
 //   first (TO_AGENT.STICKY_PREFIX), whose agent puts them back in front of the socket.
-// While a head is read, Node's turn for the worker it chose waits (one connection in
-// flight per worker): bounded by HEAD_DEADLINE_MS.
+// A head is read off the workers' turns: Node's handoff of the connection is ended at once
+// (release(): the worker is free for the next connection) and the connection, once its head
+// is read (or HEAD_DEADLINE_MS has passed: a client that sends nothing goes by its address,
+// and the app's server times it out as it would without sticky), is handed back to its
+// listener (round-robin-listeners.js handBack), where Node hands it out as a new one and
+// route() sends it on. So a silent client delays no other. Without the listener's stamp, or
+// past MAX_OFF_TURN heads read at once (a flood of silent connections: the daemon's memory),
+// Node's turn waits for the read, as before: a bound of one more read per worker.
 import net from 'node:net';
 import cluster from 'node:cluster';
 import { TO_AGENT } from '../../../ipc/agent-protocol.js';
 import { tellAgent } from '../agent-channel.js';
 import { servingWorkers } from './handoff-guard.js';
+import { canHandBack, handBack } from './round-robin-listeners.js';
 
 const HEAD_MAX = 8192;
 const HEAD_DEADLINE_MS = 1000;
 const SID_WAIT_MS = 500; // an engine.io sid seen before its worker's announcement arrived (a busy host)
 const MAX_SESSIONS = 100_000; // per app; the oldest go first
 const SID = /^[\w-]{1,64}$/;
+const MAX_OFF_TURN = 1024; // heads read at once off the workers' turns; past it a read holds its worker's turn (so at most one per worker more)
+let offTurn = 0;
 
 /** worker id -> {app, slot} for the workers of sticky apps */
 const members = new Map();
@@ -37,7 +46,7 @@ const apps = new Map();
 
 const appState = (name) => {
   let s = apps.get(name);
-  if (!s) apps.set(name, (s = { sessions: new Map(), waiting: new Map() }));
+  if (!s) apps.set(name, (s = { sessions: new Map(), waiting: new Map(), turn: 0 }));
   return s;
 };
 
@@ -119,12 +128,22 @@ function pickFor(app, key, token, excluded, fallback) {
 }
 
 /**
+ * The next of the app's live workers in turn, for a connection with no session handed back
+ * after its head was read: Node's own choice then follows the turn it gave up for the read
+ * (release()), so it would skip every other worker.
+ */
+function inTurn(app, key, excluded, fallback) {
+  const live = candidates(app, key).filter((c) => !excluded.has(c.id));
+  return live.length ? live[appState(app).turn++ % live.length].w : fallback;
+}
+
+/**
  * handle -> what the router knows of a connection: its token (the client's address, its
  * session, or null: Node's choice), the bytes read, the worker it went to last, and the
  * workers that did not take it. Node hands a connection out again when its worker refuses
  * it (a replacement not ready yet refuses all: drain.cjs) or goes: that worker is then
  * left out for this connection, so a refusing worker cannot bounce it back and forth.
- * @type {WeakMap<object, {token: string|null, prefix: null|{peer: string, data: Buffer}, to: number|null, excluded: Set<number>}>}
+ * @type {WeakMap<object, {token: string|null, prefix: null|{peer: string, data: Buffer}, to: number|null, excluded: Set<number>, handedBack?: boolean}>}
  */
 const routed = new WeakMap();
 
@@ -134,10 +153,11 @@ function peerOf(handle) {
 }
 
 /**
- * The router of one worker of a sticky app: route(key, handle, deliver) is called for each
- * connection Node sends that worker. Returns false to let it go as Node chose; true when
- * it took the connection and sends it with deliver(target, prefix) (now or once the head
- * is read): target is the worker itself when it is the one.
+ * The router of one worker of a sticky app: route(key, handle, deliver, release) is called
+ * for each connection Node sends that worker. Returns false to let it go as Node chose; true
+ * when it took the connection: it sends it with deliver(target, prefix) (target is the
+ * worker itself when it is the one), or, to read its head first, ends the worker's turn with
+ * release() and hands the connection back to its listener once the head is read.
  * @param {import('node:cluster').Worker} worker
  * @param {{by: string, cookie: string|null}} sticky
  * @param {string} app
@@ -148,15 +168,19 @@ export function stickyRouter(worker, sticky, app) {
      * @param {unknown} key  Node's server key
      * @param {any} handle  the connection's raw handle
      * @param {(target: import('node:cluster').Worker, prefix: null|{peer: string, data: Buffer}) => void} deliver
+     * @param {() => void} release  ends Node's handoff to this worker, the handle kept open
      */
-    route(key, handle, deliver) {
+    route(key, handle, deliver, release) {
       const send = (entry, target) => {
         entry.to = target.id;
         deliver(target, entry.prefix);
       };
-      const choose = (entry) => (entry.token === null ? worker : pickFor(app, key, entry.token, entry.excluded, worker));
+      const choose = (entry) => {
+        if (entry.token !== null) return pickFor(app, key, entry.token, entry.excluded, worker);
+        return entry.handedBack ? inTurn(app, key, entry.excluded, worker) : worker;
+      };
       const known = routed.get(handle);
-      if (known) { // handed out again: the worker it went to refused it or went
+      if (known) { // its head read and handed back (to: null), or handed out again: the worker it went to refused it or went
         if (known.to !== null) known.excluded.add(known.to);
         send(known, choose(known));
         return true;
@@ -170,27 +194,21 @@ export function stickyRouter(worker, sticky, app) {
         send(entry, target);
         return true;
       }
-      readHead(handle, (head, complete) => {
-        const prefix = head.length && peer ? { peer: `${peer.address}:${peer.port}`, data: head } : null;
-        // Not a whole head in time or in size: by address. No session id (a handshake): Node's choice.
-        const token = complete ? sessionToken(head, sticky) : peer?.address ?? null;
-        const entry = { token, prefix, to: null, excluded: new Set() };
-        routed.set(handle, entry);
-        const s = appState(app);
-        if (!complete || token === null || s.sessions.has(token) || !SID.test(token)) return send(entry, choose(entry));
-        // The worker that made this session may not have said so yet: wait a little.
-        const wake = () => {
-          clearTimeout(timer);
+      if (!canHandBack(handle) || offTurn >= MAX_OFF_TURN) { // no listener to hand it back to, or too many read: the read holds this worker's turn
+        readSession(handle, peer, sticky, app, (entry) => {
+          if (entry === null) return release(); // the client reset it: its handle is closed, Node's turn ends
+          routed.set(handle, entry);
           send(entry, choose(entry));
-        };
-        const timer = setTimeout(() => {
-          const list = s.waiting.get(token);
-          list?.delete(wake);
-          if (list?.size === 0) s.waiting.delete(token);
-          wake();
-        }, SID_WAIT_MS);
-        if (!s.waiting.has(token)) s.waiting.set(token, new Set());
-        s.waiting.get(token).add(wake);
+        });
+        return true;
+      }
+      release();
+      offTurn++;
+      readSession(handle, peer, sticky, app, (entry) => {
+        offTurn--;
+        if (entry === null) return; // the client reset it: its handle is closed, nothing to hand on
+        routed.set(handle, { ...entry, handedBack: true });
+        if (!handBack(handle)) handle.close(); // its listener closed meanwhile: no worker serves it now
       });
       return true;
     },
@@ -198,9 +216,41 @@ export function stickyRouter(worker, sticky, app) {
 }
 
 /**
+ * Reads the head of a connection of a sid / cookie app and gives done() its entry: the
+ * session token (null: Node's choice) and the bytes read; null when the connection failed
+ * (its handle is closed). A session id not announced yet waits up to SID_WAIT_MS for its
+ * worker's word.
+ */
+function readSession(handle, peer, sticky, app, done) {
+  readHead(handle, (head, complete, failed) => {
+    if (failed) return done(null);
+    const prefix = head.length && peer ? { peer: `${peer.address}:${peer.port}`, data: head } : null;
+    // Not a whole head in time or in size: by address. No session id (a handshake): Node's choice.
+    const token = complete ? sessionToken(head, sticky) : peer?.address ?? null;
+    const entry = { token, prefix, to: null, excluded: new Set() };
+    const s = appState(app);
+    if (!complete || token === null || s.sessions.has(token) || !SID.test(token)) return done(entry);
+    // The worker that made this session may not have said so yet: wait a little.
+    const wake = () => {
+      clearTimeout(timer);
+      done(entry);
+    };
+    const timer = setTimeout(() => {
+      const list = s.waiting.get(token);
+      list?.delete(wake);
+      if (list?.size === 0) s.waiting.delete(token);
+      wake();
+    }, SID_WAIT_MS);
+    if (!s.waiting.has(token)) s.waiting.set(token, new Set());
+    s.waiting.get(token).add(wake);
+  });
+}
+
+/**
  * Reads the first bytes of a connection off its handle, until the end of a request head,
  * HEAD_MAX bytes, the deadline, the client's end or an error; then stops reading and
- * leaves the handle to Node as it was. done(bytes, complete) is called once.
+ * leaves the handle to Node as it was. done(bytes, complete, failed) is called once; failed:
+ * a read error (a reset), after which net has closed the handle.
  */
 function readHead(handle, done) {
   const chunks = [];
@@ -208,7 +258,7 @@ function readHead(handle, done) {
   let finished = false;
   // `handle`: a raw libuv handle (net's own way to wrap an accepted connection; not in Node's typings)
   const socket = new net.Socket(/** @type {any} */ ({ handle, readable: true, writable: false, allowHalfOpen: true }));
-  const finish = (complete) => {
+  const finish = (complete, failed = false) => {
     if (finished) return;
     finished = true;
     clearTimeout(timer);
@@ -217,10 +267,10 @@ function readHead(handle, done) {
     handle.readStop?.();
     handle.onread = () => {}; // the worker reads from its own copy of the descriptor
     /** @type {any} */ (socket)._handle = null; // the socket object is dropped; Node closes the handle once handed
-    done(Buffer.concat(chunks, size), complete);
+    done(Buffer.concat(chunks, size), complete, failed);
   };
   const timer = setTimeout(() => finish(false), HEAD_DEADLINE_MS);
-  socket.on('error', () => finish(false));
+  socket.on('error', () => finish(false, true));
   socket.on('end', () => finish(false));
   socket.on('data', (chunk) => {
     chunks.push(chunk);

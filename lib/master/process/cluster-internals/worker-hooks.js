@@ -14,11 +14,13 @@
 //       guard and the "last handoff" clock.
 //   primary -> worker (proc.send, wrapped once): a query's answer {ack, errno, key} to the
 //     handoff guard and the watches; 'newconn' first to the sticky router of a sticky app
-//     (which may send it to another worker of the app, through that worker's own send),
-//     then to the handoff guard; 'disconnect' to the handoff guard. A 'newconn' gets one
-//     field, superdAcceptedAt (ms since the epoch, when the daemon accepted the connection:
-//     round-robin-listeners.js), read by the worker's overload shedding
-//     (lib/worker/overload.cjs) before cluster's listener; Node's child ignores it.
+//     (which may send it to another worker of the app, through that worker's own send, or
+//     end this worker's turn with a synthetic "accepted" and hold the connection while it
+//     reads its head, then hand it back to the listener), then to the handoff guard;
+//     'disconnect' to the handoff guard. A 'newconn' gets one field, superdAcceptedAt (ms
+//     since the epoch, when the daemon accepted the connection: round-robin-listeners.js),
+//     read by the worker's overload shedding (lib/worker/overload.cjs) before cluster's
+//     listener; Node's child ignores it.
 //   worker.disconnect (wrapped once): the handoff guard holds it while a query is unanswered.
 //   'disconnect' (after cluster's own listener): the handoff guard, then the watches.
 //   'close': the 'disconnect' Node missed (handoff guard, hole 3).
@@ -64,6 +66,19 @@ const queryOf = (m) => ({ seq: m.seq, address: m.address, port: m.port, addressT
 export function hookWorker(worker, watches, { refuse, inheritedFd, handedOff, sticky = null }) {
   const proc = worker.process;
   const refused = (seq) => proc.emit('internalMessage', { cmd: CLUSTER, ack: seq, accepted: false, [SYNTHETIC]: true });
+  // Ends Node's handoff of connection `seq` to this worker as if the worker took it, but
+  // keeps the handle open (Node closes its copy of an accepted connection, synchronously in
+  // that answer's callback): the sticky router holds it off the worker's turn meanwhile.
+  const released = (seq, handle) => {
+    const own = Object.getOwnPropertyDescriptor(handle, 'close');
+    handle.close = () => {};
+    try {
+      proc.emit('internalMessage', { cmd: CLUSTER, ack: seq, accepted: true, [SYNTHETIC]: true });
+    } finally {
+      if (own) Object.defineProperty(handle, 'close', own);
+      else delete handle.close;
+    }
+  };
   const guard = handoffGuard(worker, refused);
   let router = null;
   if (sticky) {
@@ -107,7 +122,7 @@ export function hookWorker(worker, watches, { refuse, inheritedFd, handedOff, st
     } else if (ours && message.act === 'newconn') {
       if (router && handle && !message[ROUTED]) {
         message[ROUTED] = true;
-        if (router.route(message.key, handle, deliverer(message, handle))) return true;
+        if (router.route(message.key, handle, deliverer(message, handle), () => released(message.seq, handle))) return true;
       }
       guard.connectionSent(message.seq, message.key, handle);
       message.superdAcceptedAt = acceptedAt(handle) ?? Date.now();

@@ -6,11 +6,15 @@
 // request per connection, wrk opening a new one for each, as nginx's default upstream,
 // HTTP/1.0 clients and health checkers do.
 //
-// Targets (--targets; the first six by default, the last three are diagnostics):
+// Targets (--targets; the first eight by default, the last three are diagnostics):
 //   raw-rr      bench/raw-cluster.js: a bare node:cluster primary, round-robin (Node's default)
-//   superd      superd's default (round-robin through the daemon)
+//   superd      superd's default (`scheduling: auto`: reuseport where Node has it and
+//               net.ipv4.tcp_migrate_req = 1, else round-robin through the daemon)
+//   superd-rr   superd with `scheduling: round-robin`
 //   raw-none    the bare primary with NODE_CLUSTER_SCHED_POLICY=none (one shared socket)
 //   superd-os   superd with `scheduling: os`
+//   superd-reuseport  superd with `scheduling: reuseport` (a SO_REUSEPORT socket per worker,
+//               bound by the daemon; Node 22.12+/23.1+ like reuseport)
 //   reuseport   bench/reuse-port-primary.js: N plain processes each listening with
 //               reusePort (the kernel balances); only on a Node that has it (22.12+, 23.1+):
 //               run the bench itself with that Node (every target then uses it)
@@ -41,12 +45,16 @@
 // profiles kept in DIR/<target>-<round>/,
 // and the top self-time functions of the primary/daemon and of one worker are printed.
 //
+// --keepalive yes: wrk keeps its connections (no `Connection: close`): the balance and the
+// throughput of the same targets under keep-alive load (each worker then serves the
+// connections it accepted during the warm-up).
+//
 // --handoff yes: the primary/daemon of each round-robin target times every handoff, from its
 // send of a connection to a worker to the worker's receipt (bench/lib/handoff-timer.cjs, over
 // the target's whole life: warm-up included); the table gets its p50/p99.
 //
 //   node bench/connections.js [--duration 5] [--rounds 3] [--workers 2] [--connections 50]
-//                             [--targets raw-rr,superd,...] [--profile DIR] [--handoff yes] [--out bench/results/connections.json]
+//                             [--targets raw-rr,superd,...] [--profile DIR] [--handoff yes] [--keepalive yes] [--out bench/results/connections.json]
 // Markdown to stdout, progress to stderr, every window's figures to --out.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -58,18 +66,22 @@ import { benchArgs } from './lib/args.js';
 import { which } from '../lib/which.js';
 import { topSelfTime } from '../lib/profiles/profile-summary.js';
 
-const TARGETS = ['raw-rr', 'superd', 'raw-none', 'superd-os', 'reuseport', 'pm2'];
+const TARGETS = ['raw-rr', 'superd', 'superd-rr', 'raw-none', 'superd-os', 'reuseport', 'superd-reuseport', 'pm2'];
+const NEEDS_REUSEPORT = new Set(['reuseport', 'superd-reuseport']);
 // Diagnostics, only when named in --targets: what part of superd's layout costs what.
 const DIAGNOSTICS = ['raw-rr-setsid', 'superd-nosetsid', 'superd-setsid', 'raw-rr-agent'];
-const USAGE = 'node bench/connections.js [--duration 5] [--rounds 3] [--workers 2] [--connections 50] [--targets raw-rr,superd,raw-none,superd-os,reuseport,pm2,raw-rr-setsid,superd-nosetsid,superd-setsid,raw-rr-agent] [--profile DIR] [--handoff yes] [--out bench/results/connections.json]';
+const USAGE = 'node bench/connections.js [--duration 5] [--rounds 3] [--workers 2] [--connections 50] [--targets raw-rr,superd,superd-rr,raw-none,superd-os,reuseport,superd-reuseport,pm2,raw-rr-setsid,superd-nosetsid,superd-setsid,raw-rr-agent] [--profile DIR] [--handoff yes] [--keepalive yes] [--out bench/results/connections.json]';
 const opts = benchArgs(process.argv.slice(2), {
-  defaults: { duration: 5, rounds: 3, workers: 2, connections: 50, targets: TARGETS, profile: '', handoff: 'no', out: 'bench/results/connections.json' },
+  defaults: { duration: 5, rounds: 3, workers: 2, connections: 50, targets: TARGETS, profile: '', handoff: 'no', keepalive: 'no', out: 'bench/results/connections.json' },
   fractional: ['duration'],
   lists: ['targets'],
-  choices: { targets: [...TARGETS, ...DIAGNOSTICS], handoff: ['yes', 'no'] },
+  choices: { targets: [...TARGETS, ...DIAGNOSTICS], handoff: ['yes', 'no'], keepalive: ['yes', 'no'] },
   usage: USAGE,
 });
 opts.handoff = opts.handoff === 'yes';
+opts.keepalive = opts.keepalive === 'yes';
+const HEADER = opts.keepalive ? [] : ['-H', 'Connection: close'];
+const LOAD = opts.keepalive ? 'keep-alive' : "-H 'Connection: close'";
 const WARMUP_S = 1;
 const APP = path.join(ROOT, 'bench/hello-counted.js');
 const log = (s) => process.stderr.write(`${s}\n`);
@@ -79,7 +91,7 @@ process.on('exit', () => fs.rmSync(scratch, { recursive: true, force: true }));
 
 const [major, minor] = process.versions.node.split('.').map(Number);
 const hasReusePort = major > 23 || (major === 23 && minor >= 1) || (major === 22 && minor >= 12);
-const targets = opts.targets.filter((t) => t !== 'reuseport' || hasReusePort);
+const targets = opts.targets.filter((t) => !NEEDS_REUSEPORT.has(t) || hasReusePort);
 if (targets.length < opts.targets.length) log(`reuseport skipped: Node ${process.version} has no reusePort (run the bench with Node 22.12+/24)`);
 
 /** Starts one target; resolves {t, primaryPid, countDir}. */
@@ -124,12 +136,14 @@ async function start(name, round) {
       primaryPid = t.pid;
       break;
     case 'superd':
+    case 'superd-rr':
     case 'superd-os':
+    case 'superd-reuseport':
     case 'superd-nosetsid':
     case 'superd-setsid':
       t = await startSuperd({
         ...common,
-        top: name === 'superd-os' ? ['scheduling: os'] : [],
+        top: { 'superd-rr': ['scheduling: round-robin'], 'superd-os': ['scheduling: os'], 'superd-reuseport': ['scheduling: reuseport'] }[name] ?? [],
         // No perl, setsid nor setpriv on the daemon's PATH: its workers stay in its group.
         // Only setsid and setpriv: each worker in a session of its own.
         env: name === 'superd-nosetsid' ? { ...env, PATH: '/nonexistent' } : name === 'superd-setsid' ? { ...env, PATH: setsidOnly() } : env,
@@ -186,7 +200,7 @@ function childTicks() {
 
 /** Runs wrk; resolves {rps, requests, errors, non2xx, wrk_cores}. */
 function wrk(port, seconds) {
-  const args = ['-t1', `-c${opts.connections}`, `-d${seconds}s`, '-H', 'Connection: close', `http://127.0.0.1:${port}/`];
+  const args = ['-t1', `-c${opts.connections}`, `-d${seconds}s`, ...HEADER, `http://127.0.0.1:${port}/`];
   const ticks0 = childTicks();
   const t0 = performance.now();
   return new Promise((resolve, reject) => {
@@ -274,7 +288,16 @@ function summarizeProfiles(name, round, primaryPid, countDir) {
 }
 
 const results = Object.fromEntries(targets.map((n) => [n, []]));
-log(`${opts.rounds} rounds x ${targets.length} targets x (${WARMUP_S} s warm-up + ${opts.duration} s), wrk -c${opts.connections} Connection: close, ${opts.workers} workers, node ${process.version}`);
+const loadAvg = () => os.loadavg().map((l) => fmt(l, 2)).join(' ');
+const migrate = (() => {
+  try {
+    return fs.readFileSync('/proc/sys/net/ipv4/tcp_migrate_req', 'utf8').trim();
+  } catch {
+    return 'absent';
+  }
+})();
+const loadAtStart = loadAvg();
+log(`${opts.rounds} rounds x ${targets.length} targets x (${WARMUP_S} s warm-up + ${opts.duration} s), wrk -c${opts.connections} ${LOAD}, ${opts.workers} workers, node ${process.version}, tcp_migrate_req=${migrate}, load average ${loadAtStart}`);
 for (let round = 1; round <= opts.rounds; round++) {
   const order = targets.map((_, i) => targets[(i + round - 1) % targets.length]);
   const base = {};
@@ -318,13 +341,13 @@ try {
 }
 const command = ['node', 'bench/connections.js', ...process.argv.slice(2)].join(' ');
 process.stdout.write([
-  `## A new connection per request (${opts.workers} workers, wrk ${wrkVersion} -t1 -c${opts.connections} -H 'Connection: close', ${opts.duration} s x ${opts.rounds} rounds after ${WARMUP_S} s warm-up, medians)`,
+  `## ${opts.keepalive ? 'Keep-alive connections' : 'A new connection per request'} (${opts.workers} workers, wrk ${wrkVersion} -t1 -c${opts.connections} ${LOAD}, ${opts.duration} s x ${opts.rounds} rounds after ${WARMUP_S} s warm-up, medians)`,
   '',
-  `node ${process.version}, ${os.availableParallelism()} CPUs; command: \`${command}\``,
+  `node ${process.version}, ${os.availableParallelism()} CPUs, net.ipv4.tcp_migrate_req=${migrate}, load average ${loadAtStart} at the start and ${loadAvg()} at the end; command: \`${command}\``,
   '',
   md,
   '',
 ].join('\n'));
 fs.mkdirSync(path.dirname(path.resolve(ROOT, opts.out)), { recursive: true });
-fs.writeFileSync(path.resolve(ROOT, opts.out), `${JSON.stringify({ date: new Date().toISOString(), command, node: process.version, options: opts, results }, null, 2)}\n`);
+fs.writeFileSync(path.resolve(ROOT, opts.out), `${JSON.stringify({ date: new Date().toISOString(), command, node: process.version, tcp_migrate_req: migrate, loadavg: [loadAtStart, loadAvg()], options: opts, results }, null, 2)}\n`);
 log(`wrote ${opts.out}`);

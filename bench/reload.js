@@ -15,8 +15,9 @@
 //
 //   node bench/reload.js [--sizes 2,4,8,16,32] [--runs 1] [--reloads 3] [--connections 50]
 //                        [--only superd-rolling,superd-surge,pm2,raw,raw-floor,superd-fork,pm2-fork] [--modes keep-alive,close]
-//                        [--app 'max_surge: 25%;probation: 500ms']
-// --app adds keys (';'-separated YAML lines) to the superd targets' app, to compare settings.
+//                        [--app 'max_surge: 25%;probation: 500ms'] [--scheduling reuseport]
+// --app adds keys (';'-separated YAML lines) to the superd targets' app, to compare settings;
+// --scheduling sets the superd targets' daemon-wide `scheduling` (default: the file says none).
 // After each superd row, stderr shows where the last reload's time went (bench/lib/reload-timeline.js).
 import { startSuperd, startPm2, startRaw, leaks, run, targetRss, SUPER_BIN, PM2_BIN, sleep, stopAllOnExit } from './targets.js';
 import { startLoad } from '../test/helpers/strict-client.js';
@@ -25,15 +26,16 @@ import { benchArgs } from './lib/args.js';
 import { lastReloadTimeline, formatTimeline } from './lib/reload-timeline.js';
 
 const TARGET_NAMES = ['superd-rolling', 'superd-surge', 'pm2', 'raw', 'raw-floor', 'superd-fork', 'pm2-fork'];
-const USAGE = "node bench/reload.js [--sizes 2,4,8,16,32] [--runs 1] [--reloads 3] [--connections 50] [--only superd-rolling,superd-surge,pm2,raw,raw-floor,superd-fork,pm2-fork] [--modes keep-alive,close] [--app 'key: value;...']";
+const USAGE = "node bench/reload.js [--sizes 2,4,8,16,32] [--runs 1] [--reloads 3] [--connections 50] [--only superd-rolling,superd-surge,pm2,raw,raw-floor,superd-fork,pm2-fork] [--modes keep-alive,close] [--app 'key: value;...'] [--scheduling auto|round-robin|os|reuseport]";
 const opts = benchArgs(process.argv.slice(2), {
-  defaults: { sizes: ['2', '4', '8', '16', '32'], runs: 1, reloads: 3, connections: 50, only: ['superd-rolling', 'superd-surge', 'pm2', 'raw-floor'], modes: ['keep-alive', 'close'], app: '' },
-  choices: { only: TARGET_NAMES, modes: ['keep-alive', 'close'] },
+  defaults: { sizes: ['2', '4', '8', '16', '32'], runs: 1, reloads: 3, connections: 50, only: ['superd-rolling', 'superd-surge', 'pm2', 'raw-floor'], modes: ['keep-alive', 'close'], app: '', scheduling: '' },
+  choices: { only: TARGET_NAMES, modes: ['keep-alive', 'close'], scheduling: ['', 'auto', 'round-robin', 'os', 'reuseport'] },
   lists: ['sizes', 'only', 'modes'],
   usage: USAGE,
 });
 const sizes = opts.sizes.map(Number);
 const appKeys = opts.app.split(';').map((l) => l.trim()).filter(Boolean);
+const top = opts.scheduling ? [`scheduling: ${opts.scheduling}`] : [];
 if (!sizes.every((n) => Number.isInteger(n) && n > 0 && n <= 128)) {
   process.stderr.write(`bench: --sizes takes worker counts from 1 to 128\nusage: ${USAGE}\n`);
   process.exit(2);
@@ -47,12 +49,12 @@ const superReload = (t) => cmd(process.execPath, [SUPER_BIN, 'reload', 'bench-he
 const TARGETS = {
   'superd-rolling': {
     label: 'superd rolling',
-    start: (instances) => startSuperd({ instances, app: ['reload_strategy: rolling', ...appKeys] }),
+    start: (instances) => startSuperd({ instances, top, app: ['reload_strategy: rolling', ...appKeys] }),
     reload: superReload,
   },
   'superd-surge': {
     label: 'superd surge',
-    start: (instances) => startSuperd({ instances, app: ['reload_strategy: surge', ...appKeys] }),
+    start: (instances) => startSuperd({ instances, top, app: ['reload_strategy: surge', ...appKeys] }),
     reload: superReload,
   },
   pm2: {

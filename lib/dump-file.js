@@ -88,7 +88,9 @@ export function parseDump(text, file = 'dump.json') {
   const metrics = m && typeof m === 'object' && Number.isFinite(m.interval) && m.interval >= 0
     && (m.listen === null || (typeof m.listen === 'string' && LISTEN_RE.test(m.listen)))
     ? { listen: m.listen, interval: m.interval } : null;
-  return { scheduling: data.scheduling === 'os' ? 'os' : 'round-robin', daemon_cpu_affinity: cpus, metrics, control: savedControl(data.control), apps: data.apps };
+  // A dump of a superd before `auto` says round-robin or os; anything unknown: round-robin, as then.
+  const scheduling = ['auto', 'round-robin', 'os', 'reuseport'].includes(data.scheduling) ? data.scheduling : 'round-robin';
+  return { scheduling, daemon_cpu_affinity: cpus, metrics, control: savedControl(data.control), apps: data.apps };
 }
 
 /** The control listener settings of a dump, as config/schema.json allows them; anything else: none. */

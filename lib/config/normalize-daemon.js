@@ -8,7 +8,7 @@ import { controlListenProblem } from './control-settings.js';
 
 /**
  * @typedef {object} DaemonSettings
- * @property {'round-robin'|'os'} scheduling
+ * @property {'auto'|'round-robin'|'os'|'reuseport'} scheduling
  * @property {boolean} scheduling_set  whether the file says it (a daemon that runs another
  *   policy refuses a file that does; a file that does not has no opinion)
  * @property {{ listen: string|null, tls: { cert: string, key: string }|null, origins: string[] }} control
@@ -50,7 +50,7 @@ export function normalizeDaemon(data, { problems, baseDir, allowedCpus, noPinnin
 
   const tls = get('control', 'tls');
   return {
-    scheduling: get('scheduling') ?? 'round-robin',
+    scheduling: get('scheduling') ?? 'auto',
     scheduling_set: get('scheduling') !== undefined,
     control: {
       listen: get('control', 'listen') ?? null,

@@ -52,8 +52,9 @@
 //   scale       {app, count}                         -> {app, from, to}      count = "N" | "+N" | "-N"
 //   ls          {history?}                           -> {apps: [AppStatus]}  each with its id; history: true adds each
 //                                                       worker's sparkline points (metrics.history)
-//   describe    {app}                                -> {app: AppStatus & {config, scheduling, daemon_cpus, source}}
-//               source: {file, env?} or, for a file-less app, {command: {script, args, name, instances, env, cwd}}
+//   describe    {app}                                -> {app: AppStatus & {config, scheduling, connections?, daemon_cpus, source}}
+//               source: {file, env?} or, for a file-less app, {command: {script, args, name, instances, env, cwd}};
+//               connections: {path: round-robin|os|reuseport, why} for a cluster app
 //   kill        {}                                   -> {stopping: true}    the daemon exits after replying
 //   subscribe   {topics: ["worker", "metrics", "log"], lines?} -> {topics, files?}  events of those topics follow;
 //               with "log" and lines: the last lines of each app's files first (files as `logs` answers)

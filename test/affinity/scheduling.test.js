@@ -5,6 +5,8 @@
 import test, { after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { sandbox, freePort, httpGet, lsJson, describeJson } from '../helpers/harness.js';
 import { waitForLog } from '../helpers/metrics.js';
 import { ALLOWED, ALL, masksOf } from '../helpers/cpus.js';
@@ -39,6 +41,13 @@ async function startWeb(t, scheduling) {
   return { box, port, pids };
 }
 
+// The daemons read net.ipv4.tcp_migrate_req from a file saying 0 (SUPER_TCP_MIGRATE_REQ):
+// `auto` then takes round-robin whatever the host's sysctl (reuseport: test/reload/reuseport.test.js).
+const migrateFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sd-migrate-')), 'tcp_migrate_req');
+fs.writeFileSync(migrateFile, '0\n');
+process.env.SUPER_TCP_MIGRATE_REQ = migrateFile;
+after(() => fs.rmSync(path.dirname(migrateFile), { recursive: true, force: true }));
+
 // One daemon per policy (`os`, and the default), its `web` shared by the tests that only
 // read it or add apps of their own (deleted after); none changes `web`, so each sees it as started.
 const webs = new Map();
@@ -59,9 +68,10 @@ test('scheduling: os is in force: describe says so and the workers accept from t
   assert.match((await httpGet(port)).body, /app=web/);
 });
 
-test('round-robin (the default) is in force: only the daemon holds the listening socket', async () => {
+test('auto (the default) takes round-robin where the kernel does not migrate: only the daemon holds the listening socket', async () => {
   const { box, port, pids } = await sharedWeb(null);
-  assert.equal((await describeJson(box, 'web')).scheduling, 'round-robin');
+  const d = await describeJson(box, 'web');
+  assert.deepEqual([d.scheduling, d.connections.path], ['auto', 'round-robin']);
   assert.deepEqual(listenHolders(port, [box.daemonPid(), ...pids]), [box.daemonPid()]);
   // and hands fresh connections to both workers in turn
   const seen = new Set();
@@ -97,12 +107,12 @@ test('a reload re-reads the file\'s scheduling too: another policy is refused be
   box.write('eco.yml', started.replace(/^/, 'scheduling: os\n').replace(`PORT: ${port}`, `PORT: ${port}, VERSION: v2`));
   const r = await box.cli(['reload', 'web']);
   assert.equal(r.code, 2, r.stdout + r.stderr);
-  assert.match(r.stderr, /^super: E_SCHEDULING_FIXED: .*eco\.yml asks for scheduling: os, but this daemon runs round-robin .*`super upgrade --config /m);
+  assert.match(r.stderr, /^super: E_SCHEDULING_FIXED: .*eco\.yml asks for scheduling: os, but this daemon runs auto .*`super upgrade --config /m);
   assert.doesNotMatch(r.stdout, /reloading/, 'no slot was touched');
   const ls = await lsJson(box);
   assert.deepEqual(ls.apps[0].workers.map((w) => [w.pid, w.restarts, w.status]), pids.map((pid) => [pid, 0, 'online']), 'same workers');
   assert.equal(ls.apps[0].last_reload ?? null, null, 'no reload was recorded');
-  assert.equal((await describeJson(box, 'web')).scheduling, 'round-robin');
+  assert.equal((await describeJson(box, 'web')).scheduling, 'auto');
 
   // SIGHUP (systemd's ExecReload) takes the same path: refused, logged with its code.
   process.kill(box.daemonPid(), 'SIGHUP');

@@ -12,7 +12,7 @@ const dir = fileURLToPath(new URL('../fixtures/good-config/', import.meta.url));
 const at = (...p) => path.join(dir, ...p);
 
 const DEFAULT_DAEMON = {
-  scheduling: 'round-robin',
+  scheduling: 'auto',
   scheduling_set: false,
   control: { listen: null, tls: null, origins: [] },
   logs: { dir: null, max_size: null, retain: null, compress: false },

@@ -142,7 +142,7 @@ test('an app whose cwd is wrong gets no second problem about its script', () => 
 test('the daemon section takes defaults and resolves paths', () => {
   const { daemon } = load('logs: { dir: /var/log/x, max_size: 1K }\nmetrics: { interval: 250 }\napps:\n  - { name: a, script: app.js }\n');
   assert.deepEqual(daemon, {
-    scheduling: 'round-robin',
+    scheduling: 'auto',
     scheduling_set: false,
     control: { listen: null, tls: null, origins: [] },
     logs: { dir: '/var/log/x', max_size: 1024, retain: null, compress: false },

@@ -2,8 +2,9 @@
 // so a worker run as another user (`uid:`) must get only what that user could bind by
 // itself: no socket in a directory it may not write (nothing created there), no port below
 // 1024 unless the app has allow_privileged_ports, no descriptor of the daemon; a socket in
-// its own directory works and is the user's. Both schedulings: round-robin (the daemon
-// listens) and `os` (the daemon creates the handle and shares it).
+// its own directory works and is the user's. Every scheduling: round-robin (the daemon
+// listens), `os` (the daemon creates the handle and shares it) and, on a Node that has it,
+// `reuseport` (the daemon binds a socket per worker).
 // Needs root (useradd, uid:); skipped with the reason otherwise.
 import test from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,6 +16,7 @@ import { sandbox } from '../helpers/harness.js';
 import { unprivilegedPortStart } from '../../lib/master/process/listen-permission.js';
 import { MAX_SERVERS_PER_WORKER } from '../../lib/master/process/listen-guard.js';
 import { eventually } from '../helpers/wait.js';
+import { reusePortSupport } from '../../lib/master/process/cluster-internals/index.js';
 
 const notRoot = process.getuid?.() !== 0 && 'needs root: creates a user and runs an app as it';
 
@@ -47,7 +49,7 @@ test('a uid app listens only where its user may', { skip: notRoot, timeout: 1200
   const uid = Number(execFileSync('id', ['-u', user], { encoding: 'utf8' }));
   const lowStart = unprivilegedPortStart();
 
-  for (const scheduling of ['round-robin', 'os']) {
+  for (const scheduling of ['round-robin', 'os', ...(reusePortSupport().ok ? ['reuseport'] : [])]) {
     await t.test(`scheduling: ${scheduling}`, async (t) => {
       const box = await sandbox(t);
       fs.chmodSync(box.dir, 0o755); // the user may enter (its script is here)

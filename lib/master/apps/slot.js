@@ -54,7 +54,8 @@ export class Slot extends EventEmitter {
 
   /** Whether a new worker can be kept out of the rotation until ready() (drain.cjs deferTraffic). */
   #canDefer(config) {
-    return config.exec_mode === 'cluster' && config.ready_on === 'ready' && this.ctx.policy() === 'round-robin';
+    // `auto` gives such an app round-robin (lib/master/process/connection-path.js).
+    return config.exec_mode === 'cluster' && config.ready_on === 'ready' && ['round-robin', 'auto'].includes(this.ctx.policy());
   }
 
   /** keepStderr: a crash restart (its predecessor's stderr is still this worker's story; describe shows it). */

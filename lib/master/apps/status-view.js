@@ -63,17 +63,19 @@ export function lsView(snapshot, metricsOf) {
  * read from outside the snapshot, and where the app came from (a file-less app's command
  * masked like its env). Null when the snapshot has no such app.
  * @param {object} snapshot  @param {string} name  @param {MetricsOf} metricsOf
- * @param {{lastStderr: string, watch: object|null, cron?: object|null}} extra  the tail of its
+ * @param {{lastStderr: string, watch: object|null, cron?: object|null, connections?: {path: string, why: string}|null}} extra  the tail of its
  *   stderr file, its watch status (lib/master/watch/watcher.js status()), its cron_restart
- *   schedule (cron-restart.js status())
+ *   schedule (cron-restart.js status()), the way its connections reach its workers
+ *   (lib/master/process/connection-path.js; null in fork mode)
  */
-export function describeView(snapshot, name, metricsOf, { lastStderr, watch, cron = null }) {
+export function describeView(snapshot, name, metricsOf, { lastStderr, watch, cron = null, connections = null }) {
   const app = snapshot.apps.find((a) => a.name === name);
   if (!app) return null;
   return {
     app: {
       ...appRow(app, metricsOf),
       scheduling: snapshot.scheduling,
+      connections: connections ?? undefined,
       daemon_cpus: snapshot.daemon_cpus,
       // How many CPUs `max` counts, when the cgroup's CPU limit sets it (lib/cgroup-cpu.js).
       cpus_note: countsCpus(app.config.instances_spec) && snapshot.cpu_note ? snapshot.cpu_note : undefined,

@@ -12,6 +12,7 @@ import { signalWorkers, workerEnvironment } from './worker-ops.js';
 import { captureTargets } from './capture-targets.js';
 import { startCapacityCopy } from './capacity-copy.js';
 import { saveApps, resurrectApps } from '../saved/index.js';
+import { describePath } from '../process/connection-path.js';
 
 /**
  * @param {object} o
@@ -81,7 +82,7 @@ export function makeHandlers({ registry, settings, monitor, watcher, cron, captu
       const app = registry.reader.app(name);
       // Only what its current workers wrote: a failed earlier start's lines are not this app's story.
       const lastStderr = app ? await tailFile(app.logs.err, 800, registry.reader.stderrSince(name)) : '';
-      const extra = { lastStderr, watch: watcher.status(name), cron: app ? cron.status(app) : null };
+      const extra = { lastStderr, watch: watcher.status(name), cron: app ? cron.status(app) : null, connections: app ? describePath(app.config) : null };
       // null: deleted while its stderr was read (registry.app says so)
       return describeView(registry.reader.snapshot(), name, metricsOf, extra) ?? registry.app(name, 'describe');
     },

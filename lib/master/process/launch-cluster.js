@@ -5,9 +5,11 @@ import { orphanReaperRunning } from './orphan-reaper.js';
 import { forkWorker } from './cluster-internals/index.js';
 import { listenGuard } from './listen-guard.js';
 import { portOwnerWatch } from './port-owners.js';
+import { takePath, releasePath, servedInherited } from './connection-path.js';
 
 /**
- * The worker is exec'd through perl's setpgrp (setsid without perl: exec-prefix.js), and
+ * The worker takes its app's connection path (connection-path.js: WorkerProcess releases it
+ * at its exit). The worker is exec'd through perl's setpgrp (setsid without perl: exec-prefix.js), and
  * taskset -c when pinned, or another Node (app.node_path): the seam (cluster-internals/)
  * swaps process.execPath around the fork, as setupPrimary ignores `execPath`
  * (docs/measurements.md, CPU pinning). No parent-death signal, unlike a fork-mode child,
@@ -40,5 +42,11 @@ export function forkClusterWorker({ app, env: appEnv, stdio, agentPath, cpus = n
     portOwnerWatch(app), // then: an address another app's workers hold is refused
   ].filter((w) => w !== null);
   const sticky = app.sticky ? { app: app.name, slot: Number(env.SUPER_SLOT), ...app.sticky } : null;
-  return forkWorker({ settings, execPath: prefix.length ? prefix[0] : node, env, watches, sticky });
+  const reusePort = takePath(app).path === 'reuseport';
+  try {
+    return forkWorker({ settings, execPath: prefix.length ? prefix[0] : node, env, watches, sticky, reusePort, servedInherited: () => servedInherited(app.name) });
+  } catch (err) {
+    releasePath(app.name);
+    throw err;
+  }
 }

@@ -17,6 +17,7 @@ import { trackGroup } from './group-record.js';
 import { unprotectWorker } from './oom-score.js';
 import { strayDescendants, reapStrays } from './stray-processes.js';
 import { listenToAgent, tellAgent } from './agent-channel.js';
+import { releasePath } from './connection-path.js';
 import { listenRefusal, stickySession, sharesListen, shareListen, sharedListenClosed } from './cluster-internals/index.js';
 
 /** Every WorkerProcess created, whoever creates it ('new', proc): the metrics monitor listens. */
@@ -110,6 +111,7 @@ export class WorkerProcess extends EventEmitter {
     // Why the daemon refused its last listen(), if it did: the failure report shows it.
     const refused = this.kind === 'cluster' ? listenRefusal(this.child) : null;
     if (refused) this.exited.listen_refused = refused;
+    if (this.kind === 'cluster') releasePath(this.appName);
     clearTimeout(this.killTimer);
     clearTimeout(this.drainTimer);
     // Whatever the worker started and left behind goes with it: its group, and what left

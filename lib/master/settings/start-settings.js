@@ -5,7 +5,6 @@
 // every check runs before any apply: a start refused for any reason (E_LOG_PATH, E_CONTROL_FIXED,
 // E_SCHEDULING_FIXED, ...) has created no log file, changed no rotation, opened no
 // listener and pinned nothing.
-import cluster from 'node:cluster';
 import { checkLogs, applyLogs } from '../../logs/prepare.js';
 import { SuperError } from '../../errors.js';
 
@@ -36,14 +35,15 @@ export async function checkSettings(daemon, configs, { policy, control }, { sour
 
 /**
  * sticky: needs the daemon to accept (round-robin): under `os` each worker accepts from
- * the shared socket and no one chooses a worker per client.
+ * the shared socket, under `reuseport` from its own, and no one chooses a worker per
+ * client (`auto` gives a sticky app round-robin).
  * @param {{name: string, sticky?: object|null}[]} configs
- * @param {number} policy  the cluster policy the daemon will run (cluster.SCHED_*)
+ * @param {string} mode  the scheduling the daemon will run
  */
-function assertStickyScheduling(configs, policy, source) {
+function assertStickyScheduling(configs, mode, source) {
   const sticky = configs.find((c) => c.sticky);
-  if (!sticky || policy !== cluster.SCHED_NONE) return;
-  throw new SuperError('E_STICKY_SCHEDULING', `${source}: ${sticky.name} asks for sticky: ${sticky.sticky.by}, but connections are handed out with scheduling: os (each worker accepts by itself, so no one can choose a worker per client); use scheduling: round-robin`);
+  if (!sticky || (mode !== 'os' && mode !== 'reuseport')) return;
+  throw new SuperError('E_STICKY_SCHEDULING', `${source}: ${sticky.name} asks for sticky: ${sticky.sticky.by}, but connections reach workers with scheduling: ${mode} (each worker accepts by itself, so no one can choose a worker per client); use scheduling: round-robin or auto`);
 }
 
 /**
@@ -57,6 +57,7 @@ function assertStickyScheduling(configs, policy, source) {
 export async function applySettings(plan, { policy, control, monitor, log }) {
   const warnings = plan.remote && control ? await control.apply(plan.remote) : []; // a remote plan comes from control.check
   await policy.apply(plan.pin);
+  if (plan.pin.warning) warnings.push(plan.pin.warning);
   await applyLogs(plan.logs);
   const rotation = plan.logs.rotation;
   // Said when the file has an opinion: which file last set it is not obvious otherwise.

@@ -26,15 +26,17 @@ const refusals = new WeakMap();
  * @param {object} o.env
  * @param {import('./worker-hooks.js').ListenWatch[]} o.watches  the worker's listen watches, in the order they judge a query
  * @param {{app: string, slot: number, by: string, cookie: string|null}|null} [o.sticky]  the app's sticky: (sticky-router.js)
+ * @param {boolean} [o.reusePort]  the worker's TCP ports are SO_REUSEPORT sockets of its own (reuse-port.js)
+ * @param {() => void} [o.servedInherited]  called when a listen of the worker is served from an inherited socket
  * @returns {import('node:cluster').Worker}
  */
-export function forkWorker({ settings, execPath, env, watches, sticky = null }) {
+export function forkWorker({ settings, execPath, env, watches, sticky = null, reusePort = false, servedInherited }) {
   const daemonNode = process.execPath;
   cluster.setupPrimary(settings);
   process.execPath = execPath;
   try {
     const worker = cluster.fork(env);
-    hookWorker(worker, watches, { refuse, inheritedFd: (q) => inheritedSocketOf(q.address, q.port), handedOff, sticky });
+    hookWorker(worker, watches, { refuse, inheritedFd: (q) => inheritedSocketOf(q.address, q.port), handedOff, sticky, reusePort, servedInherited });
     return worker;
   } finally {
     process.execPath = daemonNode;

@@ -50,17 +50,21 @@
 //       listening socket with it too [boot], and the agent in that worker routes its
 //       server's bind through net.Server.prototype._listen2 (lib/worker/shared-listen.cjs)
 //       [boot: the same Node runs both];
+//     - a queryServer answered with a handle is a shared handle to the worker's child.js
+//       (shared(): it listens on it, and sends {act: 'close', key} when its server closes);
+//       the primary's close() ignores a key it holds no handle for: reuse-port.js answers a
+//       query so, with a SO_REUSEPORT socket it bound with net._createServerHandle and
+//       libuv's UV_TCP_REUSEPORT flag (2; libuv 1.49+, Node 22.12+/23.1+);
 //     - cluster.schedulingPolicy is read at the first fork [boot];
 //     - cluster.setupPrimary ignores execPath; child_process.fork reads process.execPath at
 //       each call [boot], so it is swapped around the fork.
 //
 // Public ways Node now offers, and whether they replace a hook:
 //   - net.Server listen({reusePort}) (22.12+, 23.1+; not 20): each worker binds its own
-//     socket as an exclusive listen and the kernel balances (SO_REUSEPORT). It replaces no
-//     hook: the daemon's round-robin (and its handoff guard) is then bypassed, a uid app's
-//     bind is the worker's own (the kernel checks it, the listen guard sees nothing), and an
-//     inherited socket cannot be handed that way (a new bind). Apps may use it; superd
-//     keeps the hooks for listens that go through the primary.
+//     socket as an exclusive listen and the kernel balances (SO_REUSEPORT). It bypasses the
+//     primary, so no listen guard sees it (a second app could join the port's group): superd's
+//     `reuseport` binds each worker's socket in the daemon instead, after the guards
+//     (reuse-port.js). Apps may still call it themselves, unguarded.
 //   - cluster.setupPrimary({execPath}) does not exist; child_process.fork({execPath}) is not
 //     reachable through cluster: the swap stays.
 //   - No public event or option gives a listen query, a handed connection or a
@@ -70,3 +74,4 @@ export { trackRoundRobinListeners, closeRoundRobinListeners, lastHandoffAt } fro
 export { clusterInternalsProblems, assertClusterInternals } from './shape-check.js';
 export { stickySession } from './sticky-router.js';
 export { sharesListen, shareListen, sharedListenClosed, takenOver } from './shared-listen.js';
+export { reusePortSupport } from './reuse-port.js';

@@ -8,7 +8,11 @@
 //       2. each listen watch of the worker, in the order given (the uid guard, then the
 //          port owners): the first refusal answers the query in cluster's place;
 //       3. an inherited socket for the queried address:port is set as the query's fd
-//          (last: the watches judge what the app asked for, not the daemon's descriptor).
+//          (last: the watches judge what the app asked for, not the daemon's descriptor;
+//          the launcher is told, for describe: lib/master/process/connection-path.js);
+//       4. else, for an app whose connections take `reuseport`, a TCP port's query is
+//          answered in cluster's place with a SO_REUSEPORT socket of the worker's own
+//          (reuse-port.js).
 //     after cluster (one appended listener): 'close' (cluster closed the server) to the
 //       handoff guard and the watches; a connection's answer {ack, accepted} to the handoff
 //       guard and the "last handoff" clock.
@@ -27,9 +31,11 @@
 import { handoffGuard } from './handoff-guard.js';
 import { stickyRouter, stickyMember, sendPrefix } from './sticky-router.js';
 import { acceptedAt } from './round-robin-listeners.js';
+import { answerWithReusePort } from './reuse-port.js';
 
 const CLUSTER = 'NODE_CLUSTER';
 const SYNTHETIC = Symbol('superd synthetic message');
+const ANSWERED = 'superd:answeredQuery'; // a query the seam answered: an act cluster has no handler for, so it drops it
 const ROUTED = Symbol('superd routed connection'); // a 'newconn' the sticky router placed (never serialized: a symbol key)
 
 /**
@@ -62,8 +68,10 @@ const queryOf = (m) => ({ seq: m.seq, address: m.address, port: m.port, addressT
  * @param {(q: ListenQuery) => number|null} o.inheritedFd  the inherited socket serving q's address:port, if any
  * @param {() => void} o.handedOff  a worker answered a handed connection
  * @param {{app: string, slot: number, by: string, cookie: string|null}|null} [o.sticky]  the app's sticky: (sticky-router.js)
+ * @param {boolean} [o.reusePort]  the app's connections take `reuseport` (reuse-port.js)
+ * @param {() => void} [o.servedInherited]  a listen of the worker was served from an inherited socket
  */
-export function hookWorker(worker, watches, { refuse, inheritedFd, handedOff, sticky = null }) {
+export function hookWorker(worker, watches, { refuse, inheritedFd, handedOff, sticky = null, reusePort = false, servedInherited = () => {} }) {
   const proc = worker.process;
   const refused = (seq) => proc.emit('internalMessage', { cmd: CLUSTER, ack: seq, accepted: false, [SYNTHETIC]: true });
   // Ends Node's handoff of connection `seq` to this worker as if the worker took it, but
@@ -108,7 +116,10 @@ export function hookWorker(worker, watches, { refuse, inheritedFd, handedOff, st
     const fd = inheritedFd(queryOf(msg));
     // SharedHandle (`os`) builds its handle with net._createServerHandle, which asserts that
     // a handle made from an fd has no address and port: the fd says both.
-    if (fd !== null) Object.assign(msg, { fd, address: null, port: 0 });
+    if (fd !== null) {
+      Object.assign(msg, { fd, address: null, port: 0 });
+      servedInherited();
+    } else if (reusePort) answerWithReusePort(proc, msg, worker.id, ANSWERED);
   });
 
   const send = proc.send;

@@ -109,10 +109,10 @@ async function parseWithCommander() {
     .option('--json', 'print the outcome as JSON')
     .action(run('start'));
   // PM2's `pm2 start` flags for a script, grouped apart in --help (lib/ctl/pm2-start-flags.js).
-  const { PM2_START_FLAGS } = await import('../lib/ctl/pm2-start-flags.js');
+  const { PM2_START_FLAGS, longFlag } = await import('../lib/ctl/pm2-start-flags.js');
   start.optionsGroup('PM2\'s start flags (for a script; each sets the app key of the same name):');
   for (const [flags, help, what] of PM2_START_FLAGS) start.addOption(new Option(flags, help).hideHelp(Boolean(what.ignored || what.refused)));
-  const unmapped = (kind) => PM2_START_FLAGS.filter(([, , what]) => what[kind]).map(([flags]) => /--[\w-]+/.exec(flags)[0]).join(' ');
+  const unmapped = (kind) => PM2_START_FLAGS.filter(([, , what]) => what[kind]).map(([flags]) => longFlag(flags)).join(' ');
   start.addHelpText('after', `\nPM2 flags accepted with a warning and ignored: ${unmapped('ignored')}\nPM2 flags refused, with what to do instead: ${unmapped('refused')}`);
   program.command('check').argument('<file>', 'an ecosystem file (superd\'s or PM2\'s: .yml, .json, .js, .cjs, .mjs, .ts)')
     .description('print the apps of an ecosystem file as superd will run them (script, mode, instances, cwd, env with secrets masked) and every warning; starts nothing, needs no daemon')

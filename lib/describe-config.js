@@ -70,7 +70,9 @@ const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
  *   (`8000` ms, 2 workers); default: not set by the file
  */
 export function settingsRows(config) {
+  /** @type {{key: string, value: string, resolved: string|null, default: boolean}[]} */
   const set = [];
+  /** @type {typeof set} */
   const defaults = [];
   for (const [key, v] of Object.entries(config)) {
     if (INTERNAL.has(key)) continue;
@@ -108,7 +110,8 @@ export function settingsLines(config) {
 function wrap(text, width) {
   const lines = [''];
   for (const part of text.split(/(?<=, )/)) {
-    if (lines.at(-1).length + part.length > width && lines.at(-1)) lines.push('');
+    const last = lines[lines.length - 1];
+    if (last.length + part.length > width && last) lines.push('');
     lines[lines.length - 1] += part;
   }
   return lines.map((l) => l.trimEnd());

@@ -60,7 +60,11 @@ export function parseTarget(text) {
   return rate;
 }
 
-/** @param {string} flag  @param {unknown} value  @param {readonly number[]} range  @param {number|null} fallback */
+/**
+ * @template {number|null} F
+ * @param {string} flag  @param {unknown} value  @param {readonly number[]} range  @param {F} fallback
+ * @returns {number|F}
+ */
 function integer(flag, value, [min, max], fallback) {
   if (value === undefined) return fallback;
   const n = /^\d{1,9}$/.test(String(value)) ? Number(value) : NaN;

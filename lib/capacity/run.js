@@ -24,7 +24,8 @@ const MACHINE_BUSY = 0.9;
  * @param {(line: string) => void} o.progress
  * @param {{stopped: boolean, current: {stop: () => void}|null}} o.abort  set by Ctrl-C; current: the running probe
  * @param {(name: string) => void} o.onCopy  gets the copy's name as soon as the daemon has made it
- * @returns {Promise<{copy: object, rows: object[], stopped: {reason: string, detail: string}}>}
+ * @returns {Promise<{copy: object, rows: object[], stopped: {reason: string, detail: string}|null}>}  stopped: null only
+ *   when no instance count was tried
  */
 export async function measureCapacity({ client, app, plan, progress, abort, onCopy }) {
   const started = Date.now();
@@ -57,7 +58,7 @@ export async function measureCapacity({ client, app, plan, progress, abort, onCo
       break;
     }
     if (n > 1) await scaleCopy(client, copy.copy, n);
-    const start = rows.length ? Math.max(1, rows.at(-1).max_rps) : plan.startRate;
+    const start = rows.length ? Math.max(1, rows[rows.length - 1].max_rps) : plan.startRate;
     // New workers are cold (JIT, caches, lazy requires): load them, unmeasured, first.
     if (plan.warmupMs > 0) {
       progress(`${n} instance(s): warming up at ${start} r/s for ${plan.warmupMs / 1000} s`);

@@ -38,7 +38,7 @@ export function checkAffinity(value, { allowed, noPinning, perSlot = true }, rep
       return;
     }
     const parsed = parseCpuSet(set);
-    if (parsed.error) {
+    if (parsed.error !== undefined) {
       report(at, `${parsed.error}`);
       return;
     }
@@ -64,6 +64,6 @@ export function unmappedWarning({ name, instances, cpu_affinity: spec }) {
   const many = beyond.length > 1;
   const list = beyond.length > 5 ? `${beyond.slice(0, 5).join(', ')}, ...` : beyond.join(', ');
   return `${name}: cpu_affinity maps instance${many ? 's' : ''} ${list}, but ${name} runs ${instances} instance${instances === 1 ? '' : 's'} `
-    + `(${instances === 1 ? '0' : `0 to ${instances - 1}`}); ${many ? 'those entries pin' : 'that entry pins'} nothing until \`super scale ${name} ${beyond.at(-1) + 1}\` adds `
+    + `(${instances === 1 ? '0' : `0 to ${instances - 1}`}); ${many ? 'those entries pin' : 'that entry pins'} nothing until \`super scale ${name} ${beyond[beyond.length - 1] + 1}\` adds `
     + `${many ? 'them' : 'it'}; instance numbers count from 0`;
 }

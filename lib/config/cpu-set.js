@@ -11,7 +11,7 @@ const MAX_CPU = 4095;
 /**
  * Parse one CPU set as written in the file.
  * @param {unknown} value  an integer, a list of integers, or a string like "0,2,4-6"
- * @returns {{cpus?: number[], error?: string}} cpus sorted, without duplicates, never empty
+ * @returns {{cpus: number[], error?: undefined} | {error: string, cpus?: undefined}} cpus sorted, without duplicates, never empty
  */
 export function parseCpuSet(value) {
   let cpus = [];

@@ -41,11 +41,16 @@ export { workLimits } from './work-limits.js';
 const YAML_SCHEMA = yaml.CORE_SCHEMA.extend({ implicit: [yaml.types.merge] });
 
 /**
+ * One app as the daemon runs it: the normalized app (normalize-app.js) with its log settings.
+ * The one type of an app's config across lib/master.
+ * @typedef {import('./normalize-app.js').App & {logs: ReturnType<typeof resolveLogSettings>}} AppConfig
+ */
+
+/**
  * @typedef {object} Ecosystem  deeply frozen: a change is a new object
  * @property {string} file  absolute path of the ecosystem file
  * @property {import('./normalize-daemon.js').DaemonSettings} daemon
- * @property {(import('./normalize-app.js').App & {logs: ReturnType<typeof resolveLogSettings>})[]} apps
- *   in file order (only those named by `only`, if given), each with its log settings
+ * @property {AppConfig[]} apps  in file order (only those named by `only`, if given), each with its log settings
  * @property {string[]} warnings  one line each: keys accepted but ignored (PM2-only keys), ...
  * @property {string|null} cpu_note  why `max` is fewer CPUs than the affinity mask (the cgroup's CPU limit), or null
  */
@@ -183,6 +188,7 @@ function loadEcosystemData(data, positions, file, { env, only, allowedCpus, cpus
   // PM2 resolves a file's relative paths against the directory `pm2 start` runs in
   // (Common.prepareAppConf: path.resolve(process.cwd(), ...)); superd's own files, against theirs.
   baseDir = path.resolve(baseDir ?? (pm2Rules && startDir ? startDir : path.dirname(abs)));
+  /** @type {{notes: import('./pm2-reading.js').Note[], derivedNames: Set<number>, toWritten: ((segments: (string|number)[]) => (string|number)[])|undefined}} */
   let pm2 = { notes: [], derivedNames: new Set(), toWritten: undefined };
   if (pm2Format) ({ data, positions, ...pm2 } = readAsPm2(data, positions, { envName: env }));
   const problems = new Problems(file, positions, pm2.toWritten);
@@ -207,7 +213,8 @@ function loadEcosystemData(data, positions, file, { env, only, allowedCpus, cpus
       if (only !== undefined) apps = keepOnly(apps, only, problems);
     }
   }
-  if (problems.size > 0) throw refused(file, problems);
+  // A file that is not a mapping (no daemon settings) is one of the schema's problems.
+  if (problems.size > 0 || daemon === null) throw refused(file, problems);
   apps = apps.map((app) => ({ ...app, logs: resolveLogSettings(app, daemon.logs, home, { capped: capLogs, createFileDirs: pm2Format, pm2Names: pm2Rules }) }));
   return deepFreeze({ file: abs, daemon, apps, warnings, cpu_note: cpuNote });
 }

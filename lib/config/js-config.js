@@ -62,7 +62,7 @@ function ownDataBytes() {
 /**
  * Run a JS/TS ecosystem file and take its exported config.
  * @param {string} file  path as the user gave it (used as is in messages)
- * @param {{ env?: Record<string,string>, timeoutMs?: number }} [o]  env: the caller's environment
+ * @param {{ env?: NodeJS.ProcessEnv, timeoutMs?: number }} [o]  env: the caller's environment
  * @returns {Promise<{ data?: unknown, problem?: string }>}  problem: `<file>[:line:col]: <what>; <what to do>`
  */
 export function evaluateConfigFile(file, { env = process.env, timeoutMs = EVAL_TIMEOUT_MS } = {}) {
@@ -95,12 +95,13 @@ export function evaluateConfigFile(file, { env = process.env, timeoutMs = EVAL_T
       onOver: (rss) => finish({ problem: `${file}: used ${Math.round(rss / 1048576)} MB of memory (with the processes it started), more than the ${MEMORY_MB} MB a config file may; make the file build a small config` }),
     });
     const timer = setTimeout(() => finish({ problem: `${file}: did not finish within ${timeoutMs / 1000} s (an endless loop, or a promise that never settles?); make the file build its config and end` }), timeoutMs);
-    child.stdio[3].on('data', (d) => {
+    // Out of file descriptors (EMFILE), spawn opens no pipes (no child.stdio): its 'error' says why.
+    child.stdio?.[3]?.on('data', (d) => {
       size += d.length;
       if (size > MAX_RESULT_BYTES) finish({ problem: `${file}: produced more than ${MAX_RESULT_BYTES / 1024 / 1024} MB of config; export only the apps` });
       else chunks.push(d);
     });
-    child.stderr.on('data', (d) => (stderr = (stderr + d).slice(-STDERR_KEPT)));
+    child.stderr?.on('data', (d) => (stderr = (stderr + d).slice(-STDERR_KEPT)));
     child.on('error', (err) => finish({ problem: `${file}: cannot run node to read it (${err.message}); check the daemon's node` }));
     // 'close' waits for fd 3 to close everywhere: a process the file started and left
     // running may hold it. Once the child itself has exited, what it wrote is what counts.

@@ -54,6 +54,7 @@ export function blankCommentsAndTrailingCommas(text) {
  */
 export function parseRelaxedJson(text) {
   let i = 0;
+  /** @type {(what: string) => never} */
   const fail = (what) => {
     throw Object.assign(new Error(what), { offset: i });
   };

@@ -19,7 +19,13 @@ const LOAD_TIMEOUT_MS = 20_000;
 const LOAD_HEAP_MB = 256;
 const IDLE_MS = 10_000;
 
-let reader = null; // {thread, pending, idle}: the thread, the load it runs, its idle timer
+/**
+ * @typedef {{message: (m: {result: object, error?: undefined} | {result?: undefined, error: {code: string, message: string, details?: object, stack?: string}}) => void,
+ *   error: (err: Error & {code?: string}) => void, exit: (code: number) => void}} PendingLoad
+ * @typedef {{thread: Worker, pending: PendingLoad|null, idle: NodeJS.Timeout|undefined}} Reader
+ */
+/** @type {Reader|null} */
+let reader = null; // the thread, the load it runs, its idle timer
 let queue = Promise.resolve();
 
 /**
@@ -80,8 +86,9 @@ function loadOnce(file, request) {
     const refuse = (why) => settle(reject, new SuperError('E_CONFIG', `1 problem in ${file}`, { problems: [`${file}: ${why}`] }), true);
     const timer = setTimeout(() => refuse(`reading it took more than ${LOAD_TIMEOUT_MS / 1000} s; it was abandoned: make the file smaller`), LOAD_TIMEOUT_MS);
     r.pending = {
-      message({ result, error }) {
-        if (result) return settle(resolve, deepFreeze(result));
+      message(m) {
+        if (m.error === undefined) return settle(resolve, deepFreeze(m.result));
+        const { error } = m;
         const err = error.code in CODES ? new SuperError(error.code, error.message, error.details) : Object.assign(new Error(error.message), { stack: error.stack });
         settle(reject, err);
       },
@@ -111,7 +118,8 @@ function threadReader() {
   }
   const thread = new Worker(THREAD, { resourceLimits: { maxOldGenerationSizeMb: LOAD_HEAP_MB } });
   thread.unref(); // an idle reader never keeps a process alive
-  const r = { thread, pending: null, idle: null };
+  /** @type {Reader} */
+  const r = { thread, pending: null, idle: undefined };
   thread.on('message', (m) => r.pending?.message(m));
   thread.on('error', (err) => r.pending?.error(err));
   thread.on('exit', (code) => {

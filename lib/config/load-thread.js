@@ -10,10 +10,12 @@ const LOADS = {
   saved: ({ saved, file, options }) => loadSavedApp(saved, file, options),
 };
 
-parentPort.on('message', async (request) => {
+const port = parentPort;
+if (!port) throw new Error('load-thread.js runs as the worker thread of load-off-thread.js');
+port.on('message', async (request) => {
   try {
-    parentPort.postMessage({ result: await LOADS[request.op](request) });
+    port.postMessage({ result: await LOADS[request.op](request) });
   } catch (err) {
-    parentPort.postMessage({ error: { code: err.code, message: err.message, details: err.details, stack: err.stack } });
+    port.postMessage({ error: { code: err.code, message: err.message, details: err.details, stack: err.stack } });
   }
 });

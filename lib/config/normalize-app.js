@@ -97,7 +97,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1; // setTimeout's bound: Node sets a longer dela
  * @property {{loop_delay: number, duration: number, keep: number, cooldown: number}|null} profile_on_stall  ms
  * @property {{max_loop_delay: number|null, max_inflight: number|null, max_queue_wait: number|null, status: number, retry_after: number, request_timeout: number}|null} overload  ms
  * @property {{by: 'ip'|'sid'|'cookie', cookie: string|null}|null} sticky  which connections go to one worker (docs/realtime.md)
- * @property {{ file: string, line: number }} source  where the entry starts
+ * @property {{ file: string, line: number|null }} source  where the entry starts (no line: a JS/TS file's)
  */
 
 /**
@@ -167,7 +167,7 @@ export function normalizeApp(raw, index, ctx) {
   let scriptPath = entry && path.resolve(cwd ?? ctx.baseDir, entry.script);
   if (entry && cwd && !problems.isBad(at('script'))) {
     const found = resolveScript(entry.script, cwd, interpreterSpec === undefined ? 'auto' : interpreter === 'none' ? 'none' : 'node', searchPath, as);
-    if (found.error) report('script', found.error);
+    if (found.error !== undefined) report('script', found.error);
     else scriptPath = found.path;
     interpreter ??= found.interpreter;
   }
@@ -250,12 +250,13 @@ export function normalizeApp(raw, index, ctx) {
   // could append to by itself (its own, not /etc/cron.d/x). superd's own logs directory is exempt.
   for (const key of as ? ['out_file', 'error_file', 'log_file'] : []) {
     const file = key === 'log_file' ? combined : filePath(key);
-    const why = file && cannotAppend(file, as, { created: get('merge_logs') === false });
+    const why = file && as && cannotAppend(file, as, { created: get('merge_logs') === false });
     if (why) report(key, `${why}; an app run as another user writes only log files that user could: create the file as its (install -o <user> -m 640 /dev/null ${file}), or leave ${key} out to use superd's logs directory`);
   }
   return {
     name: get('name'),
-    script: scriptPath,
+    // null only when script is missing or refused: reported, and the file refused whole.
+    script: /** @type {string} */ (scriptPath),
     args: entry?.args ?? argList(get('args'), (m) => report('args', m)),
     cwd,
     instances,
@@ -347,16 +348,23 @@ function reloadSurge(get, report) {
 }
 
 /**
+ * A duration inside a mapping the schema checked: undefined only for one it refused (that
+ * problem is reported, and the file is refused whole), so a number wherever it is used.
+ * @param {unknown} v
+ */
+const checkedMs = (v) => /** @type {number} */ (parseDuration(v));
+
+/**
  * profile_on_stall with its defaults, in ms; the schema checked the shape. Its duration is
  * bounded as `super profile --duration` is.
  */
 function stallCapture(v, report) {
   if (!v || typeof v !== 'object') return null;
   const out = {
-    loop_delay: parseDuration(v.loop_delay),
-    duration: parseDuration(v.duration ?? '5s'),
+    loop_delay: checkedMs(v.loop_delay),
+    duration: checkedMs(v.duration ?? '5s'),
     keep: v.keep ?? 10,
-    cooldown: parseDuration(v.cooldown ?? '1m'),
+    cooldown: checkedMs(v.cooldown ?? '1m'),
   };
   if (out.duration < MIN_PROFILE_MS || out.duration > MAX_PROFILE_MS) report(`duration must be from ${MIN_PROFILE_MS} ms to 5m (got ${v.duration})`);
   return out;
@@ -385,16 +393,16 @@ const MIN_REQUEST_TIMEOUT_MS = 100;
 function overloadBounds(v, report) {
   if (!v || typeof v !== 'object') return null;
   const out = {
-    max_loop_delay: v.max_loop_delay === undefined ? null : parseDuration(v.max_loop_delay),
+    max_loop_delay: v.max_loop_delay === undefined ? null : checkedMs(v.max_loop_delay),
     max_inflight: v.max_inflight ?? null,
-    max_queue_wait: v.max_queue_wait === undefined ? null : parseDuration(v.max_queue_wait),
+    max_queue_wait: v.max_queue_wait === undefined ? null : checkedMs(v.max_queue_wait),
     status: v.status ?? 503,
-    retry_after: parseDuration(v.retry_after ?? '1s'),
-    request_timeout: parseDuration(v.request_timeout ?? '30s'),
+    retry_after: checkedMs(v.retry_after ?? '1s'),
+    request_timeout: checkedMs(v.request_timeout ?? '30s'),
   };
   if (out.max_loop_delay === null && out.max_inflight === null && out.max_queue_wait === null) report(null, 'needs a bound: max_queue_wait (e.g. 500ms), max_inflight (e.g. 64) or max_loop_delay (e.g. 100ms)');
   if (out.max_queue_wait !== null && out.max_queue_wait < MIN_OVERLOAD_LOOP_DELAY_MS) report('max_queue_wait', `must be at least ${MIN_OVERLOAD_LOOP_DELAY_MS}ms (got ${v.max_queue_wait}): the agent times the loop with a ${MIN_OVERLOAD_LOOP_DELAY_MS} ms timer`);
-  if ((out.request_timeout ?? 0) < MIN_REQUEST_TIMEOUT_MS) report('request_timeout', `must be at least ${MIN_REQUEST_TIMEOUT_MS}ms (got ${v.request_timeout}): a client needs time to send a request`);
+  if (out.request_timeout < MIN_REQUEST_TIMEOUT_MS) report('request_timeout', `must be at least ${MIN_REQUEST_TIMEOUT_MS}ms (got ${v.request_timeout}): a client needs time to send a request`);
   if (out.max_loop_delay !== null && out.max_loop_delay < MIN_OVERLOAD_LOOP_DELAY_MS) report('max_loop_delay', `must be at least ${MIN_OVERLOAD_LOOP_DELAY_MS}ms (got ${v.max_loop_delay}): the agent measures the loop with a ${MIN_OVERLOAD_LOOP_DELAY_MS} ms timer`);
   return out;
 }
@@ -406,7 +414,7 @@ function overloadBounds(v, report) {
 function resolveInterpreter(spec, cwd, searchPath, report) {
   if (spec === 'node' || spec === 'none') return { interpreter: spec, node_path: null };
   const found = resolveScript(spec, cwd, 'none', searchPath);
-  if (found.error) {
+  if (found.error !== undefined) {
     report(found.error.replace(/; chmod \+x it.*$/, '; chmod +x it, or name an installed interpreter such as python3'));
     return { interpreter: spec, node_path: null }; // reported: the result is not used
   }

@@ -54,7 +54,8 @@ export function normalizeDaemon(data, { problems, baseDir, allowedCpus, noPinnin
     scheduling_set: get('scheduling') !== undefined,
     control: {
       listen: get('control', 'listen') ?? null,
-      tls: tls ? { cert: abs('control', 'tls', 'cert'), key: abs('control', 'tls', 'key') } : null,
+      // The schema requires both: null only with that problem reported (the file is refused whole).
+      tls: tls ? { cert: /** @type {string} */ (abs('control', 'tls', 'cert')), key: /** @type {string} */ (abs('control', 'tls', 'key')) } : null,
       origins: get('control', 'origins') ?? [],
     },
     logs: {

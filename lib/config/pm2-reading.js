@@ -27,7 +27,7 @@ const WHOLE = /^\s*-?\d+\s*$/;
  * @param {unknown} data  the parsed file
  * @param {import('./positions.js').Positions|undefined} positions
  * @param {{ envName?: string }} [o]  envName: `--env <name>`
- * @returns {{ data: unknown, positions: RemappedPositions|undefined, toWritten: Function, notes: Note[], derivedNames: Set<number> }}
+ * @returns {{ data: unknown, positions: RemappedPositions|undefined, toWritten: (segments: (string|number)[]) => (string|number)[], notes: Note[], derivedNames: Set<number> }}
  *   toWritten: a key path of `data` -> the path as the file writes it; derivedNames: the apps named after their script
  */
 export function readAsPm2(data, positions, { envName } = {}) {
@@ -204,7 +204,7 @@ function portWins(app, here, notes) {
 
 /** PM2 writes no file for a log path of "NULL" (Common.prepareAppConf): superd's is /dev/null. */
 function discardedLogs(app) {
-  for (const key of ['out_file', 'error_file', 'log_file', ...PM2_ALIASES.out_file, ...PM2_ALIASES.error_file, ...PM2_ALIASES.log_file]) {
+  for (const key of ['out_file', 'error_file', 'log_file', ...(PM2_ALIASES.out_file ?? []), ...(PM2_ALIASES.error_file ?? []), ...(PM2_ALIASES.log_file ?? [])]) {
     if (app[key] === 'NULL') app[key] = '/dev/null';
   }
 }

@@ -14,6 +14,8 @@
 
 import yaml from 'js-yaml';
 
+/** @typedef {{open?: number, end?: number, kind?: string|null, result?: unknown, children: YamlNode[]}} YamlNode  one node of js-yaml's events */
+
 /**
  * Parse YAML and record positions.
  * @param {string} text
@@ -22,6 +24,7 @@ import yaml from 'js-yaml';
  * @throws {yaml.YAMLException} on a syntax error
  */
 export function parseWithPositions(text, options = {}) {
+  /** @type {YamlNode[]} */
   const stack = [{ children: [] }];
   const listener = (event, state) => {
     if (event === 'open') {
@@ -29,11 +32,13 @@ export function parseWithPositions(text, options = {}) {
       return;
     }
     let node = stack.pop();
+    const parent = stack.at(-1);
+    if (!node || !parent) return; // never: js-yaml closes only the nodes it opened, so the root stays
     node.end = state.position;
     node.kind = state.kind;
     node.result = state.result;
     if (node.children.length === 1 && node.children[0].result === node.result) node = node.children[0];
-    stack.at(-1).children.push(node);
+    parent.children.push(node);
   };
   const data = yaml.load(text, { ...options, listener });
   const positions = new PositionMap(text);

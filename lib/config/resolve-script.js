@@ -87,7 +87,8 @@ function readHead(file, as) {
  * @param {'node'|'none'|'auto'} interpreter
  * @param {string} [searchPath]  PATH to search (the app's own PATH when its env sets one)
  * @param {RunAs} [as]
- * @returns {{ path?: string, interpreter?: 'node'|'none', error?: string }}  error: `<what is wrong>; <what to do>`
+ * @returns {{ path: string, interpreter: 'node'|'none', error?: undefined } | { error: string, path?: undefined, interpreter?: undefined }}
+ *   error: `<what is wrong>; <what to do>`
  */
 export function resolveScript(script, cwd, interpreter, searchPath = process.env.PATH ?? '', as = null) {
   const candidate = path.resolve(cwd, script);
@@ -96,7 +97,7 @@ export function resolveScript(script, cwd, interpreter, searchPath = process.env
     if (stat.isDirectory()) {
       if (interpreter === 'none') return { error: `is a directory: ${candidate}; name the entry file inside it` };
       const entry = directoryEntry(candidate, as);
-      return entry.error ? entry : { path: entry.path, interpreter: 'node' };
+      return entry.error !== undefined ? { error: entry.error } : { path: entry.path, interpreter: 'node' };
     }
     const chosen = interpreter !== 'auto' ? interpreter : isNodeProgram(candidate, as) ? 'node' : 'none';
     if (chosen === 'none' && !isExecutable(candidate)) {
@@ -121,7 +122,7 @@ export function resolveScript(script, cwd, interpreter, searchPath = process.env
  * else index.js.
  * @param {string} dir  absolute
  * @param {RunAs} [as]
- * @returns {{ path?: string, error?: string }}
+ * @returns {{ path: string, error?: undefined } | { error: string, path?: undefined }}
  */
 export function directoryEntry(dir, as = null) {
   let main;

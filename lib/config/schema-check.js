@@ -23,7 +23,7 @@ export function ecosystemSchema() {
  * @typedef {object} SchemaProblem
  * @property {(string|number)[]} segments  key path
  * @property {'key'|'value'} which  where in the file to point
- * @property {string} message  `<what is wrong>; <what to do>`
+ * @property {string|null} message  `<what is wrong>; <what to do>`; null past `room` (counted, not listed)
  */
 
 /**
@@ -35,7 +35,7 @@ export function ecosystemSchema() {
  */
 export function schemaProblems(data, room = Infinity) {
   if (check(data)) return [];
-  const errors = check.errors.map((e) => ({ ...e, segments: toSegments(e.instancePath, data) }));
+  const errors = (check.errors ?? []).map((e) => ({ ...e, segments: toSegments(e.instancePath, data) }));
   // An anyOf that failed says it best as a whole ("a string or a list of strings"):
   // drop its branches' errors, at its path and below.
   const wholes = errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf').map((e) => e.segments);

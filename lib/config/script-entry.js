@@ -53,10 +53,7 @@ export function packageNodeCommand(line) {
   }
   /** @type {Record<string, string>} */
   const env = {};
-  while (words.length && ENV_ASSIGNMENT.test(words[0])) {
-    const [, k, v] = ENV_ASSIGNMENT.exec(words.shift());
-    env[k] = v;
-  }
+  for (let m; words.length && (m = ENV_ASSIGNMENT.exec(words[0])); words.shift()) env[m[1]] = m[2];
   const cmd = nodeCommand(words);
   return cmd && { env, ...cmd };
 }
@@ -107,6 +104,7 @@ export function packageScript(pm, args, pkg, cwd) {
  * @returns {ScriptEntry}
  */
 export function scriptEntry({ script, args, execMode, instances, cwd, report, warn, as = null }) {
+  /** @type {ScriptEntry} */
   let entry = { script, interpreter: undefined, args, nodeArgs: [], env: {}, execMode: undefined, defaultMode: undefined };
   if (/\s/.test(script) && !fs.existsSync(path.resolve(cwd, script))) {
     let words = [];

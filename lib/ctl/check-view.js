@@ -38,7 +38,7 @@ export function checkView(eco) {
       // The files each slot writes ({out, err}; one entry when the slots share them).
       log_files: app.logs ? logFiles(app) : undefined,
     })),
-    warnings: [...eco.warnings, ...eco.apps.map(unmappedWarning).filter(Boolean)],
+    warnings: [...eco.warnings, ...eco.apps.map(unmappedWarning).filter((w) => w !== null)],
   };
 }
 

@@ -66,7 +66,7 @@ export async function ensureDaemon(home, { timeout = 120000, warmConfigReader = 
       await checked;
     } catch (err) {
       // The held daemon exits, having touched nothing; gone before this CLI says why.
-      const exited = new Promise((resolve) => (child.exitCode === null && child.signalCode === null ? child.once('exit', resolve) : resolve()));
+      const exited = /** @type {Promise<void>} */ (new Promise((resolve) => (child.exitCode === null && child.signalCode === null ? child.once('exit', resolve) : resolve())));
       if (child.connected) child.disconnect();
       await exited;
       throw err;

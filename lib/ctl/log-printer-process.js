@@ -24,10 +24,10 @@ try {
   client = await connect(superHome());
   await client.request('logs', { target: 'all', lines: 0, follow: true });
 } catch (err) {
-  process.send({ error: err.message });
+  process.send?.({ error: err.message }); // forked by log-printer.js: the channel is there
   process.exit(1);
 }
-process.send({ following: true });
+process.send?.({ following: true });
 
 let lastEvent = Date.now();
 client.onEvent((e) => {

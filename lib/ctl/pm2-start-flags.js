@@ -75,9 +75,14 @@ export const PM2_START_FLAGS = Object.freeze(/** @type {StartFlag[]} */ ([
   ...['--hp <dir>', '--wait-ip', '--service-name <name>'].map((flags) => [flags, 'refused (pm2 startup\'s)', { refused: 'a flag of pm2 startup; see super startup --help' }]),
 ]));
 
+/** A flag's long form (`-i, --instances <n>` -> `--instances`); every row of the table has one. */
+export function longFlag(flags) {
+  return /--[\w-]+/.exec(flags)?.[0] ?? flags;
+}
+
 /** commander's camelCase name of a flag's long form (`--no-x` -> x, `--kill-timeout` -> killTimeout). */
 export function optionName(flags) {
-  const long = /--([\w-]+)/.exec(flags)[1].replace(/^no-/, '');
+  const long = longFlag(flags).slice(2).replace(/^no-/, '');
   return long.replace(/-([a-z0-9])/g, (_, c) => c.toUpperCase());
 }
 
@@ -97,11 +102,11 @@ export function pm2StartKeys(opts) {
     const negated = flags.includes('--no-');
     const v = opts[name];
     if (v === undefined || (negated ? v !== false : v === false)) continue; // false: its --no- twin's
-    const flag = /--[\w-]+/.exec(flags)[0];
+    const flag = longFlag(flags);
     if (what.refused) return { keys, warnings, refused: `${flag}: ${what.refused}`, given };
     given.push(flag);
     if (what.ignored) warnings.push(`${flag}: ignored (${what.ignored})`);
-    else keys[what.key] = what.value ?? (what.convert ? what.convert(v) : v);
+    else if (what.key !== undefined) keys[what.key] = what.value ?? (what.convert ? what.convert(v) : v); // a row neither ignored nor refused has a key
   }
   return { keys, warnings, refused: null, given };
 }
@@ -118,10 +123,10 @@ export function flagsOf(keys) {
     else if (key === 'ready_on') out.push('--ready-on', String(v));
     else {
       const row = PM2_START_FLAGS.find(([, , what]) => what.key === key && (what.value === undefined || what.value === v));
-      const flag = row && /--[\w-]+/.exec(row[0])[0];
+      const flag = row && longFlag(row[0]);
       if (!flag) continue;
       out.push(flag);
-      if (row[2].value === undefined && v !== true) out.push(...[].concat(v).map(String));
+      if (row[2].value === undefined && v !== true) out.push(...(Array.isArray(v) ? v : [v]).map(String));
     }
   }
   return out;

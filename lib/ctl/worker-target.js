@@ -1,6 +1,10 @@
 // `api#2` -> {target: 'api', slot: 2}; `api` -> {target: 'api'}.
 import { SuperError } from '../errors.js';
 
+/**
+ * @param {string} arg
+ * @returns {{target: string, slot?: number}}
+ */
 export function workerTarget(arg) {
   const m = /^(.+)#(\d{1,4})$/.exec(arg);
   if (!m) {

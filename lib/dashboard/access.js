@@ -39,7 +39,7 @@ const isWildcard = (host) => host === '0.0.0.0' || host === '::' || host === '0:
 
 /** This machine's host name and the addresses of its interfaces (lower case). */
 function machineNames() {
-  const addrs = Object.values(os.networkInterfaces()).flat().map((i) => i?.address).filter(Boolean);
+  const addrs = Object.values(os.networkInterfaces()).flat().flatMap((i) => i?.address || []);
   return [...new Set([os.hostname().toLowerCase(), ...addrs.map((a) => a.toLowerCase().replace(/%.*$/, ''))])];
 }
 

@@ -15,7 +15,7 @@ const RETRY_MS = [1000, 2000, 5000, 10000, 30000];
 
 export class HostLink extends EventEmitter {
   /**
-   * @param {{name: string, home: string, remote?: () => Promise<{where: object, label: string}>}} o
+   * @param {{name: string, home: string, remote?: () => Promise<{where: object, label: string}|null>}} o
    *   remote: builds a fresh TCP target per attempt (a TLS socket is single-use)
    */
   constructor({ name, home, remote }) {
@@ -45,7 +45,7 @@ export class HostLink extends EventEmitter {
     this.emit('state');
     let client;
     try {
-      client = await connect(this.home, { remote: this.remote ? await this.remote() : undefined });
+      client = await connect(this.home, { remote: (await this.remote?.()) ?? undefined });
     } catch (err) {
       return this.#down(err);
     }
@@ -133,7 +133,7 @@ export class HostLink extends EventEmitter {
 
   close() {
     this.closed = true;
-    clearTimeout(this.timer);
+    clearTimeout(this.timer ?? undefined);
     this.client?.close();
     this.client = null;
   }

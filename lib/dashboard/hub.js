@@ -23,12 +23,17 @@ const SLOW_PAGE_BYTES = 4 * 1024 * 1024; // a page this far behind gets no frame
 const SHOWN_APPS = 100; // apps of one host sent to pages
 const SHOWN_WORKERS = 500; // worker rows of one host sent to pages
 
+/**
+ * @typedef {{link: import('./host-link.js').HostLink, apps: object[], deploy: object|null, logs: object[], seeded: boolean, tailed: boolean}} HostEntry
+ *   seeded: apps holds the daemon's answer since the first page opened (not a stale one);
+ *   tailed: the last lines of its log files came since the first page opened (the link's 'tail')
+ */
+
 export class Hub {
   /** @param {import('./host-link.js').HostLink[]} links */
   constructor(links) {
     this.history = new HistoryStore();
-    // seeded: apps holds the daemon's answer since the first page opened (not a stale one)
-    // tailed: the last lines of its log files came since the first page opened (the link's 'tail')
+    /** @type {Map<string, HostEntry>} */
     this.hosts = new Map(links.map((link) => [link.name, { link, apps: [], deploy: null, logs: [], seeded: false, tailed: false }]));
     this.viewers = new Set();
     this.pendingLogs = [];
@@ -41,6 +46,7 @@ export class Hub {
 
   #wire(link) {
     const host = this.hosts.get(link.name);
+    if (!host) return; // never: each link has its entry (constructor)
     // One host's bad data fails that host only: its link is dropped and retried.
     const guard = (fn) => (arg) => {
       try {
@@ -97,6 +103,7 @@ export class Hub {
 
   #addLog(hostName, data) {
     const host = this.hosts.get(hostName);
+    if (!host) return; // never: only a link's events log, and each link has its entry
     if (data.skipped) this.skippedLogs += data.skipped;
     const now = Date.now();
     for (const line of String(data.text ?? '').split('\n')) {
@@ -134,7 +141,7 @@ export class Hub {
       host.logs = []; // the next page's come from the log files (the link's 'tail')
       host.tailed = false;
     }
-    clearInterval(this.timer);
+    clearInterval(this.timer ?? undefined);
     this.timer = null;
   }
 
@@ -153,7 +160,7 @@ export class Hub {
   /** The history of the apps of `name` that pages are shown. */
   #historyMessage(name) {
     const series = this.history.dump(name);
-    const names = new Set(shown(this.hosts.get(name).apps).apps.map((a) => a.name));
+    const names = new Set(shown(this.hosts.get(name)?.apps ?? []).apps.map((a) => a.name));
     for (const key of Object.keys(series)) if (!names.has(key)) delete series[key];
     return { type: 'history', host: name, series };
   }
@@ -181,7 +188,7 @@ export class Hub {
   }
 
   close() {
-    clearInterval(this.timer);
+    clearInterval(this.timer ?? undefined);
     for (const { link } of this.hosts.values()) link.close();
   }
 }

@@ -58,8 +58,8 @@ export function loadPage() {
 }
 
 /**
- * @param {{hub: import('./hub.js').Hub, policy: object, token: string, host: string, port: number, tls?: {cert, key},
- *   codes?: import('./open-codes.js').OneTimeCodes}} o
+ * @param {{hub: import('./hub.js').Hub, policy: object, token: string, host: string, port: number, tls?: {cert, key}|null,
+ *   codes?: import('./open-codes.js').OneTimeCodes|null}} o
  *   codes: the one-time codes of --open, each traded once for the token
  * @returns {Promise<{server, address: object, close(): Promise<void>}>} once listening on host:port
  */
@@ -140,7 +140,7 @@ export async function startServer({ hub, policy, token, host, port, tls, codes =
       unproven.delete(ws);
       proven.add(ws);
       watching = true;
-      clearTimeout(authTimer);
+      clearTimeout(authTimer ?? undefined);
       hub.addViewer(viewer);
     };
     // A page that must show a token and does not is not kept open.
@@ -194,7 +194,7 @@ export async function startServer({ hub, policy, token, host, port, tls, codes =
       }
     });
     ws.on('close', () => {
-      clearTimeout(authTimer);
+      clearTimeout(authTimer ?? undefined);
       proven.delete(ws);
       unproven.delete(ws);
       hub.removeViewer(viewer);
@@ -202,13 +202,13 @@ export async function startServer({ hub, policy, token, host, port, tls, codes =
     ws.on('error', () => ws.terminate());
   }
 
-  await new Promise((resolve, reject) => {
+  await /** @type {Promise<void>} */ (new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
       server.off('error', reject);
       resolve();
     });
-  });
+  }));
   return {
     server,
     address: server.address(),

@@ -91,6 +91,7 @@ export function connect(home, { timeout = 5000, remote } = {}) {
       request(op, args = {}, { timeout: t = 30000, onProgress } = {}) {
         return new Promise((res, rej) => {
           const id = nextId++;
+          /** @type {{resolve: (v: unknown) => void, reject: (e: Error) => void, timer: NodeJS.Timeout|null, onProgress: typeof onProgress}} */
           const entry = { resolve: res, reject: rej, timer: null, onProgress };
           if (t > 0) {
             entry.timer = setTimeout(() => {

@@ -15,6 +15,7 @@ const UNREAD = `more than ${MAX_BUFFERED / 1024 / 1024} MB`;
 export class Connection {
   #ws;
   #topics = new Set();
+  /** @type {{stop: () => void}|null} */
   #follower = null;
   #inFlight = 0;
   #onCut;

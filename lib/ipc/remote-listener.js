@@ -105,10 +105,10 @@ export async function startRemoteListener({ listen, tls, origins, tokenFile, acc
     setToken(token) {
       expected = token;
     },
-    close: () => new Promise((resolve) => {
+    close: () => /** @type {Promise<void>} */ (new Promise((resolve) => {
       server.close(() => resolve());
       server.closeAllConnections?.();
-    }),
+    })),
   };
 }
 

@@ -88,7 +88,7 @@ export async function startControlServer({ socketPath, handlers, hello, log }) {
     if (admitWebsocket(httpServer, socket)) accept(req, socket, head);
     else refuse(socket, { status: 503, text: 'too many control connections; retry later' });
   });
-  await new Promise((resolve, reject) => {
+  await /** @type {Promise<void>} */ (new Promise((resolve, reject) => {
     // EADDRINUSE: another daemon bound the socket between our stale check and listen.
     const fail = (err) => reject(err.code === 'EADDRINUSE' ? new SuperError('E_DAEMON_RUNNING', `a daemon already answers on ${socketPath}`) : err);
     httpServer.once('error', fail);
@@ -96,7 +96,7 @@ export async function startControlServer({ socketPath, handlers, hello, log }) {
       httpServer.off('error', fail);
       resolve();
     });
-  });
+  }));
   fs.chmodSync(socketPath, 0o600);
 
   return {
@@ -128,7 +128,7 @@ export async function startControlServer({ socketPath, handlers, hello, log }) {
     close() {
       for (const conn of conns) conn.terminate();
       wss.close();
-      const closing = [new Promise((resolve) => httpServer.close(() => resolve()))];
+      const closing = [/** @type {Promise<void>} */ (new Promise((resolve) => httpServer.close(() => resolve())))];
       if (remote) closing.push(remote.close());
       return Promise.all(closing);
     },

@@ -39,7 +39,8 @@ function nonce(n) {
  */
 export function connectWebSocket(where) {
   const ee = /** @type {WebSocketConnection} */ (new EventEmitter());
-  const sock = where.socket ?? (where.socketPath ? net.connect(where.socketPath) : net.connect(where.port, where.host));
+  // Without a socket or a socketPath, `where` names a port (lib/ctl/remote-target.js).
+  const sock = where.socket ?? (where.socketPath ? net.connect(where.socketPath) : net.connect(/** @type {number} */ (where.port), where.host));
   const key = nonce(16).toString('base64');
   let buf = Buffer.alloc(0);
   // the bytes of a frame still incomplete, kept aside until it is whole (joined once, not at every chunk)

@@ -118,7 +118,7 @@ export class AppLogs {
     let entry = this.files.get(file);
     if (!entry) {
       const fd = fs.openSync(file, APPEND, 0o640);
-      entry = { fd, fh: { close: () => new Promise((resolve) => fs.close(fd, () => resolve())) }, slot };
+      entry = { fd, fh: { close: () => /** @type {Promise<void>} */ (new Promise((resolve) => fs.close(fd, () => resolve()))) }, slot };
       this.files.set(file, entry);
       this.#schedule();
     }

@@ -140,6 +140,7 @@ function lossyFile(file, onRecovered) {
     /**
      * Opens the path again (after a rotation renamed it); resolves once lines go there. Lines
      * logged from now on go to the new file; the write in flight finishes in the old one.
+     * @returns {Promise<void>}
      */
     reopen() {
       opening++;

@@ -70,6 +70,7 @@ function compileParser(fmt) {
   return (line) => {
     const m = re.exec(line);
     if (!m) return null;
+    /** @type {{Y: number, M: number, D: number, H: number, m: number, s: number, S: number, off: number|null, pm: boolean|null, epoch?: number}} */
     const f = { Y: 1970, M: 1, D: 1, H: 0, m: 0, s: 0, S: 0, off: null, pm: null };
     toks.forEach((t, i) => {
       const v = m[i + 1];

@@ -66,7 +66,7 @@ export class LogFollower {
 
   stop() {
     this.stopped = true;
-    clearTimeout(this.timer);
+    clearTimeout(this.timer ?? undefined);
     this.#unwatch();
     for (const c of this.cursors.values()) c.fh.close().catch(() => {});
     this.cursors.clear();
@@ -81,7 +81,7 @@ export class LogFollower {
     this.#unwatch();
     this.woken = true; // a tick running now may have read before the change: the next comes soon
     if (this.stopped || this.busy) return;
-    clearTimeout(this.timer);
+    clearTimeout(this.timer ?? undefined);
     this.wait = TICK_MS;
     this.#arm(0);
   }

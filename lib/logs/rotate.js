@@ -30,7 +30,7 @@ export async function shiftChain(file, retain) {
   const keep = Math.max(retain, 1); // file.1 exists until finishRotation, even with retain 0
   const rotated = (await listRotated(file)).numbered.map((p) => {
     const m = /\.(\d+)(\.gz)?$/.exec(p);
-    return { path: p, n: Number(m[1]), gz: m[2] ?? '' };
+    return { path: p, n: Number(m?.[1]), gz: m?.[2] ?? '' }; // listRotated's numbered names all match
   });
   await Promise.all(rotated.filter((r) => r.n >= keep).map((r) => fsp.unlink(r.path).catch(ignoreMissing)));
   // highest first, so each target name is free when its turn comes

@@ -14,7 +14,7 @@ import path from 'node:path';
  * @param {string} dir  an existing directory
  */
 export async function unsafeDirReason(dir) {
-  if (typeof process.getuid !== 'function') return null;
+  if (typeof process.getuid !== 'function' || typeof process.getgid !== 'function') return null;
   const uid = process.getuid();
   const gid = process.getgid();
   let real;

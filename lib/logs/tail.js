@@ -22,7 +22,7 @@ const MAX_ROTATED = 16; // nor look into more rotated files than this, newest fi
  * was read and none of it was cut by `lines` or `since` (then the file rotated before it
  * may hold more).
  * @param {string} file
- * @param {{lines: number, maxBytes: number, since?: number, timeOf?: (line: string) => number|null, end?: number, mark?: {ino: number, from: number}|null}} o
+ * @param {{lines: number, maxBytes: number, since?: number, timeOf?: ((line: string) => number|null)|null, end?: number, mark?: {ino: number, from: number}|null}} o
  *   lines: how many at most (the last ones); maxBytes: at most this much text (the last lines
  *   win); since: epoch ms, only lines at or after it (needs timeOf); timeOf: the time of a line,
  *   null when it has none; end: read up to this offset (default: the current size);
@@ -163,7 +163,12 @@ export function timeReader(s) {
       }
     };
   }
-  if (s.date === 'ISO') return (line) => (ISO_RE.test(line) ? Date.parse(ISO_RE.exec(line)[1]) : null);
+  if (s.date === 'ISO') {
+    return (line) => {
+      const m = ISO_RE.exec(line);
+      return m ? Date.parse(m[1]) : null;
+    };
+  }
   if (s.date) return compileParser(s.date);
   return null;
 }
@@ -197,7 +202,7 @@ export async function tailFiles(files, { lines: asked, since, timeOf, ends, mark
       if (earlier !== undefined) earlier += before.lines.length; // rotated before the workers started
       if (!before.wantsOlder) break;
     }
-    return earlier === undefined ? { lines: got } : { lines: got, earlier, started: mark.at };
+    return earlier === undefined || !mark ? { lines: got } : { lines: got, earlier, started: mark.at }; // earlier comes with a mark
   }));
   return files.map((f, i) => ({ ...f, ...tails[i] }));
 }
@@ -208,7 +213,7 @@ const byteLength = (lines) => lines.reduce((n, l) => n + l.length + 1, 0);
 async function rotatedNewestFirst(file) {
   const all = await rotatedFiles(file);
   const stats = await Promise.all(all.map((p) => fsp.stat(p).then((st) => ({ p, at: st.mtimeMs }), () => null)));
-  return stats.filter(Boolean).sort((a, b) => b.at - a.at || rank(a.p) - rank(b.p)).slice(0, MAX_ROTATED).map((x) => x.p);
+  return stats.filter((x) => x !== null).sort((a, b) => b.at - a.at || rank(a.p) - rank(b.p)).slice(0, MAX_ROTATED).map((x) => x.p);
 }
 
 /** For files written in the same millisecond: file.1 is newer than file.2. */

@@ -44,6 +44,7 @@ export function dumpApps(entries, { pm2Home, here, cpus = os.availableParallelis
 }
 
 function dumpApp(entry, instances, pm2Home, here, notes) {
+  /** @type {Record<string, unknown>} */
   const app = {};
   for (const key of DUMP_CONFIG_KEYS) {
     if (!(key in entry) || key === 'env') continue;

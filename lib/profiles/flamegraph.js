@@ -94,8 +94,8 @@ function callTree(rootNode, byId, selfUs) {
   const seen = new Set([rootNode.id]);
   const order = [];
   const stack = [[rootNode, tree]];
-  while (stack.length > 0) {
-    const [node, frame] = stack.pop();
+  for (let top = stack.pop(); top; top = stack.pop()) {
+    const [node, frame] = top;
     frame.selfUs += selfUs.get(node.id) ?? 0;
     order.push(frame);
     for (const childId of Array.isArray(node.children) ? node.children : []) {

@@ -46,13 +46,15 @@ function listen(table) {
  * again while the app has 'message' listeners of its own, as Node does for them.
  */
 function receiveInForkedChild() {
+  const { channel } = process;
+  if (!channel) return; // not forked with an IPC channel: no message can come
   process.on('message', ignore);
-  process.channel.unref();
+  channel.unref();
   process.on('newListener', (name) => {
-    if (name === 'message') process.channel.ref();
+    if (name === 'message') channel.ref();
   });
   process.on('removeListener', (name) => {
-    if (name === 'message' && process.listenerCount('message') === 1) process.channel.unref();
+    if (name === 'message' && process.listenerCount('message') === 1) channel.unref();
   });
 }
 

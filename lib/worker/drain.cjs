@@ -87,13 +87,13 @@ let drained = null;
 function drain(timeout) {
   if (drained) return drained;
   admit(); // a worker being retired before it was ready must still finish what it has
-  if (Number.isFinite(timeout) && timeout > 0) {
+  if (typeof timeout === 'number' && Number.isFinite(timeout) && timeout > 0) {
     setTimeout(connections.closeAll, Math.max(0, timeout - closeMargin(timeout))).unref();
     /** @type {any} an event of superd's, not in Node's typings of process.emit */ (process).emit('superd:drain', { deadline: Date.now() + timeout });
   }
   // Subscribed only now, so serving costs nothing extra until retirement.
   dc.subscribe('http.server.request.start', markClose);
-  const closing = [...servers].filter((s) => s.listening).map((s) => new Promise((resolve) => net.Server.prototype.close.call(s, () => resolve())));
+  const closing = [...servers].filter((s) => s.listening).map((s) => /** @type {Promise<void>} */ (new Promise((resolve) => net.Server.prototype.close.call(s, () => resolve()))));
   drained = Promise.all(closing)
     .then(() => Promise.allSettled(hooks.map((fn) => (async () => fn())())))
     .then((results) => results.filter((r) => r.status === 'rejected').map((r) => String(r.reason?.stack ?? r.reason)));
@@ -112,7 +112,8 @@ const REBALANCE_MS = 10000;
 let rebalancing = null; // spared: opened since; closed: sent away once
 
 function rebalanceClose({ response, socket }) {
-  if (!socket || response.headersSent || rebalancing.closed.has(socket) || rebalancing.spared.has(socket)) return;
+  // Subscribed only while rebalancing is set (rebalance()).
+  if (!socket || !rebalancing || response.headersSent || rebalancing.closed.has(socket) || rebalancing.spared.has(socket)) return;
   // A socket that has written nothing yet is serving its first request: opened since.
   if (socket.bytesWritten === 0) return void rebalancing.spared.add(socket);
   rebalancing.closed.add(socket);

@@ -82,9 +82,9 @@ function install(cfg) {
     // A line without its newline yet is held (not split in two), and written on its own
     // after a moment or at exit.
     const flushPartial = () => {
-      clearTimeout(partialTimer);
+      clearTimeout(partialTimer ?? undefined);
       partialTimer = null;
-      if (partial) {
+      if (partial && line) { // line is set: partial lines are held only when formatting
         const text = partial;
         partial = '';
         writeAll(target, stream, Buffer.from(`${line(stream, text, Date.now())}\n`));
@@ -99,10 +99,10 @@ function install(cfg) {
       }
       if (rawOut) {
         rawOut.write(typeof chunk === 'string' ? Buffer.from(chunk, encoding) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-      } else {
+      } else if (line && decoder) { // formatting: no rawOut
         const text = partial + (typeof chunk === 'string' ? chunk : decoder.write(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)));
         const lines = text.split('\n');
-        partial = lines.pop();
+        partial = lines.pop() ?? ''; // split gives at least one
         if (lines.length) {
           const ms = Date.now();
           writeAll(target, stream, Buffer.from(`${lines.map((l) => line(stream, l, ms)).join('\n')}\n`));
@@ -160,14 +160,15 @@ function install(cfg) {
 /** Calls patch(stream) once, when process[name] (stdout, stderr) is first read. */
 function onFirstRead(name, patch) {
   const own = Object.getOwnPropertyDescriptor(process, name);
-  if (!own?.get || !own.configurable) {
+  const getter = own?.get;
+  if (!own || !getter || !own.configurable) {
     patch(process[name]);
     return;
   }
   Object.defineProperty(process, name, {
     get() {
       Object.defineProperty(process, name, own); // Node's getter keeps the stream it made
-      const stream = own.get.call(process);
+      const stream = getter.call(process);
       patch(stream);
       return stream;
     },

@@ -26,13 +26,14 @@ function install() {
   /** @this {any} a net.Server */
   proto._listen2 = function superdListen2(address, port, addressType, backlog, fd, flags) {
     const named = Number.isInteger(port) && port > 0 && (addressType === 4 || addressType === 6) && !(fd >= 0);
-    if (this._handle || !named || !process.connected) return listen2.apply(this, arguments);
+    const ipc = process.channel; // set while connected
+    if (this._handle || !named || !process.connected || !ipc) return listen2.apply(this, arguments);
     const id = nextId++;
     // The answer must come before a script with nothing else to do exits (the channel is unref'd).
-    process.channel.ref();
+    ipc.ref();
     pending.set(id, (errno, handle) => {
       // Unref'd again once no other listen() waits either, unless the app listens itself.
-      if (pending.size === 0 && process.listenerCount('message') <= 1) process.channel.unref();
+      if (pending.size === 0 && process.listenerCount('message') <= 1) ipc.unref();
       if (errno || !handle) {
         process.nextTick(() => this.emit('error', listenError(errno || -1, address, port)));
         return;

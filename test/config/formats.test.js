@@ -2,6 +2,7 @@
 // with file:line:col), and JS/TS files run in a child process (module.exports, export
 // default, a function, TypeScript types stripped), with bounded, one-line failures.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -213,4 +214,22 @@ test('what the file started goes with it: its whole process group is killed', as
   assert.deepEqual(names(await loadEcosystem(file, { cpus: 2 })), ['x']);
   const pid = Number(fs.readFileSync(pidFile, 'utf8'));
   assert.deepEqual(await waitGone([pid], 5000), [], 'the sleep the file started is gone');
+});
+
+test('out of file descriptors, a JS file is one problem line, not a crash', async () => {
+  const file = path.join(dir, 'emfile.config.cjs');
+  fs.writeFileSync(file, "module.exports = { apps: [{ name: 'a', script: 'a.js' }] };\n");
+  // Every descriptor taken but one: spawn cannot open the child's pipes (EMFILE).
+  const script = `
+    import fs from 'node:fs';
+    const { evaluateConfigFile } = await import(${JSON.stringify(new URL('../../lib/config/js-config.js', import.meta.url).href)});
+    const fds = [];
+    try { for (;;) fds.push(fs.openSync('/dev/null', 'r')); } catch {}
+    fs.closeSync(fds.pop());
+    let line;
+    try { line = JSON.stringify(await evaluateConfigFile(${JSON.stringify(file)})); } catch (err) { line = \`threw: \${err.message}\`; }
+    for (const fd of fds) fs.closeSync(fd);
+    console.log(line);`;
+  const out = execFileSync('sh', ['-c', 'ulimit -n 64 && exec "$0" --input-type=module -e "$1"', process.execPath, script], { encoding: 'utf8' });
+  assert.match(out, /"problem":".*emfile\.config\.cjs: cannot run node to read it \(spawn .*EMFILE\)/);
 });

@@ -27,6 +27,7 @@ test('an address other than loopback without TLS, half a TLS pair, a bad --liste
     [['--tls-cert', '/nonexistent.pem'], /E_USAGE: TLS needs both --tls-cert and --tls-key/],
     [['--listen', 'nowhere'], /E_USAGE: --listen nowhere: give host:port/],
     [['--host', 'bad host'], /E_USAGE: --host bad host: give host:port/],
+    [['--host', ''], /E_USAGE: --host "": give host:port/],
   ];
   const runs = await Promise.all(cases.map(([args]) => box.cli(['dashboard', ...args])));
   runs.forEach((r, i) => {

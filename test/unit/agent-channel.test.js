@@ -163,3 +163,14 @@ test('over a real IPC channel: each side routes only its peer\'s messages; the a
   child.kill('SIGKILL');
   await once(child, 'exit');
 });
+
+test('a fork-mode app may add or remove its \'message\' listeners once the channel is gone', { timeout: 10000 }, async (t) => {
+  const child = fork(path.join(FIXTURES, 'apps', 'agent-channel-disconnect.cjs'), { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+  t.after(() => child.kill('SIGKILL'));
+  let out = '';
+  child.stdout?.on('data', (d) => (out += d));
+  await once(child, 'spawn');
+  child.disconnect(); // as when the daemon goes: Node sets the child's process.channel to null
+  await once(child, 'exit');
+  assert.deepEqual(out.trim().split('\n'), ['remove: ok', 'add: ok']);
+});

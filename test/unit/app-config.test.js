@@ -8,6 +8,7 @@ import { App } from '../../lib/master/apps/app.js';
 
 const log = /** @type {any} */ ({ info() {}, warn() {}, error() {}, debug() {} });
 const ctx = { log, home: '/nonexistent' };
+/** @type {any} a partial app config: the fields an App reads here */
 const file = Object.freeze({ name: 'web', instances: 2, cwd: '/srv/web', watch: Object.freeze([]), autoscale: null });
 /** Stand-ins for slots: the count reads only how many there are. */
 const slots = (n) => Array.from({ length: n }, (_, index) => /** @type {any} */ ({ index }));

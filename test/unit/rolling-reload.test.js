@@ -18,6 +18,7 @@ test('a surge batch forks one replacement per turn of the event loop: between tw
     },
   });
   const host = { name: 'app', slot, adopt() {} };
+  /** @type {any} the fields of an app config a reload reads */
   const target = { instances: 3, reload_parallel: 1, reload_strategy: 'surge', max_surge: '100%', max_unavailable: 0, retire_interval: null };
   const plan = planReload({ slots: [0, 1, 2].map((index) => ({ index, serving: true })), target });
   const outcome = await runReload(plan, { host, config: target, reason: 'reload', emit: () => {} });
@@ -44,7 +45,9 @@ function fakeHost(count, { log, fail = [], exits = () => Promise.resolve() }) {
   return { name: 'app', slot, adopt: () => log.push('adopt') };
 }
 const slots = (n) => Array.from({ length: n }, (_, index) => ({ index, serving: true }));
+/** @returns {any} the fields of an app config a reload reads */
 const rolling = (n) => ({ instances: n, reload_parallel: 1, reload_strategy: 'rolling' });
+/** @returns {any} the fields of an app config a reload reads */
 const surge = (n, extra) => ({ instances: n, reload_parallel: 1, reload_strategy: 'surge', max_surge: '100%', max_unavailable: 0, retire_interval: null, ...extra });
 
 test('rolling: an old worker retires beside the next steps, and the reload ends once every one has', async () => {

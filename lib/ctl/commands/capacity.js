@@ -21,6 +21,7 @@ export default async function capacity(app, opts) {
   const client = await connectDaemon();
   const progress = (line) => process.stderr.write(`super capacity: ${line}\n`);
   // exiting: the signal handler's removal of the copy, which ends in process.exit
+  /** @type {{stopped: boolean, current: {stop: () => void}|null, exiting: Promise<void>|null}} */
   const abort = { stopped: false, current: null, exiting: null };
   let copy = null;
   const removeCopy = () => (copy ? client.request('delete', { target: copy }, { timeout: 0 }).catch(() => {}) : Promise.resolve());
@@ -49,11 +50,11 @@ export default async function capacity(app, opts) {
     }
   }
   // Interrupted: the measurement is dropped; the handler exits once the copy is removed.
-  if (abort.stopped) return abort.exiting;
+  if (abort.stopped || result === undefined) return abort.exiting; // no result: stopped
   const { recommend, renderReport } = await import('../../capacity/render.js');
   const { svgChart } = await import('../../capacity/svg.js');
   const name = result.copy.app;
-  const report = { app: name, copy: result.copy.copy, plan, rows: result.rows, stopped: result.stopped, recommendation: recommend(result.rows, plan.target), svg: null };
+  const report = { app: name, copy: result.copy.copy, plan, rows: result.rows, stopped: result.stopped, recommendation: recommend(result.rows, plan.target), svg: /** @type {string|null} */ (null) };
   report.svg = writeSvg(plan.svg ?? path.join(superHome(), `capacity-${name.replaceAll('/', '-')}.svg`), svgChart(report));
   if (plan.json) {
     const { plan: p, ...rest } = report;

@@ -94,7 +94,9 @@ async function hostLinks(hosts, home) {
     }
     const env = { ...process.env, SUPER_HOST: name };
     // bad host:port or token file: refused now, not at every retry
-    (await remoteTarget(env)).where.socket?.destroy();
+    const target = await remoteTarget(env);
+    if (!target) throw new SuperError('E_USAGE', `--host "${name}": give host:port, like 10.0.0.5:9615 or [::1]:9615`);
+    target.where.socket?.destroy();
     links.push(new HostLink({ name, home, remote: () => remoteTarget(env) }));
   }
   return links;

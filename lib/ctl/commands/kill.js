@@ -18,7 +18,7 @@ export default async function kill() {
     process.stdout.write('no daemon is running\n');
     return 0;
   }
-  const closed = new Promise((resolve) => client.onEvent((e) => e.closed && resolve()));
+  const closed = /** @type {Promise<void>} */ (new Promise((resolve) => client.onEvent((e) => e.closed && resolve())));
   const { pid } = await client.request('kill');
   await closed;
   // The socket closes before the process ends: wait (bounded) until it is gone (a daemon of

@@ -18,7 +18,7 @@ export default async function startup(system, opts = {}) {
   const home = superHome();
   const { username, uid } = os.userInfo();
   const socket = opts.socket ? await import('../systemd-socket-unit.js') : null;
-  const listens = socket?.socketListens(opts.socket);
+  const listens = socket?.socketListens(opts.socket) ?? [];
   const group = groupName(os.userInfo().gid) ?? username;
   const unit = renderUnit({
     user: Boolean(opts.user),
@@ -49,7 +49,7 @@ export default async function startup(system, opts = {}) {
   }
   process.stdout.write(`wrote ${file}\n`);
   const socketName = socket?.socketUnitName({ user: opts.user, username });
-  if (socket) {
+  if (socket && socketName) {
     fs.writeFileSync(path.join(dir, socketName), socket.renderSocketUnit({ user: Boolean(opts.user), username, listens }), { mode: 0o644 });
     process.stdout.write(`wrote ${path.join(dir, socketName)}\n`);
   }

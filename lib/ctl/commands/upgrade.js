@@ -15,7 +15,7 @@ export default async function upgrade(opts = {}) {
   const t0 = Date.now();
   const client = await connectDaemon();
   try {
-    const closed = new Promise((resolve) => client.onEvent((e) => e.closed && resolve()));
+    const closed = /** @type {Promise<void>} */ (new Promise((resolve) => client.onEvent((e) => e.closed && resolve())));
     const say = (text) => !opts.json && process.stdout.write(`${text}\n`);
     const data = await client.request('upgrade', args, { timeout: 0, onProgress: (p) => say(p.text) });
     say(`daemon pid ${data.from} -> pid ${data.to} (superd ${data.version}); retiring the old daemon's workers`);

@@ -10,6 +10,13 @@ export class Terminal {
     this.input = input;
     this.output = output;
     this.active = false;
+    // The listeners enter() adds, for restore() to remove.
+    /** @type {(d: Buffer) => void} */
+    this.onData = () => {};
+    /** @type {() => void} */
+    this.onResize = () => {};
+    /** @type {() => void} */
+    this.onExit = () => {};
   }
 
   get size() {

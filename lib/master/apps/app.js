@@ -19,7 +19,7 @@ export class App {
   #config; // written only here: by a start, a scale, a reload, a file read again, watch on/off
 
   /**
-   * @param {object} config  a normalized app from lib/config
+   * @param {import('../../config/index.js').AppConfig} config  a normalized app from lib/config
    * @param {object} ctx     {agentPath, log, home, policy(), onSlotState(app, slot, info), onReload(info)}
    * @param {object} [clientEnv]  environment of the `super start` that added it (PM2 does the same)
    * @param {number|null} [scaledFrom]  (a saved dump) the file's instances when a command scaled it (keptCount)
@@ -320,7 +320,7 @@ export class App {
    * slots not yet replaced keep their old workers, replaced ones keep their new ones.
    * Then the slot count follows config.instances (new slots start ready-first, extra
    * ones retire). The plan is reload/plan.js, run by reload/executor.js.
-   * @param {object} config   the config to run (the file re-read, or the running one)
+   * @param {import('../../config/index.js').AppConfig} config   the config to run (the file re-read, or the running one)
    * @param {(p: object) => void} progress
    */
   async reload(config, progress = () => {}) {
@@ -344,17 +344,19 @@ export class App {
   async replaceSlot(index, reason) {
     const slot = this.slots[index];
     if (!slot || slot.replacement) return null;
-    /** @type {{pid: number, ready_ms: number}|null} */
-    let ready = null;
+    /** @type {{pid: number, ready_ms: number}[]} */
+    const readySteps = [];
     const event = (step) => {
-      if (step.step === 'ready') ready = step;
+      if (step.step === 'ready') readySteps.push(step);
       this.ctx.onReload(step);
     };
     const downFirst = await this.#downFirst([index], reporter({ event }));
     const plan = planReload({ slots: this.slots.map(slotView), only: [index], downFirst });
     const outcome = await runReload(plan, { host: this.#reloadHost(), config: slot.config ?? this.config, reason, emit: reporter({ event }) });
-    if (!outcome.ok) throw Object.assign(new Error(outcome.failed.reason), outcome.failed);
+    if (!outcome.ok) throw Object.assign(new Error(outcome.failed?.reason), outcome.failed); // failed: set when not ok
     slot.restarts++; // a replacement for memory or health is a restart, as PM2 counts it
+    const ready = readySteps.at(-1);
+    if (!ready) throw new Error('the replacement was never reported ready'); // never: a reload that succeeded reports it
     return { pid: ready.pid, ready_ms: ready.ready_ms };
   }
 

@@ -35,7 +35,10 @@ export function waitReady(proc, config) {
   });
 }
 
-/** Resolves after `ms` if `proc` is still running; rejects (err.exit set) if it exits first. */
+/**
+ * Resolves after `ms` if `proc` is still running; rejects (err.exit set) if it exits first.
+ * @returns {Promise<void>}
+ */
 export function survive(proc, ms) {
   const t0 = Date.now();
   return new Promise((resolve, reject) => {

@@ -33,7 +33,7 @@ export class RegistryReader {
   /**
    * One app as others may see it, or null when there is none by that name.
    * id: never given to another app (app-ids.js), so it tells an app from a later one of the same name.
-   * @returns {{id: number, name: string, config: object, status: string, busy: string|null, logs: {out: string, err: string}}|null}
+   * @returns {{id: number, name: string, config: import('../../config/index.js').AppConfig, status: string, busy: string|null, logs: {out: string, err: string}}|null}
    */
   app(name) {
     const app = this.#apps.get(name);

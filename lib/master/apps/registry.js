@@ -96,7 +96,7 @@ export class AppRegistry extends EventEmitter {
   /**
    * Starts already-resolved app configs: from a file just loaded, or from a saved dump
    * (lib/master/saved/saved-state.js). Apps already running are reported, not touched.
-   * @param {{config: object, clientEnv?: Record<string,string>, source?: {file?: string, env?: string, command?: object}, autostart?: boolean, id?: number, scaledFrom?: number|null}[]} entries
+   * @param {{config: import('../../config/index.js').AppConfig, clientEnv?: Record<string,string>, source?: {file?: string, env?: string, command?: object}, autostart?: boolean, id?: number, scaledFrom?: number|null}[]} entries
    *   autostart false (from a file): registered, not started
    *   source: the ecosystem file (and --env) a reload re-reads
    *   scaledFrom: (a saved dump) the file's instances when a command scaled the app (keptCount)
@@ -124,6 +124,7 @@ export class AppRegistry extends EventEmitter {
       throw new SuperError('E_CONFIG', `${source}: ${added} new apps beside the ${this.#apps.size} the daemon has is more than the limit of ${maxApps} apps; delete some, or raise SUPER_MAX_APPS in the daemon's environment`);
     }
     this.#assertIdle(entries.map((e) => this.#apps.get(e.config.name)).filter(Boolean));
+    /** @type {{started: string[], running: string[], changed: {name: string, keys: string[], source: string|undefined}[], warnings: string[], failed: object[]}} */
     const result = { started: [], running: [], changed: [], warnings: await applySettings(settings, owners), failed: [] };
     const toStart = [];
     const newApps = new Set();
@@ -224,7 +225,7 @@ export class AppRegistry extends EventEmitter {
     if (app.busy) throw appBusy(app.name, app.busy);
     app.busy = op;
     /** @type {(value?: unknown) => void} */
-    let ended;
+    let ended = () => {}; // replaced by the promise's own, at once
     this.#operations.set(app, new Promise((resolve) => (ended = resolve)));
     try {
       return await fn();
@@ -272,6 +273,9 @@ export class AppRegistry extends EventEmitter {
    *              file's env wins, as in PM2); an app whose reload replaced no worker keeps its old one
    *   source     {file, env}: `start <file> --env <name>` on running apps: that env block applies now
    * A refused reload (a bad file, a busy app) leaves every app's environment and source as they were.
+   * @param {string|string[]} target
+   * @param {{keepConfig?: boolean, progress?: (p: object) => void,
+   *   overrides?: {clientEnv?: Record<string,string>, source?: {file?: string, env?: string, cwd?: string}}|null}} [o]
    */
   async reload(target, { keepConfig = false, progress = () => {}, overrides = null } = {}) {
     const apps = this.targets(target);
@@ -292,6 +296,7 @@ export class AppRegistry extends EventEmitter {
   }
 
   /** Sets the apps' clientEnv and/or source for a reload; returns what puts back those of the apps it is given. */
+  /** @param {import('./app.js').App[]} apps  @param {{clientEnv?: Record<string,string>, source?: object}} overrides */
   #override(apps, { clientEnv, source }) {
     const before = new Map(apps.map((app) => [app, { clientEnv: app.clientEnv, source: app.source }]));
     const env = clientEnv && inheritable(clientEnv);
@@ -361,6 +366,7 @@ export class AppRegistry extends EventEmitter {
     if (bounds && (to < bounds.min || to > bounds.max)) {
       throw new SuperError('E_USAGE', `${name} autoscales between ${bounds.min} and ${bounds.max} workers (instances: { min: ${bounds.min}, max: ${bounds.max} }); scale it within them, or change the bounds in its file and reload`);
     }
+    /** @type {{app: string, from: number, to: number, warnings: string[], failed: object[], holds: string}} */
     const result = { app: name, from, to, warnings: [], failed: [], holds: bounds ? `autoscale goes on from ${to}, between ${bounds.min} and ${bounds.max}` : 'the count holds across reloads and restarts until `instances` changes in its file' };
     const crowded = spreadWarning(app.config, this.#settings.policy.allowed, to);
     if (crowded) result.warnings.push(crowded);
@@ -432,7 +438,7 @@ export class AppRegistry extends EventEmitter {
   /**
    * What each app `target` names would start with again: its pending config (a `start`
    * while it ran) or its config, the environment and the source it was started with.
-   * @returns {{config: object, clientEnv: Record<string,string>, source: object|null}[]}
+   * @returns {{config: import('../../config/index.js').AppConfig, clientEnv: Record<string,string>, source: object|null}[]}
    */
   entries(target) {
     return this.targets(target).map((app) => ({ config: app.pendingConfig ?? app.config, clientEnv: app.clientEnv, source: app.source }));

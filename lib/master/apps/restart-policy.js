@@ -39,7 +39,7 @@ export function decideRestart(app, history, exit) {
   // A process that could not be spawned (EAGAIN at a pids limit) never ran: say why.
   const exited = exit.error ? `could not start (${exit.error})` : `exited with ${exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`}`;
   if (!app.autorestart) return { action: 'stop', reason: `${exited}; autorestart is off` };
-  if (exit.signal === null && app.stop_exit_codes.includes(exit.code)) {
+  if (exit.signal === null && exit.code !== null && app.stop_exit_codes.includes(exit.code)) {
     return { action: 'stop', reason: `exited with code ${exit.code}, listed in stop_exit_codes` };
   }
 

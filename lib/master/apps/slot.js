@@ -135,9 +135,10 @@ export class Slot extends EventEmitter {
    * If the replacement dies, or is not ready in time, it is killed and the old worker
    * keeps serving; the promise rejects with {slot, reason}. The executor of reloads
    * (reload/executor.js) calls this; onForked(pid, oldPid) tells it of the fork.
-   * @param {object} config
-   * @param {{reason?: string, onForked?: (pid: number, oldPid: number|null) => void, onReady?: (pid: number) => void}} [o]
-   * @returns {Promise<{ready_ms: number, pid: number, oldPid: number|null, retire: (() => Promise<{code, signal}>)|null}>}
+   * @param {import('../../config/index.js').AppConfig} config
+   * @param {{reason?: string, onForked?: (pid: number|null, oldPid: number|null) => void, onReady?: (pid: number|null) => void}} [o]
+   *   pid: null for a worker that could not be spawned
+   * @returns {Promise<{ready_ms: number, pid: number|null, oldPid: number|null, retire: (() => Promise<{code, signal}>)|null}>}
    *   retire: null when no old worker serves beside the new one
    */
   async replace(config, { reason = 'reload', onForked = () => {}, onReady = () => {} } = {}) {
@@ -188,9 +189,10 @@ export class Slot extends EventEmitter {
    * old worker stops gracefully, then a worker with `config` starts and serves probation.
    * If it fails, it is stopped and the slot starts its old config again (the rejection
    * waits for that start), so the slot is down only for the length of the attempt.
-   * @param {object} config
-   * @param {{reason?: string, onForked?: (pid: number, oldPid: number|null) => void, onReady?: (pid: number) => void}} [o]
-   * @returns {Promise<{ready_ms: number, pid: number, oldPid: number|null, retire: null}>}
+   * @param {import('../../config/index.js').AppConfig} config
+   * @param {{reason?: string, onForked?: (pid: number|null, oldPid: number|null) => void, onReady?: (pid: number|null) => void}} [o]
+   *   pid: null for a worker that could not be spawned
+   * @returns {Promise<{ready_ms: number, pid: number|null, oldPid: number|null, retire: null}>}
    */
   async replaceDownFirst(config, { reason = 'reload', onForked = () => {}, onReady = () => {} } = {}) {
     const oldConfig = this.config ?? this.host.config();
@@ -210,7 +212,7 @@ export class Slot extends EventEmitter {
 
   /**
    * A plain start of `config` in a slot where nothing serves, as a replacement.
-   * @param {object} config  @param {string} reason  @param {(pid: number) => void} onReady
+   * @param {import('../../config/index.js').AppConfig} config  @param {string} reason  @param {(pid: number) => void} onReady
    * @param {(pid: number) => void} [onForked]
    */
   async #startFresh(config, reason, onReady, onForked = () => {}) {
@@ -238,7 +240,7 @@ export class Slot extends EventEmitter {
   }
 
   #onExit(exit) {
-    const uptime = Date.now() - this.startedAt;
+    const uptime = this.startedAt === null ? 0 : Date.now() - this.startedAt; // set when the worker was adopted
     this.lastExit = { ...exit, at: Date.now(), uptime_ms: uptime };
     if (this.state === S.STOPPING) {
       this.#move(S.STOPPED, { code: exit.code, signal: exit.signal });

@@ -76,7 +76,7 @@ export class StartGate {
   async #noRoom(pids) {
     const [available, used] = await Promise.all([memAvailable(), this.workerMemory(pids.slice(0, RSS_SAMPLE))]);
     if (available === null) return null;
-    const perWorker = Math.max(0, ...used.filter(Number.isFinite)) || DEFAULT_WORKER_RSS;
+    const perWorker = Math.max(0, ...used.flatMap((n) => (n !== null && Number.isFinite(n) ? [n] : []))) || DEFAULT_WORKER_RSS;
     if (workersThatFit({ available, perWorker }) >= this.booting) return null;
     const mib = (n) => Math.round(n / 1048576);
     return `not enough memory for another worker (${mib(available)} MiB available, ${mib(perWorker)} MiB per worker, ${mib(MEMORY_RESERVE)} MiB kept for the daemon)`;

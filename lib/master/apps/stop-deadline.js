@@ -11,8 +11,10 @@ export const STOP_MARGIN_MS = 5000;
 // setTimeout fires at once beyond this (and warns): a huge kill_timeout must not do that.
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
+/** @typedef {Parameters<typeof stopTime>[0]} StopTimes  the stop times of an app's config */
+
 /**
- * @param {Iterable<{config: object, slots: {config: object|null}[]}>} apps  the registry's apps
+ * @param {Iterable<{config: StopTimes, slots: {config: StopTimes|null}[]}>} apps  the registry's apps
  * @returns {number} ms
  */
 export function stopDeadline(apps, margin = STOP_MARGIN_MS) {

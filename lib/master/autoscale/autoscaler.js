@@ -21,7 +21,7 @@ export class Autoscaler {
   /** @type {Map<string, import('./decide.js').ScaleState>} app name -> its timers */
   #states = new Map();
   #stepping = new Set(); // apps with a step running
-  /** @type {Map<string, Set<number> & {decidedAt?: number}>} autoscaled app -> pids of its workers that reported since its last decision (when) */
+  /** @type {Map<string, Set<number> & {decidedAt: number}>} autoscaled app -> pids of its workers that reported since its last decision (when) */
   #rounds = new Map();
 
   /**

@@ -53,7 +53,7 @@ export function decideScale({ settings, figures, state, now, idle }) {
   // window is full once a sample at least `for` old is there.
   const since = state.samples.filter((s) => s.t > state.lastAt);
   const inside = since.findIndex((s) => s.t >= now - keep);
-  const load = /** @type {Figures[]} */ (figures).map((f) => (f.shed > 0 ? atUpBounds(f, up) : f));
+  const load = /** @type {Figures[]} */ (figures).map((f) => ((f.shed ?? 0) > 0 ? atUpBounds(f, up) : f));
   let samples = [...since.slice(inside === -1 ? Math.max(0, since.length - 1) : Math.max(0, inside - 1)), sample(load, now)];
   // A long `for` at a short interval: every other sample goes (the means stay about right).
   if (samples.length > MAX_SAMPLES) samples = samples.filter((_, i) => i % 2 === 1);

@@ -150,7 +150,7 @@ export class Captures {
     const p99 = report.loop?.p99;
     if (!shouldCapture({ p99, settings, lastAt: this.#lastStall.get(proc), busy: this.#busy.has(proc), now })) return;
     const worker = this.reader.worker(proc.appName, proc.slotIndex);
-    if (worker?.proc !== proc || worker.state !== S.ONLINE) return;
+    if (!worker || worker.proc !== proc || worker.state !== S.ONLINE) return;
     this.#lastStall.set(proc, now);
     this.#busy.set(proc, 'stall');
     this.#capture(proc, settings, p99, now)

@@ -19,7 +19,7 @@ const OPTION_OF = { name: '--name', instances: '-i', env: '--env-var', args: 'ar
  *   cwd: string, keys?: Record<string, unknown>}} spec  what the CLI was given (`instances`: N, max
  *   or -1; `keys`: more app keys, from PM2's start flags)
  * @param {object} loadOptions  the daemon's load options (settings/daemon-settings.js loadOptions)
- * @returns {Promise<{config: object, daemon: object, source: {command: object}, warnings: string[]}>}
+ * @returns {Promise<{config: import('../../config/index.js').AppConfig, daemon: object, source: {command: object}, warnings: string[]}>}
  * @throws {SuperError} E_CONFIG, one line per problem, naming the CLI option
  */
 export async function fileLessApp(spec, loadOptions) {

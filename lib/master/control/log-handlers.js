@@ -61,7 +61,7 @@ export function makeLogHandlers(registry, log) {
       // Which shown stderr lines a failed earlier start left: a healthy app must not look broken.
       const byName = new Map(apps.map((app) => [app.name, app]));
       const markOf = (f) => (f.stream === 'err' ? byName.get(f.app)?.stderrSince(f.slot ?? 0) ?? null : null);
-      const tails = await tailFiles(files, { lines: a.lines, since: a.since, ends, timeOf: (f) => readers.get(f.app), markOf });
+      const tails = await tailFiles(files, { lines: a.lines, since: a.since, ends: ends ?? undefined, timeOf: (f) => readers.get(f.app) ?? null, markOf });
       return { files: tails, following: Boolean(a.follow) };
     },
 

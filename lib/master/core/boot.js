@@ -36,7 +36,8 @@ export async function sayBootFailed(err, log) {
     process.stderr.write(`superd: ${code}: ${err.message}\n`);
   } catch {} // stderr on a full disk
   log?.error({ err }, 'daemon boot failed');
-  if (process.send && process.connected) await new Promise((resolve) => process.send(failedMessage(code, err.message), resolve));
+  const { send } = process;
+  if (send && process.connected) await new Promise((resolve) => send.call(process, failedMessage(code, err.message), resolve));
   return code;
 }
 

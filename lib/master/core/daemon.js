@@ -70,7 +70,7 @@ export async function startDaemon(opts = {}) {
   }
 }
 
-/** @param {Parameters<typeof startDaemon>[0]} opts  @param {Lifecycle} parts  @param {{log: object|null}} boot */
+/** @param {NonNullable<Parameters<typeof startDaemon>[0]>} opts  @param {Lifecycle} parts  @param {{log: object|null}} boot */
 async function bootDaemon({ resurrect = false, afterStop, control, loadDefaults, logTo }, parts, boot) {
   const home = superHome();
   const handover = Handover.fromEnv(); // started by `super upgrade`
@@ -100,6 +100,7 @@ async function bootDaemon({ resurrect = false, afterStop, control, loadDefaults,
   parts.add('process groups', reapAllNow);
 
   // The composition root (compose.js): each part gets its collaborators at construction.
+  /** @type {{server: Awaited<ReturnType<typeof startControlServer>>|null}} */
   const link = { server: null }; // the control server, once it listens
   const { settings, registry, monitor, watcher, cron, captures, metrics, deploy } = composeParts({ home, log, loadDefaults, agentPath, version, parts, link });
 
@@ -147,7 +148,7 @@ async function bootDaemon({ resurrect = false, afterStop, control, loadDefaults,
     retire: (successor) => {
       handedOver = true;
       sdNotify([`MAINPID=${successor}`, `STATUS=handed over to pid ${successor}`], log);
-      link.server.remote?.close().catch(() => {});
+      link.server?.remote?.close().catch(() => {}); // set: a handover comes through it
       // The successor answers /readyz and HAProxy's agent on the same sockets: this daemon's
       // stopping workers must not answer for the host.
       metrics.stopAccepting().finally(() => shutdown(`upgraded: pid ${successor} took over`));

@@ -65,7 +65,7 @@ export function startMetricsEndpoint(listen, { render, readiness }) {
     }
     let url;
     try {
-      url = new URL(req.url, 'http://localhost');
+      url = new URL(req.url ?? '/', 'http://localhost'); // a server's request always has one
     } catch {
       res.writeHead(400, TEXT).end('bad request target\n');
       return;

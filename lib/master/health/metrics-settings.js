@@ -104,7 +104,7 @@ export class MetricsSettings extends EventEmitter {
 
   /** Closes the listening sockets of the endpoint and the agent (net.Server's close); returns the servers closed. */
   #stopListening() {
-    const servers = [this.endpoint, this.agentServer].filter((s) => s?.listening);
+    const servers = [this.endpoint, this.agentServer].flatMap((s) => (s?.listening ? [s] : []));
     for (const s of servers) net.Server.prototype.close.call(s);
     return servers;
   }

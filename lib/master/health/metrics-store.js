@@ -166,7 +166,8 @@ export class WorkerRecord {
   /** Resolves at the agent's next report (never, if it sends none: race it with a bound). */
   nextReport() {
     if (!this.answered) {
-      let resolve;
+      /** @type {(v?: unknown) => void} */
+      let resolve = () => {}; // replaced by the promise's own, at once
       const promise = new Promise((r) => { resolve = r; });
       this.answered = { promise, resolve };
     }

@@ -71,13 +71,14 @@ export class Monitor {
   }
 
   #follow(proc) {
-    if (!proc.pid) return;
+    const { pid } = proc;
+    if (!pid) return;
     const rec = new WorkerRecord(proc, this.counters.of(proc.appName, proc.slotIndex));
     this.records.set(proc.pid, rec);
     proc.on('metrics', (data) => {
       const now = Date.now();
       rec.onReport(data, now);
-      this.afterReport(rec.app, rec.pid, now, proc.reportInterval);
+      this.afterReport(rec.app, pid, now, proc.reportInterval);
     });
     proc.once('exit', () => {
       this.records.delete(proc.pid);
@@ -87,7 +88,7 @@ export class Monitor {
 
   /** Samples every `ms` (daemon-wide `metrics.interval`; 0: never). */
   #schedule(ms) {
-    clearInterval(this.timer);
+    clearInterval(this.timer ?? undefined);
     this.timer = ms > 0 ? setInterval(() => this.tick(), ms) : null;
     this.timer?.unref();
   }
@@ -276,7 +277,7 @@ export class Monitor {
   }
 
   close() {
-    clearInterval(this.timer);
+    clearInterval(this.timer ?? undefined);
     this.settings.off('interval', this.onInterval);
     workerProcesses.off('new', this.onNew);
     this.sampler.close();

@@ -36,7 +36,7 @@ export function listenToAgent(source, handlers) {
     const name = agentMessageName(m);
     if (name === undefined) return;
     const fields = GUARDS[name](m);
-    if (fields !== null) table.get(name)(fields);
+    if (fields !== null) table.get(name)?.(fields); // routeTable has a handler for every name
   });
 }
 

@@ -16,7 +16,7 @@ import { takePath, releasePath, servedInherited } from './connection-path.js';
  * while the orphan reaper runs: a cluster worker outlives a daemon that dies until it has
  * served what it holds (lib/worker/drain.cjs outliveDaemon), and the reaper ends one stuck
  * in a loop (orphan-reaper.js).
- * @param {{app: object, env: object, stdio: object, agentPath: string, cpus?: string|null}} o
+ * @param {{app: import('../../config/index.js').AppConfig, env: object, stdio: object, agentPath: string, cpus?: string|null}} o
  * @returns {import('node:cluster').Worker}
  */
 export function forkClusterWorker({ app, env: appEnv, stdio, agentPath, cpus = null }) {

@@ -6,7 +6,7 @@ import { execPrefix } from './exec-prefix.js';
 import { sharesListen } from './cluster-internals/index.js';
 
 /**
- * @param {{app: object, env: object, stdio: object, agentPath: string, cpus?: string|null}} o
+ * @param {{app: import('../../config/index.js').AppConfig, env: object, stdio: object, agentPath: string, cpus?: string|null}} o
  * @returns {import('node:child_process').ChildProcess}
  */
 export function spawnForkWorker({ app, env, stdio, agentPath, cpus = null }) {

@@ -42,8 +42,9 @@ const bindPathOf = new Map();
  * @returns {import('./cluster-internals/worker-hooks.js').ListenWatch|null}
  */
 export function listenGuard(app) {
-  if (app.uid == null || app.uid === process.geteuid()) return null;
-  const who = { uid: app.uid, gid: app.gid ?? process.getegid() };
+  const { geteuid, getegid } = process; // POSIX's, where superd runs (uid needs them)
+  if (app.uid == null || !geteuid || !getegid || app.uid === geteuid()) return null;
+  const who = { uid: app.uid, gid: app.gid ?? getegid() };
   const me = {}; // this worker, in `held`
   const pending = new Map(); // query seq -> bind path (null: a port), until the reply
   const keys = new Map(); // key of a server it listens on -> bind path (null: a port)
@@ -109,12 +110,12 @@ function unixPath(address, who) {
   if (known) {
     // Another worker on the same path: it joins the server, if its user may too.
     const again = openSocketDir(abs, who);
-    if (again.refusal) return again;
+    if (again.refusal !== undefined) return again;
     fs.closeSync(again.fd);
     return { bindPath: known };
   }
   const opened = openSocketDir(abs, who);
-  if (opened.refusal) return opened;
+  if (opened.refusal !== undefined) return opened;
   held.set(opened.bindPath, { fd: opened.fd, abs, bindPath: opened.bindPath, users: new Map(), given: false });
   bindPathOf.set(abs, opened.bindPath);
   return { bindPath: opened.bindPath };
@@ -140,6 +141,6 @@ function giveSocket(bindPath, who) {
   entry.given = true;
   try {
     const st = fs.lstatSync(bindPath);
-    if (st.isSocket() && st.uid === process.geteuid()) fs.lchownSync(bindPath, who.uid, who.gid);
+    if (st.isSocket() && st.uid === process.geteuid?.()) fs.lchownSync(bindPath, who.uid, who.gid);
   } catch {} // gone already: the app closed it
 }

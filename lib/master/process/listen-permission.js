@@ -35,6 +35,7 @@ export function portRefusal(port, { allowPrivileged, firstFree }) {
  * use). Returns {fd, bindPath} (the caller closes fd) or {refusal}.
  * @param {string} abs  an absolute path
  * @param {{uid: number, gid: number}} who
+ * @returns {{fd: number, bindPath: string, refusal?: undefined} | {refusal: string, fd?: undefined, bindPath?: undefined}}
  */
 export function openSocketDir(abs, who) {
   const dir = path.dirname(abs);

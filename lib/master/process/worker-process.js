@@ -24,7 +24,7 @@ import { listenRefusal, stickySession, sharesListen, shareListen, sharedListenCl
 export const workerProcesses = new EventEmitter();
 
 export class WorkerProcess extends EventEmitter {
-  /** @param {{app: object, env: object, stdio: {out: number, err: number}, agentPath: string, cpus?: string|null}} opts  cpus: the worker's CPU list for taskset (affinity.js) */
+  /** @param {{app: import('../../config/index.js').AppConfig, env: object, stdio: {out: number, err: number}, agentPath: string, cpus?: string|null}} opts  cpus: the worker's CPU list for taskset (affinity.js) */
   constructor(opts) {
     super();
     this.kind = opts.app.exec_mode;
@@ -172,9 +172,10 @@ export class WorkerProcess extends EventEmitter {
   #kill() {
     if (this.exited) return;
     this.killTimer = setTimeout(() => this.pid && signalGroup(this.pid, 'SIGKILL'), this.killTimeout);
-    if (this.kind === 'cluster' && this.worker.isConnected()) {
-      this.worker.once('disconnect', () => this.signal(this.killSignal));
-      this.worker.disconnect();
+    const { worker } = this; // set for a cluster worker
+    if (this.kind === 'cluster' && worker?.isConnected()) {
+      worker.once('disconnect', () => this.signal(this.killSignal));
+      worker.disconnect();
     } else {
       this.signal(this.killSignal);
     }

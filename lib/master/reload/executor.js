@@ -43,7 +43,7 @@ export const slotView = (slot) => ({ index: slot.index, serving: slot.state === 
  * @param {import('./plan.js').Plan} plan
  * @param {object} o
  * @param {object} o.host  the app: {name, slot(i): Slot, addSlot(): Slot, dropSlot(i): Slot, adopt(config)}
- * @param {object} o.config  the config the new workers run
+ * @param {import('../../config/index.js').AppConfig} o.config  the config the new workers run
  * @param {string} o.reason  why, as 'reload' events and the daemon log say it
  * @param {(step: object) => void} o.emit  from reporter()
  * @returns {Promise<{app: string, ok: boolean, replaced: number[], kept: number[], ready_ms: number, total_ms: number, failed?: {slot, reason, exit?}}>}

@@ -72,8 +72,8 @@ export function workersThatFit(memory) {
  * @param {object} o
  * @param {SlotView[]} o.slots  the app's slots, in index order
  * @param {{instances: number, reload_parallel: number, reload_strategy?: string, max_surge?: number|string,
- *   max_unavailable?: number|string, retire_interval?: number}} [o.target]  the config the app reloads to
- * @param {number[]} [o.only]   instead of a target: replace these slots only, with no change
+ *   max_unavailable?: number|string, retire_interval?: number|null}} [o.target]  the config the app reloads to
+ * @param {number[]|null} [o.only]   instead of a target: replace these slots only, with no change
  *   of count or config (max_memory_restart)
  * @param {Memory|null} [o.memory]  for the surge memory guard; null: not measured
  * @param {number[]} [o.downFirst]  slots whose old worker must stop before its replacement
@@ -81,7 +81,7 @@ export function workersThatFit(memory) {
  * @returns {Plan}
  */
 export function planReload({ slots, target, only = null, memory = null, downFirst = [] }) {
-  const { instances, reload_parallel: parallel = 1 } = target ?? {};
+  const { instances = NaN, reload_parallel: parallel = 1 } = target ?? {}; // NaN: no count (an `only` plan needs none)
   if (!only && !Number.isInteger(instances)) throw new TypeError(`a reload plan needs a target instance count (got ${instances})`);
   const batches = [];
   let id = 0;
@@ -91,14 +91,14 @@ export function planReload({ slots, target, only = null, memory = null, downFirs
   const replaced = slots.filter((s) => (only ? only.includes(s.index) : s.index < instances));
   /** @type {{action: string, slot: number, serving: boolean, down?: boolean}[]} */
   const steps = replaced.map((s) => ({ action: 'replace', slot: s.index, serving: s.serving, ...(s.serving && downFirst.includes(s.index) && { down: true }) }));
-  const surge = !only && target.reload_strategy === 'surge' ? surgeSize(target, steps.length, memory) : null;
+  const surge = !only && target?.reload_strategy === 'surge' ? surgeSize(target, steps.length, memory) : null;
   if (!surge) batch('replace', parallel, steps);
   for (let at = 0; surge && at < steps.length; at += surge.size + surge.unavailable) {
     const chunk = steps.slice(at, at + surge.size + surge.unavailable);
     // The slots that go down first are the last of the batch that serve: the others boot beside them.
     if (surge.unavailable) for (const s of chunk.filter((c) => c.serving).slice(-surge.unavailable)) s.down = true;
     batch('replace', chunk.length, chunk);
-    batches.at(-1).retire = target.retire_interval ?? staggerOver(chunk.length);
+    batches.at(-1).retire = target?.retire_interval ?? staggerOver(chunk.length);
   }
   if (surge) surge.batches = batches.length;
   if (only) return { from: slots.length, instances: slots.length, of: replaced.length, batches, adoptBefore: null, surge: null };

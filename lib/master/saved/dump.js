@@ -46,12 +46,13 @@ export function writeDump(home, state, opts) {
 let queue = Promise.resolve();
 let seq = 0;
 
+/** @param {string} home  @param {Parameters<typeof writeDump>[1]} state  @param {{force?: boolean}} [opts] */
 async function write(home, { apps, scheduling, daemon_cpu_affinity = null, metrics = null, control = null, version }, { force = false } = {}) {
   const file = dumpPath(home);
   const bak = bakPath(home);
   const previous = await previousDump(file);
   if (apps.length === 0 && !force) {
-    if (previous?.apps > 0) {
+    if (previous?.apps !== undefined && previous.apps > 0) {
       throw new SuperError('E_DUMP', `no app is running: saving would replace the ${previous.apps} app(s) in ${file} with an empty list; run \`super save --force\` if that is what you want`);
     }
     if (previous?.corrupt) {

@@ -10,7 +10,7 @@ import { checkDumpApps } from '../../dump-file.js';
 /**
  * @param {{file: string, apps: import('../../dump-file.js').DumpEntry[]}} dump  as readDump returns it
  * @param {import('../../config/index.js').LoadOptions} options  for lib/config (the daemon's CPUs, home)
- * @returns {Promise<{entries: {config: object, clientEnv: Record<string,string>, source?: object, id?: number, scaledFrom?: number|null}[], warnings: string[]}>}
+ * @returns {Promise<{entries: {config: import('../../config/index.js').AppConfig, clientEnv: Record<string,string>, source?: object, id?: number, scaledFrom?: number|null}[], warnings: string[]}>}
  *   entries for the registry's startConfigs; warnings: each app started from its snapshot, or not at all
  */
 export async function reviveApps(dump, options) {

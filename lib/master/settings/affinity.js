@@ -35,7 +35,7 @@ export function slotCpus(spec, index, allowed) {
  * `ls`/`describe` show. An unpinned worker normally inherits the daemon's mask; when the
  * daemon pinned itself (daemon.cpu_affinity), it gets every CPU the daemon started with
  * instead, so pinning the daemon never squeezes the apps onto its CPUs.
- * @param {object} config  the app's normalized config
+ * @param {Pick<import('../../config/index.js').AppConfig, 'cpu_affinity'>} config  the app's normalized config
  * @param {number} index
  * @param {{allowed: number[], daemonPinned: boolean}} affinity
  * @returns {{taskset: string|null, cpus: string, pinned: boolean}}
@@ -49,7 +49,7 @@ export function workerAffinity(config, index, { allowed, daemonPinned }) {
 
 /**
  * The warning for `spread` over more workers than CPUs (at start and scale), or null.
- * @param {object} config  normalized app config
+ * @param {Pick<import('../../config/index.js').AppConfig, 'name'|'cpu_affinity'|'instances'>} config  normalized app config
  * @param {number[]} allowed
  * @param {number} [instances=config.instances]
  */

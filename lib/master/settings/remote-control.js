@@ -44,6 +44,7 @@ export class RemoteControl {
    * @throws {SuperError} (strict) E_CONTROL_FIXED, E_CONFIG
    */
   async check(control, source, { strict = true } = {}) {
+    /** @type {{open: {wanted: object, tls: object|null}|null, source: typeof source, strict: boolean, warnings: string[]}} */
     const plan = { open: null, source, strict, warnings: [] };
     if (!control?.listen) return plan;
     const wanted = { listen: control.listen, tls: control.tls ?? null, origins: [...(control.origins ?? [])].sort() };
@@ -84,8 +85,8 @@ export class RemoteControl {
    * `super token [--rotate]` while this daemon runs: the token its listener accepts (it read
    * the file once, when it opened, and never again), or the file's, created if need be, when
    * no listener is open. rotate: a new token in $SUPER_HOME/token, the only one accepted from
-   * the next connection on.
-   * @returns {Promise<string>}
+   * the next connection on. null: the file another process was creating vanished at once.
+   * @returns {Promise<string|null>}
    */
   async token({ rotate = false } = {}) {
     const { ensureToken, rotateToken } = await import('../../ipc/token.js');

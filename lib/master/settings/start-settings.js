@@ -55,7 +55,7 @@ function assertStickyScheduling(configs, mode, source) {
  * @returns {Promise<string[]>} warnings
  */
 export async function applySettings(plan, { policy, control, monitor, log }) {
-  const warnings = plan.remote ? await control.apply(plan.remote) : [];
+  const warnings = plan.remote && control ? await control.apply(plan.remote) : []; // a remote plan comes from control.check
   await policy.apply(plan.pin);
   if (plan.pin.warning) warnings.push(plan.pin.warning);
   await applyLogs(plan.logs);

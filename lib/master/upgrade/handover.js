@@ -38,7 +38,7 @@ export class Handover {
 
   /** Progress for the CLI of the old daemon (nothing once it is gone). */
   say(text) {
-    if (process.connected) process.send(message('progress', { text }));
+    if (process.connected) process.send?.(message('progress', { text }));
   }
 
   /**
@@ -58,7 +58,7 @@ export class Handover {
       const { listen = null, agent_check: agentCheck = null, ...metrics } = state.daemon.metrics ?? {};
       await startState(registry, settings.loadOptions(), { ...state, daemon: { ...state.daemon, metrics: state.daemon.metrics && metrics } }, this);
       registry.off('worker', onWorker);
-      if (process.connected) process.send(message('ready'));
+      if (process.connected) process.send?.(message('ready'));
       await Promise.race([this.#nextStep('commit'), this.parentGone]);
       if (!process.connected) log.warn('the daemon being replaced went away before the commit; taking over');
       fs.renameSync(this.controlPath(socketPath), socketPath);
@@ -67,12 +67,12 @@ export class Handover {
         for (const w of await settings.metrics.configure({ ...settings.metrics.settings, listen, agent_check: agentCheck })) log.warn(w);
       }
       if (process.connected) {
-        process.send(message('committed'));
+        process.send?.(message('committed'));
         process.disconnect();
       }
     } catch (err) {
       registry.off('worker', onWorker);
-      if (process.connected) process.send(message('failed', { message: err.message, failed: err.details?.failed }));
+      if (process.connected) process.send?.(message('failed', { message: err.message, failed: err.details?.failed }));
       throw err;
     }
   }

@@ -47,8 +47,7 @@ export async function startSuccessor({ home, pkg, state, deadline, progress, log
   progress(`successor daemon started (pid ${child.pid}) with ${sockets.length} listening socket(s)`);
 
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  /** @type {{message?: string}|null} */
-  let failure = null;
+  let failure = /** @type {{message?: string}|null} */ (null); // set by the 'message' listener
   child.on('message', (/** @type {{text?: string, message?: string}} */ m) => {
     if (isStep(m, 'progress') && typeof m.text === 'string') progress(m.text.slice(0, 500));
     if (isStep(m, 'failed')) failure = m;
@@ -63,7 +62,7 @@ export async function startSuccessor({ home, pkg, state, deadline, progress, log
   if (outcome === 'ready') {
     child.send(message('commit'));
     const done = await raceWithTimeout([committed.then(() => 'committed'), exited.then(() => 'exited')], BOOT_MARGIN);
-    if (done === 'committed') {
+    if (done === 'committed' && child.pid !== undefined) { // a successor that committed runs: it has a pid
       if (child.connected) child.disconnect();
       child.unref();
       return { pid: child.pid };

@@ -17,9 +17,12 @@
 // is told once. The thread's heap is bounded too (watcher.js).
 import fs from 'node:fs';
 import path from 'node:path';
-import { parentPort, threadId, workerData } from 'node:worker_threads';
+import { parentPort as port, threadId, workerData } from 'node:worker_threads';
 import { watch } from 'chokidar';
 import { makeIgnore } from './watch-ignore.js';
+
+if (!port) throw new Error('watch-thread.js runs as the worker thread of watcher.js');
+const parentPort = port;
 
 const MAX_NAMED = 10; // changed files named per burst (count says how many in all)
 const { maxPaths } = workerData;
@@ -54,12 +57,13 @@ async function start({ app, paths, ignore, files, delay }) {
     return true;
   };
   const watcher = watch(roots, { ignoreInitial: true, ignored, persistent: true, followSymlinks: false });
+  /** @type {{watcher: typeof watcher, timer: NodeJS.Timeout|null, changed: Set<string>, count: number}} */
   const w = { watcher, timer: null, changed: new Set(), count: 0 };
   watchers.set(app, w);
   const onChange = (file) => {
     w.count++;
     if (w.changed.size < MAX_NAMED) w.changed.add(file);
-    clearTimeout(w.timer);
+    clearTimeout(w.timer ?? undefined);
     w.timer = setTimeout(() => {
       parentPort.postMessage({ app, changed: [...w.changed], count: w.count });
       w.changed.clear();

@@ -64,6 +64,7 @@ const holds = (proc, key) => (sockets.get(key)?.users.get(proc)?.size ?? 0) > 0;
  * its listen(), and its old worker's drain must not close the socket's last copy meanwhile
  * (connections would be refused until the replacement binds it anew).
  * @param {object} successor  @param {object} old  WorkerProcesses  @param {number} ms
+ * @returns {Promise<void>}
  */
 export function takenOver(successor, old, ms) {
   const keys = [...new Set(requests.get(old)?.values() ?? [])].filter((k) => holds(old, k));

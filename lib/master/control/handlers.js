@@ -12,7 +12,7 @@ import { signalWorkers, workerEnvironment } from './worker-ops.js';
 import { captureTargets } from './capture-targets.js';
 import { startCapacityCopy } from './capacity-copy.js';
 import { saveApps, resurrectApps } from '../saved/index.js';
-import { describePath } from '../process/connection-path.js';
+import { describePath } from '../process/index.js';
 
 /**
  * @param {object} o

@@ -34,7 +34,7 @@ export function setSchedulingMode(m) {
 }
 
 /** net.ipv4.tcp_migrate_req: 1, 0, or null (a kernel before 5.14 has none). */
-export function migrateReq() {
+function migrateReq() {
   try {
     return Number(fs.readFileSync(MIGRATE_REQ, 'utf8').trim());
   } catch {
@@ -53,7 +53,7 @@ export function migrateReq() {
  * @param {{support?: {ok: boolean, why: string}, migrate?: number|null}} [host]  what this Node and kernel have (a test gives its own)
  * @returns {ConnectionPath}
  */
-export function resolvePath(app, m = mode, { support = reusePortSupport(), migrate = migrateReq() } = {}) {
+function resolvePath(app, m = mode, { support = reusePortSupport(), migrate = migrateReq() } = {}) {
   if (m === 'os') return { path: 'os', why: 'scheduling: os' };
   if (m === 'round-robin') return { path: 'round-robin', why: 'scheduling: round-robin' };
   if (m === 'reuseport') return { path: 'reuseport', why: `scheduling: reuseport; ${support.why}, tcp_migrate_req=${migrate ?? 'absent'}` };

@@ -12,8 +12,7 @@
 // accepted as before `auto` existed, with a warning that the daemon's stays in force.
 import cluster from 'node:cluster';
 import { SuperError } from '../../errors.js';
-import { setSchedulingMode } from '../process/connection-path.js';
-import { reusePortSupport } from '../process/cluster-internals/index.js';
+import { setSchedulingMode, reusePortSupport } from '../process/index.js';
 import { formatCpuList, parseCpuSet, readAllowedCpus } from '../../config/cpu-set.js';
 import { pinProcess } from './affinity.js';
 import { cgroupCpuLimit, cpuLimitNote } from '../../cgroup-cpu.js';

@@ -105,7 +105,10 @@ export function evaluateConfigFile(file, { env = process.env, timeoutMs = EVAL_T
     child.on('error', (err) => finish({ problem: `${file}: cannot run node to read it (${err.message}); check the daemon's node` }));
     // 'close' waits for fd 3 to close everywhere: a process the file started and left
     // running may hold it. Once the child itself has exited, what it wrote is what counts.
-    child.on('exit', (code, signal) => setTimeout(() => settle(code, signal), EXIT_GRACE_MS).unref());
+    // The grace's timer runs before the loop reads what is ready: after a stall longer than
+    // the grace (a loaded machine), the reply can still be in the pipe then, so it is read
+    // first (setImmediate runs after the next poll).
+    child.on('exit', (code, signal) => setTimeout(() => setImmediate(() => settle(code, signal)), EXIT_GRACE_MS).unref());
     child.on('close', (code, signal) => settle(code, signal));
     function settle(code, signal) {
       const text = Buffer.concat(chunks).toString('utf8');

@@ -103,6 +103,7 @@ export async function endLeftoverGroups(home, onLateEnd = () => {}) {
   for (const f of files) for (const [pgid, record] of await readRecord(f)) recorded.set(pgid, record);
   const ended = [];
   const waiting = [];
+  const due = new Map(); // grace -> Map(pgid -> start): the groups ended together once it has passed
   if (recorded.size > 0) {
     const members = await groupMembers(new Set(recorded.keys()));
     for (const [pgid, { start, grace }] of recorded) {
@@ -111,17 +112,25 @@ export async function endLeftoverGroups(home, onLateEnd = () => {}) {
       const summary = { pgid, pids: pids.map((p) => p.pid) };
       if (grace > 0 && pids.some((p) => p.pid === pgid)) {
         waiting.push({ ...summary, grace });
-        setTimeout(() => endLater(pgid, start, onLateEnd), grace).unref();
+        if (!due.has(grace)) due.set(grace, new Map());
+        due.get(grace)?.set(pgid, start);
       } else if (endGroup(pgid)) ended.push(summary);
     }
   }
+  // One timer and one walk of /proc per grace, however many groups share it (a daemon's
+  // workers mostly do: the walk reads every process's stat, synchronously).
+  for (const [grace, groups] of due) setTimeout(() => endLater(groups, onLateEnd), grace).unref();
   await Promise.all(files.map((f) => fs.promises.rm(f, { force: true })));
   return { ended, waiting };
 }
 
-async function endLater(pgid, start, onLateEnd) {
-  const pids = (await groupMembers(new Set([pgid]))).get(pgid) ?? [];
-  if (pids.length > 0 && sameGroup(pgid, start, pids) && endGroup(pgid)) onLateEnd({ pgid, pids: pids.map((p) => p.pid) });
+/** @param {Map<number, number>} groups  pgid -> start time of its recorded leader */
+async function endLater(groups, onLateEnd) {
+  const members = await groupMembers(new Set(groups.keys()));
+  for (const [pgid, start] of groups) {
+    const pids = members.get(pgid) ?? [];
+    if (pids.length > 0 && sameGroup(pgid, start, pids) && endGroup(pgid)) onLateEnd({ pgid, pids: pids.map((p) => p.pid) });
+  }
 }
 
 function endGroup(pgid) {

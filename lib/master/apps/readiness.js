@@ -47,10 +47,13 @@ export function survive(proc, ms) {
       clearTimeout(timer);
       reject(Object.assign(new Error(`${describeExit(exit)} during probation (${Date.now() - t0} ms after ready)`), { exit }));
     };
-    const timer = setTimeout(() => {
+    // A timer runs before the loop reads what is ready: after a stall of the daemon past
+    // `ms` (a loaded host), an exit already pending is read first (setImmediate runs after
+    // the next poll), so it still fails the probation.
+    const timer = setTimeout(() => setImmediate(() => {
       proc.off('exit', onExit);
       resolve();
-    }, ms);
+    }), ms);
     proc.once('exit', onExit);
   });
 }

@@ -89,23 +89,33 @@ const hasPython = spawnSync('python3', ['-c', '0']).status === 0;
 
 test('LISTEN_FDS naming a TCP socket that does not listen: the daemon closes it, and an app can bind its port (issue 36)', { skip: hasPython ? false : 'python3 is not installed (it makes a bound socket that does not listen)' }, async (t) => {
   const box = await sandbox(t);
-  const port = await freePort();
   // fd 3: a socket bound to the app's port that does not listen (Node cannot make one;
-  // python can), then sh sets LISTEN_PID to its pid and becomes the daemon.
+  // python can), then sh sets LISTEN_PID to its pid and becomes the daemon. Python picks the
+  // port and prints it: a port found free beforehand may be taken again by then.
   const py = `import os, socket, sys
 s = socket.socket()
-s.bind(("127.0.0.1", ${port}))
+s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1], flush=True)
 os.dup2(s.fileno(), 3)
 os.set_inheritable(3, True)
 os.execvp("sh", ["sh", "-c", sys.argv[1]])`;
   const daemon = spawn('python3', ['-c', py, `LISTEN_PID=$$ LISTEN_FDS=1 exec "${process.execPath}" "${SUPER}" daemon --foreground`], {
     env: { ...process.env, SUPER_HOME: box.home },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
+  let stdout = '';
+  daemon.stdout.on('data', (d) => (stdout += d));
   let stderr = '';
   daemon.stderr.on('data', (d) => (stderr += d));
+  let exited = null;
+  daemon.on('exit', (code, signal) => (exited = signal ?? code));
   t.after(() => daemon.kill('SIGKILL'));
-  for (let i = 0; i < 400 && !fs.existsSync(path.join(box.home, 'super.sock')); i++) await new Promise((r) => setTimeout(r, 25));
+  for (let i = 0; i < 1200 && exited === null && !fs.existsSync(path.join(box.home, 'super.sock')); i++) await new Promise((r) => setTimeout(r, 25));
+  // Else `super start` below would start a daemon of its own, one that inherited nothing.
+  assert.equal(exited, null, `the daemon given LISTEN_FDS exited (${exited}): ${stderr}`);
+  assert.ok(fs.existsSync(path.join(box.home, 'super.sock')), `the daemon given LISTEN_FDS is not up after 30 s: ${stderr}`);
+  const port = Number(stdout.split('\n')[0]);
+  assert.ok(port > 0, `python printed no port: ${stdout}`);
 
   box.write('app.cjs', `require('node:http').createServer((q, s) => s.end('pid=' + process.pid)).listen(${port}, '127.0.0.1');\n`);
   const file = box.write('eco.yml', 'apps:\n  - name: web\n    script: app.cjs\n    listen_timeout: 5s\n    max_restarts: 1\n');

@@ -28,7 +28,8 @@ import net from 'node:net';
 import { takeQuery, queryAnswer } from './query-answer.js';
 
 // libuv's uv_tcp_flags (uv.h, libuv 1.49+): Node's net.js passes it for listen({reusePort}).
-const UV_TCP_REUSEPORT = 2;
+// shape-check.js checks it at boot against Node's own constant.
+export const UV_TCP_REUSEPORT = 2;
 
 const [major, minor] = process.versions.node.split('.').map(Number);
 /** Node 22.12+ / 23.1+ (libuv 1.49+): net.Server's listen knows reusePort. */

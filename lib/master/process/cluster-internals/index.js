@@ -87,4 +87,3 @@ export { trackRoundRobinListeners, closeRoundRobinListeners, lastHandoffAt } fro
 export { clusterInternalsProblems, assertClusterInternals } from './shape-check.js';
 export { stickySession } from './sticky-router.js';
 export { sharesListen, shareListen, sharedListenClosed, takenOver } from './shared-listen.js';
-export { reusePortSupport } from './reuse-port.js';

@@ -31,20 +31,6 @@ import { takeQuery, queryAnswer } from './query-answer.js';
 // shape-check.js checks it at boot against Node's own constant.
 export const UV_TCP_REUSEPORT = 2;
 
-const [major, minor] = process.versions.node.split('.').map(Number);
-/** Node 22.12+ / 23.1+ (libuv 1.49+): net.Server's listen knows reusePort. */
-const nodeHasReusePort = major > 23 || (major === 23 && minor >= 1) || (major === 22 && minor >= 12);
-
-/**
- * Whether this daemon's Node can bind a SO_REUSEPORT listening socket, and if not why.
- * @returns {{ok: boolean, why: string}}
- */
-export function reusePortSupport() {
-  if (!nodeHasReusePort) return { ok: false, why: `Node ${process.version} has no reusePort (22.12+, 23.1+ or 24 do)` };
-  if (process.platform !== 'linux') return { ok: false, why: `SO_REUSEPORT balances connections on Linux only (this is ${process.platform})` };
-  return { ok: true, why: `Node ${process.version}` };
-}
-
 /**
  * Answers listen query `msg` of `proc` with a SO_REUSEPORT socket of the worker's own, or
  * returns false when this query is not one for it (the caller lets cluster serve it).

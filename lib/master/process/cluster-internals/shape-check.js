@@ -16,7 +16,8 @@ import childProcess from 'node:child_process';
 import net from 'node:net';
 import { SuperError } from '../../../errors.js';
 import { queryAnswer, CLUSTER_CMD } from './query-answer.js';
-import { reusePortSupport, UV_TCP_REUSEPORT } from './reuse-port.js';
+import { UV_TCP_REUSEPORT } from './reuse-port.js';
+import { reusePortSupport } from '../../../connection-path-choice.js';
 
 const source = (fn) => (typeof fn === 'function' ? Function.prototype.toString.call(fn) : '');
 /** A function under the wrappers of tracing agents (shimmer keeps the original as __original). */

@@ -86,10 +86,10 @@ test('a changed listen-query message or reusePort internal is named, with E_NODE
   const createServerHandle = (address, port, addressType, fd) => /** @type {any} Node's internal */ (net)._createServerHandle(address, port, addressType, fd, 0);
   changed('binds with the flags it is given', { net: { ...net, _createServerHandle: createServerHandle } });
   changed('UV_TCP_REUSEPORT flag is 2', { tcpConstants: { UV_TCP_REUSEPORT: 4 } });
-  // Sources out of reach: said once, not as each message changed.
-  const none = clusterInternalsProblems({ builtin: () => '' });
-  assert.deepEqual(none.filter((p) => /queryServer|shared handle|primary/.test(p)), []);
-  assert.equal(none.filter((p) => p.includes('lib/ sources are readable')).length, 1);
+  // Sources out of reach (a Node without process.binding): those checks are the suite's, and
+  // the daemon boots; the UV flag is still checked.
+  assert.deepEqual(clusterInternalsProblems({ builtin: () => '' }), []);
+  assert.deepEqual(clusterInternalsProblems({ builtin: () => '', reusePort: true, tcpConstants: { UV_TCP_REUSEPORT: 4 } }).map((p) => p.slice(0, 30)), ['libuv\'s UV_TCP_REUSEPORT flag ']);
   // Without reusePort in use (Node 20), its own internals are not asked for.
   assert.deepEqual(clusterInternalsProblems({ reusePort: false, tcpConstants: {} }), []);
 });

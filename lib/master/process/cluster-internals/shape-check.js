@@ -89,9 +89,12 @@ function listenQueryChecks(builtin, netModule, tcpConstants, reusePort) {
   const utils = builtin('internal/cluster/utils');
   const primary = builtin('internal/cluster/primary');
   const netSource = builtin('net');
-  if (!child || !utils || !primary || !netSource) {
-    return [['Node\'s own lib/ sources are readable (process.binding(\'natives\'): the check of the listen query\'s messages reads them)', false]];
-  }
+  /** @type {[string, boolean][]} */
+  const flag = reusePort ? [[`libuv's UV_TCP_REUSEPORT flag is ${UV_TCP_REUSEPORT} (Node's tcp_wrap constants)`, tcpConstants?.UV_TCP_REUSEPORT === UV_TCP_REUSEPORT]] : [];
+  // process.binding is deprecated (DEP0111): a Node that drops it, or its permission model,
+  // leaves the sources' checks to the suite rather than refuse to boot on a Node whose
+  // cluster may be fine.
+  if (!child || !utils || !primary || !netSource) return flag;
   // The fields of the seam's answer (query-answer.js) but cmd, which sendHelper sets.
   const answer = Object.keys(queryAnswer(0, 0, '')).filter((k) => k !== 'cmd');
   const shared = child.slice(child.indexOf('function shared('), child.indexOf('function rr('));
@@ -120,7 +123,7 @@ function listenQueryChecks(builtin, netModule, tcpConstants, reusePort) {
       /handle instanceof TCP\b[^{]*\{\s*message\.type = 'net\.Native'/.test(builtin('internal/child_process'))],
     ['net.js createServerHandle binds with the flags it is given, its fifth argument (reuse-port.js adds UV_TCP_REUSEPORT)',
       /^function \w*\(address, port, addressType, fd, flags\)/.test(createServerHandle) && /\.bind6?\(address, port, flags\)/.test(createServerHandle)],
-    [`libuv's UV_TCP_REUSEPORT flag is ${UV_TCP_REUSEPORT} (Node's tcp_wrap constants)`, tcpConstants?.UV_TCP_REUSEPORT === UV_TCP_REUSEPORT],
+    ...flag,
   );
   return checks;
 }

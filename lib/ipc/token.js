@@ -43,22 +43,32 @@ export async function ensureToken(file) {
   const existing = await readToken(file);
   if (existing) return existing;
   const token = newToken();
+  // Written whole to a file of its own, then linked at `file` (link() fails if `file`
+  // exists): of two processes creating it at once, one wins and the other reads a complete
+  // token (with 'wx' on `file` itself the loser could read it still empty).
+  const tmp = await writeTemp(file, token);
   try {
-    // 'wx': of two processes creating it at once, one wins and the other reads its token.
-    await fs.writeFile(file, `${token}\n`, { mode: 0o600, flag: 'wx' });
+    await fs.link(tmp, file);
     return token;
   } catch (err) {
     if (err.code === 'EEXIST') return readToken(file);
     throw err;
+  } finally {
+    await fs.unlink(tmp).catch(() => {});
   }
+}
+
+/** A new 0600 file beside `file` holding `token`; its path. */
+async function writeTemp(file, token) {
+  const tmp = path.join(path.dirname(file), `.token.${process.pid}.${crypto.randomBytes(6).toString('hex')}`);
+  await fs.writeFile(tmp, `${token}\n`, { mode: 0o600, flag: 'wx' });
+  return tmp;
 }
 
 /** Replaces the token (a new file renamed over the old one: never a half-written token). */
 export async function rotateToken(file) {
   const token = newToken();
-  const tmp = path.join(path.dirname(file), `.token.${process.pid}.${Date.now()}`);
-  await fs.writeFile(tmp, `${token}\n`, { mode: 0o600, flag: 'wx' });
-  await fs.rename(tmp, file);
+  await fs.rename(await writeTemp(file, token), file);
   return token;
 }
 

@@ -106,18 +106,20 @@ function startMetrics() {
     inflightAt = now;
     inflight += by;
   };
+  // A response emits 'close' once (finished or not), and is dropped after: one shared
+  // listener, added with on(), costs no closure and no removal (once() makes both).
   const requestDone = () => inflightStep(-1);
   // Per request: one clock read at the start, for both figures.
   dc.subscribe('http.server.request.start', ({ response }) => {
     const now = clock();
     response[started] = now;
     inflightStep(1, now);
-    response.once('close', requestDone);
+    response.on('close', requestDone);
     measure();
   });
   dc.subscribe('http.server.response.finish', ({ response }) => {
     const t0 = response[started];
-    if (t0 === undefined || response[SHED]) return; // a shed request is counted by overload.cjs
+    if (t0 === undefined || (shedder && response[SHED])) return; // a shed request is counted by overload.cjs
     requests++;
     const us = Math.max(1, Math.round((clock() - t0) * 1000));
     (responseTimes ??= perf().createHistogram()).record(us);

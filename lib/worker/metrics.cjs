@@ -106,22 +106,36 @@ function startMetrics() {
     inflightAt = now;
     inflight += by;
   };
-  // A response emits 'close' once (finished or not), and is dropped after: one shared
-  // listener, added with on(), costs no closure and no removal (once() makes both).
-  const requestDone = () => inflightStep(-1);
-  // Per request: one clock read at the start, for both figures.
+  // A response leaves the count at its finish (the clock read then serves both figures), or
+  // at its 'close' if it closed unfinished (its client left; pipelined requests behind it).
+  // It emits 'close' once and is dropped after: one shared listener, added with on(), costs
+  // no closure and no removal (once() makes both). response[started]: the start (> 0) while
+  // in flight, minus the start once it closed unfinished (a finish may still follow: its
+  // write's callback), 0 once its finish is counted.
+  /** @this {any} a ServerResponse */
+  function requestClosed() {
+    const t0 = this[started];
+    if (!(t0 > 0)) return;
+    this[started] = -t0;
+    inflightStep(-1);
+  }
+  // Per request: one clock read at the start, one at the finish, for both figures.
   dc.subscribe('http.server.request.start', ({ response }) => {
     const now = clock();
     response[started] = now;
     inflightStep(1, now);
-    response.on('close', requestDone);
+    response.on('close', requestClosed);
     measure();
   });
   dc.subscribe('http.server.response.finish', ({ response }) => {
     const t0 = response[started];
-    if (t0 === undefined || (shedder && response[SHED])) return; // a shed request is counted by overload.cjs
+    if (!t0) return; // not started here (undefined), or counted (0)
+    const now = clock();
+    response[started] = 0;
+    if (t0 > 0) inflightStep(-1, now);
+    if (shedder && response[SHED]) return; // a shed request is counted by overload.cjs
     requests++;
-    const us = Math.max(1, Math.round((clock() - t0) * 1000));
+    const us = Math.max(1, Math.round((now - Math.abs(t0)) * 1000));
     (responseTimes ??= perf().createHistogram()).record(us);
     responseMicros += us;
   });

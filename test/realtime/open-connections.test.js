@@ -17,6 +17,8 @@ import { eventually } from '../helpers/wait.js';
 const box = await fileSandbox();
 const CLOSE_1001 = Buffer.from([0x88, 12, 0x03, 0xe9, ...Buffer.from('going away')]);
 
+const get = (url) => `GET ${url} HTTP/1.1\r\nHost: x\r\n\r\n`;
+
 /** A raw client: sends `head` (if any), resolves once `answered` (a regexp) is read; then records how it ended. */
 async function connect(port, head, answered) {
   const socket = net.connect(port, '127.0.0.1');
@@ -40,10 +42,10 @@ test('a worker counts its open connections and websockets, and closes every one 
 apps:
   - name: open
     script: ${path.join(FIXTURES, 'apps', 'open-connections.js')}
-    drain_timeout: 4s
+    drain_timeout: 3s
+    metrics_interval: 100ms
     env: { PORT: ${port}, TCP_PORT: ${tcpPort}, MARK_FILE: ${JSON.stringify(markFile)} }
 `));
-  const get = (url) => `GET ${url} HTTP/1.1\r\nHost: x\r\n\r\n`;
   const upgrade = (proto) => `GET /ws HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: ${proto}\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: ${Buffer.from('0123456789abcdef').toString('base64')}\r\n\r\n`;
   const c = {
     idle: await connect(port, get('/'), /ok\n$/), // idle keep-alives
@@ -77,4 +79,32 @@ apps:
   assert.deepEqual(open.map(([name, client]) => [name, client.ended, client.error]), open.map(([name]) => [name, true, null]), 'each connection ended with a FIN, none reset');
   assert.ok(c.websocket.data.subarray(-CLOSE_1001.length).equals(CLOSE_1001), 'the websocket got a close frame 1001 "going away"');
   assert.match(fs.readFileSync(markFile, 'utf8'), /^hook \d+$/m, 'every connection closed before drain_timeout: the drain ran the app\'s hooks');
+});
+
+// Autoscale's `inflight` (lib/worker/metrics.cjs): a request leaves the count at its finish,
+// or at its response's 'close' when its client left before the answer.
+test('requests in flight: counted while unanswered, not once answered, nor once their client left', async (t) => {
+  const [port, tcpPort] = [await freePort(), await freePort()];
+  deleteAtEnd(t, box, ['inflight']);
+  await box.start(box.write('inflight.yml', `
+apps:
+  - name: inflight
+    metrics_interval: 100ms
+    script: ${path.join(FIXTURES, 'apps', 'open-connections.js')}
+    env: { PORT: ${port}, TCP_PORT: ${tcpPort}, MARK_FILE: ${JSON.stringify(path.join(box.dir, 'inflight.marks'))} }
+`));
+  // Each ls asks the worker for a report: http_inflight is the average since the one before.
+  let seen = null;
+  const inflightIs = (n) => async () => {
+    seen = (await lsJson(box)).apps.find((a) => a.name === 'inflight').workers[0].metrics?.http_inflight;
+    return seen === n;
+  };
+  const answered = [];
+  for (let i = 0; i < 3; i++) answered.push(await connect(port, get('/'), /ok\n$/));
+  const held = [await connect(port, get('/hold'), null), await connect(port, get('/hold'), null)];
+  t.after(() => [...answered, ...held].forEach((c) => c.socket.destroy()));
+  await eventually(inflightIs(2), { timeout: 10000, what: '2 requests in flight', last: () => JSON.stringify(seen) });
+  for (const c of held) c.socket.destroy();
+  await eventually(inflightIs(0), { timeout: 10000, what: 'no request in flight once their clients left', last: () => JSON.stringify(seen) });
+  for (const c of answered) c.socket.destroy(); // before the app's delete, which would wait for them
 });

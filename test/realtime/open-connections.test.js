@@ -25,7 +25,7 @@ async function connect(port, head, answered) {
   const c = { socket, data: Buffer.alloc(0), ended: false, error: null, closed: new Promise((resolve) => socket.on('close', resolve)) };
   socket.on('data', (d) => { c.data = Buffer.concat([c.data, d]); });
   socket.on('end', () => { c.ended = true; });
-  socket.on('error', (err) => { c.error = err.code; });
+  socket.on('error', (err) => { c.error = /** @type {NodeJS.ErrnoException} */ (err).code; });
   await new Promise((resolve, reject) => { socket.once('connect', resolve); socket.once('error', reject); });
   if (head) socket.write(head);
   if (answered) await eventually(() => answered.test(c.data.toString('latin1')), { timeout: 10000, what: `an answer to ${head.split('\r\n')[0]}` });

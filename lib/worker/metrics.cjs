@@ -12,8 +12,8 @@
 // HTTP timing uses diagnostics_channel only: no function of the app or of node:http is
 // wrapped. Every timer is unref'd: metrics never keep a worker alive.
 // node:perf_hooks, the loop's histogram and the response times' (response-times.cjs) are
-// loaded and made on first use (a request, a report, a watch), not while the worker boots: each crash restart and each reload's
-// replacement reaches listening without them.
+// loaded and made on first use (a request, a report, a watch), not while the worker
+// boots: each crash restart and each reload's replacement reaches listening without them.
 const dc = require('node:diagnostics_channel');
 const { FROM_AGENT, TO_AGENT } = require('../ipc/agent-protocol.cjs');
 const { send } = require('./daemon-channel.cjs');

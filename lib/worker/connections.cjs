@@ -75,17 +75,21 @@ function watch(server) {
   // Node makes an http(s) server's list when it starts listening, before our listener runs.
   if (typeof server.closeIdleConnections === 'function') server.once('listening', chooseTracking);
   else server.on('connection', track);
+  // Ours is on an event only while the app listens to it too: with no listener of the app's,
+  // Node refuses (or, for an upgrade on Node 24, serves as a plain request) what it would be.
   const hooked = new Set();
   const hook = (event) => {
     hooked.add(event); // first: prependListener emits 'newListener' too
     server.prependListener(event, handedOver);
   };
   for (const event of HANDED_OVER) if (server.listenerCount(event) > 0) hook(event);
-  if (hooked.size === HANDED_OVER.length) return;
-  server.on('newListener', function handOverAdded(name) {
-    if (!HANDED_OVER.includes(name) || hooked.has(name)) return;
-    hook(name);
-    if (hooked.size === HANDED_OVER.length) server.off('newListener', handOverAdded);
+  server.on('newListener', (name) => {
+    if (HANDED_OVER.includes(name) && !hooked.has(name)) hook(name);
+  });
+  server.on('removeListener', (name, listener) => {
+    if (!hooked.has(name)) return;
+    if (listener === handedOver) hooked.delete(name); // ours went (below, or removeAllListeners())
+    else if (server.listenerCount(name) === 1) server.off(name, handedOver); // the app's last one went
   });
 }
 

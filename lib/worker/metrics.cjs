@@ -11,9 +11,9 @@
 // finds the loop idle and nobody watching turns it off (an idle loop's delay is 0).
 // HTTP timing uses diagnostics_channel only: no function of the app or of node:http is
 // wrapped. Every timer is unref'd: metrics never keep a worker alive.
-// node:perf_hooks and both histograms are loaded and made on first use (a request, a
-// report, a watch), not while the worker boots: each crash restart and each reload's
-// replacement reaches listening without them.
+// node:perf_hooks, the loop's histogram and the response times' (response-times.cjs) are
+// loaded and made on first use (a request, a report, a watch), not while the worker
+// boots: each crash restart and each reload's replacement reaches listening without them.
 const dc = require('node:diagnostics_channel');
 const { FROM_AGENT, TO_AGENT } = require('../ipc/agent-protocol.cjs');
 const { send } = require('./daemon-channel.cjs');
@@ -93,7 +93,8 @@ function startMetrics() {
   let reported = false;
 
   // HTTP: requests finished and their response times (µs) since the last report.
-  let responseTimes = null; // made at the first response
+  /** @type {import('./response-times.cjs').ResponseTimes|null} */
+  let responseTimes = null; // made at the first response (loaded then: response-times.cjs)
   let requests = 0;
   let responseMicros = 0; // their sum (µs): the daemon keeps the summary's _sum
   // Requests in flight, as a time average over the report's interval (autoscale's
@@ -106,21 +107,37 @@ function startMetrics() {
     inflightAt = now;
     inflight += by;
   };
-  const requestDone = () => inflightStep(-1);
-  // Per request: one clock read at the start, for both figures.
+  // A response leaves the count at its finish (the clock read then serves both figures), or
+  // at its 'close' if it closed unfinished (its client left; pipelined requests behind it).
+  // It emits 'close' once and is dropped after: one shared listener, added with on(), costs
+  // no closure and no removal (once() makes both). response[started]: the start (> 0) while
+  // in flight, minus the start once it closed unfinished (a finish may still follow: its
+  // write's callback), 0 once its finish is counted.
+  /** @this {any} a ServerResponse */
+  function requestClosed() {
+    const t0 = this[started];
+    if (!(t0 > 0)) return;
+    this[started] = -t0;
+    inflightStep(-1);
+  }
+  // Per request: one clock read at the start, one at the finish, for both figures.
   dc.subscribe('http.server.request.start', ({ response }) => {
     const now = clock();
     response[started] = now;
     inflightStep(1, now);
-    response.once('close', requestDone);
+    response.on('close', requestClosed);
     measure();
   });
   dc.subscribe('http.server.response.finish', ({ response }) => {
     const t0 = response[started];
-    if (t0 === undefined || response[SHED]) return; // a shed request is counted by overload.cjs
+    if (!t0) return; // not started here (undefined), or counted (0)
+    const now = clock();
+    response[started] = 0;
+    if (t0 > 0) inflightStep(-1, now);
+    if (shedder && response[SHED]) return; // a shed request is counted by overload.cjs
     requests++;
-    const us = Math.max(1, Math.round((clock() - t0) * 1000));
-    (responseTimes ??= perf().createHistogram()).record(us);
+    const us = Math.max(1, Math.round((now - Math.abs(t0)) * 1000));
+    (responseTimes ??= new (require('./response-times.cjs').ResponseTimes)()).record(us);
     responseMicros += us;
   });
 
@@ -159,7 +176,7 @@ function startMetrics() {
       resources,
       http: {
         rps: seconds > 0 ? Math.round((requests / seconds) * 10) / 10 : 0,
-        p99: requests ? Math.round(responseTimes.percentile(99)) / 1000 : null,
+        p99: requests && responseTimes ? Math.round(responseTimes.percentile(99)) / 1000 : null,
         requests, // since the last report: the daemon sums them
         sum_us: responseMicros, // their response times, summed the same way
         inflight: Math.round(inflightMean * 100) / 100, // requests in flight, averaged over the interval

@@ -75,3 +75,4 @@ export { clusterInternalsProblems, assertClusterInternals } from './shape-check.
 export { stickySession } from './sticky-router.js';
 export { sharesListen, shareListen, sharedListenClosed, takenOver } from './shared-listen.js';
 export { reusePortSupport } from './reuse-port.js';
+export { takeDaemonRefusals } from './handoff-shedding.js';

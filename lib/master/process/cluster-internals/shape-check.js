@@ -53,7 +53,7 @@ export function clusterInternalsProblems(node = {}) {
     ['net.Server.prototype.listen is a writable method', typeof server?.listen === 'function' && writable(server, 'listen')],
     ['net._createServerHandle(address, port, addressType, fd, flags) builds a listening handle (fork-mode apps\' sockets, as cluster\'s SharedHandle)', typeof (node.net ?? net)._createServerHandle === 'function'],
     ['net.Server.prototype._listen2 is the method a server binds through (the agent of a fork-mode worker routes it to the daemon\'s socket)', typeof server?._listen2 === 'function'],
-    ['net.Socket wraps a given raw handle (options.handle: sticky sessions read a connection\'s head)', /options\.handle/.test(source((node.net ?? net).Socket))],
+    ['net.Socket wraps a given raw handle (options.handle: sticky sessions read a connection\'s head; the daemon\'s overload refusals answer one)', /options\.handle/.test(source((node.net ?? net).Socket))],
   ];
   return checks.filter(([, ok]) => !ok).map(([what]) => what);
 }

@@ -173,9 +173,15 @@ function refuse(handle, answer) {
     handle.close();
     return;
   }
+  let socket;
+  try {
+    // `handle`: a raw libuv handle (net's own way to wrap an accepted connection; not in Node's typings)
+    socket = new net.Socket(/** @type {any} */ ({ handle, readable: true, writable: true }));
+  } catch {
+    handle.close();
+    return;
+  }
   refusing++;
-  // `handle`: a raw libuv handle (net's own way to wrap an accepted connection; not in Node's typings)
-  const socket = new net.Socket(/** @type {any} */ ({ handle, readable: true, writable: true }));
   const linger = setTimeout(() => socket.destroy(), LINGER_MS);
   linger.unref();
   socket.once('close', () => {

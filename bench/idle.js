@@ -75,6 +75,20 @@ function childrenOf(pid) {
   }
   return out;
 }
+/**
+ * RSS of the processes a superd daemon starts beside its workers (the orphan reaper: a perl
+ * whose argument is this daemon's group record, `<home>/...<daemon pid>`), summed; NaN for others.
+ */
+function helpersRss(daemonPid, home) {
+  if (!home) return NaN;
+  let sum = 0;
+  for (const ent of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(ent)) continue;
+    const argv = readProc(`/proc/${ent}/cmdline`)?.split('\0') ?? [];
+    if (argv.some((a) => a.includes('orphan-reaper')) && argv.some((a) => a.startsWith(home) && a.endsWith(String(daemonPid)))) sum += rssOf(Number(ent));
+  }
+  return sum;
+}
 const machineBusy = () => {
   const [user, nice, system] = fs.readFileSync('/proc/stat', 'latin1').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
   return user + nice + system;
@@ -251,6 +265,7 @@ async function measure(kind, n) {
       other_cores: w.other,
       window_s: w.secs,
       daemon_rss: rssOf(row.daemonPid),
+      helpers_rss: helpersRss(row.daemonPid, t.env.SUPER_HOME),
       worker_rss_median: median(childrenOf(row.daemonPid).map(rssOf)),
     });
     if (n === 4) {
@@ -289,6 +304,7 @@ const mb = (x) => (Number.isFinite(x) ? `${fmt(x / MB, 1)} MB` : '-');
 const ms = (x) => (Number.isFinite(x) ? `${fmt(x)} ms` : '-');
 const FIGURES = [
   ['daemon RSS', (r) => mb(r.daemon_rss)],
+  ['the daemon\'s helper processes\' RSS (superd: the orphan reaper)', (r) => mb(r.helpers_rss)],
   ['daemon CPU, idle', (r) => pct(r.daemon_cpu)],
   ['all workers\' CPU, idle', (r) => (r.n ? pct(r.workers_cpu_sum) : '-')],
   ['each worker\'s CPU (median)', (r) => (r.n ? pct(r.worker_cpu_median) : '-')],

@@ -1,10 +1,14 @@
 // What `super check` shows of a loaded ecosystem: each app as superd will run it, with
 // the env's secret values masked (lib/mask-secrets.js, as `describe` and `env` show them),
-// and the warnings of the file and of a start (those that need no running daemon).
+// and the warnings of the file and of a start (those that need no running daemon). For a
+// cluster-mode app, the way its connections would take (lib/connection-path-choice.js, the
+// decision `super describe` shows), decided on this process's Node and this kernel, as for a
+// daemon `super start` would start now (a running one keeps the scheduling its first start fixed).
 import { maskEnv } from '../mask-secrets.js';
 import { unmappedWarning } from '../config/check-affinity.js';
 import { countsCpus } from '../config/instances.js';
 import { slotFiles } from '../logs/settings.js';
+import { choosePath, reusePortSupport } from '../connection-path-choice.js';
 
 /** Resolved keys `--json` shows as they are (test/pm2/oracle.test.js compares them with PM2's). */
 const AS_IS = ['watch', 'ignore_watch', 'watch_delay', 'autorestart', 'max_restarts', 'min_uptime', 'restart_delay', 'exp_backoff_restart_delay',
@@ -16,6 +20,8 @@ const AS_IS = ['watch', 'ignore_watch', 'watch_delay', 'autorestart', 'max_resta
  * @returns {{ file: string, apps: object[], warnings: string[] }}
  */
 export function checkView(eco) {
+  const scheduling = eco.daemon?.scheduling ?? 'auto';
+  const support = reusePortSupport();
   return {
     file: eco.file,
     apps: eco.apps.map((app) => ({
@@ -37,8 +43,10 @@ export function checkView(eco) {
       ...Object.fromEntries(AS_IS.filter((k) => app[k] !== undefined).map((k) => [k, app[k]])),
       // The files each slot writes ({out, err}; one entry when the slots share them).
       log_files: app.logs ? logFiles(app) : undefined,
+      connections: app.exec_mode === 'cluster' ? choosePath(app, scheduling, { support }) : undefined,
     })),
-    warnings: [...eco.warnings, ...eco.apps.map(unmappedWarning).filter((w) => w !== null)],
+    warnings: [...eco.warnings, ...eco.apps.map(unmappedWarning).filter((w) => w !== null),
+      ...(scheduling === 'reuseport' && !support.ok ? [`scheduling: reuseport: a daemon started on this Node refuses it (E_REUSEPORT_UNSUPPORTED): ${support.why}`] : [])],
   };
 }
 

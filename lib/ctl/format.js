@@ -39,3 +39,16 @@ export function formatMs(ms) {
   if (ms < 1000) return `${Math.round(ms)}ms`;
   return `${(ms / 1000).toFixed(1)}s`;
 }
+
+/** How a connection path (lib/connection-path-choice.js) reads: `describe` and `check` show it. */
+const CONNECTION_PATHS = {
+  'round-robin': 'round-robin through the daemon',
+  os: 'one shared socket, each worker accepts (SCHED_NONE)',
+  reuseport: 'reusePort, a socket per worker, kernel-balanced',
+};
+
+/**
+ * @param {{path: string, why: string}} connections
+ * @returns {string}
+ */
+export const formatConnections = ({ path, why }) => `${CONNECTION_PATHS[path] ?? path} (${why})`;

@@ -19,15 +19,19 @@ const HOSTILE_FILE = '<img src=x onerror=alert(2)>.js';
 // property it is assigned to, and a third comes from a file whose name is markup.
 const SCRIPT = `'use strict';
 const vm = require('node:vm');
+// Each spins for CPU time, not wall time (on a loaded machine a wall-clock spin can pass
+// descheduled, with no sample in it), reading the clock once per 10,000 turns so that the
+// time is the function's own.
 function burnCpuInHotLoop(ms) {
-  const end = Date.now() + ms;
+  const start = process.cpuUsage();
   let x = 0;
-  while (Date.now() < end) x += Math.sqrt(x + 1);
+  do for (let i = 0; i < 10000; i++) x += Math.sqrt(x + 1);
+  while (Object.values(process.cpuUsage(start)).reduce((a, b) => a + b) < ms * 1000);
   return x;
 }
 const hostile = {};
 hostile[${JSON.stringify(HOSTILE_NAME)}] = function (ms) { return burnCpuInHotLoop(ms); };
-const spin = vm.runInThisContext('(function spinInMarkupFile(ms) { const end = Date.now() + ms; let n = 0; while (Date.now() < end) n++; return n; })',
+const spin = vm.runInThisContext('(function spinInMarkupFile(ms) { const start = process.cpuUsage(); let n = 0; do for (let i = 0; i < 10000; i++) n = (n + i) % 1000003; while (Object.values(process.cpuUsage(start)).reduce((a, b) => a + b) < ms * 1000); return n; })',
   { filename: require('node:path').join(__dirname, ${JSON.stringify(HOSTILE_FILE)}) });
 burnCpuInHotLoop(300);
 hostile[${JSON.stringify(HOSTILE_NAME)}](60);

@@ -16,7 +16,7 @@ import { sandbox } from '../helpers/harness.js';
 import { unprivilegedPortStart } from '../../lib/master/process/listen-permission.js';
 import { MAX_SERVERS_PER_WORKER } from '../../lib/master/process/listen-guard.js';
 import { eventually } from '../helpers/wait.js';
-import { reusePortSupport } from '../../lib/master/process/cluster-internals/index.js';
+import { reusePortSupport } from '../../lib/connection-path-choice.js';
 
 const notRoot = process.getuid?.() !== 0 && 'needs root: creates a user and runs an app as it';
 

@@ -4,7 +4,8 @@
 // its host's `release` file (read at start); a release named bad-* answers 500 (its /health
 // stays ok, so only an error-rate gate catches it); a host with a `broken` file crashes at
 // start on any release but v1. The step (`--step`) writes $SUPER_DEPLOY_RELEASE into the
-// host's file and logs each run to steps.log.
+// host's file and logs each run to steps.log; `reloadArgs` leave it out (a rolling reload of
+// the release each host has).
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
@@ -29,7 +30,7 @@ http.createServer((req, res) => {
 }).listen(Number(process.env.PORT), '127.0.0.1');
 `;
 
-async function host(t, name) {
+async function host(t, name, instances) {
   const [port, control] = [await freePort(), await freePort()];
   const box = await sandbox(t);
   fs.mkdirSync(box.home, { mode: 0o700 });
@@ -41,7 +42,7 @@ async function host(t, name) {
     'apps:',
     '  - name: web',
     '    script: app.cjs',
-    '    instances: 1',
+    `    instances: ${instances}`,
     '    probation: 200ms',
     '    kill_timeout: 5s',
     `    env: { PORT: ${port} }`,
@@ -52,10 +53,14 @@ async function host(t, name) {
   return { name, box, port, control, pids, release, before: await pids() };
 }
 
-/** @param {number} n  hosts, named host-a, host-b, ... */
-export async function fleet(t, n = 3) {
+/**
+ * @param {number} n  hosts, named host-a, host-b, ...
+ * @param {{instances?: number}} [options]  instances: workers of each host's app
+ */
+export async function fleet(t, n = 3, options = {}) {
+  const { instances = 1 } = options;
   const hosts = [];
-  for (let i = 0; i < n; i++) hosts.push(await host(t, `host-${String.fromCharCode(97 + i)}`));
+  for (let i = 0; i < n; i++) hosts.push(await host(t, `host-${String.fromCharCode(97 + i)}`, instances));
   const front = await freePort();
   const dir = hosts[0].box.dir;
   const lb = await startHaproxy(t, dir, balancerConfig(front, 'check inter 300ms fall 2 rise 2 pool-purge-delay 500ms', hosts.map((h) => `server ${h.name} 127.0.0.1:${h.port}`)));
@@ -76,12 +81,14 @@ export async function fleet(t, n = 3) {
     'printf %s "$SUPER_DEPLOY_RELEASE" > "$dir/release"',
     '',
   ].join('\n'));
-  /** `super deploy` arguments for every host, with `more` after them. */
-  const args = (...more) => ['deploy', '--token-file', tokenFile, ...hosts.flatMap((h) => ['--host', `127.0.0.1:${h.control}`]),
-    '--server', ...hosts.map((h) => h.name), '--haproxy', lb.socket, '--backend', 'apps', '--step', `sh ${step}`,
+  /** `super deploy` arguments for every host without a step, with `more` after them. */
+  const reloadArgs = (...more) => ['deploy', '--token-file', tokenFile, ...hosts.flatMap((h) => ['--host', `127.0.0.1:${h.control}`]),
+    '--server', ...hosts.map((h) => h.name), '--haproxy', lb.socket, '--backend', 'apps',
     '--min-healthy-time', '500ms', '--drain-timeout', '5s', ...more];
+  /** `super deploy` arguments for every host with the step, with `more` after them. */
+  const args = (...more) => reloadArgs('--step', `sh ${step}`, ...more);
   const steps = () => (fs.existsSync(stepsLog) ? fs.readFileSync(stepsLog, 'utf8').trim().split('\n').filter(Boolean) : []);
-  return { hosts, lb, front, args, steps, cli: (a) => hosts[0].box.cli(a) };
+  return { hosts, lb, front, args, reloadArgs, steps, cli: (a) => hosts[0].box.cli(a) };
 }
 
 /** The release each host's app serves now. */

@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { sandbox, freePort, httpGet, lsJson, describeJson, SUPER } from '../helpers/harness.js';
 import { startLoad, answeredBy } from '../helpers/load.js';
 import { eventually } from '../helpers/wait.js';
-import { reusePortSupport } from '../../lib/master/process/cluster-internals/index.js';
+import { reusePortSupport } from '../../lib/connection-path-choice.js';
 import { which } from '../../lib/which.js';
 import { writeDump, readDump, parseDump, dumpPath } from '../../lib/master/saved/dump.js';
 

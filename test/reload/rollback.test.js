@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import { freePort, httpGet, lsJson, alive, watchEvents } from '../helpers/harness.js';
 import { fileSandbox, deleteAtEnd } from '../helpers/file-daemon.js';
 import { startLoad } from '../helpers/load.js';
+import { waitForLog } from '../helpers/metrics.js';
 
 // listen_timeout is short only where the test waits for it (a version that never
 // listens); elsewhere a slow machine's boot must not count as a failure.
@@ -112,8 +113,8 @@ apps:
   assert.equal(r.code, 0, r.stderr);
   assert.ok(Date.now() - t0 >= 700, 'the reload waited kill_timeout for the old worker');
   assert.equal(alive(old), false);
-  const log = fs.readFileSync(`${box.home}/daemon.log`, 'utf8');
-  assert.match(log, new RegExp(`"step":"retired","pid":${old},"code":null,"signal":"SIGKILL"`));
+  // The line may reach the file after the reply (the daemon's log writes are asynchronous).
+  await waitForLog(box, new RegExp(`"step":"retired","pid":${old},"code":null,"signal":"SIGKILL"`), 10000);
 });
 
 test('an errored (crash-looping) app is brought back by reloading a fixed version', async (t) => {

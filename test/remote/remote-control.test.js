@@ -8,6 +8,7 @@ import path from 'node:path';
 import { execFileSync, execFile } from 'node:child_process';
 import { sandbox, freePort, SUPER, lsJson } from '../helpers/harness.js';
 import { eventually } from '../helpers/wait.js';
+import { waitForLog } from '../helpers/metrics.js';
 import { request, killDaemon, resurrect } from '../helpers/requests.js';
 import { connect } from '../../lib/ipc/client.js';
 import { upgrade, tcpListenPorts } from './helpers.js';
@@ -126,7 +127,8 @@ test('control.listen on loopback: ls, logs over --host; token 0600; 401 for a wr
   assert.equal(linked.code, 2, linked.stderr);
   assert.match(linked.stderr, /E_AUTH: .*token is a symbolic link, not read/);
 
-  const log = fs.readFileSync(path.join(box.home, 'daemon.log'), 'utf8');
+  // The daemon's log writes are asynchronous: the last line may come after the reply.
+  const log = await waitForLog(box, /Origin not in control\.origins/, 10000);
   assert.match(log, /"reason":"wrong token".*authentication failed/);
   assert.match(log, /"reason":"no bearer token"/);
   assert.match(log, /Origin not in control\.origins/);
@@ -153,7 +155,7 @@ test('failed authentication is rate-limited per address: 429 after 5 failures, e
 
   const cli = await box.cli(['--host', `127.0.0.1:${port}`, 'ls'], { env: {} });
   assert.equal(cli.code, 0, `--token-file defaults to $SUPER_HOME/token: ${cli.stderr}`);
-  const log = fs.readFileSync(path.join(box.home, 'daemon.log'), 'utf8');
+  const log = await waitForLog(box, /locked out.*retry_after_ms|retry_after_ms.*locked out/, 10000);
   assert.equal(log.split('\n').filter((l) => l.includes('locked out') && l.includes('retry_after_ms')).length, 1, 'the lockout is logged once');
 
   // Now the CLI's own address, 127.0.0.1, is locked out.

@@ -1,11 +1,13 @@
 // super check <file> [--env name] [--only a,b] [--json] (also: super start <file> --dry-run):
 // load an ecosystem file as `super start` would, and print its apps as superd will run
-// them (script, interpreter, mode, instances as a number, cwd, env with secrets masked)
-// and every warning, without starting anything and without a daemon: a PM2 user sees the
-// translation before switching. A bad file gets the usual problem lines and exit 2.
+// them (script, interpreter, mode, instances as a number, the way a cluster app's
+// connections take, cwd, env with secrets masked) and every warning, without starting
+// anything and without a daemon: a PM2 user sees the translation before switching. A bad
+// file gets the usual problem lines and exit 2.
 import { printable, printableError } from '../../printable.js';
 import { checkView } from '../check-view.js';
 import { instancesWritten, autoscaleText } from '../../describe-config.js';
+import { formatConnections } from '../format.js';
 
 export default async function check(file, opts = {}) {
   const { loadEcosystem } = await import('../../config/index.js');
@@ -34,6 +36,7 @@ function render({ file, apps, warnings }) {
     if (app.node_args.length) row('node_args', app.node_args.map(quoted).join(' '));
     const spec = String(app.instances_spec) === String(app.instances) ? '' : ` (instances: ${instancesWritten(app.instances_spec)})`;
     row('mode', `${app.exec_mode}, ${app.instances} instance${s(app.instances)}${spec}${app.autostart ? '' : ', not started (autostart: false)'}`);
+    if (app.connections) row('connections', formatConnections(app.connections));
     if (app.autoscale) row('autoscale', autoscaleText(app.autoscale));
     if (app.cpus_note) row('cpus', app.cpus_note);
     row('cwd', app.cwd);

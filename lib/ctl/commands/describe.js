@@ -5,13 +5,7 @@ import { renderLs } from '../render-ls.js';
 import { metricsLine } from '../render-metrics.js';
 import { settingsLines } from '../../describe-config.js';
 import { flagsOf } from '../pm2-start-flags.js';
-
-/** How `connections.path` (lib/master/process/connection-path.js) reads. */
-const CONNECTION_PATHS = {
-  'round-robin': 'round-robin through the daemon',
-  os: 'one shared socket, each worker accepts (SCHED_NONE)',
-  reuseport: 'reusePort, a socket per worker, kernel-balanced',
-};
+import { formatConnections } from '../format.js';
 
 export default async function describe(name, opts) {
   const { app } = await request('describe', { app: name });
@@ -22,7 +16,7 @@ export default async function describe(name, opts) {
   const out = [];
   out.push(`${app.name}: ${app.status}, ${app.instances} instance(s), ${app.exec_mode} mode, scheduling ${app.scheduling}, daemon on CPUs ${app.daemon_cpus}`);
   if (app.cpus_note) out.push(`  instances: ${app.cpus_note}`);
-  if (app.connections) out.push(`  connections: ${CONNECTION_PATHS[app.connections.path] ?? app.connections.path} (${app.connections.why})`);
+  if (app.connections) out.push(`  connections: ${formatConnections(app.connections)}`);
   out.push(`  id: ${app.id}; ${sourceLine(app.source)}`);
   out.push(`  out log: ${app.logs.out}${app.config.out_file ? '' : ' (default)'}`, `  err log: ${app.logs.err}${app.config.error_file ? '' : ' (default)'}`);
   if (app.cron_restart) out.push(cronLine(app.cron_restart));

@@ -54,7 +54,7 @@ export class Slot extends EventEmitter {
 
   /** Whether a new worker can be kept out of the rotation until ready() (drain.cjs deferTraffic). */
   #canDefer(config) {
-    // `auto` gives such an app round-robin (lib/master/process/connection-path.js).
+    // `auto` gives such an app round-robin (lib/connection-path-choice.js).
     return config.exec_mode === 'cluster' && config.ready_on === 'ready' && ['round-robin', 'auto'].includes(this.ctx.policy());
   }
 

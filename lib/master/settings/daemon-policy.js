@@ -6,13 +6,14 @@
 // policy."), so the first start decides for the daemon's lifetime. A later file that asks
 // for another policy is refused before anything changes; a file that does not mention
 // `scheduling` has no opinion and is accepted. `auto`, `round-robin` and `reuseport` run
-// cluster's round-robin (reuseport answers TCP ports' listens itself: lib/master/process/
-// connection-path.js decides per app), `os` runs SCHED_NONE. A later file that asks for
+// cluster's round-robin (reuseport answers TCP ports' listens itself:
+// lib/connection-path-choice.js decides per app), `os` runs SCHED_NONE. A later file that asks for
 // another of the first three (the daemon fixed `auto`, the file says `round-robin`) is
 // accepted as before `auto` existed, with a warning that the daemon's stays in force.
 import cluster from 'node:cluster';
 import { SuperError } from '../../errors.js';
-import { setSchedulingMode, reusePortSupport } from '../process/index.js';
+import { setSchedulingMode } from '../process/index.js';
+import { reusePortSupport } from '../../connection-path-choice.js';
 import { formatCpuList, parseCpuSet, readAllowedCpus } from '../../config/cpu-set.js';
 import { pinProcess } from './affinity.js';
 import { cgroupCpuLimit, cpuLimitNote } from '../../cgroup-cpu.js';

@@ -5,9 +5,9 @@ import { TO_AGENT } from '../../../ipc/agent-protocol.js';
 import { tellAgent } from '../agent-channel.js';
 import { hookWorker } from './worker-hooks.js';
 import { handedOff } from './round-robin-listeners.js';
+import { takeQuery, queryAnswer } from './query-answer.js';
 
 const UV_EACCES = -os.constants.errno.EACCES;
-const REFUSED = 'superd:refusedQuery'; // an act cluster has no handler for: it drops the query
 
 /** @type {(address: unknown, port: unknown) => number|null} the inherited socket of address:port (upgrade/ sets it) */
 let inheritedSocketOf = () => null;
@@ -58,17 +58,17 @@ export const inheritedSocket = (address, port) => inheritedSocketOf(address, por
 
 /**
  * Answers a listen query as Node answers a failed bind: the app's listen() emits 'error'
- * with `errno` (EACCES by default), after its agent printed why on its stderr. The query's
- * act is renamed so cluster's own listener (which runs after) drops it.
+ * with `errno` (EACCES by default), after its agent printed why on its stderr. Cluster's own
+ * listener (which runs after) drops the query.
  */
 function refuse(proc, msg, refusal, errno = UV_EACCES) {
-  msg.act = REFUSED;
+  takeQuery(msg);
   const where = msg.addressType === -1 ? msg.address : `port ${msg.port}`;
   const message = `superd: listen on ${where} refused: ${refusal}`;
   refusals.set(proc, message);
   try {
     tellAgent(proc, TO_AGENT.LISTEN_REFUSED, { message });
-    proc.send({ cmd: 'NODE_CLUSTER', errno, key: null, ack: msg.seq, data: null });
+    proc.send(queryAnswer(msg.seq, errno));
   } catch {} // the channel closed: nobody waits for the answer
 }
 

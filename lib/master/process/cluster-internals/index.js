@@ -2,16 +2,26 @@
 // into cluster or child_process internals lives in this folder; the rest of the daemon
 // calls the functions below, and docs/architecture.md ("The seam to node:cluster") says
 // the same. shape-check.js checks at boot what it can of this list without a worker
-// (marked [boot]); the rest is checked by the suite on Node 20, 22 and 24.
+// (marked [boot]: the objects superd patches, and the source text of the Node code that
+// builds and reads each message the seam answers in cluster's place, cluster's worker side
+// included, as the node binary embeds it; [boot, reusePort]: only on a Node with reusePort);
+// the rest is checked by the suite on Node 20, 22 and 24.
 //
 // Node internals relied on (lib/internal/cluster/{primary,child,round_robin_handle,
 // shared_handle,utils}.js, lib/internal/child_process.js, lib/net.js):
 //   Messages (a worker's process, event 'internalMessage': cmd 'NODE_CLUSTER', per-side seq):
+//     - cluster's messages are {cmd: 'NODE_CLUSTER', ...message, seq} (utils.js sendHelper),
+//       and an answer's callback is found by its ack alone [boot];
 //     - worker -> primary {act: 'queryServer', seq, address, port, addressType, fd, index,
-//       data, flags, backlog}: a worker's listen(); the primary answers with {ack: seq,
-//       errno, key, data, sockname?}, and a handle under `os`. A failed bind is {errno,
-//       key: null, ack}; an act cluster does not know is dropped. Key: address:port:
-//       addressType:fd:index on Node 20, without :index for port > 0 from 22.
+//       data, flags, backlog}: a worker's listen() (net.js listenInCluster's query, spread by
+//       child.js _getServer) [boot]; the primary answers with {ack: seq, errno, key, data,
+//       sockname?}, and a handle under `os` (primary.js queryServer) [boot]. The seam answers
+//       some in cluster's place (fork.js refuses one, reuse-port.js serves one), with that
+//       message built in one place (query-answer.js): an answer without a handle is read as
+//       round-robin's, a non-zero errno failing the listen() (child.js rr()) [boot]; the
+//       query's act renamed to one cluster's primary has no handler for is dropped
+//       (primary.js onmessage) [boot]. Key: address:port:addressType:fd:index on Node 20,
+//       without :index for port > 0 from 22.
 //     - primary -> worker {act: 'newconn', key, seq} with the connection's handle; the worker
 //       answers {ack: seq, accepted}; an unanswered one is never handed to anyone else.
 //       The worker's child.js reads only key and seq: superd adds superdAcceptedAt (the
@@ -27,13 +37,14 @@
 //       later through the listener's onconnection (distribute: it queues the handle and
 //       hands it to the next free worker).
 //       The daemon's refusals (handoff-shedding.js, an app with overload.max_queue_wait)
-//       rely on the same callback: it hands the worker its next queued connection
-//       synchronously (handoff -> sendHelper -> process.send), before the seam's appended
-//       'internalMessage' listener sees the answer, so an answer after which no 'newconn'
-//       went to that worker means Node found the queue empty (if Node deferred it, the
-//       queue's standing state would end more often: the daemon refuses less, the workers
-//       shed as before); and a connection refused at its handoff ends Node's handoff with an
-//       "accepted" answer whose close is held, as the sticky router's does.
+//       rely on the same callback [boot: round_robin_handle.js's source]: it hands the
+//       worker its next queued connection synchronously (handoff -> sendHelper ->
+//       process.send), before the seam's appended 'internalMessage' listener sees the
+//       answer, so an answer after which no 'newconn' went to that worker means Node found
+//       the queue empty (if Node deferred it, the queue's standing state would end more
+//       often: the daemon refuses less, the workers shed as before); and a connection
+//       refused at its handoff ends Node's handoff with an "accepted" answer whose close is
+//       held, as the sticky router's does.
 //   A handle the onconnection wrapper does not pass on to distribute is the daemon's own:
 //     the daemon's refusal answers it through a net.Socket made on it (options.handle [boot]).
 //   The connection's handle (libuv's TCPWrap, RoundRobinHandle's accept): getpeername(out)
@@ -61,10 +72,13 @@
 //       server's bind through net.Server.prototype._listen2 (lib/worker/shared-listen.cjs)
 //       [boot: the same Node runs both];
 //     - a queryServer answered with a handle is a shared handle to the worker's child.js
-//       (shared(): it listens on it, and sends {act: 'close', key} when its server closes);
-//       the primary's close() ignores a key it holds no handle for: reuse-port.js answers a
-//       query so, with a SO_REUSEPORT socket it bound with net._createServerHandle and
-//       libuv's UV_TCP_REUSEPORT flag (2; libuv 1.49+, Node 22.12+/23.1+);
+//       (shared(): it listens on it, and sends {act: 'close', key} when its server closes)
+//       [boot, reusePort]; the primary's close() ignores a key it holds no handle for [boot,
+//       reusePort]: reuse-port.js answers a query so, with a SO_REUSEPORT socket it bound
+//       with net._createServerHandle, which binds with the flags it is given [boot,
+//       reusePort], and libuv's UV_TCP_REUSEPORT flag (2; libuv 1.49+, Node 22.12+/23.1+;
+//       checked against Node's tcp_wrap constant) [boot, reusePort]; proc.send sends such a
+//       raw TCP handle as 'net.Native' (internal/child_process.js) [boot, reusePort];
 //     - cluster.schedulingPolicy is read at the first fork [boot];
 //     - cluster.setupPrimary ignores execPath; child_process.fork reads process.execPath at
 //       each call [boot], so it is swapped around the fork.
@@ -84,5 +98,4 @@ export { trackRoundRobinListeners, closeRoundRobinListeners, lastHandoffAt } fro
 export { clusterInternalsProblems, assertClusterInternals } from './shape-check.js';
 export { stickySession } from './sticky-router.js';
 export { sharesListen, shareListen, sharedListenClosed, takenOver } from './shared-listen.js';
-export { reusePortSupport } from './reuse-port.js';
 export { takeDaemonRefusals } from './handoff-shedding.js';

@@ -25,23 +25,11 @@
 // before any bind, in the daemon, whatever the app's code does (a worker binding by itself
 // is judged by nobody, and a second app could join the port's group and take its share).
 import net from 'node:net';
+import { takeQuery, queryAnswer } from './query-answer.js';
 
 // libuv's uv_tcp_flags (uv.h, libuv 1.49+): Node's net.js passes it for listen({reusePort}).
-const UV_TCP_REUSEPORT = 2;
-
-const [major, minor] = process.versions.node.split('.').map(Number);
-/** Node 22.12+ / 23.1+ (libuv 1.49+): net.Server's listen knows reusePort. */
-const nodeHasReusePort = major > 23 || (major === 23 && minor >= 1) || (major === 22 && minor >= 12);
-
-/**
- * Whether this daemon's Node can bind a SO_REUSEPORT listening socket, and if not why.
- * @returns {{ok: boolean, why: string}}
- */
-export function reusePortSupport() {
-  if (!nodeHasReusePort) return { ok: false, why: `Node ${process.version} has no reusePort (22.12+, 23.1+ or 24 do)` };
-  if (process.platform !== 'linux') return { ok: false, why: `SO_REUSEPORT balances connections on Linux only (this is ${process.platform})` };
-  return { ok: true, why: `Node ${process.version}` };
-}
+// shape-check.js checks it at boot against Node's own constant.
+export const UV_TCP_REUSEPORT = 2;
 
 /**
  * Answers listen query `msg` of `proc` with a SO_REUSEPORT socket of the worker's own, or
@@ -49,21 +37,20 @@ export function reusePortSupport() {
  * @param {import('node:child_process').ChildProcess} proc
  * @param {{seq: number, act: string, address: unknown, port: unknown, addressType: unknown, fd: unknown, flags?: unknown}} msg
  * @param {number} workerId
- * @param {string} dropAct  the act to rename the query to, so cluster's own listener drops it
  * @returns {boolean}
  */
-export function answerWithReusePort(proc, msg, workerId, dropAct) {
+export function answerWithReusePort(proc, msg, workerId) {
   if (msg.fd !== undefined || (msg.addressType !== 4 && msg.addressType !== 6)) return false;
   if (!Number.isInteger(msg.port) || Number(msg.port) <= 0) return false;
   if (msg.address != null && typeof msg.address !== 'string') return false;
   const flags = (Number.isInteger(msg.flags) ? Number(msg.flags) : 0) | UV_TCP_REUSEPORT;
-  msg.act = dropAct;
+  takeQuery(msg);
   // @ts-expect-error net._createServerHandle is Node's internal (cluster's SharedHandle uses it); returns a handle or an errno
   const handle = net._createServerHandle(msg.address ?? null, msg.port, msg.addressType, undefined, flags);
   const key = `superd-reuseport:${msg.address ?? ''}:${msg.port}:${msg.addressType}:${workerId}:${msg.seq}`;
   try {
-    if (typeof handle === 'number') proc.send({ cmd: 'NODE_CLUSTER', errno: handle, key: null, ack: msg.seq, data: null });
-    else proc.send({ cmd: 'NODE_CLUSTER', errno: 0, key, ack: msg.seq, data: null }, handle, {}, () => handle.close());
+    if (typeof handle === 'number') proc.send(queryAnswer(msg.seq, handle));
+    else proc.send(queryAnswer(msg.seq, 0, key), handle, {}, () => handle.close());
   } catch {
     if (typeof handle !== 'number') handle.close(); // the channel closed: nobody waits for it
   }

@@ -35,10 +35,9 @@ import { handoffGuard, servingWorkers } from './handoff-guard.js';
 import { stickyRouter, stickyMember, sendPrefix } from './sticky-router.js';
 import { acceptedAt, handoffQueueOf } from './round-robin-listeners.js';
 import { answerWithReusePort } from './reuse-port.js';
+import { CLUSTER_CMD as CLUSTER } from './query-answer.js';
 
-const CLUSTER = 'NODE_CLUSTER';
 const SYNTHETIC = Symbol('superd synthetic message');
-const ANSWERED = 'superd:answeredQuery'; // a query the seam answered: an act cluster has no handler for, so it drops it
 const ROUTED = Symbol('superd routed connection'); // a 'newconn' the sticky router placed (never serialized: a symbol key)
 // Connections the daemon refuses at their handoff end Node's handoff at once, which hands the
 // worker the next queued one from inside that answer: past this depth, one goes to the worker.
@@ -133,7 +132,7 @@ export function hookWorker(worker, watches, { refuse, inheritedFd, handedOff, st
     if (fd !== null) {
       Object.assign(msg, { fd, address: null, port: 0 });
       servedInherited();
-    } else if (reusePort) answerWithReusePort(proc, msg, worker.id, ANSWERED);
+    } else if (reusePort) answerWithReusePort(proc, msg, worker.id);
   });
 
   const send = proc.send;

@@ -4,19 +4,22 @@
 // turn of its loop) before any worker sees it, so a worker could refuse it only after that
 // wait. The daemon sees that queue exactly, so it keeps CoDel's standing-queue state of it
 // (Nichols and Jacobson, "Controlling Queue Delay") and, while the queue stands, answers a
-// connection that would wait behind others itself, at accept, without reading the request.
+// connection that would wait behind others itself, without reading the request.
 //
-//   standing  entered when every connection handed to a worker over an interval (the app's
+//   standing  entered when every connection handed to a worker for an interval (the app's
 //             max_queue_wait, at least MIN_INTERVAL_MS; at least MIN_SEEN of them) had
 //             waited in the queue past the target (a fifth of max_queue_wait): a burst
 //             empties the queue within an interval, a load past capacity does not. Left when
 //             a worker found the queue empty and stayed free past the target before the next
 //             connection came (spare capacity): while standing the daemon keeps the queue
 //             short, so its waits no longer tell whether the load still exceeds what the
-//             workers take, but an idle worker does.
+//             workers take, but an idle worker does. Within REENTRY_INTERVALS of leaving, a
+//             connection handed past the target with another behind it stands it again at
+//             once (CoDel's memory of its last dropping state).
 //   refused   while standing, a connection accepted when the queue already holds one per
-//             worker serving the port (each worker has its next connection waiting):
-//             answered with the app's status, Retry-After, Connection: close and
+//             worker serving the port (each worker has its next connection waiting); and,
+//             at its handoff, one that queued before the queue stood and waited past the
+//             target. Answered with the app's status, Retry-After, Connection: close and
 //             Content-Length: 0, then ended; what the client sends meanwhile is read and
 //             dropped for at most LINGER_MS (closing with unread bytes would reset the
 //             connection, and the client would lose the answer), then it is destroyed.
@@ -129,15 +132,15 @@ export class HandoffQueue {
       }
       this.freeSince = null;
     }
-    // CoDel's entry: every connection handed for an interval had waited past the target.
+    // It stands when every connection handed for an interval had waited past the target.
     if (wait <= this.target) {
       this.aboveSince = null;
       this.aboveSeen = 0;
     } else {
       if (this.aboveSince === null) this.aboveSince = now;
       this.aboveSeen++;
-      // Left a moment ago (CoDel's memory of its last dropping state): a queue forming again
-      // stands again at once, not an interval later.
+      // Or, having stood a moment ago (CoDel's memory of its last dropping state), a queue
+      // forming again (another waiting behind this one) stands at once, not an interval later.
       const stands = (this.aboveSeen >= MIN_SEEN && now - this.aboveSince >= this.interval)
         || (now - this.leftAt < REENTRY_INTERVALS * this.interval && this.queued >= this.workers);
       if (stands && !this.standing) {

@@ -6,18 +6,18 @@ import http from 'node:http';
 
 /**
  * One GET (`agent`: false, a new connection with `Connection: close`; or a keep-alive
- * agent): its status, or 'timeout' / 'error'.
+ * agent): its status (or what `label` makes of the answer), or 'timeout' / 'error'.
  * @param {number} port
  * @param {string} path
- * @param {{timeout?: number, agent?: http.Agent|false}} [o]
- * @returns {Promise<number|'timeout'|'error'>}
+ * @param {{timeout?: number, agent?: http.Agent|false, label?: (res: http.IncomingMessage) => number|string}} [o]
+ * @returns {Promise<number|string>}
  */
-export function getOnce(port, path, { timeout = 8000, agent = false } = {}) {
+export function getOnce(port, path, { timeout = 8000, agent = false, label = (res) => res.statusCode ?? 0 } = {}) {
   return new Promise((resolve) => {
     const headers = agent ? {} : { connection: 'close' };
     const req = http.get({ host: '127.0.0.1', port, path, agent, headers }, (res) => {
       res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
+      res.on('end', () => resolve(label(res)));
       res.on('error', () => resolve('error'));
     });
     req.setTimeout(timeout, () => {
@@ -32,9 +32,10 @@ export function getOnce(port, path, { timeout = 8000, agent = false } = {}) {
  * `total` GETs sent open-loop at `perSecond`, their outcomes counted ({200: n, 503: m, ...}).
  * `keepAlive`: over a pool of kept-alive connections that grows as answers are slow (an
  * agent without maxSockets), instead of a new connection per request. `timeout`: ms a
- * request may take before it counts as 'timeout'.
+ * request may take before it counts as 'timeout'. `label`: the outcome of an answer (default:
+ * its status).
  */
-export async function openLoop(port, path, perSecond, total, { keepAlive = false, timeout = 8000 } = {}) {
+export async function openLoop(port, path, perSecond, total, { keepAlive = false, timeout = 8000, label = undefined } = {}) {
   const agent = keepAlive ? new http.Agent({ keepAlive: true, maxSockets: Infinity }) : false;
   const outcomes = [];
   const tickMs = 10;
@@ -44,7 +45,7 @@ export async function openLoop(port, path, perSecond, total, { keepAlive = false
   await new Promise((resolve) => {
     const timer = setInterval(() => {
       owed += perTick;
-      for (; owed >= 1 && sent < total; owed--, sent++) outcomes.push(getOnce(port, path, { agent, timeout }));
+      for (; owed >= 1 && sent < total; owed--, sent++) outcomes.push(getOnce(port, path, { agent, timeout, label }));
       if (sent >= total) {
         clearInterval(timer);
         resolve(undefined);

@@ -86,6 +86,10 @@ test('a changed listen-query message or reusePort internal is named, with E_NODE
   const createServerHandle = (address, port, addressType, fd) => /** @type {any} Node's internal */ (net)._createServerHandle(address, port, addressType, fd, 0);
   changed('binds with the flags it is given', { net: { ...net, _createServerHandle: createServerHandle } });
   changed('UV_TCP_REUSEPORT flag is 2', { tcpConstants: { UV_TCP_REUSEPORT: 4 } });
+  // The round-robin handoff: a listener's onconnection, and the next handoff inside an answer
+  // (sticky sessions and the daemon's overload refusals rely on both).
+  changed('onconnection is distribute(err, handle)', { builtin: doctored('internal/cluster/round_robin_handle', 'this.handle.onconnection = (err, handle) => this.distribute(err, handle);', 'this.handle.onconnection = (err, handle) => this.enqueue(err, handle);') });
+  changed('hands that worker its next connection at once', { builtin: doctored('internal/cluster/round_robin_handle', '\n    this.handoff(worker);\n  });', '\n    setImmediate(() => this.handoff(worker));\n  });') });
   // Sources out of reach (a Node without process.binding): those checks are the suite's, and
   // the daemon boots; the UV flag is still checked.
   assert.deepEqual(clusterInternalsProblems({ builtin: () => '' }), []);

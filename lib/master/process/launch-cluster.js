@@ -8,6 +8,18 @@ import { portOwnerWatch } from './port-owners.js';
 import { takePath, releasePath, servedInherited } from './connection-path.js';
 
 /**
+ * What the daemon needs to refuse the app's new connections itself while its round-robin
+ * handoff queue stands (cluster-internals/handoff-shedding.js): an app with
+ * overload.max_queue_wait and no sticky: (the sticky router chooses its workers itself).
+ * @param {import('../../config/index.js').AppConfig} app
+ */
+function queueShedding(app) {
+  const o = app.overload;
+  if (!o?.max_queue_wait || app.sticky) return null;
+  return { maxQueueWait: o.max_queue_wait, status: o.status, retryAfter: o.retry_after > 0 ? Math.ceil(o.retry_after / 1000) : 0 };
+}
+
+/**
  * The worker takes its app's connection path (connection-path.js: WorkerProcess releases it
  * at its exit). The worker is exec'd through perl's setpgrp (setsid without perl: exec-prefix.js), and
  * taskset -c when pinned, or another Node (app.node_path): the seam (cluster-internals/)
@@ -42,9 +54,14 @@ export function forkClusterWorker({ app, env: appEnv, stdio, agentPath, cpus = n
     portOwnerWatch(app), // then: an address another app's workers hold is refused
   ].filter((w) => w !== null);
   const sticky = app.sticky ? { app: app.name, slot: Number(env.SUPER_SLOT), ...app.sticky } : null;
-  const reusePort = takePath(app).path === 'reuseport';
+  const path = takePath(app).path;
   try {
-    return forkWorker({ settings, execPath: prefix.length ? prefix[0] : node, env, watches, sticky, reusePort, servedInherited: () => servedInherited(app.name) });
+    return forkWorker({
+      settings, execPath: prefix.length ? prefix[0] : node, env, watches, sticky,
+      reusePort: path === 'reuseport',
+      servedInherited: () => servedInherited(app.name),
+      queueShedding: path === 'round-robin' ? queueShedding(app) : null,
+    });
   } catch (err) {
     releasePath(app.name);
     throw err;

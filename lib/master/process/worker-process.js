@@ -18,7 +18,20 @@ import { unprotectWorker } from './oom-score.js';
 import { strayDescendants, reapStrays } from './stray-processes.js';
 import { listenToAgent, tellAgent } from './agent-channel.js';
 import { releasePath } from './connection-path.js';
-import { listenRefusal, stickySession, sharesListen, shareListen, sharedListenClosed } from './cluster-internals/index.js';
+import { listenRefusal, stickySession, sharesListen, shareListen, sharedListenClosed, takeDaemonRefusals } from './cluster-internals/index.js';
+
+/**
+ * The agent's report with the connections the daemon refused for the worker's app since its
+ * last one (cluster-internals/handoff-shedding.js, credited to this worker) added to its shed
+ * count, and `shedding` while the daemon refuses: one figure for the app's shedding, wherever
+ * a request was refused.
+ */
+function withDaemonRefusals(worker, report) {
+  const daemon = takeDaemonRefusals(worker);
+  if (!daemon || !report.overload) return report;
+  const o = report.overload;
+  return { ...report, overload: { ...o, shed: (o.shed ?? 0) + daemon.count, shedding: o.shedding || daemon.recent } };
+}
 
 /** Every WorkerProcess created, whoever creates it ('new', proc): the metrics monitor listens. */
 export const workerProcesses = new EventEmitter();
@@ -78,7 +91,7 @@ export class WorkerProcess extends EventEmitter {
     return {
       [FROM_AGENT.READY]: () => this.emit('ready'),
       [FROM_AGENT.DRAINED]: (m) => this.#onDrained(m),
-      [FROM_AGENT.METRICS]: (report) => this.emit('metrics', report),
+      [FROM_AGENT.METRICS]: (report) => this.emit('metrics', this.worker ? withDaemonRefusals(this.worker, report) : report),
       [FROM_AGENT.LOG_ERROR]: (e) => this.emit('log-error', { ...e, slot: this.slotIndex }),
       [FROM_AGENT.LOG_RESUMED]: (e) => this.emit('log-resumed', { ...e, slot: this.slotIndex }),
       [FROM_AGENT.LOGS_REOPENED]: () => this.emit('logs-reopened'),

@@ -28,15 +28,17 @@ const refusals = new WeakMap();
  * @param {{app: string, slot: number, by: string, cookie: string|null}|null} [o.sticky]  the app's sticky: (sticky-router.js)
  * @param {boolean} [o.reusePort]  the worker's TCP ports are SO_REUSEPORT sockets of its own (reuse-port.js)
  * @param {() => void} [o.servedInherited]  called when a listen of the worker is served from an inherited socket
+ * @param {{maxQueueWait: number, status: number, retryAfter: number}|null} [o.queueShedding]  the daemon refuses the app's
+ *   connections while its handoff queue stands (handoff-shedding.js)
  * @returns {import('node:cluster').Worker}
  */
-export function forkWorker({ settings, execPath, env, watches, sticky = null, reusePort = false, servedInherited }) {
+export function forkWorker({ settings, execPath, env, watches, sticky = null, reusePort = false, servedInherited, queueShedding = null }) {
   const daemonNode = process.execPath;
   cluster.setupPrimary(settings);
   process.execPath = execPath;
   try {
     const worker = cluster.fork(env);
-    hookWorker(worker, watches, { refuse, inheritedFd: (q) => inheritedSocketOf(q.address, q.port), handedOff, sticky, reusePort, servedInherited });
+    hookWorker(worker, watches, { refuse, inheritedFd: (q) => inheritedSocketOf(q.address, q.port), handedOff, sticky, reusePort, servedInherited, queueShedding });
     return worker;
   } finally {
     process.execPath = daemonNode;

@@ -36,6 +36,17 @@
 //       answer with that handle's close held for the call, and gives the connection back
 //       later through the listener's onconnection (distribute: it queues the handle and
 //       hands it to the next free worker).
+//       The daemon's refusals (handoff-shedding.js, an app with overload.max_queue_wait)
+//       rely on the same callback [boot: round_robin_handle.js's source]: it hands the
+//       worker its next queued connection synchronously (handoff -> sendHelper ->
+//       process.send), before the seam's appended 'internalMessage' listener sees the
+//       answer, so an answer after which no 'newconn' went to that worker means Node found
+//       the queue empty (if Node deferred it, the queue's standing state would end more
+//       often: the daemon refuses less, the workers shed as before); and a connection
+//       refused at its handoff ends Node's handoff with an "accepted" answer whose close is
+//       held, as the sticky router's does.
+//   A handle the onconnection wrapper does not pass on to distribute is the daemon's own:
+//     the daemon's refusal answers it through a net.Socket made on it (options.handle [boot]).
 //   The connection's handle (libuv's TCPWrap, RoundRobinHandle's accept): getpeername(out)
 //     (sticky: ip); readStart/readStop through a net.Socket made on it (options.handle
 //     [boot]), whose bytes are consumed before Node sends the handle (sticky: sid / cookie:
@@ -87,3 +98,4 @@ export { trackRoundRobinListeners, closeRoundRobinListeners, lastHandoffAt } fro
 export { clusterInternalsProblems, assertClusterInternals } from './shape-check.js';
 export { stickySession } from './sticky-router.js';
 export { sharesListen, shareListen, sharedListenClosed, takenOver } from './shared-listen.js';
+export { takeDaemonRefusals } from './handoff-shedding.js';

@@ -15,7 +15,11 @@
 // each accepted handle (one clock read and two properties per connection: the time, and the
 // listener, so that a connection taken out of Node's round-robin can be handed back to it:
 // handBack). Without it, no stamp: a worker measures the wait from when it got the connection.
+// A listener of an app with overload.max_queue_wait also gets the state of its handoff queue
+// (handoff-shedding.js) at its first handoff: while that queue stands, the stamping wrapper
+// may answer a connection itself instead of queuing it.
 import net from 'node:net';
+import { HandoffQueue } from './handoff-shedding.js';
 
 /** Raw listening handles of the round-robin servers of this primary. */
 const handles = new Set();
@@ -23,6 +27,8 @@ const ACCEPTED_AT = Symbol('superd.acceptedAt'); // on an accepted connection's 
 const ACCEPTED_BY = Symbol('superd.acceptedBy'); // ... and the raw listener that accepted it
 /** raw listener -> cluster's own onconnection (RoundRobinHandle's distribute) */
 const distributors = new WeakMap();
+/** @type {WeakMap<object, HandoffQueue>} raw listener -> its handoff queue's state (an app with max_queue_wait) */
+const queues = new WeakMap();
 let installed = false;
 let lastHandoff = 0; // when a worker last answered a handed connection
 
@@ -57,11 +63,38 @@ function stampAccepts(raw) {
   distributors.set(raw, distribute);
   raw.onconnection = function onconnectionStamped(err, handle) {
     if (handle && typeof handle === 'object') {
-      handle[ACCEPTED_AT] = Date.now();
+      const now = Date.now();
+      handle[ACCEPTED_AT] = now;
       handle[ACCEPTED_BY] = raw;
+      const queue = queues.get(raw);
+      if (queue && !queue.admit(handle, now)) return undefined; // refused by the daemon
     }
     return distribute.call(this, err, handle);
   };
+}
+
+/**
+ * The handoff queue state of the listener that accepted `handle`, for a worker whose app has
+ * `settings` (made at the app's first handoff, its settings updated by a reload's workers);
+ * null for a connection of no stamped round-robin listener, or when the worker's app has
+ * none (a reload took max_queue_wait off: the listener's state is dropped, and it refuses
+ * nothing).
+ * @param {object} handle
+ * @param {ConstructorParameters<typeof HandoffQueue>[0]|null} settings
+ * @returns {HandoffQueue|null}
+ */
+export function handoffQueueOf(handle, settings) {
+  const raw = handle?.[ACCEPTED_BY];
+  if (!raw) return null;
+  let queue = queues.get(raw);
+  if (!settings) {
+    if (queue) queues.delete(raw);
+    return null;
+  }
+  if (!handles.has(raw)) return null;
+  if (!queue) queues.set(raw, (queue = new HandoffQueue(settings)));
+  else queue.configure(settings);
+  return queue;
 }
 
 /** True when handBack(handle) can work: the connection was accepted on a stamped round-robin listener. */

@@ -4,9 +4,10 @@
 // superd patches, the source text of the Node functions that place cluster's own listeners,
 // send 'disconnect' and read process.execPath (Node's lib/ is plain JavaScript:
 // Function.prototype.toString gives it back), and, for the listen queries the seam answers
-// in cluster's place (fork.js refusals, reuse-port.js), the source of the modules that
-// build and read those messages, cluster's worker side included, which the node binary
-// embeds (process.binding('natives')). An unknown shape stops the daemon with
+// in cluster's place (fork.js refusals, reuse-port.js) and the round-robin handoff the seam
+// hooks (accept stamps, sticky sessions, the daemon's overload refusals), the source of the
+// modules that build and read those messages, cluster's worker side included, which the
+// node binary embeds (process.binding('natives')). An unknown shape stops the daemon with
 // E_NODE_INTERNALS rather than let a worker misbehave later. What the messages do at run
 // time (a connection handed over, a socket listened on) the suite checks on each supported
 // Node (test/reload/handoff-guard.test.js, test/reload/reuseport.test.js,
@@ -129,6 +130,23 @@ function listenQueryChecks(builtin, netModule, tcpConstants, reusePort) {
 }
 
 /**
+ * What the seam relies on in the round-robin handoff (round_robin_handle.js), from its
+ * source: [what, holds]; none when the source is out of reach (left to the suite).
+ * @param {(id: string) => string} builtin  Node's source of a builtin module
+ * @returns {[string, boolean][]}
+ */
+function handoffChecks(builtin) {
+  const rr = builtin('internal/cluster/round_robin_handle').replace(/\/\/.*$/gm, '');
+  if (!rr) return [];
+  return [
+    ['a round-robin listener\'s onconnection is distribute(err, handle), which queues the handle and hands it to a free worker at once (round_robin_handle.js: accept stamps, the daemon\'s overload refusals)',
+      /this\.handle\.onconnection = \(err, handle\) => this\.distribute\(err, handle\)/.test(rr) && /append\(this\.handles, handle\);[\s\S]{0,300}?this\.handoff\(worker\)/.test(rr)],
+    ['the answer to a handed connection closes an accepted handle (else hands it out again), then hands that worker its next connection at once (round_robin_handle.js handoff: sticky sessions, the daemon\'s overload refusals)',
+      /sendHelper\(worker\.process, message, handle, \(reply\) => \{\s*if \(reply\.accepted\)\s*handle\.close\(\);\s*else\s*this\.distribute\(0, handle\);\s*this\.handoff\(worker\);\s*\}\)/.test(rr)],
+  ];
+}
+
+/**
  * Each internal the seam relies on, as [what it is, whether this Node has it].
  * @param {{cluster?: any, childProcess?: any, net?: any, proc?: any, builtin?: (id: string) => string, tcpConstants?: any, reusePort?: boolean}} [node]
  *   the modules to check, Node's own sources by module id, libuv's TCP flags, and whether the
@@ -142,6 +160,7 @@ export function clusterInternalsProblems(node = {}) {
   const proc = node.proc ?? process;
   const fork = source(c.fork);
   const disconnect = source(c.Worker?.prototype?.disconnect);
+  const builtin = node.builtin ?? builtinSources();
   /** @type {[string, boolean][]} */
   const checks = [
     ['cluster is the primary, with fork() and setupPrimary()', c.isPrimary === true && typeof c.fork === 'function' && typeof c.setupPrimary === 'function'],
@@ -156,8 +175,9 @@ export function clusterInternalsProblems(node = {}) {
     ['net.Server.prototype.listen is a writable method', typeof server?.listen === 'function' && writable(server, 'listen')],
     ['net._createServerHandle(address, port, addressType, fd, flags) builds a listening handle (fork-mode apps\' sockets, as cluster\'s SharedHandle)', typeof (node.net ?? net)._createServerHandle === 'function'],
     ['net.Server.prototype._listen2 is the method a server binds through (the agent of a fork-mode worker routes it to the daemon\'s socket)', typeof server?._listen2 === 'function'],
-    ['net.Socket wraps a given raw handle (options.handle: sticky sessions read a connection\'s head)', /options\.handle/.test(source((node.net ?? net).Socket))],
-    ...listenQueryChecks(node.builtin ?? builtinSources(), node.net ?? net, node.tcpConstants ?? binding('tcp_wrap')?.constants, node.reusePort ?? reusePortSupport().ok),
+    ['net.Socket wraps a given raw handle (options.handle: sticky sessions read a connection\'s head; the daemon\'s overload refusals answer one)', /options\.handle/.test(source((node.net ?? net).Socket))],
+    ...listenQueryChecks(builtin, node.net ?? net, node.tcpConstants ?? binding('tcp_wrap')?.constants, node.reusePort ?? reusePortSupport().ok),
+    ...handoffChecks(builtin),
   ];
   return checks.filter(([, ok]) => !ok).map(([what]) => what);
 }

@@ -24,18 +24,25 @@
 //     'disconnect' to the handoff guard. A 'newconn' gets one field, superdAcceptedAt (ms
 //     since the epoch, when the daemon accepted the connection: round-robin-listeners.js),
 //     read by the worker's overload shedding (lib/worker/overload.cjs) before cluster's
-//     listener; Node's child ignores it.
+//     listener; Node's child ignores it. For an app with overload.max_queue_wait (not
+//     sticky), the 'newconn' also feeds the listener's handoff queue state (its wait there:
+//     handoff-shedding.js), and the worker's answer after which Node sent it nothing
+//     (it found the queue empty) tells that state a worker is free.
 //   worker.disconnect (wrapped once): the handoff guard holds it while a query is unanswered.
 //   'disconnect' (after cluster's own listener): the handoff guard, then the watches.
 //   'close': the 'disconnect' Node missed (handoff guard, hole 3).
-import { handoffGuard } from './handoff-guard.js';
+import { handoffGuard, servingWorkers } from './handoff-guard.js';
 import { stickyRouter, stickyMember, sendPrefix } from './sticky-router.js';
-import { acceptedAt } from './round-robin-listeners.js';
+import { acceptedAt, handoffQueueOf } from './round-robin-listeners.js';
 import { answerWithReusePort } from './reuse-port.js';
 import { CLUSTER_CMD as CLUSTER } from './query-answer.js';
 
 const SYNTHETIC = Symbol('superd synthetic message');
 const ROUTED = Symbol('superd routed connection'); // a 'newconn' the sticky router placed (never serialized: a symbol key)
+// Connections the daemon refuses at their handoff end Node's handoff at once, which hands the
+// worker the next queued one from inside that answer: past this depth, one goes to the worker.
+const MAX_REFUSAL_CHAIN = 64;
+let refusalChain = 0;
 
 /**
  * What net and dgram put in a listen query (lib/net.js listenInCluster, lib/internal/cluster/
@@ -69,8 +76,10 @@ const queryOf = (m) => ({ seq: m.seq, address: m.address, port: m.port, addressT
  * @param {{app: string, slot: number, by: string, cookie: string|null}|null} [o.sticky]  the app's sticky: (sticky-router.js)
  * @param {boolean} [o.reusePort]  the app's connections take `reuseport` (reuse-port.js)
  * @param {() => void} [o.servedInherited]  a listen of the worker was served from an inherited socket
+ * @param {{maxQueueWait: number, status: number, retryAfter: number}|null} [o.queueShedding]  the app's overload
+ *   max_queue_wait (not sticky): the daemon refuses connections while its handoff queue stands (handoff-shedding.js)
  */
-export function hookWorker(worker, watches, { refuse, inheritedFd, handedOff, sticky = null, reusePort = false, servedInherited = () => {} }) {
+export function hookWorker(worker, watches, { refuse, inheritedFd, handedOff, sticky = null, reusePort = false, servedInherited = () => {}, queueShedding = null }) {
   const proc = worker.process;
   const refused = (seq) => proc.emit('internalMessage', { cmd: CLUSTER, ack: seq, accepted: false, [SYNTHETIC]: true });
   // Ends Node's handoff of connection `seq` to this worker as if the worker took it, but
@@ -87,6 +96,11 @@ export function hookWorker(worker, watches, { refuse, inheritedFd, handedOff, st
     }
   };
   const guard = handoffGuard(worker, refused);
+  // The handoff queue of the connection last sent to this worker, and its seq: an answer to
+  // that seq after which Node sent nothing more means the worker found the queue empty.
+  /** @type {import('./handoff-shedding.js').HandoffQueue|null} */
+  let sentQueue = null;
+  let sentSeq = -1;
   let router = null;
   if (sticky) {
     stickyMember(worker, sticky.app, sticky.slot);
@@ -134,8 +148,27 @@ export function hookWorker(worker, watches, { refuse, inheritedFd, handedOff, st
         message[ROUTED] = true;
         if (router.route(message.key, handle, deliverer(message, handle), () => released(message.seq, handle))) return true;
       }
+      const at = acceptedAt(handle);
+      const queue = handoffQueueOf(handle, queueShedding);
+      if (queue) {
+        const now = Date.now();
+        if (queue.handed(at, now, servingWorkers(message.key).size, worker) && refusalChain < MAX_REFUSAL_CHAIN) {
+          // Refused by the daemon (it queued before the queue was known to stand): Node's
+          // handoff ends as if the worker took it, and goes on to the next queued connection.
+          refusalChain++;
+          try {
+            released(message.seq, handle);
+          } finally {
+            refusalChain--;
+          }
+          queue.refuse(handle, now);
+          return true;
+        }
+        sentQueue = queue;
+        sentSeq = message.seq;
+      }
       guard.connectionSent(message.seq, message.key, handle);
-      message.superdAcceptedAt = acceptedAt(handle) ?? Date.now();
+      message.superdAcceptedAt = at ?? Date.now();
     } else if (ours && message.act === 'disconnect') guard.disconnecting();
     const sent = send.call(this, message, handle, ...rest);
     if (answer) guard.answered(message.ack);
@@ -150,6 +183,10 @@ export function hookWorker(worker, watches, { refuse, inheritedFd, handedOff, st
     } else if (msg.ack !== undefined && 'accepted' in msg) {
       handedOff();
       guard.connectionAnswered(msg.ack, msg.accepted);
+      if (sentQueue && msg.ack === sentSeq) {
+        sentQueue.emptied(Date.now()); // cluster's handoff (run before this listener) sent it nothing more
+        sentQueue = null;
+      }
     }
   });
 

@@ -15,6 +15,8 @@
 // each accepted handle (one clock read and two properties per connection: the time, and the
 // listener, so that a connection taken out of Node's round-robin can be handed back to it:
 // handBack). Without it, no stamp: a worker measures the wait from when it got the connection.
+// Only while a worker that needs them is alive (needAcceptStamps: an app with
+// overload.max_queue_wait or sticky:); otherwise the wrapper passes each connection on as is.
 // A listener of an app with overload.max_queue_wait also gets the state of its handoff queue
 // (handoff-shedding.js) at its first handoff: while that queue stands, the stamping wrapper
 // may answer a connection itself instead of queuing it.
@@ -28,9 +30,30 @@ const ACCEPTED_BY = Symbol('superd.acceptedBy'); // ... and the raw listener tha
 /** raw listener -> cluster's own onconnection (RoundRobinHandle's distribute) */
 const distributors = new WeakMap();
 /** @type {WeakMap<object, HandoffQueue>} raw listener -> its handoff queue's state (an app with max_queue_wait) */
-const queues = new WeakMap();
+let queues = new WeakMap();
 let installed = false;
-let lastHandoff = 0; // when a worker last answered a handed connection
+let handoffs = 0; // connections workers answered (a count: no clock read per connection)
+let handoffsSeen = 0; // ... when lastHandoffAt() last looked
+let lastSeenAt = 0; // ... and when it last found more
+let stampers = 0; // live workers whose app reads the stamps (needAcceptStamps)
+
+/**
+ * Stamps every connection accepted from now on, until the returned function is called
+ * (once per worker of an app with overload.max_queue_wait or sticky:, from its fork to its
+ * exit: worker-hooks.js). A worker is hooked before it can listen, so the stamps are on
+ * before any connection of its listener is accepted.
+ * @returns {() => void}  releases this worker's need (again: nothing)
+ */
+export function needAcceptStamps() {
+  stampers++;
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    // With no stamps, no handoff reaches handoffQueueOf to drop a state a reload left: dropped here.
+    if (--stampers === 0) queues = new WeakMap();
+  };
+}
 
 /** Records every round-robin listener cluster creates from now on. */
 export function trackRoundRobinListeners() {
@@ -62,7 +85,7 @@ function stampAccepts(raw) {
   if (typeof distribute !== 'function') return;
   distributors.set(raw, distribute);
   raw.onconnection = function onconnectionStamped(err, handle) {
-    if (handle && typeof handle === 'object') {
+    if (stampers > 0 && handle && typeof handle === 'object') {
       const now = Date.now();
       handle[ACCEPTED_AT] = now;
       handle[ACCEPTED_BY] = raw;
@@ -132,10 +155,18 @@ export function closeRoundRobinListeners() {
 
 /** A worker answered a handed connection (worker-hooks.js). */
 export function handedOff() {
-  lastHandoff = Date.now();
+  handoffs++;
 }
 
-/** When a worker last answered a handed connection (ms since the epoch; 0: never). */
+/**
+ * When a worker last answered a handed connection (ms since the epoch; 0: never), as seen by
+ * the calls of this function: the time of the first call that found it, so a caller that
+ * polls it (upgrade's quiesce) sees each handoff at most one poll late.
+ */
 export function lastHandoffAt() {
-  return lastHandoff;
+  if (handoffs !== handoffsSeen) {
+    handoffsSeen = handoffs;
+    lastSeenAt = Date.now();
+  }
+  return lastSeenAt;
 }

@@ -16,7 +16,8 @@
 // listener, so that a connection taken out of Node's round-robin can be handed back to it:
 // handBack). Without it, no stamp: a worker measures the wait from when it got the connection.
 // Only while a worker that needs them is alive (needAcceptStamps: an app with
-// overload.max_queue_wait or sticky:); otherwise the wrapper passes each connection on as is.
+// overload.max_queue_wait or sticky:); otherwise cluster's own onconnection is in place, so
+// a connection costs the daemon nothing more than it costs a bare primary.
 // A listener of an app with overload.max_queue_wait also gets the state of its handoff queue
 // (handoff-shedding.js) at its first handoff: while that queue stands, the stamping wrapper
 // may answer a connection itself instead of queuing it.
@@ -29,6 +30,8 @@ const ACCEPTED_AT = Symbol('superd.acceptedAt'); // on an accepted connection's 
 const ACCEPTED_BY = Symbol('superd.acceptedBy'); // ... and the raw listener that accepted it
 /** raw listener -> cluster's own onconnection (RoundRobinHandle's distribute) */
 const distributors = new WeakMap();
+/** raw listener -> its stamping onconnection, in place while stampers > 0 */
+const stampingOf = new WeakMap();
 /** @type {WeakMap<object, HandoffQueue>} raw listener -> its handoff queue's state (an app with max_queue_wait) */
 let queues = new WeakMap();
 let installed = false;
@@ -45,14 +48,24 @@ let stampers = 0; // live workers whose app reads the stamps (needAcceptStamps)
  * @returns {() => void}  releases this worker's need (again: nothing)
  */
 export function needAcceptStamps() {
-  stampers++;
+  if (stampers++ === 0) setStamping(true);
   let released = false;
   return () => {
     if (released) return;
     released = true;
+    if (--stampers > 0) return;
+    setStamping(false);
     // With no stamps, no handoff reaches handoffQueueOf to drop a state a reload left: dropped here.
-    if (--stampers === 0) queues = new WeakMap();
+    queues = new WeakMap();
   };
+}
+
+/** Puts each open listener's stamping onconnection in place, or cluster's own back. */
+function setStamping(on) {
+  for (const raw of handles) {
+    const onconnection = (on ? stampingOf : distributors).get(raw);
+    if (onconnection) raw.onconnection = onconnection;
+  }
 }
 
 /** Records every round-robin listener cluster creates from now on. */
@@ -84,8 +97,8 @@ function stampAccepts(raw) {
   const distribute = raw.onconnection;
   if (typeof distribute !== 'function') return;
   distributors.set(raw, distribute);
-  raw.onconnection = function onconnectionStamped(err, handle) {
-    if (stampers > 0 && handle && typeof handle === 'object') {
+  stampingOf.set(raw, function onconnectionStamped(err, handle) {
+    if (handle && typeof handle === 'object') {
       const now = Date.now();
       handle[ACCEPTED_AT] = now;
       handle[ACCEPTED_BY] = raw;
@@ -93,7 +106,8 @@ function stampAccepts(raw) {
       if (queue && !queue.admit(handle, now)) return undefined; // refused by the daemon
     }
     return distribute.call(this, err, handle);
-  };
+  });
+  if (stampers > 0) raw.onconnection = stampingOf.get(raw);
 }
 
 /**

@@ -11,13 +11,13 @@
 // inside listen() runs before cluster's and records the raw handle. If Node changes this,
 // nothing is recorded and retirement falls back to the workers' drain alone (the retiring
 // daemon logs how many listeners it closed). Cluster's 'listening' listener then sets the
-// raw handle's `onconnection` (to its distribute()); a tick later it is wrapped to stamp
-// each accepted handle (one clock read and two properties per connection: the time, and the
+// raw handle's `onconnection` (to its distribute()); a tick later a wrapper of it is made that
+// stamps each accepted handle (one clock read and two properties per connection: the time, and the
 // listener, so that a connection taken out of Node's round-robin can be handed back to it:
 // handBack). Without it, no stamp: a worker measures the wait from when it got the connection.
-// Only while a worker that needs them is alive (needAcceptStamps: an app with
-// overload.max_queue_wait or sticky:); otherwise cluster's own onconnection is in place, so
-// a connection costs the daemon nothing more than it costs a bare primary.
+// The wrapper is in place only while a worker that needs the stamps lives (needAcceptStamps:
+// an app with overload.max_queue_wait or sticky:); otherwise cluster's own onconnection is,
+// so an accept costs the daemon nothing more than it costs a bare primary.
 // A listener of an app with overload.max_queue_wait also gets the state of its handoff queue
 // (handoff-shedding.js) at its first handoff: while that queue stands, the stamping wrapper
 // may answer a connection itself instead of queuing it.

@@ -50,10 +50,11 @@ if (!globalThis[AGENT]) {
   if (typeof process.send === 'function') {
     // PM2 apps say process.send('ready'): that also lets traffic in.
     const origSend = process.send;
+    const READY = PM2.READY;
     // Also on every cluster message the worker sends (the receipt of each connection the
     // daemon hands it, under round-robin): one comparison, no copy of the arguments.
     process.send = function send(message) {
-      if (message === PM2.READY) markReady();
+      if (message === READY) markReady();
       return origSend.apply(this, arguments);
     };
     // The agent's one dispatch table. The daemon sends these to cluster workers only: a

@@ -48,6 +48,11 @@ test('round-robin, a new connection per request past capacity: the daemon refuse
     assert.ok(shed <= 400, `shed_requests ${shed}`);
   });
 
+  await t.test('the accept time goes only to a worker that reads it (max_queue_wait)', async () => {
+    assert.equal((await httpGet(portA, '/accepted-at')).body, 'stamped\n');
+    assert.equal((await httpGet(portB, '/accepted-at')).body, 'none\n');
+  });
+
   await t.test('an app without overload: is never refused by the daemon', async () => {
     // Its queue stands as the other's did (4x its capacity), but 1 s of work at most (50
     // requests of 20 ms): all served within the clients' timeout, even on a busy host.

@@ -61,6 +61,7 @@ export function forkClusterWorker({ app, env: appEnv, stdio, agentPath, cpus = n
       reusePort: path === 'reuseport',
       servedInherited: () => servedInherited(app.name),
       queueShedding: path === 'round-robin' ? queueShedding(app) : null,
+      acceptTimes: Boolean(app.overload?.max_queue_wait),
     });
   } catch (err) {
     releasePath(app.name);

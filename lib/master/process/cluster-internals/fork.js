@@ -30,15 +30,16 @@ const refusals = new WeakMap();
  * @param {() => void} [o.servedInherited]  called when a listen of the worker is served from an inherited socket
  * @param {{maxQueueWait: number, status: number, retryAfter: number}|null} [o.queueShedding]  the daemon refuses the app's
  *   connections while its handoff queue stands (handoff-shedding.js)
+ * @param {boolean} [o.acceptTimes]  the app has overload.max_queue_wait: each connection handed to the worker says when it was accepted
  * @returns {import('node:cluster').Worker}
  */
-export function forkWorker({ settings, execPath, env, watches, sticky = null, reusePort = false, servedInherited, queueShedding = null }) {
+export function forkWorker({ settings, execPath, env, watches, sticky = null, reusePort = false, servedInherited, queueShedding = null, acceptTimes = false }) {
   const daemonNode = process.execPath;
   cluster.setupPrimary(settings);
   process.execPath = execPath;
   try {
     const worker = cluster.fork(env);
-    hookWorker(worker, watches, { refuse, inheritedFd: (q) => inheritedSocketOf(q.address, q.port), handedOff, sticky, reusePort, servedInherited, queueShedding });
+    hookWorker(worker, watches, { refuse, inheritedFd: (q) => inheritedSocketOf(q.address, q.port), handedOff, sticky, reusePort, servedInherited, queueShedding, acceptTimes });
     return worker;
   } finally {
     process.execPath = daemonNode;

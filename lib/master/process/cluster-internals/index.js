@@ -25,7 +25,7 @@
 //     - primary -> worker {act: 'newconn', key, seq} with the connection's handle; the worker
 //       answers {ack: seq, accepted}; an unanswered one is never handed to anyone else.
 //       The worker's child.js reads only key and seq: superd adds superdAcceptedAt (the
-//       accept time, for the worker's queue-wait shedding).
+//       accept time, for the worker's queue-wait shedding; an app with max_queue_wait only).
 //       Node finds the callback of an answer by its seq alone (internal/cluster/utils.js: one
 //       map for every worker), so sticky-router.js may send Node's message to another worker
 //       of the app that serves the same key: that worker's answer completes Node's handoff,

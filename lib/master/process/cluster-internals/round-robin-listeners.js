@@ -11,10 +11,13 @@
 // inside listen() runs before cluster's and records the raw handle. If Node changes this,
 // nothing is recorded and retirement falls back to the workers' drain alone (the retiring
 // daemon logs how many listeners it closed). Cluster's 'listening' listener then sets the
-// raw handle's `onconnection` (to its distribute()); a tick later it is wrapped to stamp
-// each accepted handle (one clock read and two properties per connection: the time, and the
+// raw handle's `onconnection` (to its distribute()); a tick later a wrapper of it is made that
+// stamps each accepted handle (one clock read and two properties per connection: the time, and the
 // listener, so that a connection taken out of Node's round-robin can be handed back to it:
 // handBack). Without it, no stamp: a worker measures the wait from when it got the connection.
+// The wrapper is in place only while a worker that needs the stamps lives (needAcceptStamps:
+// an app with overload.max_queue_wait or sticky:); otherwise cluster's own onconnection is,
+// so an accept costs the daemon nothing more than it costs a bare primary.
 // A listener of an app with overload.max_queue_wait also gets the state of its handoff queue
 // (handoff-shedding.js) at its first handoff: while that queue stands, the stamping wrapper
 // may answer a connection itself instead of queuing it.
@@ -27,10 +30,43 @@ const ACCEPTED_AT = Symbol('superd.acceptedAt'); // on an accepted connection's 
 const ACCEPTED_BY = Symbol('superd.acceptedBy'); // ... and the raw listener that accepted it
 /** raw listener -> cluster's own onconnection (RoundRobinHandle's distribute) */
 const distributors = new WeakMap();
+/** raw listener -> its stamping onconnection, in place while stampers > 0 */
+const stampingOf = new WeakMap();
 /** @type {WeakMap<object, HandoffQueue>} raw listener -> its handoff queue's state (an app with max_queue_wait) */
-const queues = new WeakMap();
+let queues = new WeakMap();
 let installed = false;
-let lastHandoff = 0; // when a worker last answered a handed connection
+let handoffs = 0; // connections workers answered (a count: no clock read per connection)
+let handoffsSeen = 0; // ... when lastHandoffAt() last looked
+let lastSeenAt = 0; // ... and when it last found more
+let stampers = 0; // live workers whose app reads the stamps (needAcceptStamps)
+
+/**
+ * Stamps every connection accepted from now on, until the returned function is called
+ * (once per worker of an app with overload.max_queue_wait or sticky:, from its fork to its
+ * exit: worker-hooks.js). A worker is hooked before it can listen, so the stamps are on
+ * before any connection of its listener is accepted.
+ * @returns {() => void}  releases this worker's need (again: nothing)
+ */
+export function needAcceptStamps() {
+  if (stampers++ === 0) setStamping(true);
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    if (--stampers > 0) return;
+    setStamping(false);
+    // With no stamps, no handoff reaches handoffQueueOf to drop a state a reload left: dropped here.
+    queues = new WeakMap();
+  };
+}
+
+/** Puts each open listener's stamping onconnection in place, or cluster's own back. */
+function setStamping(on) {
+  for (const raw of handles) {
+    const onconnection = (on ? stampingOf : distributors).get(raw);
+    if (onconnection) raw.onconnection = onconnection;
+  }
+}
 
 /** Records every round-robin listener cluster creates from now on. */
 export function trackRoundRobinListeners() {
@@ -61,7 +97,7 @@ function stampAccepts(raw) {
   const distribute = raw.onconnection;
   if (typeof distribute !== 'function') return;
   distributors.set(raw, distribute);
-  raw.onconnection = function onconnectionStamped(err, handle) {
+  stampingOf.set(raw, function onconnectionStamped(err, handle) {
     if (handle && typeof handle === 'object') {
       const now = Date.now();
       handle[ACCEPTED_AT] = now;
@@ -70,7 +106,8 @@ function stampAccepts(raw) {
       if (queue && !queue.admit(handle, now)) return undefined; // refused by the daemon
     }
     return distribute.call(this, err, handle);
-  };
+  });
+  if (stampers > 0) raw.onconnection = stampingOf.get(raw);
 }
 
 /**
@@ -132,10 +169,18 @@ export function closeRoundRobinListeners() {
 
 /** A worker answered a handed connection (worker-hooks.js). */
 export function handedOff() {
-  lastHandoff = Date.now();
+  handoffs++;
 }
 
-/** When a worker last answered a handed connection (ms since the epoch; 0: never). */
+/**
+ * When a worker last answered a handed connection (ms since the epoch; 0: never), as seen by
+ * the calls of this function: the time of the first call that found it, so a caller that
+ * polls it (upgrade's quiesce) sees each handoff at most one poll late.
+ */
 export function lastHandoffAt() {
-  return lastHandoff;
+  if (handoffs !== handoffsSeen) {
+    handoffsSeen = handoffs;
+    lastSeenAt = Date.now();
+  }
+  return lastSeenAt;
 }

@@ -21,10 +21,11 @@
 //     (which may send it to another worker of the app, through that worker's own send, or
 //     end this worker's turn with a synthetic "accepted" and hold the connection while it
 //     reads its head, then hand it back to the listener), then to the handoff guard;
-//     'disconnect' to the handoff guard. A 'newconn' gets one field, superdAcceptedAt (ms
-//     since the epoch, when the daemon accepted the connection: round-robin-listeners.js),
-//     read by the worker's overload shedding (lib/worker/overload.cjs) before cluster's
-//     listener; Node's child ignores it. For an app with overload.max_queue_wait (not
+//     'disconnect' to the handoff guard. For an app with overload.max_queue_wait, a
+//     'newconn' gets one field, superdAcceptedAt (ms since the epoch, when the daemon
+//     accepted the connection: round-robin-listeners.js), read by the worker's overload
+//     shedding (lib/worker/overload.cjs) before cluster's listener; Node's child ignores it,
+//     and no other app's worker reads it, so none gets it. For an app with it (not
 //     sticky), the 'newconn' also feeds the listener's handoff queue state (its wait there:
 //     handoff-shedding.js), and the worker's answer after which Node sent it nothing
 //     (it found the queue empty) tells that state a worker is free.
@@ -33,7 +34,7 @@
 //   'close': the 'disconnect' Node missed (handoff guard, hole 3).
 import { handoffGuard, servingWorkers } from './handoff-guard.js';
 import { stickyRouter, stickyMember, sendPrefix } from './sticky-router.js';
-import { acceptedAt, handoffQueueOf } from './round-robin-listeners.js';
+import { acceptedAt, handoffQueueOf, needAcceptStamps } from './round-robin-listeners.js';
 import { answerWithReusePort } from './reuse-port.js';
 import { CLUSTER_CMD as CLUSTER } from './query-answer.js';
 
@@ -78,9 +79,17 @@ const queryOf = (m) => ({ seq: m.seq, address: m.address, port: m.port, addressT
  * @param {() => void} [o.servedInherited]  a listen of the worker was served from an inherited socket
  * @param {{maxQueueWait: number, status: number, retryAfter: number}|null} [o.queueShedding]  the app's overload
  *   max_queue_wait (not sticky): the daemon refuses connections while its handoff queue stands (handoff-shedding.js)
+ * @param {boolean} [o.acceptTimes]  the app has overload.max_queue_wait: its worker reads each connection's accept time
  */
-export function hookWorker(worker, watches, { refuse, inheritedFd, handedOff, sticky = null, reusePort = false, servedInherited = () => {}, queueShedding = null }) {
+export function hookWorker(worker, watches, { refuse, inheritedFd, handedOff, sticky = null, reusePort = false, servedInherited = () => {}, queueShedding = null, acceptTimes = false }) {
   const proc = worker.process;
+  // The accept stamps (round-robin-listeners.js), while this worker lives: its accept times,
+  // its listener's handoff queue, the sticky router's hand-back.
+  if (sticky || acceptTimes || queueShedding) {
+    const release = needAcceptStamps();
+    proc.once('exit', release);
+    proc.once('close', release);
+  }
   const refused = (seq) => proc.emit('internalMessage', { cmd: CLUSTER, ack: seq, accepted: false, [SYNTHETIC]: true });
   // Ends Node's handoff of connection `seq` to this worker as if the worker took it, but
   // keeps the handle open (Node closes its copy of an accepted connection, synchronously in
@@ -136,7 +145,7 @@ export function hookWorker(worker, watches, { refuse, inheritedFd, handedOff, st
   });
 
   const send = proc.send;
-  proc.send = function sendHooked(message, handle, ...rest) {
+  proc.send = function sendHooked(message, handle) {
     const ours = isCluster(message);
     // A query's answer: Node's ({errno, key, ack, data, ...}) or a refusal's ({errno, key: null, ack}).
     const answer = ours && message.ack !== undefined && 'errno' in message;
@@ -148,11 +157,10 @@ export function hookWorker(worker, watches, { refuse, inheritedFd, handedOff, st
         message[ROUTED] = true;
         if (router.route(message.key, handle, deliverer(message, handle), () => released(message.seq, handle))) return true;
       }
-      const at = acceptedAt(handle);
       const queue = handoffQueueOf(handle, queueShedding);
       if (queue) {
         const now = Date.now();
-        if (queue.handed(at, now, servingWorkers(message.key).size, worker) && refusalChain < MAX_REFUSAL_CHAIN) {
+        if (queue.handed(acceptedAt(handle), now, servingWorkers(message.key).size, worker) && refusalChain < MAX_REFUSAL_CHAIN) {
           // Refused by the daemon (it queued before the queue was known to stand): Node's
           // handoff ends as if the worker took it, and goes on to the next queued connection.
           refusalChain++;
@@ -168,9 +176,9 @@ export function hookWorker(worker, watches, { refuse, inheritedFd, handedOff, st
         sentSeq = message.seq;
       }
       guard.connectionSent(message.seq, message.key, handle);
-      message.superdAcceptedAt = at ?? Date.now();
+      if (acceptTimes) message.superdAcceptedAt = acceptedAt(handle) ?? Date.now();
     } else if (ours && message.act === 'disconnect') guard.disconnecting();
-    const sent = send.call(this, message, handle, ...rest);
+    const sent = send.apply(this, arguments); // arguments: no array built per message
     if (answer) guard.answered(message.ack);
     return sent;
   };

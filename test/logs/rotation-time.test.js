@@ -56,7 +56,10 @@ apps:
   assert.deepEqual({ missing, count: seqs.length }, { missing: [], count: next }, 'every line once across the two files');
   assert.deepEqual(seqs, [...seqs].sort((a, b) => a - b), 'in order');
   assert.ok(fs.readFileSync(dated, 'utf8').length > 0 && fs.readFileSync(current, 'utf8').length > 0, 'lines on both sides of midnight');
-  assert.ok(fs.existsSync(path.join(logs, 'tick-err.2026-11-23.log')), 'stderr rotated too');
+  // Each stream's file rotates on its own: stderr's may come a moment after stdout's (bounded: 10 s).
+  const datedErr = path.join(logs, 'tick-err.2026-11-23.log');
+  for (let i = 0; i < 200 && !fs.existsSync(datedErr); i++) await new Promise((res) => setTimeout(res, 50));
+  assert.ok(fs.existsSync(datedErr), 'stderr rotated too');
 
   // super logs reaches back into the dated file when the current one is short
   const currentCount = fs.readFileSync(current, 'utf8').trimEnd().split('\n').length;

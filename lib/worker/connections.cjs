@@ -97,7 +97,12 @@ function watch(server) {
 function counts() {
   let open = 0;
   for (const server of servers) open += server._connections > 0 ? server._connections : 0;
-  return { open, websockets: websockets.size };
+  // Node takes a socket off _connections when it is destroyed, and our sets at its 'close',
+  // a moment later: a destroyed one no longer counts here either (else a report could show
+  // more websockets than open connections). Once per report, not per connection.
+  let live = 0;
+  for (const ws of websockets) if (!ws.destroyed) live++;
+  return { open, websockets: live };
 }
 
 /** Every open socket of the watched servers. */

@@ -13,7 +13,9 @@ import { readFileSafeSync, READ_BOUNDS } from '../safe-read.js';
 const require = createRequire(import.meta.url);
 const TS = /\.(ts|mts|cts)$/;
 
-export async function load(url, context, nextLoad) {
+// Synchronous, so the same hook serves module.registerHooks (in the thread that imports,
+// Node 22.15+) and module.register (a hooks thread, older Nodes).
+export function load(url, context, nextLoad) {
   if (!url.startsWith('file:') || !TS.test(url)) return nextLoad(url, context);
   const file = fileURLToPath(url);
   const { transformSync } = require('@swc/wasm-typescript');

@@ -2,8 +2,9 @@
 // with file:line:col), and JS/TS files run in a child process (module.exports, export
 // default, a function, TypeScript types stripped), with bounded, one-line failures.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import module from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
@@ -98,6 +99,21 @@ export default { apps } satisfies { apps: App[] };
   assert.deepEqual(names(mts), ['mts']);
   const cts = await loadEcosystem(write('eco.cts', "const name: string = 'cts';\nmodule.exports = { apps: [{ name, script: 'app.js' }] };\n"), { cpus: 2 });
   assert.deepEqual(names(cts), ['cts']);
+});
+
+test('a TypeScript file needs no more memory than a JavaScript one: no second V8 isolate for the type stripping (Node 22.15+)', {
+  skip: typeof (/** @type {any} */ (module)).registerHooks !== 'function' && 'this Node has no module.registerHooks: its hooks run in a thread of their own',
+}, () => {
+  // The evaluator's allocation bound is the parent's own data plus 512 MB (js-config.js); a
+  // hooks thread is a second isolate, ~550 MB of data on Node 24, which a fresh CLI's bound
+  // did not hold. Here the bound is a fresh Node's data plus 128 MB.
+  const fresh = Number(execFileSync(process.execPath, ['-e', 'process.stdout.write(/^VmData:\\s+(\\d+)/m.exec(require("fs").readFileSync("/proc/self/status", "utf8"))[1])']).toString());
+  assert.ok(fresh > 0);
+  const ts = write('bound.config.ts', "interface A { n: number }\nconst a: A = { n: 1 };\nexport default { apps: [{ name: 'bound', script: 'app.js', instances: a.n }] };\n");
+  const child = new URL('../../lib/config/js-config-child.mjs', import.meta.url).pathname;
+  const r = spawnSync('prlimit', [`--data=${(fresh + 128 * 1024) * 1024}`, '--', process.execPath, child, ts], { stdio: ['ignore', 'ignore', 'pipe', 'pipe'], timeout: 20_000 });
+  assert.equal(r.status, 0, String(r.stderr).slice(0, 500));
+  assert.deepEqual(JSON.parse(String(r.output[3])), { data: { apps: [{ name: 'bound', script: 'app.js', instances: 1 }] } });
 });
 
 test('problems in a JS file name the key path (no positions: the object has none)', async () => {

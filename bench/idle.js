@@ -265,7 +265,7 @@ async function measure(kind, n) {
       other_cores: w.other,
       window_s: w.secs,
       daemon_rss: rssOf(row.daemonPid),
-      helpers_rss: helpersRss(row.daemonPid, t.env.SUPER_HOME),
+      helpers_rss: helpersRss(row.daemonPid, t.env?.SUPER_HOME), // a bare primary has no env: no helpers
       worker_rss_median: median(childrenOf(row.daemonPid).map(rssOf)),
     });
     if (n === 4) {

@@ -83,9 +83,10 @@ const queryOf = (m) => ({ seq: m.seq, address: m.address, port: m.port, addressT
  */
 export function hookWorker(worker, watches, { refuse, inheritedFd, handedOff, sticky = null, reusePort = false, servedInherited = () => {}, queueShedding = null, acceptTimes = false }) {
   const proc = worker.process;
-  // The accept stamps (round-robin-listeners.js), while this worker lives: its accept times,
-  // its listener's handoff queue, the sticky router's hand-back.
-  if (sticky || acceptTimes || queueShedding) {
+  // The accept stamps (round-robin-listeners.js), while this worker lives: its accept times
+  // and its listener's handoff queue (queueShedding comes only with acceptTimes), the sticky
+  // router's hand-back.
+  if (sticky || acceptTimes) {
     const release = needAcceptStamps();
     proc.once('exit', release);
     proc.once('close', release);

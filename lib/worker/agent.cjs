@@ -72,6 +72,9 @@ if (!globalThis[AGENT]) {
       [TO_AGENT.LISTEN_REFUSED]: (m) => process.stderr.write(`${String(m.message)}\n`),
       [TO_AGENT.STICKY_PREFIX]: (m) => sticky?.onPrefix(m), // only a sid / cookie app's daemon sends one
       [TO_AGENT.LISTEN_HANDLE]: (m, handle) => (sharedListen ? sharedListen.onHandle(m, handle) : handle?.close()),
+      // scheduling: reuseport: a socket of the app's port whose slot has no worker (lent-listen.cjs)
+      [TO_AGENT.LEND_LISTEN]: (m, handle) => require('./lent-listen.cjs').onLend(m, handle),
+      [TO_AGENT.UNLEND_LISTEN]: (m) => require('./lent-listen.cjs').onUnlend(m),
       ...metrics.handlers,
     });
   }

@@ -164,4 +164,7 @@ function onServer(fn) {
   serverWatchers.push(fn);
 }
 
-module.exports = { deferTraffic, admit, onShutdown, drain, rebalance, onServer, outliveDaemon };
+/** The app's servers that called listen() and have not closed. */
+const listening = () => servers;
+
+module.exports = { deferTraffic, admit, onShutdown, drain, rebalance, onServer, outliveDaemon, servers: listening };

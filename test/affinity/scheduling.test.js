@@ -5,22 +5,22 @@
 import test, { after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { sandbox, freePort, httpGet, lsJson, describeJson } from '../helpers/harness.js';
 import { waitForLog } from '../helpers/metrics.js';
 import { ALLOWED, ALL, masksOf } from '../helpers/cpus.js';
 import { request } from '../helpers/requests.js';
+import { eventually } from '../helpers/wait.js';
+import { reusePortSupport } from '../../lib/connection-path-choice.js';
 
-/** Pids (among `pids`) holding the IPv4 listening socket of 127.0.0.1:port as an open fd. */
-function listenHolders(port, pids) {
+/** Pids (among `pids`) holding an IPv4 listening socket of 127.0.0.1:port (there are `sockets` of them) as an open fd. */
+function listenHolders(port, pids, sockets = 1) {
   const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
   const inodes = new Set();
   for (const line of fs.readFileSync('/proc/net/tcp', 'utf8').split('\n').slice(1)) {
     const f = line.trim().split(/\s+/);
     if (f[1]?.endsWith(`:${hexPort}`) && f[3] === '0A') inodes.add(`socket:[${f[9]}]`);
   }
-  assert.equal(inodes.size, 1, `one listening socket on port ${port}`);
+  assert.equal(inodes.size, sockets, `${sockets} listening socket(s) on port ${port}`);
   return pids.filter((pid) => fs.readdirSync(`/proc/${pid}/fd`).some((fd) => {
     try {
       return inodes.has(fs.readlinkSync(`/proc/${pid}/fd/${fd}`));
@@ -40,13 +40,6 @@ async function startWeb(t, scheduling) {
   const pids = (await lsJson(box)).apps[0].workers.map((w) => w.pid);
   return { box, port, pids };
 }
-
-// The daemons read net.ipv4.tcp_migrate_req from a file saying 0 (SUPER_TCP_MIGRATE_REQ):
-// `auto` then takes round-robin whatever the host's sysctl (reuseport: test/reload/reuseport.test.js).
-const migrateFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sd-migrate-')), 'tcp_migrate_req');
-fs.writeFileSync(migrateFile, '0\n');
-process.env.SUPER_TCP_MIGRATE_REQ = migrateFile;
-after(() => fs.rmSync(path.dirname(migrateFile), { recursive: true, force: true }));
 
 // One daemon per policy (`os`, and the default), its `web` shared by the tests that only
 // read it or add apps of their own (deleted after); none changes `web`, so each sees it as started.
@@ -68,15 +61,15 @@ test('scheduling: os is in force: describe says so and the workers accept from t
   assert.match((await httpGet(port)).body, /app=web/);
 });
 
-test('auto (the default) takes round-robin where the kernel does not migrate: only the daemon holds the listening socket', async () => {
+test('auto (the default) takes reuseport on a Node that has it (the daemon and each worker hold a slot\'s socket), round-robin elsewhere (the daemon alone holds the socket)', async () => {
   const { box, port, pids } = await sharedWeb(null);
   const d = await describeJson(box, 'web');
-  assert.deepEqual([d.scheduling, d.connections.path], ['auto', 'round-robin']);
-  assert.deepEqual(listenHolders(port, [box.daemonPid(), ...pids]), [box.daemonPid()]);
-  // and hands fresh connections to both workers in turn
+  const reusePort = reusePortSupport().ok;
+  assert.deepEqual([d.scheduling, d.connections.path], ['auto', reusePort ? 'reuseport' : 'round-robin']);
+  assert.deepEqual(listenHolders(port, [box.daemonPid(), ...pids], reusePort ? 2 : 1).sort(), (reusePort ? [box.daemonPid(), ...pids] : [box.daemonPid()]).sort());
+  // and fresh connections reach both workers (in turn under round-robin; by the kernel's hash under reuseport)
   const seen = new Set();
-  for (let i = 0; i < 4; i++) seen.add(/slot=(\d)/.exec((await httpGet(port)).body)[1]);
-  assert.deepEqual([...seen].sort(), ['0', '1']);
+  await eventually(async () => seen.add(/slot=(\d)/.exec((await httpGet(port)).body)[1]).size === 2, { timeout: 20000, what: 'answers from both slots' });
 });
 
 test('a running daemon refuses another scheduling policy (restart needed) and accepts files that do not say', async (t) => {

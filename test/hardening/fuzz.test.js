@@ -340,7 +340,8 @@ test(`the daemon survives ${COUNT} hostile control messages (seed ${SEED})`, asy
   const load = await stopLoad();
   assert.equal(load.failed, 0, `request failures: ${JSON.stringify(load.causes)}`);
   assert.ok(load.ok > 0, 'the request loop ran');
-  assert.deepEqual([...load.pids].sort(), [...webPids].sort(), 'only the original web workers answered');
+  // (which of the two: the loop's two kept-alive connections may both reach one worker under reuseport)
+  assert.deepEqual([...load.pids].filter((pid) => !webPids.includes(pid)), [], 'only the original web workers answered');
   assert.equal(box.daemonPid(), daemonPid);
   process.kill(daemonPid, 0);
   const after = await lsJson(box);

@@ -181,7 +181,9 @@ export default { apps: [{ name: 'mjs', script: path.resolve('server.cjs'), env: 
     const events = await watchEvents(box, t, ['reload']);
     await box.start(file);
     const answers = answeredBy();
-    const load = startLoad({ port: cron, connections: 2, keepAlive: true, maxMs: 60000, observer: answers.observer });
+    // A new connection per request: under reuseport (auto's pick on Node 22+) the kernel spreads
+    // them over every worker's socket, where a few keep-alive connections could all hash to one.
+    const load = startLoad({ port: cron, connections: 2, keepAlive: false, maxMs: 60000, observer: answers.observer });
     t.after(() => load.stop());
     const describe = await describeJson(box, 'cron');
     assert.equal(describe.cron_restart.pattern, '*/2 * * * * *');

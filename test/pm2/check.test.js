@@ -9,9 +9,6 @@ import { sandbox, describeJson } from '../helpers/harness.js';
 import { checkView } from '../../lib/ctl/check-view.js';
 import { reusePortSupport } from '../../lib/connection-path-choice.js';
 
-// A kernel that does not migrate a closing listener's queue (the file the check reads instead
-// of /proc/sys/net/ipv4/tcp_migrate_req), so the connections line below holds on any host.
-const NO_MIGRATE = 'SUPER_TCP_MIGRATE_REQ';
 const hasReusePort = reusePortSupport().ok;
 
 const FILE = `apps:
@@ -37,17 +34,17 @@ test('check prints what superd will run, masks secrets, lists warnings, starts n
   const cpus = os.availableParallelism(); // the CPUs of this process, as a new daemon gets them
   const server = path.join(box.dir, 'server.js');
 
-  const r = await box.cli(['check', file], { env: { [NO_MIGRATE]: box.write('tcp_migrate_req', '0\n') } });
+  const r = await box.cli(['check', file]);
   assert.equal(r.code, 0, r.stderr);
-  const why = hasReusePort ? 'net.ipv4.tcp_migrate_req=0, so a closing reusePort listener would reset its queued connections (set it to 1 for reusePort)'
-    : `Node ${process.version} has no reusePort (22.12+, 23.1+ or 24 do)`;
+  const connections = hasReusePort ? `reusePort, a socket per worker, kernel-balanced (scheduling: auto; Node ${process.version})`
+    : `round-robin through the daemon (scheduling: auto; Node ${process.version} has no reusePort (22.12+, 23.1+ or 24 do))`;
   assert.equal(r.stdout, `${file}: 2 apps, as superd will run them (nothing started)
 
 api
   script      ${server}
   interpreter node
   mode        cluster, ${cpus} instance${cpus === 1 ? '' : 's'} (instances: max)
-  connections round-robin through the daemon (scheduling: auto; ${why})
+  connections ${connections}
   cwd         ${box.dir}
   env         NODE_ENV=production
               DB_PASSWORD=********
@@ -97,9 +94,8 @@ test('check says which way each cluster app\'s connections take and why, as desc
   const box = await sandbox(t);
   box.write('server.js', 'setInterval(() => {}, 1000);\n');
   const file = box.write('ecosystem.yml', PATHS);
-  const migrating = box.write('migrate-1', '1\n');
-  const connections = async (f, kernel) => {
-    const r = await box.cli(['check', f], { env: { [NO_MIGRATE]: kernel } });
+  const connections = async (f) => {
+    const r = await box.cli(['check', f]);
     assert.equal(r.code, 0, r.stderr);
     return Object.fromEntries([...r.stdout.matchAll(/^(\w+)\n(?: {2}.*\n)*? {2}connections (.*)$/gm)].map((m) => [m[1], m[2]]));
   };
@@ -109,22 +105,16 @@ test('check says which way each cluster app\'s connections take and why, as desc
     ready: roundRobin('wait_ready (ready_on: ready) needs the daemon to keep connections from a worker until it is ready'),
     shed: roundRobin('overload max_queue_wait needs the daemon\'s accept time'),
   };
-  // A kernel that migrates: reusePort where this Node has it; the apps that need the daemon's handoff keep it; no line for a fork app.
-  assert.deepEqual(await connections(file, migrating), {
-    web: hasReusePort ? `reusePort, a socket per worker, kernel-balanced (scheduling: auto; Node ${process.version}, tcp_migrate_req=1)`
+  // reusePort where this Node has it, whatever the kernel's tcp_migrate_req; the apps that need the daemon's handoff keep it; no line for a fork app.
+  assert.deepEqual(await connections(file), {
+    web: hasReusePort ? `reusePort, a socket per worker, kernel-balanced (scheduling: auto; Node ${process.version})`
       : roundRobin(`Node ${process.version} has no reusePort (22.12+, 23.1+ or 24 do)`),
     ...needs,
   });
-  // One that does not (or has no such sysctl: a kernel before 5.14).
-  if (hasReusePort) {
-    assert.equal((await connections(file, box.write('migrate-0', '0\n'))).web,
-      roundRobin('net.ipv4.tcp_migrate_req=0, so a closing reusePort listener would reset its queued connections (set it to 1 for reusePort)'));
-    assert.equal((await connections(file, path.join(box.dir, 'absent'))).web, roundRobin('net.ipv4.tcp_migrate_req=absent, so a closing reusePort listener would reset its queued connections (set it to 1 for reusePort)'));
-  }
   // The daemon-wide scheduling the file sets.
-  const os = await connections(box.write('os.yml', `scheduling: os\n${PATHS.replace(/ sticky: ip,/, '')}`), migrating);
+  const os = await connections(box.write('os.yml', `scheduling: os\n${PATHS.replace(/ sticky: ip,/, '')}`));
   assert.deepEqual(Object.values(os), Array(4).fill('one shared socket, each worker accepts (SCHED_NONE) (scheduling: os)'));
-  const rr = await connections(box.write('rr.yml', `scheduling: round-robin\n${PATHS}`), migrating);
+  const rr = await connections(box.write('rr.yml', `scheduling: round-robin\n${PATHS}`));
   assert.deepEqual(Object.values(rr), Array(4).fill('round-robin through the daemon (scheduling: round-robin)'));
   if (!hasReusePort) {
     const r = await box.cli(['check', box.write('reuseport.yml', `scheduling: reuseport\n${PATHS.replace(/ sticky: ip,/, '')}`)]);
@@ -132,14 +122,9 @@ test('check says which way each cluster app\'s connections take and why, as desc
   }
 
   // --json gives the same {path, why}; a daemon given the file (nothing started: autostart
-  // false) describes each app with the same, under the same kernel.
-  const json = JSON.parse((await box.cli(['check', file, '--json'], { env: { [NO_MIGRATE]: migrating } })).stdout);
-  process.env[NO_MIGRATE] = migrating; // the daemon inherits the test's environment
-  try {
-    await box.start(file);
-  } finally {
-    delete process.env[NO_MIGRATE];
-  }
+  // false) describes each app with the same.
+  const json = JSON.parse((await box.cli(['check', file, '--json'])).stdout);
+  await box.start(file);
   for (const app of json.apps) assert.deepEqual((await describeJson(box, app.name)).connections ?? undefined, app.connections, app.name);
   assert.equal(json.apps.find((a) => a.name === 'job').connections, undefined);
 });

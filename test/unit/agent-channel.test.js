@@ -39,7 +39,7 @@ const valid = {
 test('names: one frozen table each way, distinct, "super:" and never NODE_ (Node routes those to internalMessage)', () => {
   assert.ok(Object.isFrozen(FROM_AGENT) && Object.isFrozen(TO_AGENT) && Object.isFrozen(PM2) && Object.isFrozen(GUARDS));
   const names = [...agentNames, ...daemonNames];
-  assert.equal(names.length, 22);
+  assert.equal(names.length, 24);
   assert.equal(new Set(names).size, names.length, 'distinct');
   for (const name of names) {
     assert.match(name, /^super:[a-z-]+$/);

@@ -7,6 +7,6 @@ export { execTools } from './exec-prefix.js';
 export { recordGroupsIn, endLeftoverGroups, recordFile } from './group-record.js';
 export { startOrphanReaper } from './orphan-reaper.js';
 export { protectDaemon } from './oom-score.js';
-export { serveInheritedSockets, trackRoundRobinListeners, closeRoundRobinListeners, lastHandoffAt, assertClusterInternals, takenOver } from './cluster-internals/index.js';
+export { serveInheritedSockets, serveInheritedReusePort, reusePortFds, trackRoundRobinListeners, closeRoundRobinListeners, lastHandoffAt, assertClusterInternals, takenOver } from './cluster-internals/index.js';
 export { heldPorts } from './held-ports.js';
 export { setSchedulingMode, describePath } from './connection-path.js';

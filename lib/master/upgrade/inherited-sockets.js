@@ -22,11 +22,11 @@
 // then fails to bind (EADDRINUSE). Any other descriptor is left alone: with a bogus
 // LISTEN_FDS count, those numbers may be this process's own (Node's, its IPC channel, the log).
 import fs from 'node:fs';
-import { serveInheritedSockets } from '../process/index.js';
+import { serveInheritedSockets, serveInheritedReusePort } from '../process/index.js';
 import { listeningSockets, normalizeAddress } from './listening-sockets.js';
 import { socketInode, localSocketInodes } from '../../listening-tcp.js';
 
-/** @type {{fd: number, ino: number, address: string, port: number, name: string|null}[]} */
+/** @type {{fd: number, ino: number, address: string, port: number, name: string|null, reusePort: boolean}[]} */
 const inherited = [];
 let hooked = false;
 
@@ -38,8 +38,11 @@ let hooked = false;
  */
 export function adoptInheritedSockets(env = process.env) {
   const { fds, names } = inheritedFds(env);
-  for (const key of ['SUPERD_LISTEN_FDS', 'LISTEN_FDS', 'LISTEN_PID', 'LISTEN_FDNAMES']) delete env[key];
-  const found = listeningSockets(fds).map((s) => ({ ...s, name: names[fds.indexOf(s.fd)] ?? null }));
+  // The replaced daemon's reuseport slot sockets (upgrade/successor.js): SO_REUSEPORT sockets
+  // of one port, served by reuse-port.js, never one of them alone through cluster.
+  const slotFds = new Set((env.SUPERD_REUSEPORT_FDS ?? '').split(',').map(Number).filter((fd) => fds.includes(fd)));
+  for (const key of ['SUPERD_LISTEN_FDS', 'SUPERD_REUSEPORT_FDS', 'LISTEN_FDS', 'LISTEN_PID', 'LISTEN_FDNAMES']) delete env[key];
+  const found = listeningSockets(fds).map((s) => ({ ...s, name: names[fds.indexOf(s.fd)] ?? null, reusePort: slotFds.has(s.fd) }));
   const closed = [];
   const strays = fds.filter((fd) => !found.some((s) => s.fd === fd));
   const local = strays.length ? localSocketInodes() : new Set();
@@ -55,6 +58,7 @@ export function adoptInheritedSockets(env = process.env) {
   if (found.length && !hooked) {
     hooked = true;
     serveInheritedSockets(inheritedSocket);
+    serveInheritedReusePort(inheritedReusePort);
   }
   return { adopted: found.map(({ fd, address, port, name }) => ({ fd, address, port, name })), closed };
 }
@@ -77,17 +81,35 @@ function inheritedFds(env) {
  * @returns {number|null} its file descriptor
  */
 export function inheritedSocket(address, port) {
+  return open(address, port, false)[0] ?? null;
+}
+
+/**
+ * The replaced daemon's reuseport slot sockets listening on address:port, still open; taken
+ * (no longer listed) when `take`: reuse-port.js then owns their descriptors.
+ * @param {string|null|undefined} address  @param {number} port  @param {boolean} [take]
+ * @returns {number[]} their file descriptors
+ */
+function inheritedReusePort(address, port, take = false) {
+  const fds = open(address, port, true);
+  if (take) for (const fd of fds) inherited.splice(inherited.findIndex((s) => s.fd === fd), 1);
+  return fds;
+}
+
+/** The inherited sockets of address:port of one kind that are still open (a closed one is forgotten). */
+function open(address, port, reusePort) {
   const wanted = normalizeAddress(address);
-  const i = inherited.findIndex((s) => s.port === port && (isWildcard(wanted) ? isWildcard(s.address) : s.address === wanted));
-  if (i < 0) return null;
-  const s = inherited[i];
-  let ino = null;
-  try {
-    ino = fs.fstatSync(s.fd).ino;
-  } catch {}
-  if (ino === s.ino) return s.fd;
-  inherited.splice(i, 1); // its handle closed it
-  return null;
+  const fds = [];
+  for (const s of [...inherited]) {
+    if (s.port !== port || s.reusePort !== reusePort || !(isWildcard(wanted) ? isWildcard(s.address) : s.address === wanted)) continue;
+    let ino = null;
+    try {
+      ino = fs.fstatSync(s.fd).ino;
+    } catch {}
+    if (ino === s.ino) fds.push(s.fd);
+    else inherited.splice(inherited.indexOf(s), 1); // its handle closed it
+  }
+  return fds;
 }
 
 /** No host, '::' or '0.0.0.0': every address (a socket systemd binds for a bare port is '::'). */

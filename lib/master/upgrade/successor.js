@@ -10,6 +10,7 @@ import { SuperError } from '../../errors.js';
 import { daemonErrPath, socketPath } from '../../home.js';
 import { successorControlPath } from './handover.js';
 import { listeningSockets } from './listening-sockets.js';
+import { reusePortFds } from '../process/index.js';
 import { message, isStep } from './messages.js';
 
 const FIRST_FD = 4; // 0-2 stdio, 3 the IPC channel
@@ -30,6 +31,7 @@ const TAIL_BYTES = 4096;
  */
 export async function startSuccessor({ home, pkg, state, deadline, progress, log }) {
   const sockets = listeningSockets();
+  const slotFds = new Set(reusePortFds());
   const errFile = daemonErrPath(home);
   const errFd = fs.openSync(errFile, 'a', 0o600);
   const errStart = fs.fstatSync(errFd).size;
@@ -38,7 +40,11 @@ export async function startSuccessor({ home, pkg, state, deadline, progress, log
     child = spawn(process.execPath, [pkg.entry], {
       detached: true, // its own session, as a daemon started by `super start`
       stdio: ['ignore', errFd, errFd, 'ipc', ...sockets.map((s) => s.fd)],
-      env: { ...process.env, SUPERD_UPGRADE: '1', SUPERD_LISTEN_FDS: sockets.map((_, i) => FIRST_FD + i).join(',') },
+      env: {
+        ...process.env, SUPERD_UPGRADE: '1', SUPERD_LISTEN_FDS: sockets.map((_, i) => FIRST_FD + i).join(','),
+        // which of them are reuseport apps' slot sockets (the successor serves them as such: reuse-port.js)
+        SUPERD_REUSEPORT_FDS: sockets.flatMap((s, i) => (slotFds.has(s.fd) ? [FIRST_FD + i] : [])).join(','),
+      },
     });
   } finally {
     fs.closeSync(errFd);

@@ -26,20 +26,21 @@ const refusals = new WeakMap();
  * @param {object} o.env
  * @param {import('./worker-hooks.js').ListenWatch[]} o.watches  the worker's listen watches, in the order they judge a query
  * @param {{app: string, slot: number, by: string, cookie: string|null}|null} [o.sticky]  the app's sticky: (sticky-router.js)
- * @param {boolean} [o.reusePort]  the worker's TCP ports are SO_REUSEPORT sockets of its own (reuse-port.js)
+ * @param {boolean} [o.reusePort]  the worker's TCP ports are its slot's SO_REUSEPORT sockets (reuse-port.js)
+ * @param {{app: string, slot: number}} [o.slot]  the worker's app and slot
  * @param {() => void} [o.servedInherited]  called when a listen of the worker is served from an inherited socket
  * @param {{maxQueueWait: number, status: number, retryAfter: number}|null} [o.queueShedding]  the daemon refuses the app's
  *   connections while its handoff queue stands (handoff-shedding.js)
  * @param {boolean} [o.acceptTimes]  the app has overload.max_queue_wait: each connection handed to the worker says when it was accepted
  * @returns {import('node:cluster').Worker}
  */
-export function forkWorker({ settings, execPath, env, watches, sticky = null, reusePort = false, servedInherited, queueShedding = null, acceptTimes = false }) {
+export function forkWorker({ settings, execPath, env, watches, sticky = null, reusePort = false, slot, servedInherited, queueShedding = null, acceptTimes = false }) {
   const daemonNode = process.execPath;
   cluster.setupPrimary(settings);
   process.execPath = execPath;
   try {
     const worker = cluster.fork(env);
-    hookWorker(worker, watches, { refuse, inheritedFd: (q) => inheritedSocketOf(q.address, q.port), handedOff, sticky, reusePort, servedInherited, queueShedding, acceptTimes });
+    hookWorker(worker, watches, { refuse, inheritedFd: (q) => inheritedSocketOf(q.address, q.port), handedOff, sticky, reusePort, slot, servedInherited, queueShedding, acceptTimes });
     return worker;
   } finally {
     process.execPath = daemonNode;

@@ -99,3 +99,4 @@ export { clusterInternalsProblems, assertClusterInternals } from './shape-check.
 export { stickySession } from './sticky-router.js';
 export { sharesListen, shareListen, sharedListenClosed, takenOver } from './shared-listen.js';
 export { takeDaemonRefusals } from './handoff-shedding.js';
+export { serveInheritedReusePort, reusePortFds } from './reuse-port.js';

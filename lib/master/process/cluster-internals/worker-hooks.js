@@ -10,11 +10,12 @@
 //       3. an inherited socket for the queried address:port is set as the query's fd
 //          (last: the watches judge what the app asked for, not the daemon's descriptor;
 //          the launcher is told, for describe: lib/master/process/connection-path.js);
-//       4. else, for an app whose connections take `reuseport`, a TCP port's query is
-//          answered in cluster's place with a SO_REUSEPORT socket of the worker's own
+//       4. else, for an app whose connections take `reuseport` (or a port whose reuseport
+//          sockets the daemon holds or inherited from the daemon it replaced), a TCP port's
+//          query is answered in cluster's place with the worker's slot's SO_REUSEPORT socket
 //          (reuse-port.js).
 //     after cluster (one appended listener): 'close' (cluster closed the server) to the
-//       handoff guard and the watches; a connection's answer {ack, accepted} to the handoff
+//       handoff guard, the watches and reuse-port.js; a connection's answer {ack, accepted} to the handoff
 //       guard and the "last handoff" clock.
 //   primary -> worker (proc.send, wrapped once): a query's answer {ack, errno, key} to the
 //     handoff guard and the watches; 'newconn' first to the sticky router of a sticky app
@@ -35,7 +36,7 @@
 import { handoffGuard, servingWorkers } from './handoff-guard.js';
 import { stickyRouter, stickyMember, sendPrefix } from './sticky-router.js';
 import { acceptedAt, handoffQueueOf, needAcceptStamps } from './round-robin-listeners.js';
-import { answerWithReusePort } from './reuse-port.js';
+import { answerWithReusePort, reusePortClosed, reusePortServes } from './reuse-port.js';
 import { CLUSTER_CMD as CLUSTER } from './query-answer.js';
 
 const SYNTHETIC = Symbol('superd synthetic message');
@@ -76,12 +77,13 @@ const queryOf = (m) => ({ seq: m.seq, address: m.address, port: m.port, addressT
  * @param {() => void} o.handedOff  a worker answered a handed connection
  * @param {{app: string, slot: number, by: string, cookie: string|null}|null} [o.sticky]  the app's sticky: (sticky-router.js)
  * @param {boolean} [o.reusePort]  the app's connections take `reuseport` (reuse-port.js)
+ * @param {{app: string, slot: number}} [o.slot]  the worker's app and slot
  * @param {() => void} [o.servedInherited]  a listen of the worker was served from an inherited socket
  * @param {{maxQueueWait: number, status: number, retryAfter: number}|null} [o.queueShedding]  the app's overload
  *   max_queue_wait (not sticky): the daemon refuses connections while its handoff queue stands (handoff-shedding.js)
  * @param {boolean} [o.acceptTimes]  the app has overload.max_queue_wait: its worker reads each connection's accept time
  */
-export function hookWorker(worker, watches, { refuse, inheritedFd, handedOff, sticky = null, reusePort = false, servedInherited = () => {}, queueShedding = null, acceptTimes = false }) {
+export function hookWorker(worker, watches, { refuse, inheritedFd, handedOff, sticky = null, reusePort = false, slot = { app: '', slot: -1 }, servedInherited = () => {}, queueShedding = null, acceptTimes = false }) {
   const proc = worker.process;
   // The accept stamps (round-robin-listeners.js), while this worker lives: its accept times
   // and its listener's handoff queue (queueShedding comes only with acceptTimes), the sticky
@@ -142,7 +144,10 @@ export function hookWorker(worker, watches, { refuse, inheritedFd, handedOff, st
     if (fd !== null) {
       Object.assign(msg, { fd, address: null, port: 0 });
       servedInherited();
-    } else if (reusePort) answerWithReusePort(proc, msg, worker.id);
+    } else if (reusePort || reusePortServes(slot.app, msg)) {
+      // A port whose reuseport sockets the daemon holds (or inherited) stays on them.
+      answerWithReusePort(proc, msg, { ...slot, workerId: worker.id });
+    }
   });
 
   const send = proc.send;
@@ -189,6 +194,7 @@ export function hookWorker(worker, watches, { refuse, inheritedFd, handedOff, st
     if (msg.act === 'close') {
       guard.closed(msg.key);
       for (const watch of watches) watch.closed?.(msg.key);
+      reusePortClosed(proc, msg.key);
     } else if (msg.ack !== undefined && 'accepted' in msg) {
       handedOff();
       guard.connectionAnswered(msg.ack, msg.accepted);

@@ -8,8 +8,8 @@
 //
 // Targets (--targets; the first eight by default, the last three are diagnostics):
 //   raw-rr      bench/raw-cluster.js: a bare node:cluster primary, round-robin (Node's default)
-//   superd      superd's default (`scheduling: auto`: reuseport where Node has it and
-//               net.ipv4.tcp_migrate_req = 1, else round-robin through the daemon)
+//   superd      superd's default (`scheduling: auto`: reuseport where Node has it (22.12+,
+//               24), else round-robin through the daemon)
 //   superd-rr   superd with `scheduling: round-robin`
 //   raw-none    the bare primary with NODE_CLUSTER_SCHED_POLICY=none (one shared socket)
 //   superd-os   superd with `scheduling: os`

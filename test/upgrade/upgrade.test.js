@@ -7,12 +7,13 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { sandbox, freePort, lsJson, httpGet, waitGone, alive, ROOT } from '../helpers/harness.js';
+import { sandbox, freePort, lsJson, describeJson, httpGet, waitGone, alive, ROOT } from '../helpers/harness.js';
 import { superProcess } from '../helpers/super-process.js';
 import { startLoad } from '../helpers/load.js';
 import { connect } from '../../lib/ipc/client.js';
 import { eventually } from '../helpers/wait.js';
 import { heldRequest } from '../helpers/held-requests.js';
+import { reusePortSupport } from '../../lib/connection-path-choice.js';
 
 const APP = `const http = require('node:http');
 const fs = require('node:fs');
@@ -163,6 +164,13 @@ test('super upgrade: bad input, failing successors, upgrades under load, SIGKILL
       remote.close();
     }
     assert.match(fs.readFileSync(path.join(box.home, 'daemon.log'), 'utf8'), /"scheduling":"os".*cluster scheduling policy fixed/);
+    // On a Node with reusePort, `auto` put web on reuseport: its port stays on the slots'
+    // sockets the new daemon took over (none can join them without SO_REUSEPORT), and describe says so.
+    if (reusePortSupport().ok) {
+      const c = (await describeJson(box, 'web')).connections;
+      assert.equal(c.path, 'reuseport');
+      assert.match(c.why, /^scheduling: os; but its port's SO_REUSEPORT sockets came from the daemon super upgrade replaced/);
+    }
   });
 
   await t.test('SIGKILL of the old daemon during the handover: no orphans, the successor takes over', async () => {

@@ -25,7 +25,7 @@ export function setSchedulingMode(m) {
  */
 const resolvePath = (app) => choosePath(app, mode);
 
-/** app name -> {path, why, live, inherited?}: the path its live workers take (inherited: a listen was served from an inherited socket) */
+/** app name -> {path, why, live, inherited?}: the path its live workers take (inherited: the path a listen served from inherited sockets took instead) */
 const taken = new Map();
 
 /**
@@ -45,16 +45,19 @@ export function takePath(app) {
 
 /**
  * A listen of a worker of `name` was served from a socket the daemon inherited (systemd's,
- * or the daemon `super upgrade` replaced held it): cluster serves it as the daemon's policy
- * says (round-robin unless `os`), whatever `reuseport` would, until the app's workers are
- * all gone (the socket closes with the last).
+ * or the daemon `super upgrade` replaced held it), kind 'cluster': cluster serves it as the
+ * daemon's policy says (round-robin unless `os`), whatever `reuseport` would; or, kind
+ * 'reuseport', from the SO_REUSEPORT sockets of the port (a replaced daemon's reuseport
+ * app), whatever the app's path now. Either holds until the app's workers are all gone.
  * @param {string} name
+ * @param {'cluster'|'reuseport'} kind
  */
-export function servedInherited(name) {
+export function servedInherited(name, kind) {
   const t = taken.get(name);
   // Only what describe says: the app's next workers still take t.path, so that a port of
   // theirs that is not inherited listens as their predecessors' does.
-  if (t?.path === 'reuseport') t.inherited = true;
+  if (t && kind === 'cluster' && t.path === 'reuseport') t.inherited = 'round-robin';
+  if (t && kind === 'reuseport' && t.path !== 'reuseport') t.inherited = 'reuseport';
 }
 
 /** A worker of `name` that took a path exited. */
@@ -74,8 +77,11 @@ export function describePath(app) {
   const t = taken.get(app.name);
   const now = resolvePath(app);
   if (!t) return now;
-  if (t.inherited) {
+  if (t.inherited === 'round-robin') {
     return { path: 'round-robin', why: `${t.why}; but its port is a listening socket the daemon inherited (systemd's, or the replaced daemon's at super upgrade), served through round-robin until the app restarts` };
+  }
+  if (t.inherited === 'reuseport') {
+    return { path: 'reuseport', why: `${t.why}; but its port's SO_REUSEPORT sockets came from the daemon super upgrade replaced, served as reuseport until the app restarts` };
   }
   if (now.path === t.path) return { path: t.path, why: t.why };
   // Its config or the host changed since (a reload added sticky:, the sysctl was set): the

@@ -60,7 +60,7 @@ export function forkClusterWorker({ app, env: appEnv, stdio, agentPath, cpus = n
       settings, execPath: prefix.length ? prefix[0] : node, env, watches, sticky,
       reusePort: path === 'reuseport',
       slot: { app: app.name, slot: Number(env.SUPER_SLOT) },
-      servedInherited: () => servedInherited(app.name),
+      servedInherited: (kind) => servedInherited(app.name, kind),
       queueShedding: path === 'round-robin' ? queueShedding(app) : null,
       acceptTimes: Boolean(app.overload?.max_queue_wait),
     });

@@ -28,7 +28,8 @@ const refusals = new WeakMap();
  * @param {{app: string, slot: number, by: string, cookie: string|null}|null} [o.sticky]  the app's sticky: (sticky-router.js)
  * @param {boolean} [o.reusePort]  the worker's TCP ports are its slot's SO_REUSEPORT sockets (reuse-port.js)
  * @param {{app: string, slot: number}} [o.slot]  the worker's app and slot
- * @param {() => void} [o.servedInherited]  called when a listen of the worker is served from an inherited socket
+ * @param {(kind: 'cluster'|'reuseport') => void} [o.servedInherited]  called when a listen of the worker is served from an
+ *   inherited socket (through cluster), or from reuseport sockets while the app's path is another
  * @param {{maxQueueWait: number, status: number, retryAfter: number}|null} [o.queueShedding]  the daemon refuses the app's
  *   connections while its handoff queue stands (handoff-shedding.js)
  * @param {boolean} [o.acceptTimes]  the app has overload.max_queue_wait: each connection handed to the worker says when it was accepted

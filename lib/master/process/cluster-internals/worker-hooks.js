@@ -78,7 +78,8 @@ const queryOf = (m) => ({ seq: m.seq, address: m.address, port: m.port, addressT
  * @param {{app: string, slot: number, by: string, cookie: string|null}|null} [o.sticky]  the app's sticky: (sticky-router.js)
  * @param {boolean} [o.reusePort]  the app's connections take `reuseport` (reuse-port.js)
  * @param {{app: string, slot: number}} [o.slot]  the worker's app and slot
- * @param {() => void} [o.servedInherited]  a listen of the worker was served from an inherited socket
+ * @param {(kind: 'cluster'|'reuseport') => void} [o.servedInherited]  a listen of the worker was served from an inherited
+ *   socket (through cluster), or from reuseport sockets while the app's path is another
  * @param {{maxQueueWait: number, status: number, retryAfter: number}|null} [o.queueShedding]  the app's overload
  *   max_queue_wait (not sticky): the daemon refuses connections while its handoff queue stands (handoff-shedding.js)
  * @param {boolean} [o.acceptTimes]  the app has overload.max_queue_wait: its worker reads each connection's accept time
@@ -143,10 +144,12 @@ export function hookWorker(worker, watches, { refuse, inheritedFd, handedOff, st
     // a handle made from an fd has no address and port: the fd says both.
     if (fd !== null) {
       Object.assign(msg, { fd, address: null, port: 0 });
-      servedInherited();
-    } else if (reusePort || reusePortServes(slot.app, msg)) {
+      servedInherited('cluster');
+    } else if (reusePort) answerWithReusePort(proc, msg, { ...slot, workerId: worker.id });
+    else if (reusePortServes(slot.app, msg)) {
       // A port whose reuseport sockets the daemon holds (or inherited) stays on them.
       answerWithReusePort(proc, msg, { ...slot, workerId: worker.id });
+      servedInherited('reuseport');
     }
   });
 

@@ -33,6 +33,7 @@
 //               (lib/worker/agent.cjs, without a daemon): what the agent alone costs
 //   superd-nometrics  superd-rr with `metrics_interval: 0`: the workers time no request
 //               (lib/worker/metrics.cjs) and report nothing, what per-request metrics cost
+//   superd-reuseport-nometrics  the same on `scheduling: reuseport`
 //
 // Each round starts every target in turn (the order rotates per round), warms it for
 // WARMUP_S, then measures --duration seconds; only the target under test runs. Per target
@@ -71,8 +72,8 @@ import { topSelfTime } from '../lib/profiles/profile-summary.js';
 const TARGETS = ['raw-rr', 'superd', 'superd-rr', 'raw-none', 'superd-os', 'reuseport', 'superd-reuseport', 'pm2'];
 const NEEDS_REUSEPORT = new Set(['reuseport', 'superd-reuseport']);
 // Diagnostics, only when named in --targets: what part of superd's layout costs what.
-const DIAGNOSTICS = ['superd-nometrics', 'raw-rr-setsid', 'superd-nosetsid', 'superd-setsid', 'raw-rr-agent'];
-const USAGE = 'node bench/connections.js [--duration 5] [--rounds 3] [--workers 2] [--connections 50] [--targets raw-rr,superd,superd-rr,raw-none,superd-os,reuseport,superd-reuseport,pm2,superd-nometrics,raw-rr-setsid,superd-nosetsid,superd-setsid,raw-rr-agent] [--profile DIR] [--handoff yes] [--keepalive yes] [--out bench/results/connections.json]';
+const DIAGNOSTICS = ['superd-nometrics', 'superd-reuseport-nometrics', 'raw-rr-setsid', 'superd-nosetsid', 'superd-setsid', 'raw-rr-agent'];
+const USAGE = 'node bench/connections.js [--duration 5] [--rounds 3] [--workers 2] [--connections 50] [--targets raw-rr,superd,superd-rr,raw-none,superd-os,reuseport,superd-reuseport,pm2,superd-nometrics,superd-reuseport-nometrics,raw-rr-setsid,superd-nosetsid,superd-setsid,raw-rr-agent] [--profile DIR] [--handoff yes] [--keepalive yes] [--out bench/results/connections.json]';
 const opts = benchArgs(process.argv.slice(2), {
   defaults: { duration: 5, rounds: 3, workers: 2, connections: 50, targets: TARGETS, profile: '', handoff: 'no', keepalive: 'no', out: 'bench/results/connections.json' },
   fractional: ['duration'],
@@ -144,10 +145,14 @@ async function start(name, round) {
     case 'superd-nosetsid':
     case 'superd-setsid':
     case 'superd-nometrics':
+    case 'superd-reuseport-nometrics':
       t = await startSuperd({
-        app: name === 'superd-nometrics' ? ['metrics_interval: 0'] : [],
+        app: name.endsWith('-nometrics') ? ['metrics_interval: 0'] : [],
         ...common,
-        top: { 'superd-rr': ['scheduling: round-robin'], 'superd-nometrics': ['scheduling: round-robin'], 'superd-os': ['scheduling: os'], 'superd-reuseport': ['scheduling: reuseport'] }[name] ?? [],
+        top: {
+          'superd-rr': ['scheduling: round-robin'], 'superd-nometrics': ['scheduling: round-robin'], 'superd-os': ['scheduling: os'],
+          'superd-reuseport': ['scheduling: reuseport'], 'superd-reuseport-nometrics': ['scheduling: reuseport'],
+        }[name] ?? [],
         // No perl, setsid nor setpriv on the daemon's PATH: its workers stay in its group.
         // Only setsid and setpriv: each worker in a session of its own.
         env: name === 'superd-nosetsid' ? { ...env, PATH: '/nonexistent' } : name === 'superd-setsid' ? { ...env, PATH: setsidOnly() } : env,

@@ -49,7 +49,7 @@ const TO_AGENT = Object.freeze({
   STICKY_PREFIX: 'super:sticky-prefix', // {peer, data}: the first bytes (base64) of the connection from peer (address:port) the daemon hands next (sticky: sid / cookie)
   LISTEN_REFUSED: 'super:listen-refused', // {message}: why the listen() failing next was refused (lib/master/process/listen-guard.js and port-owners.js, sent by cluster-internals/fork.js)
   LISTEN_HANDLE: 'super:listen-handle', // {id, errno?}, with the listening socket as the message's handle (fork mode: shared-listen.cjs)
-  // {lend, port}, with a SO_REUSEPORT socket of the app's port no worker's slot holds: accept from it too (lent-listen.cjs)
+  // {lend, port, address}, with a SO_REUSEPORT socket of the app's port no worker's slot holds: accept from it too (lent-listen.cjs)
   LEND_LISTEN: 'super:lend-listen',
   UNLEND_LISTEN: 'super:unlend-listen', // {lend}: a worker of that socket's slot holds it again: stop accepting from it
 });

@@ -18,10 +18,11 @@ const lent = new Map(); // lend id -> {handle, server}
 const wrapped = new WeakSet(); // server handles whose close() also closes what was lent to their server
 const BACKLOG = 511; // Node's default; listen() on a listening socket only sets it again
 
-/** LEND_LISTEN {lend, port}: accept from `handle` for the app's server listening on that port. */
+/** LEND_LISTEN {lend, port, address}: accept from `handle` for the app's server listening on that address:port. */
 function onLend(m, handle) {
   if (!handle) return;
-  const server = [...servers()].find((s) => s.listening && s._handle && portOf(s) === m.port);
+  const onPort = [...servers()].filter((s) => s.listening && s._handle && boundTo(s)?.port === m.port);
+  const server = onPort.find((s) => m.address == null || boundTo(s)?.address === m.address) ?? onPort[0];
   const own = server?._handle;
   const owner = own && Object.getOwnPropertySymbols(own).find((sym) => sym.description === 'owner_symbol');
   if (!server || !owner || typeof own.onconnection !== 'function' || lent.has(m.lend)) return void handle.close();
@@ -51,9 +52,10 @@ function unlend(id) {
   l.handle.close();
 }
 
-function portOf(server) {
+/** @returns {{address: string, port: number}|undefined} */
+function boundTo(server) {
   try {
-    return server.address()?.port;
+    return server.address() ?? undefined;
   } catch {
     return undefined;
   }

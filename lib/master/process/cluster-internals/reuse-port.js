@@ -202,7 +202,7 @@ function orphaned(gkey, sock) {
 function lend(group, sock, proc) {
   if (sock.lent.has(proc)) return;
   const id = nextLend++;
-  if (send(proc, envelope(TO_AGENT.LEND_LISTEN, { lend: id, port: group.port }), sock.handle)) sock.lent.set(proc, id);
+  if (send(proc, envelope(TO_AGENT.LEND_LISTEN, { lend: id, port: group.port, address: group.address }), sock.handle)) sock.lent.set(proc, id);
 }
 
 /** A worker of `sock`'s slot holds it again: the others stop accepting from it. */

@@ -14,19 +14,22 @@
 // processes during the reloads (sampled every 250 ms), against its memory before.
 //
 //   node bench/reload.js [--sizes 2,4,8,16,32] [--runs 1] [--reloads 3] [--connections 50]
-//                        [--only superd-rolling,superd-surge,pm2,raw,raw-floor,superd-fork,pm2-fork] [--modes keep-alive,close]
+//                        [--only superd-rolling,superd-surge,pm2,raw,raw-floor,superd-fork,pm2-fork,superd-scale,pm2-scale] [--modes keep-alive,close]
 //                        [--app 'max_surge: 25%;probation: 500ms'] [--scheduling reuseport]
 // --app adds keys (';'-separated YAML lines) to the superd targets' app, to compare settings;
 // --scheduling sets the superd targets' daemon-wide `scheduling` (default: the file says none).
 // After each superd row, stderr shows where the last reload's time went (bench/lib/reload-timeline.js).
+// superd-scale and pm2-scale measure a scale-down instead: each "reload" scales the app to half
+// its workers, then back (`super scale`, `pm2 scale`), so the retiring workers' sockets and
+// connections are what is measured.
 import { startSuperd, startPm2, startRaw, leaks, run, targetRss, SUPER_BIN, PM2_BIN, sleep, stopAllOnExit } from './targets.js';
 import { startLoad } from '../test/helpers/strict-client.js';
 import { median, fmt, table } from './stats.js';
 import { benchArgs } from './lib/args.js';
 import { lastReloadTimeline, formatTimeline } from './lib/reload-timeline.js';
 
-const TARGET_NAMES = ['superd-rolling', 'superd-surge', 'pm2', 'raw', 'raw-floor', 'superd-fork', 'pm2-fork'];
-const USAGE = "node bench/reload.js [--sizes 2,4,8,16,32] [--runs 1] [--reloads 3] [--connections 50] [--only superd-rolling,superd-surge,pm2,raw,raw-floor,superd-fork,pm2-fork] [--modes keep-alive,close] [--app 'key: value;...'] [--scheduling auto|round-robin|os|reuseport]";
+const TARGET_NAMES = ['superd-rolling', 'superd-surge', 'pm2', 'raw', 'raw-floor', 'superd-fork', 'pm2-fork', 'superd-scale', 'pm2-scale'];
+const USAGE = "node bench/reload.js [--sizes 2,4,8,16,32] [--runs 1] [--reloads 3] [--connections 50] [--only superd-rolling,superd-surge,pm2,raw,raw-floor,superd-fork,pm2-fork,superd-scale,pm2-scale] [--modes keep-alive,close] [--app 'key: value;...'] [--scheduling auto|round-robin|os|reuseport]";
 const opts = benchArgs(process.argv.slice(2), {
   defaults: { sizes: ['2', '4', '8', '16', '32'], runs: 1, reloads: 3, connections: 50, only: ['superd-rolling', 'superd-surge', 'pm2', 'raw-floor'], modes: ['keep-alive', 'close'], app: '', scheduling: '' },
   choices: { only: TARGET_NAMES, modes: ['keep-alive', 'close'], scheduling: ['', 'auto', 'round-robin', 'os', 'reuseport'] },
@@ -61,6 +64,21 @@ const TARGETS = {
     label: 'pm2 reload',
     start: (instances) => startPm2({ instances }),
     reload: (t) => cmd(PM2_BIN, ['reload', 'bench-hello'], t.env),
+  },
+  'superd-scale': {
+    label: 'superd scale down and up',
+    start: (instances) => startSuperd({ instances, top, app: appKeys }),
+    reload: async (t, n) => {
+      for (const to of [Math.max(1, Math.floor(n / 2)), n]) await cmd(process.execPath, [SUPER_BIN, 'scale', 'bench-hello', String(to)], t.env);
+    },
+    noTimeline: true,
+  },
+  'pm2-scale': {
+    label: 'pm2 scale down and up',
+    start: (instances) => startPm2({ instances }),
+    reload: async (t, n) => {
+      for (const to of [Math.max(1, Math.floor(n / 2)), n]) await cmd(PM2_BIN, ['scale', 'bench-hello', String(to)], t.env);
+    },
   },
   'superd-fork': {
     label: 'superd fork mode',
@@ -125,13 +143,13 @@ async function runOnce(kind, size, keepAlive) {
     try {
       for (let i = 0; i < opts.reloads; i++) {
         const a = Date.now();
-        await spec.reload(target);
+        await spec.reload(target, instances);
         windows.push([a - t0, Date.now() - t0]);
       }
     } finally {
       clearInterval(sampler);
     }
-    const timeline = target.env?.SUPER_HOME ? superdTimeline(target.env.SUPER_HOME, windows.at(-1))
+    const timeline = spec.noTimeline ? undefined : target.env?.SUPER_HOME ? superdTimeline(target.env.SUPER_HOME, windows.at(-1))
       : target.lastFloor ? `all replacements listening ${target.lastFloor.listening} | old workers exited ${target.lastFloor.exited}` : undefined;
     await sleep(1500); // let old workers finish, and show the recovery
     const r = await load.stop();

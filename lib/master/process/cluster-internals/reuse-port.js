@@ -56,8 +56,7 @@ export const UV_TCP_REUSEPORT = 2;
 const groups = new Map();
 /** worker process -> Map<answer key, [group key, socket]>: what its {act: 'close', key} names */
 const answered = new WeakMap();
-/** (address, port, take) -> fds of the reuseport slot sockets a replaced daemon held (upgrade/ sets it) */
-/** @type {(address: string|null, port: number, take?: boolean) => number[]} */
+/** @type {(address: string|null, port: number, take?: boolean) => number[]} the fds of the slot sockets a replaced daemon held (upgrade/ sets it) */
 let inheritedOf = () => [];
 let nextLend = 1;
 

@@ -61,6 +61,10 @@ test('autoscale: up over the bounds, down under them, gracefully; a start or rel
   process.env.SUPER_MEMINFO = meminfo(64 * 1024 * MiB); // the daemon, launched from here, reads its memory there
   const eco = box.write('eco.yml', [
     `metrics: { listen: 127.0.0.1:${mport}, interval: 200ms }`,
+    // The daemon hands each reconnection to the next worker: the rebalance below moves some of
+    // the load's 4 connections for sure (under reuseport the kernel's hash would keep all 4 on
+    // the old worker one time in 16).
+    'scheduling: round-robin',
     'apps:',
     '  - name: pool',
     '    script: overload-lab.js',

@@ -79,6 +79,10 @@
 //       reusePort], and libuv's UV_TCP_REUSEPORT flag (2; libuv 1.49+, Node 22.12+/23.1+;
 //       checked against Node's tcp_wrap constant) [boot, reusePort]; proc.send sends such a
 //       raw TCP handle as 'net.Native' (internal/child_process.js) [boot, reusePort];
+//     - a worker's listening handle carries net.js's `onconnection` and, under the symbol
+//       described 'owner_symbol', its net.Server, which `onconnection` reads: the agent gives
+//       both to a reuseport socket the daemon lends it (lib/worker/lent-listen.cjs; checked by
+//       test/reload/reuseport.test.js on Node 22 and 24, where reuseport runs);
 //     - cluster.schedulingPolicy is read at the first fork [boot];
 //     - cluster.setupPrimary ignores execPath; child_process.fork reads process.execPath at
 //       each call [boot], so it is swapped around the fork.

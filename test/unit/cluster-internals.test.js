@@ -86,6 +86,8 @@ test('a changed listen-query message or reusePort internal is named, with E_NODE
   const createServerHandle = (address, port, addressType, fd) => /** @type {any} Node's internal */ (net)._createServerHandle(address, port, addressType, fd, 0);
   changed('binds with the flags it is given', { net: { ...net, _createServerHandle: createServerHandle } });
   changed('UV_TCP_REUSEPORT flag is 2', { tcpConstants: { UV_TCP_REUSEPORT: 4 } });
+  // A listening handle's server no longer under owner_symbol (a lent socket's connections would have no server).
+  changed('its server under owner_symbol', { builtin: doctored('net', 'const handle = this;\n  const self = handle[owner_symbol];', 'const handle = this;\n  const self = handle[kServer];') });
   // The round-robin handoff: a listener's onconnection, and the next handoff inside an answer
   // (sticky sessions and the daemon's overload refusals rely on both).
   changed('onconnection is distribute(err, handle)', { builtin: doctored('internal/cluster/round_robin_handle', 'this.handle.onconnection = (err, handle) => this.distribute(err, handle);', 'this.handle.onconnection = (err, handle) => this.enqueue(err, handle);') });

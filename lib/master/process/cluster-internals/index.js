@@ -82,7 +82,7 @@
 //     - a worker's listening handle carries net.js's `onconnection` and, under the symbol
 //       described 'owner_symbol', its net.Server, which `onconnection` reads: the agent gives
 //       both to a reuseport socket the daemon lends it (lib/worker/lent-listen.cjs; checked by
-//       test/reload/reuseport.test.js on Node 22 and 24, where reuseport runs);
+//       test/reload/reuseport.test.js on Node 22 and 24, where reuseport runs) [boot, reusePort];
 //     - cluster.schedulingPolicy is read at the first fork [boot];
 //     - cluster.setupPrimary ignores execPath; child_process.fork reads process.execPath at
 //       each call [boot], so it is swapped around the fork.

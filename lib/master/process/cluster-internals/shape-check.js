@@ -124,6 +124,8 @@ function listenQueryChecks(builtin, netModule, tcpConstants, reusePort) {
       /handle instanceof TCP\b[^{]*\{\s*message\.type = 'net\.Native'/.test(builtin('internal/child_process'))],
     ['net.js createServerHandle binds with the flags it is given, its fifth argument (reuse-port.js adds UV_TCP_REUSEPORT)',
       /^function \w*\(address, port, addressType, fd, flags\)/.test(createServerHandle) && /\.bind6?\(address, port, flags\)/.test(createServerHandle)],
+    ['net.js gives a listening handle onconnection and its server under owner_symbol, which onconnection reads (lib/worker/lent-listen.cjs)',
+      /this\._handle\.onconnection = onconnection;\s*this\._handle\[owner_symbol\] = this;/.test(netSource) && /function onconnection\(err, clientHandle\) \{\s*const handle = this;\s*const self = handle\[owner_symbol\];/.test(netSource)],
     ...flag,
   );
   return checks;

@@ -47,6 +47,10 @@ if (!sizes.every((n) => Number.isInteger(n) && n > 0 && n <= 128)) {
 stopAllOnExit();
 
 const cmd = (file, args, env) => run(file, args, { env, timeout: 600000 });
+/** A scale-down "reload": to half of `n` workers, then back to `n`, through `scale(to)`. */
+async function halfAndBack(n, scale) {
+  for (const to of [Math.max(1, Math.floor(n / 2)), n]) await scale(to);
+}
 const superReload = (t) => cmd(process.execPath, [SUPER_BIN, 'reload', 'bench-hello'], t.env);
 
 const TARGETS = {
@@ -68,17 +72,13 @@ const TARGETS = {
   'superd-scale': {
     label: 'superd scale down and up',
     start: (instances) => startSuperd({ instances, top, app: appKeys }),
-    reload: async (t, n) => {
-      for (const to of [Math.max(1, Math.floor(n / 2)), n]) await cmd(process.execPath, [SUPER_BIN, 'scale', 'bench-hello', String(to)], t.env);
-    },
+    reload: (t, n) => halfAndBack(n, (to) => cmd(process.execPath, [SUPER_BIN, 'scale', 'bench-hello', String(to)], t.env)),
     noTimeline: true,
   },
   'pm2-scale': {
     label: 'pm2 scale down and up',
     start: (instances) => startPm2({ instances }),
-    reload: async (t, n) => {
-      for (const to of [Math.max(1, Math.floor(n / 2)), n]) await cmd(PM2_BIN, ['scale', 'bench-hello', String(to)], t.env);
-    },
+    reload: (t, n) => halfAndBack(n, (to) => cmd(PM2_BIN, ['scale', 'bench-hello', String(to)], t.env)),
   },
   'superd-fork': {
     label: 'superd fork mode',

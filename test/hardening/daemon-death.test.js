@@ -11,7 +11,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { sandbox, freePort, httpGet, alive, waitGone, lsJson } from '../helpers/harness.js';
+import { sandbox, freePort, httpGet, alive, waitGone, lsJson, signal } from '../helpers/harness.js';
 import { ALLOWED } from '../helpers/cpus.js';
 import { renderLs } from '../../lib/ctl/render-ls.js';
 
@@ -33,13 +33,7 @@ test('SIGKILL of the daemon: blocked workers do not outlive it for long, their c
   assert.equal(trees.length, 2);
   const everyPid = trees.flatMap((tr) => [tr.worker, tr.sleep]);
   // What the daemon does not end is no longer the sandbox's to find: end it here.
-  t.after(() => {
-    for (const pid of everyPid) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {}
-    }
-  });
+  t.after(() => everyPid.forEach((pid) => signal(pid, 'SIGKILL')));
   // Each worker's agent has reported its loop once; then both block.
   const workersWhen = async (pred) => {
     let workers = [];

@@ -189,7 +189,7 @@ export async function tmpfsSandbox(t, size) {
 export const alive = processAlive;
 
 /** Sends `sig` to `pid` (or a process group, negative) if it is still there. */
-function signal(pid, sig) {
+export function signal(pid, sig) {
   try {
     process.kill(pid, sig);
   } catch {}

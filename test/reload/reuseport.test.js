@@ -17,7 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import net from 'node:net';
 import { spawn } from 'node:child_process';
-import { sandbox, freePort, httpGet, lsJson, describeJson, SUPER } from '../helpers/harness.js';
+import { sandbox, freePort, httpGet, lsJson, describeJson, signal, SUPER } from '../helpers/harness.js';
 import { startLoad, answeredBy } from '../helpers/load.js';
 import { eventually } from '../helpers/wait.js';
 import { reusePortSupport } from '../../lib/connection-path-choice.js';
@@ -146,11 +146,7 @@ test('reuseport: a reload\'s replacement takes its slot\'s socket, and serves wh
   await box.start(box.write('eco.yml', `scheduling: reuseport\n${STOPPABLE(port, 1)}`));
   const [old] = (await lsJson(box)).apps[0].workers.map((w) => w.pid);
   process.kill(old, 'SIGSTOP');
-  t.after(() => {
-    try {
-      process.kill(old, 'SIGCONT');
-    } catch {}
-  });
+  t.after(() => signal(old, 'SIGCONT'));
   const queued = queuedRequests(port, 8);
   await queued.sent;
   const r = await box.cli(['reload', 'web']);
@@ -171,13 +167,7 @@ test('reuseport: the socket of a slot scaled down or crashed is lent to the othe
   await box.start(box.write('eco.yml', `scheduling: reuseport\n${STOPPABLE(port, 2).replace('    drain_timeout', '    restart_delay: 60s\n    drain_timeout')}`));
   let slots = await slotPids(box);
   const stopped = [];
-  t.after(() => {
-    for (const pid of stopped) {
-      try {
-        process.kill(pid, 'SIGCONT');
-      } catch {}
-    }
-  });
+  t.after(() => stopped.forEach((pid) => signal(pid, 'SIGCONT')));
   const stopAndQueue = async (pid) => {
     process.kill(pid, 'SIGSTOP');
     stopped.push(pid);
@@ -226,11 +216,7 @@ test('reuseport: `super upgrade` hands each slot\'s socket to the new daemon, wh
   const oldDaemon = box.daemonPid();
   const old = await slotPids(box);
   process.kill(old[0], 'SIGSTOP');
-  t.after(() => {
-    try {
-      process.kill(old[0], 'SIGCONT');
-    } catch {}
-  });
+  t.after(() => signal(old[0], 'SIGCONT'));
   const queued = queuedRequests(port, 16);
   await queued.sent;
   const r = await box.cli(['upgrade']);

@@ -52,12 +52,17 @@
 // throughput of the same targets under keep-alive load (each worker then serves the
 // connections it accepted during the warm-up).
 //
+// --perf yes: after each measured window, one more of the same length under Linux perf's
+// software clock (bench/lib/perf-split.js): the primary's and the workers' CPU per connection
+// split into the kernel, the node binary, V8's generated code and libc, kernel time included
+// (which --profile cannot see); the measured window itself runs without perf.
+//
 // --handoff yes: the primary/daemon of each round-robin target times every handoff, from its
 // send of a connection to a worker to the worker's receipt (bench/lib/handoff-timer.cjs, over
 // the target's whole life: warm-up included); the table gets its p50/p99.
 //
 //   node bench/connections.js [--duration 5] [--rounds 3] [--workers 2] [--connections 50]
-//                             [--targets raw-rr,superd,...] [--profile DIR] [--handoff yes] [--keepalive yes] [--out bench/results/connections.json]
+//                             [--targets raw-rr,superd,...] [--profile DIR] [--perf yes] [--handoff yes] [--keepalive yes] [--out bench/results/connections.json]
 // Markdown to stdout, progress to stderr, every window's figures to --out.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -68,20 +73,22 @@ import { ROOT, startRaw, startSuperd, startPm2, stopAllOnExit, cpuSnapshot, cpuD
 import { benchArgs } from './lib/args.js';
 import { which } from '../lib/which.js';
 import { topSelfTime } from '../lib/profiles/profile-summary.js';
+import { perfWindow, perfUnavailable } from './lib/perf-split.js';
 
 const TARGETS = ['raw-rr', 'superd', 'superd-rr', 'raw-none', 'superd-os', 'reuseport', 'superd-reuseport', 'pm2'];
 const NEEDS_REUSEPORT = new Set(['reuseport', 'superd-reuseport']);
 // Diagnostics, only when named in --targets: what part of superd's layout costs what.
 const DIAGNOSTICS = ['superd-nometrics', 'superd-reuseport-nometrics', 'raw-rr-setsid', 'superd-nosetsid', 'superd-setsid', 'raw-rr-agent'];
-const USAGE = 'node bench/connections.js [--duration 5] [--rounds 3] [--workers 2] [--connections 50] [--targets raw-rr,superd,superd-rr,raw-none,superd-os,reuseport,superd-reuseport,pm2,superd-nometrics,superd-reuseport-nometrics,raw-rr-setsid,superd-nosetsid,superd-setsid,raw-rr-agent] [--profile DIR] [--handoff yes] [--keepalive yes] [--out bench/results/connections.json]';
+const USAGE = 'node bench/connections.js [--duration 5] [--rounds 3] [--workers 2] [--connections 50] [--targets raw-rr,superd,superd-rr,raw-none,superd-os,reuseport,superd-reuseport,pm2,superd-nometrics,superd-reuseport-nometrics,raw-rr-setsid,superd-nosetsid,superd-setsid,raw-rr-agent] [--profile DIR] [--perf yes] [--handoff yes] [--keepalive yes] [--out bench/results/connections.json]';
 const opts = benchArgs(process.argv.slice(2), {
-  defaults: { duration: 5, rounds: 3, workers: 2, connections: 50, targets: TARGETS, profile: '', handoff: 'no', keepalive: 'no', out: 'bench/results/connections.json' },
+  defaults: { duration: 5, rounds: 3, workers: 2, connections: 50, targets: TARGETS, profile: '', perf: 'no', handoff: 'no', keepalive: 'no', out: 'bench/results/connections.json' },
   fractional: ['duration'],
   lists: ['targets'],
-  choices: { targets: [...TARGETS, ...DIAGNOSTICS], handoff: ['yes', 'no'], keepalive: ['yes', 'no'] },
+  choices: { targets: [...TARGETS, ...DIAGNOSTICS], handoff: ['yes', 'no'], perf: ['yes', 'no'], keepalive: ['yes', 'no'] },
   usage: USAGE,
 });
 opts.handoff = opts.handoff === 'yes';
+opts.perf = opts.perf === 'yes';
 opts.keepalive = opts.keepalive === 'yes';
 const HEADER = opts.keepalive ? [] : ['-H', 'Connection: close'];
 const LOAD = opts.keepalive ? 'keep-alive' : "-H 'Connection: close'";
@@ -94,6 +101,13 @@ process.on('exit', () => fs.rmSync(scratch, { recursive: true, force: true }));
 
 const [major, minor] = process.versions.node.split('.').map(Number);
 const hasReusePort = major > 23 || (major === 23 && minor >= 1) || (major === 22 && minor >= 12);
+if (opts.perf) {
+  const why = perfUnavailable();
+  if (why) {
+    log(`--perf: ${why}`);
+    process.exit(2);
+  }
+}
 const targets = opts.targets.filter((t) => !NEEDS_REUSEPORT.has(t) || hasReusePort);
 if (targets.length < opts.targets.length) log(`reuseport skipped: Node ${process.version} has no reusePort (run the bench with Node 22.12+/24)`);
 
@@ -259,7 +273,10 @@ async function measure(t, primaryPid, countDir, name, round) {
     const perK = (x) => (r.requests ? (x / r.requests) * 1000 : NaN);
     const primaryMs = (primary1 - primary0) * 10;
     const allMs = cpu.target * opts.duration * 1000; // every process of the target
+    // The workers are the processes that counted requests (hello-counted.js names its file by pid).
+    const perf = opts.perf ? await perfSplit(t.port, primaryPid, [...after.keys()].map(Number), `${name}-${round}`) : undefined;
     return {
+      perf,
       ...r,
       shares: served.map((n) => n / total),
       skew_pct: skew,
@@ -272,6 +289,20 @@ async function measure(t, primaryPid, countDir, name, round) {
     await t.stop();
     if (opts.profile) summarizeProfiles(name, round, primaryPid, countDir);
   }
+}
+
+/** One more window under perf (--perf): µs of CPU per connection by role and object. */
+async function perfSplit(port, primaryPid, workerPids, label) {
+  // perf samples `duration` seconds inside a load window 1 s longer: the load is steady on
+  // both sides of the sampling, whose connections are then wrk's rate over that time.
+  const load = wrk(port, opts.duration + 1);
+  await sleep(500);
+  const sampled = perfWindow(path.join(scratch, `perf-${label}.data`), primaryPid, [primaryPid, ...workerPids], opts.duration);
+  const r = await load;
+  const split = (await sampled)(r.rps * opts.duration);
+  const show = (o) => `${fmt(o.total, 1)} (kernel ${fmt(o.kernel, 1)}, node ${fmt(o.node, 1)}, JIT ${fmt(o.JIT, 1)}, libc ${fmt(o.libc, 1)}, other ${fmt(o.other, 1)})`;
+  log(`    ${label} under perf: ${fmt(r.rps)} req/s; µs of CPU per connection: primary ${show(split.primary)}, workers ${show(split.workers)}`);
+  return split;
 }
 
 /**
@@ -326,8 +357,12 @@ const handoffCell = (name) => {
   const hs = results[name].map((w) => w.handoff).filter((h) => h?.count);
   return hs.length ? `${fmt(median(hs.map((h) => h.p50)))} / ${fmt(median(hs.map((h) => h.p99)))} µs` : '–';
 };
+const perfCell = (name, role) => {
+  const kernel = m(name, (w) => w.perf[role].kernel);
+  return `${fmt(kernel, 1)} / ${fmt(m(name, (w) => w.perf[role].total - w.perf[role].kernel), 1)}`;
+};
 const md = table(
-  ['target', 'req/s', 'vs raw-rr (per-round ratios)', 'worst worker vs even share', 'primary CPU per 1k conns', 'primary CPU', 'workers CPU per 1k conns', 'wrk CPU (cores)', 'errors / non-2xx', 'other load (cores)', ...(opts.handoff ? ['handoff p50 / p99'] : [])],
+  ['target', 'req/s', 'vs raw-rr (per-round ratios)', 'worst worker vs even share', 'primary CPU per 1k conns', 'primary CPU', 'workers CPU per 1k conns', 'wrk CPU (cores)', 'errors / non-2xx', 'other load (cores)', ...(opts.handoff ? ['handoff p50 / p99'] : []), ...(opts.perf ? ['under perf, µs per conn: primary kernel / user', 'workers kernel / user'] : [])],
   targets.map((name) => [
     name,
     fmt(m(name, (w) => w.rps)),
@@ -340,6 +375,7 @@ const md = table(
     `${results[name].reduce((a, w) => a + w.errors, 0)} / ${results[name].reduce((a, w) => a + w.non2xx, 0)}`,
     results[name].map((w) => fmt(w.other_cores, 2)).join(' / '),
     ...(opts.handoff ? [handoffCell(name)] : []),
+    ...(opts.perf ? ['primary', 'workers'].map((role) => perfCell(name, role)) : []),
   ]),
 );
 let wrkVersion = '?';

@@ -261,6 +261,7 @@ export class App {
     const { leave, noRoom } = await this.ctx.startGate.enter(this.#pids());
     try {
       if (stops !== this.stops || !this.slots.includes(slot) || slot.state !== S.EXITED) return;
+      slot.restarts++; // counted here, not when the backoff ended: a restart cancelled at the gate is none
       if (noRoom) slot.refuseStart(reason, noRoom, slot.config);
       else await slot.start(reason, slot.config, { crash: true }).catch(() => {}); // a failure takes the slot's own exit path
     } finally {

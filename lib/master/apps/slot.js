@@ -264,8 +264,8 @@ export class Slot extends EventEmitter {
     this.restartTimer = setTimeout(() => {
       this.restartTimer = null;
       if (this.state !== S.EXITED) return;
-      this.restarts++;
-      // A crashed worker comes back with the config it ran, through the start gate. Failures
+      // A crashed worker comes back with the config it ran, through the start gate (which
+      // counts the restart once it starts: a stop while it waits there cancels it). Failures
       // of the replacement are handled by its own exit path.
       this.host.restart(this, `restart after crash (${decision.reason})`);
     }, decision.delay);

@@ -7,7 +7,8 @@
 // what a stopped worker left queued on its socket is served, not reset, when it is replaced
 // (reload), killed (crash) or retired (scale-down), on a kernel that does not migrate a
 // closing listener's queue (net.ipv4.tcp_migrate_req = 0) as on one that does; `auto` keeps
-// round-robin for a sticky app; a port served from an inherited socket stays on it; a Node
+// round-robin for a sticky app (and a later file asking another mode of its family warns
+// and is not taken); a port served from an inherited socket stays on it; a Node
 // without reusePort refuses the explicit key and falls back under `auto`. The uid guard on
 // this path: test/hardening/uid-listen.test.js; `super upgrade`: test/upgrade/.
 import test from 'node:test';
@@ -233,7 +234,7 @@ test('reuseport: `super upgrade` hands each slot\'s socket to the new daemon, wh
   await answeredByEach(port, Object.values(fresh));
 });
 
-test('auto keeps round-robin for a sticky app, and scheduling: reuseport refuses one', { skip: needsReusePort }, async (t) => {
+test('auto keeps round-robin for a sticky app, scheduling: reuseport refuses one, and a later file\'s other round-robin-family mode warns and is not taken', { skip: needsReusePort }, async (t) => {
   const box = await sandbox(t);
   box.fixture('http-server.js');
   const sticky = (head) => `${head}apps:\n  - name: rt\n    script: http-server.js\n    instances: 2\n    sticky: ip\n    env: { PORT: ${port} }\n`;
@@ -245,6 +246,15 @@ test('auto keeps round-robin for a sticky app, and scheduling: reuseport refuses
   const d = await describeJson(box, 'rt');
   assert.deepEqual([d.connections.path, d.connections.why], ['round-robin', 'scheduling: auto; sticky: ip needs the daemon to choose the worker']);
   assert.match((await httpGet(port)).body, /app=rt/);
+
+  // A later file asking for another mode of cluster's round-robin family is started, with a
+  // warning that the daemon's mode stays (E_SCHEDULING_FIXED is for os against the others):
+  // its app takes auto's path, reuseport, not the round-robin it asked for.
+  const rr = box.write('rr.yml', `scheduling: round-robin\napps:\n  - name: more\n    script: http-server.js\n    env: { PORT: ${await freePort()} }\n`);
+  const started = await box.cli(['start', rr]);
+  assert.equal(started.code, 0, started.stderr);
+  assert.match(started.stdout + started.stderr, /rr\.yml asks for scheduling: round-robin, but this daemon runs auto \(fixed at its first start\) and goes on with it/);
+  assert.equal((await describeJson(box, 'more')).connections.path, 'reuseport');
 });
 
 test('a Node without reusePort refuses scheduling: reuseport, and auto takes round-robin there', { skip: support.ok && `Node ${process.version} has reusePort` }, async (t) => {

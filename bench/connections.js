@@ -73,7 +73,7 @@ import { ROOT, startRaw, startSuperd, startPm2, stopAllOnExit, cpuSnapshot, cpuD
 import { benchArgs } from './lib/args.js';
 import { which } from '../lib/which.js';
 import { topSelfTime } from '../lib/profiles/profile-summary.js';
-import { perfWindow, perfUnavailable } from './lib/perf-split.js';
+import { perfRecord, perfSplit, perfUnavailable } from './lib/perf-split.js';
 
 const TARGETS = ['raw-rr', 'superd', 'superd-rr', 'raw-none', 'superd-os', 'reuseport', 'superd-reuseport', 'pm2'];
 const NEEDS_REUSEPORT = new Set(['reuseport', 'superd-reuseport']);
@@ -274,7 +274,7 @@ async function measure(t, primaryPid, countDir, name, round) {
     const primaryMs = (primary1 - primary0) * 10;
     const allMs = cpu.target * opts.duration * 1000; // every process of the target
     // The workers are the processes that counted requests (hello-counted.js names its file by pid).
-    const perf = opts.perf ? await perfSplit(t.port, primaryPid, [...after.keys()].map(Number), `${name}-${round}`) : undefined;
+    const perf = opts.perf ? await underPerf(t.port, primaryPid, [...after.keys()].map(Number), `${name}-${round}`) : undefined;
     return {
       perf,
       ...r,
@@ -292,14 +292,15 @@ async function measure(t, primaryPid, countDir, name, round) {
 }
 
 /** One more window under perf (--perf): µs of CPU per connection by role and object. */
-async function perfSplit(port, primaryPid, workerPids, label) {
+async function underPerf(port, primaryPid, workerPids, label) {
   // perf samples `duration` seconds inside a load window 1 s longer: the load is steady on
   // both sides of the sampling, whose connections are then wrk's rate over that time.
   const load = wrk(port, opts.duration + 1);
   await sleep(500);
-  const sampled = perfWindow(path.join(scratch, `perf-${label}.data`), primaryPid, [primaryPid, ...workerPids], opts.duration);
+  const file = path.join(scratch, `perf-${label}.data`);
+  await perfRecord(file, [primaryPid, ...workerPids], opts.duration);
   const r = await load;
-  const split = (await sampled)(r.rps * opts.duration);
+  const split = perfSplit(file, primaryPid, r.rps * opts.duration);
   const show = (o) => `${fmt(o.total, 1)} (kernel ${fmt(o.kernel, 1)}, node ${fmt(o.node, 1)}, JIT ${fmt(o.JIT, 1)}, libc ${fmt(o.libc, 1)}, other ${fmt(o.other, 1)})`;
   log(`    ${label} under perf: ${fmt(r.rps)} req/s; µs of CPU per connection: primary ${show(split.primary)}, workers ${show(split.workers)}`);
   return split;

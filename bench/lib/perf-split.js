@@ -18,23 +18,25 @@ function dsoClass(dso) {
 }
 
 /**
- * Starts sampling `pids` for `seconds`; resolves a function of the connections served that
- * gives {primary: {kernel, node, JIT, libc, other, total}, workers: {...}} in µs per connection.
+ * Samples `pids` (a primary and its workers) for `seconds`; resolves once perf has written `file`.
  * @param {string} file  perf's data file
- * @param {number} primaryPid
- * @param {number[]} pids  the primary and its workers
+ * @param {number[]} pids
  * @param {number} seconds
+ * @returns {Promise<void>}
  */
-export function perfWindow(file, primaryPid, pids, seconds) {
+export function perfRecord(file, pids, seconds) {
   const perf = spawn('perf', ['record', '-q', '-e', 'cpu-clock', '-F', String(HZ), '-o', file, '-p', pids.join(','), '--', 'sleep', String(seconds)], { stdio: 'ignore' });
-  const done = new Promise((resolve, reject) => {
+  return new Promise((resolve, reject) => {
     perf.once('error', reject);
     perf.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`perf record exited ${code}`))));
   });
-  return done.then(() => (connections) => split(file, primaryPid, connections));
 }
 
-function split(file, primaryPid, connections) {
+/**
+ * What `file` sampled, in µs of CPU per connection: {primary: {kernel, node, JIT, libc, other, total}, workers: {...}}.
+ * @param {string} file  @param {number} primaryPid  @param {number} connections  served while it sampled
+ */
+export function perfSplit(file, primaryPid, connections) {
   const out = execFileSync('perf', ['report', '-i', file, '--stdio', '--sort', 'pid,dso', '-n'], { encoding: 'utf8', maxBuffer: 16 << 20, stdio: ['ignore', 'pipe', 'ignore'] });
   const zero = () => ({ kernel: 0, node: 0, JIT: 0, libc: 0, other: 0, total: 0 });
   const roles = { primary: zero(), workers: zero() };

@@ -12,8 +12,7 @@ test('a crash restart cancelled at the start gate by a stop is not counted', asy
   const box = await sandbox(t);
   const env = { SUPER_START_CONCURRENCY: '1' };
   // churn exits 3 when told (SIGUSR2); hog boots, holding the gate, until told to be ready.
-  box.write('churn.sh', "#!/bin/sh\ntrap 'exit 3' USR2\nwhile :; do sleep 0.05; done\n");
-  fs.chmodSync(path.join(box.dir, 'churn.sh'), 0o755);
+  fs.chmodSync(box.write('churn.sh', "#!/bin/sh\ntrap 'exit 3' USR2\nwhile :; do sleep 0.05; done\n"), 0o755);
   box.write('hog.js', "process.on('SIGUSR2', () => process.send('ready'));\nsetInterval(() => {}, 1000);\n");
   const churn = box.write('churn.yml', 'apps:\n  - name: churn\n    script: churn.sh\n    ready_on: spawn\n    min_uptime: 0\n    restart_delay: 0\n');
   const hog = box.write('hog.yml', 'apps:\n  - name: hog\n    script: hog.js\n    ready_on: ready\n    listen_timeout: 60s\n');

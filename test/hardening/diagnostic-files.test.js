@@ -9,18 +9,15 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
 import { sandbox, freePort } from '../helpers/harness.js';
+import { testUser } from '../helpers/test-user.js';
 
 const notRoot = process.getuid?.() !== 0 && 'needs root: creates a user whose worker plants links';
 const SECRET = 'root-only secret\n';
 
 test('root\'s profile --out next to a hostile worker of another user', { skip: notRoot, timeout: 60000 }, async (t) => {
-  const user = `sdp${process.pid}`;
   const box = await sandbox(t);
-  execFileSync('useradd', ['-M', '-s', '/bin/sh', user]);
-  t.after(() => execFileSync('userdel', [user], { stdio: 'ignore' })); // after the sandbox's cleanup ended its processes
-  const uid = Number(execFileSync('id', ['-u', user], { encoding: 'utf8' }));
+  const { name: user, uid } = testUser(t, 'sdp'); // deleted after the sandbox's cleanup ended its processes
   fs.chmodSync(box.dir, 0o755); // the user may enter, not write
   const secret = box.write('secret', SECRET);
   fs.chmodSync(secret, 0o600);

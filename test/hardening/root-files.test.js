@@ -8,27 +8,16 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { sandbox, freePort, superCli, httpGet, SUPER } from '../helpers/harness.js';
+import { testUser } from '../helpers/test-user.js';
 
 const notRoot = process.getuid?.() !== 0 && 'needs root: creates a user and files owned by it';
 const SECRET = 'root-only secret\n';
 
 test('a root daemon and another user\'s paths', { skip: notRoot, timeout: 60000 }, async (t) => {
-  const user = `sdt${process.pid}`;
-  execFileSync('useradd', ['-m', '-s', '/bin/sh', user]);
-  // Never thrown: a hook that throws skips the ones after it (the sandbox's cleanup).
-  t.after(() => {
-    try {
-      execFileSync('userdel', ['-r', user], { stdio: 'ignore' });
-    } catch (err) {
-      process.stderr.write(`userdel ${user}: ${err.message}\n`);
-    }
-  });
-  const uid = Number(execFileSync('id', ['-u', user], { encoding: 'utf8' }));
-  const gid = Number(execFileSync('id', ['-g', user], { encoding: 'utf8' }));
-
   const box = await sandbox(t);
+  const { name: user, uid, gid } = testUser(t, 'sdt', { home: true }); // deleted after the sandbox's cleanup
   fs.chmodSync(box.dir, 0o755); // the user may enter, not write
   const secret = box.write('secret', SECRET);
   fs.chmodSync(secret, 0o600);

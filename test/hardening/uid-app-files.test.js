@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { sandbox, lsJson } from '../helpers/harness.js';
+import { testUser } from '../helpers/test-user.js';
 import { memoryCgroup, memoryCgroupSkip } from '../helpers/memory-cgroup.js';
 
 const MiB = 1024 * 1024;
@@ -21,19 +22,8 @@ const skip = (process.getuid?.() !== 0 && 'needs root: creates a user and runs a
 const peakRss = (pid) => Number(/^VmHWM:\s+(\d+) kB$/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) * 1024;
 
 test('an app\'s user cannot take the daemon down through its package.json', { skip, timeout: 90000 }, async (t) => {
-  const user = `sdf${process.pid}`;
-  execFileSync('useradd', ['-M', '-s', '/bin/sh', user]);
-  t.after(() => {
-    try {
-      execFileSync('userdel', [user], { stdio: 'ignore' });
-    } catch (err) {
-      process.stderr.write(`userdel ${user}: ${err.message}\n`);
-    }
-  });
-  const uid = Number(execFileSync('id', ['-u', user], { encoding: 'utf8' }));
-  const gid = Number(execFileSync('id', ['-g', user], { encoding: 'utf8' }));
-
   const box = await sandbox(t);
+  const { name: user, uid, gid } = testUser(t, 'sdf'); // deleted after the sandbox's cleanup ended its processes
   const group = memoryCgroup(t, 768 * MiB);
   fs.chmodSync(box.dir, 0o755);
   const app = path.join(box.dir, 'app');

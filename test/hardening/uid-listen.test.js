@@ -11,8 +11,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
 import { sandbox } from '../helpers/harness.js';
+import { testUser } from '../helpers/test-user.js';
 import { unprivilegedPortStart } from '../../lib/master/process/listen-permission.js';
 import { MAX_SERVERS_PER_WORKER } from '../../lib/master/process/listen-guard.js';
 import { eventually } from '../helpers/wait.js';
@@ -43,10 +43,7 @@ const connectTo = (sock) => new Promise((resolve, reject) => {
 });
 
 test('a uid app listens only where its user may', { skip: notRoot, timeout: 120000 }, async (t) => {
-  const user = `sdl${process.pid}`;
-  execFileSync('useradd', ['-M', '-s', '/bin/sh', user]);
-  t.after(() => execFileSync('userdel', [user], { stdio: 'ignore' }));
-  const uid = Number(execFileSync('id', ['-u', user], { encoding: 'utf8' }));
+  const { name: user, uid } = testUser(t, 'sdl');
   const lowStart = unprivilegedPortStart();
 
   for (const scheduling of ['round-robin', 'os', ...(reusePortSupport().ok ? ['reuseport'] : [])]) {

@@ -6,8 +6,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { spawn, spawnSync, execFileSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { sandbox, freePort, lsJson, httpGet, SUPER } from '../helpers/harness.js';
+import { testUser } from '../helpers/test-user.js';
 
 test('LISTEN_FDS: the daemon adopts the sockets systemd passes, and apps listening on those ports serve them', async (t) => {
   const box = await sandbox(t);
@@ -52,14 +53,12 @@ test('LISTEN_FDS: the daemon adopts the sockets systemd passes, and apps listeni
   // An app run as another user (uid:, needs root) is served an inherited socket too: its
   // listen is checked as it asked for it (an unprivileged port), then served from the fd.
   if (process.getuid?.() !== 0) return t.diagnostic('not root: the uid: app is not checked');
-  const user = `sdf${process.pid}`;
-  execFileSync('useradd', ['-M', '-s', '/bin/sh', user]);
-  t.after(() => execFileSync('userdel', [user], { stdio: 'ignore' }));
+  const { name: user, uid } = testUser(t, 'sdu');
   fs.chmodSync(box.dir, 0o755); // the user may read its script
   const asUser = await box.cli(['start', box.write('user.yml', `apps:\n  - name: asuser\n    script: app.cjs\n    uid: ${user}\n    max_restarts: 0\n    env: { PORT: ${userPort} }\n`)]);
   assert.equal(asUser.code, 0, asUser.stdout + asUser.stderr);
   const pid = Number(/^pid=(\d+)/.exec((await httpGet(userPort)).body)[1]);
-  assert.equal(fs.statSync(`/proc/${pid}`).uid, Number(execFileSync('id', ['-u', user], { encoding: 'utf8' })));
+  assert.equal(fs.statSync(`/proc/${pid}`).uid, uid);
 });
 
 const hasVerify = spawnSync('systemd-analyze', ['--version']).status === 0;

@@ -2,7 +2,8 @@
 // the daemon stands, the daemon answers a connection that would wait behind others itself
 // (docs/overload.md, "Refused by the daemon"): the app's status with Retry-After and an
 // empty body (the agent's refusal has a text body), none timed out, counted in the app's
-// shed figure; the app keeps serving; an app without overload: is never refused.
+// shed figure (also when the worker dies before its next report); the app keeps serving;
+// an app without overload: is never refused.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { sandbox, freePort, httpGet, lsJson } from '../helpers/harness.js';
@@ -59,4 +60,35 @@ test('round-robin, a new connection per request past capacity: the daemon refuse
     const counts = await openLoop(portB, '/burn?ms=20', 200, 50, { label: byWho });
     assert.deepEqual(counts, { 200: 50 });
   });
+});
+
+test('the daemon\'s refusals for a worker that dies before its next report stay in its slot\'s shed count', async (t) => {
+  const box = await sandbox(t);
+  const [port, metricsPort] = [await freePort(), await freePort()];
+  box.fixture('overload-lab.js');
+  // metrics_interval 0: the agent never reports, so the count is the daemon's refusals alone,
+  // and nothing takes them from the worker before it dies.
+  await box.start(box.write('eco.yml', [
+    'scheduling: round-robin',
+    `metrics: { listen: ${metricsPort} }`,
+    'apps:',
+    '  - name: queue',
+    '    script: overload-lab.js',
+    '    instances: 1',
+    '    metrics_interval: 0',
+    `    env: { PORT: ${port} }`,
+    '    overload: { max_queue_wait: 200ms, retry_after: 2s }',
+  ].join('\n')));
+  const workerOf = async () => (await lsJson(box)).apps[0].workers[0];
+  const { pid } = await workerOf();
+  // 20 ms of CPU a request, 200 new connections a second for 1.5 s: 4x what a core serves.
+  const counts = await openLoop(port, '/burn?ms=20', 200, 300, { label: byWho });
+  assert.ok(counts.daemon > 0, JSON.stringify(counts));
+  process.kill(pid, 'SIGKILL');
+  await eventually(async () => {
+    const w = await workerOf();
+    return w.pid !== pid && w.status === 'online';
+  }, { timeout: 20000, what: 'the worker to be restarted' });
+  const shed = /^superd_worker_shed_requests_total\{app="queue",slot="0"\} (\d+)$/m.exec((await httpGet(metricsPort, '/metrics')).body);
+  assert.equal(Number(shed?.[1]), counts.daemon, `${shed?.[0]}; refused by the daemon: ${JSON.stringify(counts)}`);
 });

@@ -81,6 +81,7 @@ export class Monitor {
       this.afterReport(rec.app, pid, now, proc.reportInterval);
     });
     proc.once('exit', () => {
+      rec.counters.shedRequests += proc.unreportedRefusals ?? 0;
       this.records.delete(proc.pid);
       this.sampler.forget(proc.pid);
     });

@@ -42,6 +42,7 @@ export class WorkerProcess extends EventEmitter {
     super();
     this.kind = opts.app.exec_mode;
     this.exited = null;
+    this.unreportedRefusals = 0; // set at exit (#onExit), added to its slot's shed count by the monitor
     /** @type {object|null} the CPUs the slot gave it, {cpus, pinned} (lib/master/settings/affinity.js) */
     this.affinity = null;
     this.killSignal = opts.app.kill_signal;
@@ -125,6 +126,8 @@ export class WorkerProcess extends EventEmitter {
     const refused = this.kind === 'cluster' ? listenRefusal(this.child) : null;
     if (refused) this.exited.listen_refused = refused;
     if (this.kind === 'cluster') releasePath(this.appName);
+    // The connections the daemon refused for it since its last report: no report carries them now.
+    this.unreportedRefusals = this.worker ? (takeDaemonRefusals(this.worker)?.count ?? 0) : 0;
     clearTimeout(this.killTimer);
     clearTimeout(this.drainTimer);
     // Whatever the worker started and left behind goes with it: its group, and what left

@@ -11,7 +11,6 @@
 import test, { describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { spawn } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { sandbox, ROOT, FIXTURES, lsJson, describeJson, runProcess } from '../helpers/harness.js';
@@ -19,8 +18,7 @@ import { PM2_KEYS, PM2_TOP_KEYS } from '../../lib/config/pm2-keys.js';
 import { eventually } from '../helpers/wait.js';
 import { request } from '../helpers/requests.js';
 import { pm2Names } from '../../lib/config/pm2-format.js';
-
-const PM2 = path.join(ROOT, 'node_modules', 'pm2', 'bin', 'pm2');
+import { pm2Reaper } from '../helpers/pm2.js';
 const IDLE = 'setInterval(() => {}, 1000);\n';
 
 /** Keys no variation uses, and why. */
@@ -213,42 +211,6 @@ function writeVariation(box, v) {
   const body = v.single ? v.apps[0] : { apps: v.apps };
   const text = v.text ?? (v.form === 'js' ? `module.exports = ${JSON.stringify(body, null, 2)};\n` : JSON.stringify(body, null, 2));
   return box.write(v.file, text);
-}
-
-/**
- * Whatever ends this test (its end, a failure, the runner killing it at its time bound),
- * PM2's daemon and apps end too: a detached reaper waits for this process to exit, or for
- * SIGUSR2, then SIGKILLs PM2's daemon and every process running with this PM2_HOME (the
- * apps of a daemon that did not answer `pm2 kill`), and removes the directory.
- */
-const REAPER = `const fs = require('fs');
-const [parent, home] = process.argv.slice(1);
-const reap = () => {
-  const kill = (pid) => { try { process.kill(pid, 'SIGKILL'); } catch {} };
-  try { kill(Number(fs.readFileSync(home + '/pm2.pid', 'utf8'))); } catch {} // first: it forks no more
-  for (const d of fs.readdirSync('/proc')) {
-    if (!/^\\d+$/.test(d)) continue;
-    try { if (fs.readFileSync('/proc/' + d + '/environ', 'latin1').split('\\0').includes('PM2_HOME=' + home)) kill(Number(d)); } catch {}
-  }
-  fs.rmSync(home, { recursive: true, force: true });
-  process.exit(0);
-};
-process.on('SIGUSR2', reap);
-setInterval(() => { try { process.kill(Number(parent), 0); } catch { reap(); } }, 500);
-`;
-
-/** Starts the reaper of `pm2Home`; -> stop(): `pm2 kill` (bounded), then the reaper reaps. */
-function pm2Reaper(pm2Home, env) {
-  const { PM2_HOME, ...clean } = env; // the reaper must not find itself
-  const reaper = spawn(process.execPath, ['-e', REAPER, String(process.pid), pm2Home], { env: clean, detached: true, stdio: 'ignore' });
-  reaper.unref();
-  return async () => {
-    await runProcess(process.execPath, [PM2, 'kill'], { cwd: os.tmpdir(), env, timeout: 10000 }).catch(() => {});
-    const exited = new Promise((resolve) => reaper.once('exit', resolve));
-    reaper.ref(); // waited for now
-    reaper.kill('SIGUSR2');
-    await exited;
-  };
 }
 
 /** What PM2 resolved for one app, from its processes in `pm2 jlist`, plus /proc. */

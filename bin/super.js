@@ -129,9 +129,26 @@ async function parseWithCommander() {
     .description('zero-downtime rolling reload: re-read the ecosystem file, replace workers one by one, ready first')
     .option('--keep-config', 'reload with the running config instead of re-reading the file')
     .option('--update-env', 'give the new workers this shell\'s environment (under the app\'s own env, which wins)')
+    .option('--env <name>', 'with one ecosystem file: use the env_<name> block of each app (as PM2; its apps not running are started)')
+    .option('--only <apps>', 'with one ecosystem file: comma-separated app names to act on')
     .option('--json', 'print the outcome as JSON')
     .action(run('reload'));
-  program.command('restart').argument('<targets...>', TARGETS).description('hard restart: stop every worker, then start them again').action(run('restart'));
+  program.command('restart').argument('<targets...>', TARGETS).description('hard restart: stop every worker, then start them again')
+    .option('--env <name>', 'with one ecosystem file: use the env_<name> block of each app (as PM2; its apps not running are started)')
+    .option('--only <apps>', 'with one ecosystem file: comma-separated app names to act on')
+    .action(run('restart'));
+  // PM2's deploy-script commands (lib/ctl/commands/start-or.js).
+  const startOr = (name, then, alias) => {
+    const command = program.command(name).argument('<file>', 'an ecosystem file')
+      .description(`PM2's ${name}: start the file's apps that are not running, ${then} the others with the file's config`)
+      .option('--env <name>', 'use the env_<name> block of each app')
+      .option('--only <apps>', 'comma-separated app names to act on')
+      .option('--json', 'print the outcome as JSON')
+      .action((file, opts) => run('start-or')(file, { ...opts, then }));
+    if (alias) command.alias(alias);
+  };
+  startOr('startOrReload', 'reload', 'startOrGracefulReload');
+  startOr('startOrRestart', 'restart');
   program.command('delete').argument('<targets...>', TARGETS).description('stop apps and forget them').action(run('delete'));
   program.command('scale').argument('<app>', 'app name or id').argument('<count>', 'N, +N or -N')
     .description('change the number of workers').option('--json', 'print the outcome as JSON').action(run('scale'));

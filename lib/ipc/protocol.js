@@ -29,6 +29,9 @@
 //               watch: true turns watch mode on for the file's apps (their cwd if they list no paths)
 //               env (with apps of the file already running): the apps whose config it changes
 //               are reloaded from the file with it (progress frames as reload's), adding {reloaded: [outcome]}
+//               then: 'reload' | 'restart' (PM2's startOrReload / startOrRestart): every app of the file
+//               that was running is reloaded (adding {reloaded}) or restarted (adding {restarted: [name]})
+//               with the file's config and env, and its reloads re-read this file from then on
 //   start-script {script, cwd, args?, name?, instances?, env?, clientEnv?, watch?, keys?}
 //                                                    -> as start      an app without an ecosystem file
 //               (`super start app.js -i 2`); validated by lib/config like a file's entry (E_CONFIG);
@@ -152,6 +155,7 @@ export const OPS = Object.freeze({
     clientEnv: [envMap, false, 'an object of string values'],
     watch: [(v) => v === undefined || typeof v === 'boolean', false, 'true or false'],
     cwd: [(v) => v === undefined || absPath(v), false, 'an absolute directory (where `super start` runs)'],
+    then: [(v) => v === undefined || v === 'reload' || v === 'restart', false, '"reload" or "restart"'],
   },
   'start-script': {
     script: [str, true, 'a script path or a command name'],

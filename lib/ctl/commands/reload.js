@@ -1,14 +1,18 @@
 // super reload <targets...> [--keep-config] [--update-env] [--json]: rolling, zero-downtime
 // reload with progress. --update-env: the replacements get this shell's environment under
-// each app's own env (the file's env wins, as in PM2).
+// each app's own env (the file's env wins, as in PM2). One ecosystem file as the target
+// (`super reload ecosystem.config.js [--env production] [--only a,b]`) is PM2's
+// startOrReload (start-or.js): its apps not running are started, the others reloaded.
 import { request } from '../session.js';
 import { EXIT, SuperError } from '../../errors.js';
 import { reloadPrinter } from '../render-reload.js';
 import { toTargets } from '../targets.js';
 import { printError } from '../coded-error.js';
 import { reloadFailure } from '../../worker-failure.js';
+import { fileAsPm2Does } from '../file-target.js';
 
 export default async function reload(targets, opts) {
+  if (fileAsPm2Does(targets, opts)) return (await import('./start-or.js')).default(targets[0], { ...opts, then: 'reload' });
   if (opts.updateEnv && process.env.SUPER_HOST) {
     throw new SuperError('E_USAGE', '--update-env carries this shell\'s environment into the apps; run it on the daemon\'s host, not with --host');
   }

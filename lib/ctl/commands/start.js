@@ -73,7 +73,7 @@ async function startFile(file, opts) {
   const checked = import('../../config/index.js').then(({ loadEcosystem }) => loadEcosystem(file, { env: opts.env, only, startDir: process.cwd() }));
   return withDaemon(async (client) => {
     const { onProgress, report: reportReload } = reloadPrinter();
-    const args = { file: abs, env: opts.env, only, clientEnv: callerEnv(), watch: opts.watch || undefined, cwd: process.cwd() };
+    const args = { file: abs, env: opts.env, only, clientEnv: callerEnv(), watch: opts.watch || undefined, cwd: process.cwd(), then: opts.then };
     const data = await whenNotBusy(() => client.request('start', args, { timeout: 0, onProgress: opts.json ? undefined : onProgress }));
     if (!opts.json) for (const r of data.reloaded ?? []) reportReload(r);
     const status = await report(client, data, opts);
@@ -190,15 +190,17 @@ function whileStarting() {
 /** What `start` did: JSON with --json, else one line per app and the `ls` table. */
 async function report(client, data, opts) {
   if (opts.json) {
-    process.stdout.write(`${JSON.stringify(data)}\n`);
+    // startOrReload / startOrRestart: `apps` as `reload --json` and `restart` give it
+    process.stdout.write(`${JSON.stringify(opts.then ? { ...data, apps: data.reloaded ?? data.restarted } : data)}\n`);
     return printOutcome({ ...data, warnings: [] });
   }
   const failed = new Set((data.failed ?? []).map((f) => f.app));
   for (const name of data.started) if (!failed.has(name)) process.stdout.write(`started ${name}\n`);
+  if (data.restarted?.length) process.stdout.write(`restarted ${data.restarted.join(', ')}\n`);
   const ls = await client.request('ls');
-  const reloaded = new Set((data.reloaded ?? []).map((r) => r.app));
+  const refreshed = new Set([...(data.reloaded ?? []).map((r) => r.app), ...(data.restarted ?? [])]);
   for (const name of data.running) {
-    if (reloaded.has(name)) continue;
+    if (refreshed.has(name)) continue;
     const app = ls.apps.find((a) => a.name === name);
     const changed = data.changed?.find((c) => c.name === name);
     if (app && app.status !== 'online') {

@@ -254,8 +254,14 @@ export class AppRegistry extends EventEmitter {
     return { apps: apps.map((a) => a.name) };
   }
 
-  async restart(target) {
+  /**
+   * `super restart`: every worker stopped, then started again, with a config a `start` of
+   * the app's file left pending. source: (startOrRestart) the file its reloads re-read from now on.
+   * @param {string|string[]} target  @param {{source?: {file?: string, env?: string, cwd?: string}}} [o]
+   */
+  async restart(target, { source } = {}) {
     const apps = this.targets(target);
+    if (source) for (const app of apps) app.source = { ...app.source, ...source };
     const result = { apps: apps.map((a) => a.name), warnings: [], failed: [] };
     await Promise.all(apps.map((app) => this.#withBusy(app, 'restart', async () => {
       await this.#collectOutcomes(app, await app.restart(), result);

@@ -7,7 +7,7 @@ import { makeLogHandlers } from './log-handlers.js';
 import { daemonStats } from '../health/index.js';
 import { inheritable, describeView, tailFile } from '../apps/index.js';
 import { fileLessApp } from './file-less-app.js';
-import { applyEnvToRunning } from './env-refresh.js';
+import { applyEnvToRunning, refreshRunning } from './env-refresh.js';
 import { signalWorkers, workerEnvironment } from './worker-ops.js';
 import { captureTargets } from './capture-targets.js';
 import { startCapacityCopy } from './capacity-copy.js';
@@ -41,6 +41,7 @@ export function makeHandlers({ registry, settings, monitor, watcher, cron, captu
       const result = await registry.startFromFile({ ...a, rollback: true });
       // --watch: the file's apps reload when their files change (their cwd, if no watch paths)
       if (a.watch) for (const name of [...result.started, ...result.running]) registry.setWatch(name, true);
+      if (a.then) return { ...result, ...(await refreshRunning(registry, a, result, progress)) };
       // --env <name> on running apps: their new env applies now, through a rolling reload
       const reloaded = await applyEnvToRunning(registry, { file: a.file, env: a.env, cwd: a.cwd, changed: result.changed, progress });
       return reloaded ? { ...result, reloaded: reloaded.apps } : result;

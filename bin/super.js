@@ -134,6 +134,7 @@ async function parseWithCommander() {
     .option('--json', 'print the outcome as JSON')
     .action(run('reload'));
   program.command('restart').argument('<targets...>', TARGETS).description('hard restart: stop every worker, then start them again')
+    .option('--update-env', 'give the workers this shell\'s environment (under the app\'s own env, which wins), from now on')
     .option('--env <name>', 'with one ecosystem file: use the env_<name> block of each app (as PM2; its apps not running are started)')
     .option('--only <apps>', 'with one ecosystem file: comma-separated app names to act on')
     .action(run('restart'));
@@ -165,6 +166,9 @@ async function parseWithCommander() {
     .argument('<targets...>', `${TARGETS}; app#slot for one worker`)
     .description('send a signal to the workers of apps (or to one worker)')
     .option('--json', 'print JSON').action(run('signal'));
+  program.command('pid').argument('[targets...]', `${TARGETS} (default: all); app#slot for one worker`)
+    .description('the pids of the running workers of apps, one per line (PM2\'s pm2 pid), e.g. kill -USR2 $(super pid api)')
+    .option('--json', 'print JSON').action(run('pid'));
   program.command('reset').argument('<targets...>', TARGETS).description('set the restart counters of apps back to 0').action(run('reset'));
   program.command('monit').description('live dashboard: CPU, memory, event-loop delay, requests and logs of every worker').action(run('monit'));
   program.command('dashboard').description('live web dashboard of the local daemon, or of every --host given (a process of its own; Ctrl-C stops it)')
@@ -205,6 +209,7 @@ async function parseWithCommander() {
     .option('--json', 'one JSON object per line: {app, slot, stream, time, msg} (time: epoch ms, when known)')
     .option('--raw', 'the lines as written, without app#slot prefixes (for pipes)')
     .option('--since <when>', 'only lines since a duration ago (10m, 2h) or a date (needs dated lines)')
+    .option('--nostream', 'PM2\'s flag: print and exit, which is what super logs does without -f')
     .action(run('logs'));
   program.command('profile').argument('<app>', 'app name or id; app#slot for one worker (default: every worker, one file each)')
     .description('CPU profile of live workers: a .cpuprofile (DevTools, speedscope), a flame graph beside it (.html), the top functions')

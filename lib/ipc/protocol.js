@@ -43,13 +43,14 @@
 //               target (stop, restart, reload, delete, start-apps, signal, reset) = an app name, an
 //               id (as ls shows it), a namespace, "all", an ecosystem file's absolute path (the apps
 //               started from it), or a list of those (at most 100)
-//   restart     {target}                             -> {apps: [name]}
+//   restart     {target, updateEnv?}                 -> {apps: [name]}   updateEnv: as reload's, kept from then on
 //   reload      {target, keepConfig?, updateEnv?}    -> {apps: [{app, ok, replaced, kept, ready_ms, total_ms, changed, failed?}]}
 //               progress frames: {app, step: begin|ready|scaled|done, ...}; done carries the app's outcome
 //               updateEnv: the caller's environment; the replacements get it under the app's env
 //   delete      {target}                             -> {apps: [name]}
 //   signal      {target, signal, slot?}              -> {signal, sent: [{app, slot, pid}]}
 //   reset       {target}                             -> {apps: [name]}      restart counters back to 0
+//   pid         {target, slot?}                      -> {workers: [{app, slot, pid}]}   `super pid`: running workers only
 //   env         {app, slot?}                         -> {app, slot, pid, from, env}  the worker's
 //               environment (from: "process" when read from the running process), secrets masked
 //   scale       {app, count}                         -> {app, from, to}      count = "N" | "+N" | "-N"
@@ -171,7 +172,10 @@ export const OPS = Object.freeze({
   'start-apps': { target: targetSpec },
   'warm-reader': {},
   stop: { target: targetSpec },
-  restart: { target: targetSpec },
+  restart: {
+    target: targetSpec,
+    updateEnv: [(v) => plainObj(v) && envMap(v), false, 'an object of string values'],
+  },
   reload: {
     target: targetSpec,
     keepConfig: [(v) => v === undefined || typeof v === 'boolean', false, 'true or false'],
@@ -180,6 +184,7 @@ export const OPS = Object.freeze({
   delete: { target: targetSpec },
   signal: { target: targetSpec, signal: [(v) => typeof v === 'string' && /^[A-Za-z0-9]{1,16}$/.test(v), true, 'a signal name like SIGUSR2'], slot: slotIndex },
   reset: { target: targetSpec },
+  pid: { target: targetSpec, slot: slotIndex },
   env: { app: [str, true, 'an app name or id'], slot: slotIndex },
   scale: {
     app: [str, true, 'an app name'],

@@ -1,6 +1,7 @@
 // PM2's CLI habits on one real daemon: -v without a daemon, list/jlist/prettylist/show,
 // numeric ids, several targets, `all`, an ecosystem file as a target, signal (sendSignal),
-// reset, --json on start/reload/stop/scale, and output to a closed pipe.
+// reset, pid, logs --nostream, restart --update-env, --json on start/reload/stop/scale, and
+// output to a closed pipe.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -140,6 +141,35 @@ test('PM2 CLI habits', async (t) => {
     r = await box.cli(['reset', 'api']);
     assert.equal(r.code, 0, r.stderr);
     assert.ok(appOf(await lsJson(box), 'api').workers.every((w) => w.restarts === 0));
+  });
+
+  await t.test('pid (running workers only), logs --nostream, restart --update-env', async () => {
+    const ls = await lsJson(box);
+    let r = await box.cli(['pid']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(r.stdout.trim().split('\n').map(Number), ls.apps.flatMap((a) => a.workers.map((w) => w.pid)));
+    r = await box.cli(['pid', 'api#1']);
+    assert.equal(r.stdout, `${appOf(ls, 'api').workers[1].pid}\n`);
+    r = await box.cli(['pid', 'nope']);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /E_APP_NOT_FOUND: no app named "nope"/);
+    assert.equal((await box.cli(['stop', 'jobs'])).code, 0);
+    r = await box.cli(['pid', 'jobs']);
+    assert.deepEqual([r.code, r.stdout], [0, ''], 'a stopped worker has no pid line (PM2 prints 0, and kill 0 signals the whole group)');
+    assert.equal((await box.cli(['start', 'jobs'])).code, 0);
+
+    r = await box.cli(['logs', 'api', '--nostream', '--lines', '1']);
+    assert.equal(r.code, 0, r.stderr);
+    r = await box.cli(['logs', '--nostream', '-f']);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /E_USAGE: --nostream prints and exits, -f follows/);
+
+    r = await box.cli(['restart', 'web', '--update-env'], { env: { HABITS_DEPLOY: 'v2' } });
+    assert.equal(r.code, 0, r.stderr);
+    const envOf = async () => JSON.parse((await box.cli(['env', 'web', '--json'])).stdout).env.HABITS_DEPLOY;
+    assert.equal(await envOf(), 'v2');
+    assert.equal((await box.cli(['restart', 'web'])).code, 0);
+    assert.equal(await envOf(), 'v2', 'kept by later restarts, as PM2 keeps it');
   });
 
   await t.test('--json on scale', async () => {

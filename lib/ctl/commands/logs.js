@@ -9,6 +9,7 @@ import { makeRenderer, colorWanted, earlierLines } from '../render-log.js';
 import { printError } from '../coded-error.js';
 
 export default async function logs(target = 'all', opts = {}) {
+  if (opts.nostream && opts.follow) throw new SuperError('E_USAGE', '--nostream prints and exits, -f follows: give one of them');
   const args = { target, follow: Boolean(opts.follow) };
   if (opts.lines !== undefined) {
     const n = Number(opts.lines);

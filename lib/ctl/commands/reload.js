@@ -4,22 +4,20 @@
 // (`super reload ecosystem.config.js [--env production] [--only a,b]`) is PM2's
 // startOrReload (start-or.js): its apps not running are started, the others reloaded.
 import { request } from '../session.js';
-import { EXIT, SuperError } from '../../errors.js';
+import { EXIT } from '../../errors.js';
 import { reloadPrinter } from '../render-reload.js';
 import { toTargets } from '../targets.js';
 import { printError } from '../coded-error.js';
 import { reloadFailure } from '../../worker-failure.js';
 import { fileAsPm2Does } from '../file-target.js';
+import { updatedEnv } from '../caller-env.js';
 
 export default async function reload(targets, opts) {
   if (fileAsPm2Does(targets, opts)) return (await import('./start-or.js')).default(targets[0], { ...opts, then: 'reload' });
-  if (opts.updateEnv && process.env.SUPER_HOST) {
-    throw new SuperError('E_USAGE', '--update-env carries this shell\'s environment into the apps; run it on the daemon\'s host, not with --host');
-  }
+  const updateEnv = updatedEnv(opts);
   const t0 = Date.now();
   const { onProgress, report, secs } = reloadPrinter();
-  const args = { target: toTargets(targets), keepConfig: opts.keepConfig || undefined };
-  if (opts.updateEnv) args.updateEnv = Object.fromEntries(Object.entries(process.env).filter(([, v]) => typeof v === 'string'));
+  const args = { target: toTargets(targets), keepConfig: opts.keepConfig || undefined, updateEnv };
   const data = await request('reload', args, { timeout: 0, onProgress: opts.json ? undefined : onProgress });
   if (opts.json) {
     process.stdout.write(`${JSON.stringify(data)}\n`);

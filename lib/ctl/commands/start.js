@@ -22,6 +22,7 @@ import { toTargets } from '../targets.js';
 import { shellQuote, shellSplit } from '../../config/shell-split.js';
 import { pm2StartKeys } from '../pm2-start-flags.js';
 import { MAX_INSTANCES } from '../../ipc/protocol.js';
+import { callerEnv } from '../caller-env.js';
 
 const ENV_VAR = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s;
 
@@ -120,8 +121,6 @@ function scriptRequest(what, scriptArgs, opts, pm2Keys = {}) {
   if (opts.watch) req.watch = true;
   return req;
 }
-
-const callerEnv = () => Object.fromEntries(Object.entries(process.env).filter(([, v]) => typeof v === 'string'));
 
 // A `start` that finds its apps busy (a concurrent `super start` of the same file is
 // starting them) waits for that one, then reports what it finds ("already running").

@@ -256,12 +256,18 @@ export class AppRegistry extends EventEmitter {
 
   /**
    * `super restart`: every worker stopped, then started again, with a config a `start` of
-   * the app's file left pending. source: (startOrRestart) the file its reloads re-read from now on.
-   * @param {string|string[]} target  @param {{source?: {file?: string, env?: string, cwd?: string}}} [o]
+   * the app's file left pending. source: (startOrRestart) the file its reloads re-read from now on;
+   * clientEnv: (`restart --update-env`) the caller's environment, under the app's own env, from now on.
+   * @param {string|string[]} target
+   * @param {{source?: {file?: string, env?: string, cwd?: string}, clientEnv?: Record<string, string>}} [o]
    */
-  async restart(target, { source } = {}) {
+  async restart(target, { source, clientEnv } = {}) {
     const apps = this.targets(target);
-    if (source) for (const app of apps) app.source = { ...app.source, ...source };
+    const env = clientEnv && inheritable(clientEnv);
+    for (const app of apps) {
+      if (source) app.source = { ...app.source, ...source };
+      if (env) app.clientEnv = env;
+    }
     const result = { apps: apps.map((a) => a.name), warnings: [], failed: [] };
     await Promise.all(apps.map((app) => this.#withBusy(app, 'restart', async () => {
       await this.#collectOutcomes(app, await app.restart(), result);

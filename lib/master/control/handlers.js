@@ -8,7 +8,7 @@ import { daemonStats } from '../health/index.js';
 import { inheritable, describeView, tailFile } from '../apps/index.js';
 import { fileLessApp } from './file-less-app.js';
 import { applyEnvToRunning, refreshRunning } from './env-refresh.js';
-import { signalWorkers, workerEnvironment } from './worker-ops.js';
+import { signalWorkers, workerPids, workerEnvironment } from './worker-ops.js';
 import { captureTargets } from './capture-targets.js';
 import { startCapacityCopy } from './capacity-copy.js';
 import { saveApps, resurrectApps } from '../saved/index.js';
@@ -64,7 +64,7 @@ export function makeHandlers({ registry, settings, monitor, watcher, cron, captu
     'start-apps': (a) => registry.startApps(a.target),
     watch: (a) => registry.setWatch(a.app, a.on),
     stop: (a) => registry.stop(a.target),
-    restart: (a) => registry.restart(a.target),
+    restart: (a) => registry.restart(a.target, { clientEnv: a.updateEnv }),
     reload: (a, conn, progress) => {
       // --update-env: the replacements get the caller's environment
       const overrides = a.updateEnv ? { clientEnv: a.updateEnv } : null;
@@ -72,6 +72,7 @@ export function makeHandlers({ registry, settings, monitor, watcher, cron, captu
       return [a.target].flat().includes('all') ? reloadNotice(reload) : reload();
     },
     signal: (a) => signalWorkers(registry.targets(a.target), a.signal, a.slot),
+    pid: (a) => ({ workers: workerPids(registry.targets(a.target), a.slot) }),
     reset: (a) => registry.resetCounters(a.target),
     env: (a) => workerEnvironment(registry.app(a.app, 'env'), a.slot),
     delete: (a) => registry.delete(a.target),

@@ -24,6 +24,12 @@ export function slotsOf(app, slot) {
   return [s];
 }
 
+/** The running workers of `apps` (one slot with `slot`): `super pid`. */
+export function workerPids(apps, slot) {
+  if (slot !== undefined && apps.length !== 1) throw new SuperError('E_USAGE', 'a #slot names a worker of one app; give one app with it');
+  return apps.flatMap((app) => slotsOf(app, slot).filter((s) => s.pid).map((s) => ({ app: app.name, slot: s.index, pid: s.pid })));
+}
+
 /** Sends `signal` to the running workers of `apps` (one slot with `slot`); returns who got it. */
 export function signalWorkers(apps, signal, slot) {
   const sig = signalName(signal);

@@ -9,7 +9,7 @@ import { startSuccessor, BOOT_MARGIN } from './successor.js';
 import { stopAccepting } from './cluster-listeners.js';
 
 // Ops that change nothing; everything else waits for the upgrade to end.
-const READ_ONLY = new Set(['ping', 'version', 'ls', 'describe', 'env', 'logs', 'subscribe', 'unsubscribe', 'stats', 'save']);
+const READ_ONLY = new Set(['ping', 'version', 'ls', 'describe', 'env', 'pid', 'logs', 'subscribe', 'unsubscribe', 'stats', 'save']);
 
 export class Upgrade {
   /**

@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { sandbox, freePort, lsJson } from '../helpers/harness.js';
 import { privatePm2 } from '../helpers/pm2.js';
+import { eventually } from '../helpers/wait.js';
 
 const STEPS = [
   ['reload', 'ecosystem.config.js', '--env', 'production'],
@@ -30,22 +31,25 @@ const ecosystem = (portA, portB) => `module.exports = { apps: [
   { name: 'jobs', script: 'app.js', env: { PORT: ${portB}, STAGE: 'dev' }, env_production: { STAGE: 'prod' } },
 ] };\n`;
 
-/** The STAGE the process `pid` of the app in `dir` saw at its start. */
-const stageOf = (dir, pid) => fs.readFileSync(path.join(dir, `stage-${pid}`), 'utf8');
+/**
+ * The STAGE the process `pid` of the app in `dir` saw at its start. Waited for: PM2 says a
+ * cluster worker is online when Node's cluster does, before the app's first line has run.
+ */
+const stageOf = (dir, pid) => eventually(() => fs.readFileSync(path.join(dir, `stage-${pid}`), 'utf8'), { timeout: 15000, what: `the stage file of pid ${pid}` });
 
 /**
  * What runs, per app: online or not, the STAGE of its processes, and (against `before`)
  * whether they were all replaced, all kept, or neither.
  * @param {string} dir  @param {{name: string, online: boolean, pids: number[]}[]} apps  @param {Map<string, number[]>} before
  */
-function outcome(dir, apps, before) {
+async function outcome(dir, apps, before) {
   const out = {};
   for (const { name, online, pids } of apps.sort((a, b) => a.name.localeCompare(b.name))) {
     const was = before.get(name) ?? [];
     const kept = pids.filter((p) => was.includes(p)).length;
     out[name] = {
       online,
-      stage: online ? [...new Set(pids.map((pid) => stageOf(dir, pid)))].join(',') : null,
+      stage: online ? [...new Set(await Promise.all(pids.map((pid) => stageOf(dir, pid))))].join(',') : null,
       processes: !online ? 'none' : kept === 0 ? 'replaced' : kept === pids.length ? 'kept' : 'some replaced',
     };
     before.set(name, pids);
@@ -64,20 +68,20 @@ test('startOrReload, startOrRestart and reload|restart <file>: superd does what 
   const pm2Seen = new Map();
   const superdSeen = new Map();
   for (const step of STEPS) {
-    const p = await pm2.cli(step, pm2Box.dir);
+    // The two run side by side: their waits (readiness, drains) overlap.
+    const [p, s] = await Promise.all([pm2.cli(step, pm2Box.dir), box.cli(step, { cwd: box.dir })]);
     assert.equal(p.code, 0, `pm2 ${step.join(' ')}: ${p.stdout}${p.stderr}`);
-    const s = await box.cli(step, { cwd: box.dir });
     assert.equal(s.code, 0, `super ${step.join(' ')}: ${s.stdout}${s.stderr}`);
 
-    const jlist = await pm2.cli(['jlist'], pm2Box.dir);
+    const [jlist, ls] = await Promise.all([pm2.cli(['jlist'], pm2Box.dir), lsJson(box)]);
     const procs = JSON.parse(jlist.stdout.slice(jlist.stdout.indexOf('[')));
     const pm2Apps = [...new Set(procs.map((p) => p.name))].map((name) => {
       const mine = procs.filter((p) => p.name === name);
       return { name, online: mine.every((p) => p.pm2_env.status === 'online'), pids: mine.map((p) => p.pid) };
     });
-    const superdApps = (await lsJson(box)).apps.map((a) => ({ name: a.name, online: a.status === 'online', pids: a.workers.map((w) => w.pid) }));
-    const expected = outcome(pm2Box.dir, pm2Apps, pm2Seen);
+    const superdApps = ls.apps.map((a) => ({ name: a.name, online: a.status === 'online', pids: a.workers.map((w) => w.pid) }));
+    const expected = await outcome(pm2Box.dir, pm2Apps, pm2Seen);
     t.diagnostic(`${step.join(' ')}: ${JSON.stringify(expected)}`);
-    assert.deepEqual(outcome(box.dir, superdApps, superdSeen), expected, `after ${step.join(' ')}`);
+    assert.deepEqual(await outcome(box.dir, superdApps, superdSeen), expected, `after ${step.join(' ')}`);
   }
 });

@@ -20,7 +20,7 @@ export function fileAsPm2Does(targets, opts) {
     throw new SuperError('E_USAGE', '--env and --only choose in an ecosystem file: give one file as the target (super reload ecosystem.config.js --env production)');
   }
   if (choose && process.env.SUPER_HOST) throw new SuperError('E_USAGE', '--env and --only start from a file of this machine; run them on the daemon\'s host, not with --host');
-  if (file && (opts.keepConfig || opts.updateEnv) && (opts.env !== undefined || opts.only !== undefined)) {
+  if (choose && (opts.keepConfig || opts.updateEnv)) {
     throw new SuperError('E_USAGE', '--keep-config and --update-env act on the running apps; --env and --only start from the file: give one or the other');
   }
   return Boolean(file) && !opts.keepConfig && !opts.updateEnv && !process.env.SUPER_HOST;

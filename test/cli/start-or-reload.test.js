@@ -20,10 +20,14 @@ test('startOrReload, startOrRestart and reload|restart <file> as PM2 runs them',
 ] };\n`);
   // A PM2 file's relative paths start where the command runs, as with PM2 (a deploy's cd).
   const cli = (args) => box.cli(args, { cwd: box.dir });
+  /** The STAGE a worker of `app` runs with, asked in-process (the CLI's env is not under test here). */
   const stage = async (app) => {
-    const r = await cli(['env', app, '--json']);
-    assert.equal(r.code, 0, r.stderr);
-    return JSON.parse(r.stdout).env.STAGE;
+    const client = await box.client();
+    try {
+      return (await client.request('env', { app })).env.STAGE;
+    } finally {
+      client.close();
+    }
   };
 
   await t.test('startOrReload --env --json on a first deploy: the daemon starts, and so do the apps', async () => {

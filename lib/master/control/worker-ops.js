@@ -24,7 +24,7 @@ export function slotsOf(app, slot) {
   return [s];
 }
 
-/** The running workers of `apps` (one slot with `slot`): `super pid`. */
+/** The running workers of `apps` (one slot with `slot`, which needs one app): `super pid`. */
 export function workerPids(apps, slot) {
   if (slot !== undefined && apps.length !== 1) throw new SuperError('E_USAGE', 'a #slot names a worker of one app; give one app with it');
   return apps.flatMap((app) => slotsOf(app, slot).filter((s) => s.pid).map((s) => ({ app: app.name, slot: s.index, pid: s.pid })));
@@ -33,19 +33,15 @@ export function workerPids(apps, slot) {
 /** Sends `signal` to the running workers of `apps` (one slot with `slot`); returns who got it. */
 export function signalWorkers(apps, signal, slot) {
   const sig = signalName(signal);
-  if (slot !== undefined && apps.length !== 1) throw new SuperError('E_USAGE', 'a #slot names a worker of one app; give one app with it');
-  const sent = [];
-  for (const app of apps) {
-    for (const s of slotsOf(app, slot)) {
-      if (!s.pid) continue;
-      try {
-        process.kill(s.pid, sig);
-        sent.push({ app: app.name, slot: s.index, pid: s.pid });
-      } catch (err) {
-        if (err.code !== 'ESRCH') throw err; // exited meanwhile: nothing to signal
-      }
+  const sent = workerPids(apps, slot).filter((w) => {
+    try {
+      process.kill(w.pid, sig);
+      return true;
+    } catch (err) {
+      if (err.code !== 'ESRCH') throw err;
+      return false; // exited meanwhile: nothing to signal
     }
-  }
+  });
   return { signal: sig, sent };
 }
 

@@ -53,7 +53,7 @@ export function privatePm2(t) {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'pm2o-'));
   const env = { ...process.env, PM2_HOME: home, PM2_DISCRETE_MODE: 'true', PM2_SILENT: 'true' };
   t.after(pm2Reaper(home, env));
-  /** Runs `pm2 ...args` in `cwd`; resolves {code, stdout, stderr}. */
-  const cli = (args, cwd) => runProcess(process.execPath, [PM2, ...args], { cwd, env: { ...env, PWD: cwd }, timeout: 60000 });
+  /** Runs `pm2 ...args` in `cwd` (`more`: variables of its shell); resolves {code, stdout, stderr}. */
+  const cli = (args, cwd, more = {}) => runProcess(process.execPath, [PM2, ...args], { cwd, env: { ...env, PWD: cwd, ...more }, timeout: 60000 });
   return { home, env, cli };
 }

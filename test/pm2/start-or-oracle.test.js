@@ -2,10 +2,12 @@
 // commands (`reload <file> --env` with no daemon yet, startOrReload, stop then
 // startOrRestart --only --env, restart <file>, startOrGracefulReload --env) run under the
 // real PM2 (a private PM2_HOME, reaped at the end) and under superd, each in a directory of
-// its own. After each command, what runs must be the same: each app online or stopped, the
-// STAGE its processes see (each writes it at start to a file named by its pid: a PM2
-// cluster worker gets its env from PM2's wrapper, not in /proc/<pid>/environ), and whether
-// its processes were replaced or left alone.
+// its own, each command from a shell whose DEPLOY variable is the step's number. After each
+// command, what runs must be the same: each app online or stopped, the STAGE (the file's
+// env block) and DEPLOY (the shell's, which neither gives a running app without
+// --update-env) its processes see (each writes them at start to a file named by its pid: a
+// PM2 cluster worker gets its env from PM2's wrapper, not in /proc/<pid>/environ), and
+// whether its processes were replaced or left alone.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -23,7 +25,7 @@ const STEPS = [
   ['startOrGracefulReload', 'ecosystem.config.js', '--env', 'production'],
 ];
 
-const APP = `require('node:fs').writeFileSync(require('node:path').join(__dirname, 'stage-' + process.pid), String(process.env.STAGE));
+const APP = `require('node:fs').writeFileSync(require('node:path').join(__dirname, 'stage-' + process.pid), process.env.STAGE + ' deploy ' + process.env.DEPLOY);
 require('node:http').createServer((q, s) => s.end('ok')).listen(Number(process.env.PORT), '127.0.0.1');
 `;
 const ecosystem = (portA, portB) => `module.exports = { apps: [
@@ -32,7 +34,7 @@ const ecosystem = (portA, portB) => `module.exports = { apps: [
 ] };\n`;
 
 /**
- * The STAGE the process `pid` of the app in `dir` saw at its start. Waited for: PM2 says a
+ * The STAGE and DEPLOY the process `pid` of the app in `dir` saw at its start. Waited for: PM2 says a
  * cluster worker is online when Node's cluster does, before the app's first line has run.
  */
 const stageOf = (dir, pid) => eventually(() => fs.readFileSync(path.join(dir, `stage-${pid}`), 'utf8'), { timeout: 15000, what: `the stage file of pid ${pid}` });
@@ -67,9 +69,10 @@ test('startOrReload, startOrRestart and reload|restart <file>: superd does what 
 
   const pm2Seen = new Map();
   const superdSeen = new Map();
-  for (const step of STEPS) {
+  for (const [i, step] of STEPS.entries()) {
+    const shell = { DEPLOY: String(i) };
     // The two run side by side: their waits (readiness, drains) overlap.
-    const [p, s] = await Promise.all([pm2.cli(step, pm2Box.dir), box.cli(step, { cwd: box.dir })]);
+    const [p, s] = await Promise.all([pm2.cli(step, pm2Box.dir, shell), box.cli(step, { cwd: box.dir, env: shell })]);
     assert.equal(p.code, 0, `pm2 ${step.join(' ')}: ${p.stdout}${p.stderr}`);
     assert.equal(s.code, 0, `super ${step.join(' ')}: ${s.stdout}${s.stderr}`);
 

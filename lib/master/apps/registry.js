@@ -80,15 +80,20 @@ export class AppRegistry extends EventEmitter {
     };
   }
 
-  /** `super start <file>`: add new apps and start them, start stopped ones, report running ones. */
-  async startFromFile({ file, env, only, cwd, clientEnv: rawClientEnv, beforeStart, rollback = false }) {
+  /**
+   * `super start <file>`: add new apps and start them, start stopped ones, report running ones.
+   * keepEnv (PM2's startOrReload / startOrRestart): a registered app keeps the caller's
+   * environment it was started with, as in PM2 (only new apps take this caller's).
+   */
+  async startFromFile({ file, env, only, cwd, clientEnv: rawClientEnv, beforeStart, rollback = false, keepEnv = false }) {
     const { loadEcosystemOffThread } = await import('../../config/load-off-thread.js');
     const clientEnv = rawClientEnv && inheritable(rawClientEnv);
     // A JS/TS file runs with the caller's environment (lib/config/js-config.js).
     // cwd: where `super start` ran, where a PM2 file's relative paths start (kept for rereads).
     const eco = await loadEcosystemOffThread(file, this.#settings.loadOptions({ env, only, startDir: cwd, callerEnv: clientEnv }));
     const source = cwd === undefined ? { file, env } : { file, env, cwd };
-    const result = await this.startConfigs(eco.apps.map((config) => ({ config, clientEnv, source, autostart: config.autostart })), eco.daemon, file, beforeStart, { rollback });
+    const envOf = (config) => (keepEnv && this.#apps.has(config.name) ? undefined : clientEnv);
+    const result = await this.startConfigs(eco.apps.map((config) => ({ config, clientEnv: envOf(config), source, autostart: config.autostart })), eco.daemon, file, beforeStart, { rollback });
     result.warnings.unshift(...eco.warnings);
     return result;
   }

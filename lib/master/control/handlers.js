@@ -38,7 +38,7 @@ export function makeHandlers({ registry, settings, monitor, watcher, cron, captu
     token: async (a) => ({ token: await settings.control.token({ rotate: a.rotate === true }) }),
     version: () => ({ version, protocol: PROTOCOL, node: process.version }),
     start: async (a, conn, progress) => {
-      const result = await registry.startFromFile({ ...a, rollback: true });
+      const result = await registry.startFromFile({ ...a, rollback: true, keepEnv: Boolean(a.then) });
       // --watch: the file's apps reload when their files change (their cwd, if no watch paths)
       if (a.watch) for (const name of [...result.started, ...result.running]) registry.setWatch(name, true);
       if (a.then) return { ...result, ...(await refreshRunning(registry, a, result, progress)) };

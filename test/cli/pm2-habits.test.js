@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { sandbox, freePort, lsJson, SUPER, ROOT } from '../helpers/harness.js';
+import { request } from '../helpers/requests.js';
 
 const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
 const appOf = (ls, name) => ls.apps.find((a) => a.name === name);
@@ -145,14 +146,7 @@ test('PM2 CLI habits', async (t) => {
 
   await t.test('pid (running workers only), logs --nostream, restart --update-env', async () => {
     // The CLI where its output is what is checked; setup and checks in-process.
-    const ask = async (op, args) => {
-      const client = await box.client();
-      try {
-        return await client.request(op, args, { timeout: 0 });
-      } finally {
-        client.close();
-      }
-    };
+    const ask = (op, args) => request(box, op, args);
     const ls = await lsJson(box);
     let r = await box.cli(['pid']);
     assert.equal(r.code, 0, r.stderr);

@@ -6,6 +6,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { sandbox, freePort, lsJson } from '../helpers/harness.js';
+import { request } from '../helpers/requests.js';
 
 const appOf = (ls, name) => ls.apps.find((a) => a.name === name);
 const pidsOf = (ls, name) => appOf(ls, name).workers.map((w) => w.pid);
@@ -21,14 +22,7 @@ test('startOrReload, startOrRestart and reload|restart <file> as PM2 runs them',
   // A PM2 file's relative paths start where the command runs, as with PM2 (a deploy's cd).
   const cli = (args) => box.cli(args, { cwd: box.dir });
   /** The STAGE a worker of `app` runs with, asked in-process (the CLI's env is not under test here). */
-  const stage = async (app) => {
-    const client = await box.client();
-    try {
-      return (await client.request('env', { app })).env.STAGE;
-    } finally {
-      client.close();
-    }
-  };
+  const stage = async (app) => (await request(box, 'env', { app })).env.STAGE;
 
   await t.test('startOrReload --env --json on a first deploy: the daemon starts, and so do the apps', async () => {
     const r = await cli(['startOrReload', file, '--env', 'production', '--json']);

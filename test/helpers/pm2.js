@@ -31,7 +31,7 @@ setInterval(() => { try { process.kill(Number(parent), 0); } catch { reap(); } }
 `;
 
 /** Starts the reaper of `pm2Home`; -> stop(): `pm2 kill` (bounded), then the reaper reaps. */
-export function pm2Reaper(pm2Home, env) {
+function pm2Reaper(pm2Home, env) {
   const { PM2_HOME, ...clean } = env; // the reaper must not find itself
   const reaper = spawn(process.execPath, ['-e', REAPER, String(process.pid), pm2Home], { env: clean, detached: true, stdio: 'ignore' });
   reaper.unref();
@@ -52,6 +52,8 @@ export function pm2Reaper(pm2Home, env) {
 export function privatePm2(t) {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'pm2o-'));
   const env = { ...process.env, PM2_HOME: home, PM2_DISCRETE_MODE: 'true', PM2_SILENT: 'true' };
+  // PM2 passes its environment on to its apps: none of the test's own superd or app variables.
+  for (const k of Object.keys(env)) if (k.startsWith('SUPER_') || k === 'NODE_APP_INSTANCE' || k === 'PORT') delete env[k];
   t.after(pm2Reaper(home, env));
   /** Runs `pm2 ...args` in `cwd` (`more`: variables of its shell); resolves {code, stdout, stderr}. */
   const cli = (args, cwd, more = {}) => runProcess(process.execPath, [PM2, ...args], { cwd, env: { ...env, PWD: cwd, ...more }, timeout: 60000 });

@@ -11,14 +11,13 @@
 import test, { describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { sandbox, ROOT, FIXTURES, lsJson, describeJson, runProcess } from '../helpers/harness.js';
 import { PM2_KEYS, PM2_TOP_KEYS } from '../../lib/config/pm2-keys.js';
 import { eventually } from '../helpers/wait.js';
 import { request } from '../helpers/requests.js';
 import { pm2Names } from '../../lib/config/pm2-format.js';
-import { pm2Reaper } from '../helpers/pm2.js';
+import { privatePm2 } from '../helpers/pm2.js';
 const IDLE = 'setInterval(() => {}, 1000);\n';
 
 /** Keys no variation uses, and why. */
@@ -299,11 +298,7 @@ function compare(pm2, sd, written) {
 // The three run side by side: the oracle mostly waits on PM2, the others on their daemons.
 describe('PM2 files as PM2 runs them', { concurrency: true }, () => {
   test('PM2 as the oracle: PM2 files resolve in superd as in PM2, key by key', { timeout: 180000 }, async (t) => {
-    // PM2_HOME outside the sandbox, whose own cleanup runs first and would take PM2's pid file.
-    const pm2Home = fs.mkdtempSync(path.join(os.tmpdir(), 'pm2o-'));
-    const env = { ...process.env, PM2_HOME: pm2Home, PM2_DISCRETE_MODE: 'true', PM2_SILENT: 'true' };
-    for (const k of Object.keys(env)) if (k.startsWith('SUPER_') || k === 'NODE_APP_INSTANCE' || k === 'PORT') delete env[k];
-    t.after(pm2Reaper(pm2Home, env));
+    const { home: pm2Home, env } = privatePm2(t);
     const box = await sandbox(t);
     for (const f of ['proj/idle.js', 'proj/sub/idle.js']) box.write(f, IDLE);
     box.write('proj/job.sh', 'while :; do sleep 1; done\n');

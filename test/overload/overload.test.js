@@ -145,30 +145,40 @@ test('overload: shedding by in-flight requests and by loop delay, counted, logge
     await until(worker, (w) => w.metrics.shed_requests >= before + 3, 'the shed requests counted');
   });
 
-  await t.test('the requests of one turn that would wait past the bound behind the one served are refused before it runs', async () => {
+  await t.test('the requests of one turn that would wait past the bound behind the one served are refused before it runs', async (st) => {
     // Four open connections: three stay free while the fourth gets the stall's answer (a
     // new one would wait in the daemon's round-robin handoff for a turn of the busy loop).
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
-    try {
-      await Promise.all([1, 2, 3, 4].map(() => get(port, '/', { agent })));
-      // Requests of 300 ms teach the worker what one costs; the last one leaves the loop
-      // busy in turns of 300 ms (under the 500 ms bound) until released, and is answered as
-      // the first turn starts.
-      for (const p of ['/burn?ms=300', '/burn?ms=300', '/stall?ms=15000&turn=300&burn=300']) {
-        assert.equal((await get(port, p, { agent })).status, 200);
+    const oneTurn = async () => {
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+      try {
+        await Promise.all([1, 2, 3, 4].map(() => get(port, '/', { agent })));
+        // Requests of 300 ms teach the worker what one costs; the last one leaves the loop
+        // busy in turns of 300 ms (under the 500 ms bound) until released, and is answered as
+        // the first turn starts.
+        for (const p of ['/burn?ms=300', '/burn?ms=300', '/stall?ms=15000&turn=300&burn=300']) {
+          assert.equal((await get(port, p, { agent })).status, 200);
+        }
+        // Sent together while a turn runs: read together in the next one, 300 ms late. The
+        // first fits in the bound; the others would wait another 300 ms behind it.
+        return await Promise.all([1, 2, 3].map(() => get(port, '/burn?ms=300', { agent })));
+      } finally {
+        await get(port, '/release', { agent }).catch(() => {});
+        agent.destroy();
+        await until(() => get(port, '/'), (r) => r.status === 200, 'a request served again');
       }
-      // Sent together while a turn runs: read together in the next one, 300 ms late. The
-      // first fits in the bound; the others would wait another 300 ms behind it.
-      const rs = await Promise.all([1, 2, 3].map(() => get(port, '/burn?ms=300', { agent })));
-      const seen = JSON.stringify(rs.map((r) => [r.status, Math.round(r.ms)]));
-      assert.deepEqual(rs.map((r) => r.status).sort(), [200, 503, 503], seen);
-      const served = rs.find((r) => r.status === 200);
-      for (const r of rs) if (r.status === 503) assert.ok(r.ms < served.ms, `refused after the served one ended: ${seen}`);
-    } finally {
-      await get(port, '/release', { agent }).catch(() => {});
-      agent.destroy();
+    };
+    // A host that holds the worker off its core past the bound makes every request of the
+    // turn wait past it, the first too, and all are refused, rightly: such a turn shows
+    // nothing of the rule, and is tried again (at most 3 times).
+    let rs = await oneTurn();
+    for (let i = 1; i < 3 && rs.every((r) => r.status === 503 && r.ms > 500); i++) {
+      st.diagnostic(`every request waited past the 500 ms bound (${JSON.stringify(rs.map((r) => Math.round(r.ms)))}): the host delayed the turn; again`);
+      rs = await oneTurn();
     }
-    await until(() => get(port, '/'), (r) => r.status === 200, 'a request served again');
+    const seen = JSON.stringify(rs.map((r) => [r.status, Math.round(r.ms)]));
+    assert.deepEqual(rs.map((r) => r.status).sort(), [200, 503, 503], seen);
+    const served = rs.find((r) => r.status === 200);
+    for (const r of rs) if (r.status === 503) assert.ok(r.ms < served.ms, `refused after the served one ended: ${seen}`);
   });
 
   await t.test('a reload while the worker sheds completes', async () => {

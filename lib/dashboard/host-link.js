@@ -9,7 +9,10 @@ import { EventEmitter } from 'node:events';
 import { connect } from '../ipc/client.js';
 import { checkApps, checkEvent, checkTail } from '../ipc/daemon-input.js';
 
-const TOPICS = ['metrics', 'worker', 'reload', 'log'];
+// deploy: each record `super deploy` sets, as it is set; a daemon older than that topic
+// refuses it, and is asked again without it (its records then come with "metrics" only).
+const TOPICS = ['metrics', 'worker', 'reload', 'log', 'deploy'];
+const OLD_TOPICS = TOPICS.filter((t) => t !== 'deploy');
 const TAIL_LINES = 100; // per log file, when a page opens (the hub keeps the last 500 of a host)
 const RETRY_MS = [1000, 2000, 5000, 10000, 30000];
 
@@ -103,7 +106,10 @@ export class HostLink extends EventEmitter {
         if (this.client !== client) return;
         this.emit('seed', checkApps(seed));
         // The last lines of each file too: a page that opens shows what was written while none was open.
-        const answer = await client.request('subscribe', { topics: TOPICS, lines: TAIL_LINES });
+        const answer = await client.request('subscribe', { topics: TOPICS, lines: TAIL_LINES }).catch((err) => {
+          if (err.code !== 'E_BAD_REQUEST' || this.client !== client) throw err;
+          return client.request('subscribe', { topics: OLD_TOPICS, lines: TAIL_LINES });
+        });
         if (this.client !== client) return;
         this.emit('tail', checkTail(answer?.files));
       } else await client.request('unsubscribe', {});

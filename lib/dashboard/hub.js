@@ -5,7 +5,8 @@
 // To a page (JSON text frames):
 //   {type: "hello", canAct, readOnly, needToken}        on connect, and after auth
 //   {type: "history", host, series: {key: [[t, cpu, rss, loop_p99_ms, rps], ...]}}  once per host
-//   {type: "state", t, hosts: [{name, state, error, pid, version, loading, deploy, apps, more_apps}]}   at least once a second
+//   {type: "state", t, hosts: [{name, state, error, pid, version, loading, deploy, apps, more_apps}]}   at least once a second,
+//     and at once when a host's deploy record changes (each step of a rollout is shown)
 //     (deploy: what `super deploy` last recorded on the host, daemon-input.js checkDeploy, or null)
 //     (at most SHOWN_APPS apps and SHOWN_WORKERS worker rows of a host: a page stays light
 //     with thousands of apps; an app cut short has more_workers, the host more_apps)
@@ -93,6 +94,11 @@ export class Hub {
         patchWorker(host.apps, data);
         this.dirty = true;
         this.#toViewers({ type: 'event', host: link.name, kind: 'worker', data });
+      } else if (event === 'deploy') {
+        // sent at once: a step shorter than a tick is shown too, each page sees every one
+        host.deploy = data;
+        this.dirty = true;
+        this.#tick();
       } else if (event === 'reload') {
         this.#toViewers({ type: 'event', host: link.name, kind: 'reload', data });
       } else if (event === 'log') {

@@ -126,6 +126,11 @@ export function checkEvent(msg) {
   const { event, data } = msg;
   switch (event) {
     case 'metrics': return { event, data: checkApps(data) };
+    case 'deploy': {
+      const record = checkDeploy(data);
+      if (!record) throw new BadDaemonMessage('a deploy event without a record');
+      return { event, data: record };
+    }
     case 'worker':
     case 'reload':
       if (!isObject(data) || typeof data.app !== 'string') throw new BadDaemonMessage(`a ${event} event without an app`);

@@ -96,7 +96,7 @@
 //   deploy-state {set?: {id, version, previous?, state, step?, reason?}} -> {deploy: {id, version, previous,
 //               state, step, reason, at} | null}   what `super deploy` recorded on this daemon (set: records it
 //               first); state one of rolling, done, failed, reverting, reverted. `ls` and the "metrics"
-//               event carry it as `deploy` while one is recorded
+//               event carry it as `deploy` while one is recorded, and topic "deploy" pushes each record as it is set
 //
 // Events (topic "worker"): {app, slot, pid, state, prev, code?, signal?, restarts, reason?}
 // with state one of lib/master/states.js WORKER_STATES.
@@ -105,6 +105,8 @@
 // total_ms, failed?} when an app's reload ends.
 // Events (topic "metrics"): the data of `ls` (every app and worker with its metrics), once
 // per metrics.interval (default 1 s), sent only while someone is subscribed.
+// Events (topic "deploy"): the record of deploy-state {id, version, previous, state, step, reason, at},
+// each time `super deploy` sets one (the dashboard shows every step, not only sampled ones).
 // Events (topic "watch"): {app, state: "ready", count} once a watched tree is scanned;
 // {app, state: "reload", files, count} when a burst of changes starts a reload;
 // {app, state: "reloaded", failed}; {app, state: "error", error}.
@@ -121,7 +123,7 @@ export const MAX_FRAME = 1024 * 1024;
 export const MAX_INSTANCES = 1024;
 // The states `super deploy` records on a host (op deploy-state).
 export const DEPLOY_STATES = Object.freeze(['rolling', 'done', 'failed', 'reverting', 'reverted']);
-export const TOPICS = Object.freeze(['worker', 'reload', 'metrics', 'watch', 'log']);
+export const TOPICS = Object.freeze(['worker', 'reload', 'metrics', 'watch', 'log', 'deploy']);
 // `start` names a file on the client's machine and carries the client's environment into
 // the apps: meaningful only from the daemon's own host.
 // `upgrade` names files on the daemon's host (--daemon-path, --config); `capacity-copy`

@@ -60,3 +60,25 @@ test('events flow only while wanted; a daemon that goes away is shown down, then
   // still wanted: it subscribed again by itself
   await waitFor(link, 'event', (m) => m.event === 'metrics', 3000, 'metrics after reconnecting');
 });
+
+test('each deploy record is pushed as it is set: three set back to back reach the link, in order', async (t) => {
+  const box = await sandbox(t);
+  box.fixture('idle.js');
+  // metrics once a minute: a record can only come by its own event
+  const eco = box.write('eco.yml', 'metrics: { interval: 60s }\napps:\n  - name: quiet\n    script: idle.js\n    ready_on: spawn\n');
+  await box.start(eco);
+  const link = new HostLink({ name: 'local', home: box.home });
+  t.after(() => link.close());
+  const steps = [];
+  link.on('event', (m) => { if (m.event === 'deploy') steps.push(`${m.data.version} ${m.data.state} ${m.data.step}`); });
+  link.start();
+  await waitFor(link, 'state', () => link.state === 'up', 5000, 'connection');
+  link.want(true);
+  await waitFor(link, 'tail', () => true, 5000, 'the subscription');
+  const client = await box.client();
+  t.after(() => client.close());
+  for (const step of ['drain', 'reload', 'healthy']) await client.request('deploy-state', { set: { id: 'd1', version: 'v2', state: 'rolling', step } });
+  await client.request('deploy-state', { set: { id: 'd1', version: 'v2', state: 'done' } });
+  if (steps.length < 4) await waitFor(link, 'event', () => steps.length === 4, 5000, 'four deploy events');
+  assert.deepEqual(steps, ['v2 rolling drain', 'v2 rolling reload', 'v2 rolling healthy', 'v2 done done']);
+});

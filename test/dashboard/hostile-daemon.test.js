@@ -18,12 +18,13 @@ const app = (name, workers = 1, history) => ({
 
 /**
  * A fake daemon on 127.0.0.1: says hello, answers `ls` with `ls()` (or leaves it to
- * `onLs`), and once subscribed runs `onSubscribe(ws, state)`. Resolves with its state:
- * {host, sent: the most bytes of bad frames one connection took}.
+ * `onLs`), and once subscribed runs `onSubscribe(ws, state)`; a subscribe naming a topic
+ * outside `topics` is refused as a daemon of that version refuses it. Resolves with its
+ * state: {host, sent: the most bytes of bad frames one connection took}.
  * @param {any} t
- * @param {{ls?: () => object, onSubscribe?: (ws: any, state: any) => void, onLs?: (ws: any, req: any, state: any) => void}} [o]
+ * @param {{ls?: () => object, onSubscribe?: (ws: any, state: any) => void, onLs?: (ws: any, req: any, state: any) => void, topics?: string[]}} [o]
  */
-async function fakeDaemon(t, { ls = () => ({ apps: [app('good')] }), onSubscribe = () => {}, onLs } = {}) {
+async function fakeDaemon(t, { ls = () => ({ apps: [app('good')] }), onSubscribe = () => {}, onLs, topics } = {}) {
   const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
   await new Promise((resolve) => wss.on('listening', resolve));
   t.after(() => new Promise((resolve) => {
@@ -39,6 +40,8 @@ async function fakeDaemon(t, { ls = () => ({ apps: [app('good')] }), onSubscribe
       if (req.op === 'ls') {
         if (onLs) return onLs(ws, req, state);
         ws.send(JSON.stringify({ id: req.id, ok: true, data: ls() }));
+      } else if (req.op === 'subscribe' && topics && !req.args.topics.every((x) => topics.includes(x))) {
+        ws.send(JSON.stringify({ id: req.id, ok: false, error: { code: 'E_BAD_REQUEST', message: `subscribe: argument "topics" must be a list of topics from: ${topics.join(', ')}` } }));
       } else {
         ws.send(JSON.stringify({ id: req.id, ok: true, data: {} }));
         if (req.op === 'subscribe') onSubscribe(ws, state);
@@ -87,6 +90,20 @@ test('a hostile daemon fails alone: the dashboard stays up, the other host stays
     'an app without workers': [{ ls: () => ({ apps: [{ name: 'x', workers: 'many' }] }) }, down('E_PROTOCOL')],
     'an ls answer whose history is {length: 1e12}': [{ ls: () => ({ apps: [app('h', 1, { cpu: { length: 1e12 }, memory: { length: 1e12 } })] }) }, (h) => h.state === 'up' && h.apps[0]?.name === 'h'],
     'a message of endless non-final frames': [{ onSubscribe: endlessFrames }, down('E_FRAME_TOO_LARGE')],
+    'a deploy event without a release': [{ onSubscribe: (ws) => ws.send(JSON.stringify({ event: 'deploy', data: { state: 'done' } })) }, down('E_PROTOCOL')],
+    'a deploy event of 100 kB strings': [
+      { onSubscribe: (ws) => ws.send(JSON.stringify({ event: 'deploy', data: { id: 'i'.repeat(1e5), version: 'v'.repeat(1e5), state: 'rolling', step: 's'.repeat(1e5), at: 1, extra: 'e'.repeat(1e5) } })) },
+      (h) => h.state === 'up' && JSON.stringify(h.deploy) === JSON.stringify({ id: 'i'.repeat(128), version: 'v'.repeat(128), previous: null, state: 'rolling', step: 's'.repeat(128), reason: null, at: 1 }),
+    ],
+    // A daemon older than the "deploy" topic refuses it: the dashboard subscribes again
+    // without it, and gets that daemon's events (its deploy records in "metrics").
+    'a daemon without the deploy topic': [
+      {
+        topics: ['worker', 'reload', 'metrics', 'watch', 'log'],
+        onSubscribe: (ws) => ws.send(JSON.stringify({ event: 'metrics', data: { apps: [app('old')], deploy: { id: 'd', version: 'v2', state: 'done', at: 1 } } })),
+      },
+      (h) => h.state === 'up' && h.apps[0]?.name === 'old' && h.deploy?.version === 'v2',
+    ],
     'a deploy record without a release': [{ ls: () => ({ apps: [app('d')], deploy: { state: 'done' } }) }, down('E_PROTOCOL')],
     'a deploy record of 100 kB strings': [
       { ls: () => ({ apps: [app('d')], deploy: { id: 'i'.repeat(1e5), version: 'v'.repeat(1e5), state: 'x'.repeat(1e5), step: 's'.repeat(1e5), reason: 'r'.repeat(1e5), at: 1e300, extra: 'e'.repeat(1e5) } }) },

@@ -38,7 +38,7 @@ test('super deploy --max-parallel 2: never more than 2 hosts drained at once, ev
   assert.deepEqual(failed, [], 'no request failed');
   assert.deepEqual(await releases(f), ['v2', 'v2', 'v2']);
   assert.deepEqual(await admins(f), [0, 0, 0]);
-  // The dashboard showed each host mid-deploy (the daemons' figures come once a second), then done.
+  // The dashboard showed each host mid-deploy (each record the CLI sets is pushed at once), then done.
   await eventually(() => f.hosts.every((h) => shown(h.name).at(-1) === 'v2 done'), { timeout: 10000, what: 'the page shows every host done' });
   for (const h of f.hosts) assert.ok(shown(h.name).includes('v2 rolling'), `${h.name}: ${shown(h.name)}`);
 });

@@ -66,5 +66,6 @@ export function composeParts({ home, log, loadDefaults, agentPath, version, part
   parts.add('captures', () => captures.close());
   registry.on('worker', (event) => broadcast('worker', event));
   registry.on('reload', (info) => broadcast('reload', info));
+  deploy.on('set', (record) => broadcast('deploy', record));
   return { settings, registry, monitor, watcher, cron, captures, metrics, deploy };
 }

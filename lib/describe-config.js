@@ -12,7 +12,7 @@ const SIZES = new Set(['max_memory_restart', 'log_max_size']);
 /** What an app that sets nothing runs with (test/unit/describe-config.test.js keeps it true to lib/config). */
 export const DEFAULTS = Object.freeze({
   args: [], instances: 1, exec_mode: 'cluster', interpreter: 'node', node_path: null, node_args: [], source_map_support: false,
-  instance_var: 'NODE_APP_INSTANCE', increment_var: null, autorestart: true, autostart: true, cron_restart: null,
+  filter_env: false, instance_var: 'NODE_APP_INSTANCE', increment_var: null, autorestart: true, autostart: true, cron_restart: null,
   namespace: 'default', uid: null, gid: null, allow_privileged_ports: false, share_port: false, stop_exit_codes: [], min_uptime: 1000, max_restarts: 16, restart_delay: 0,
   exp_backoff_restart_delay: 0, kill_timeout: 1600, kill_signal: 'SIGINT', listen_timeout: 8000, wait_ready: false,
   ready_on: 'listen', reload_ready_on: null, watch: [], ignore_watch: [], watch_delay: 1000, max_memory_restart: null, merge_logs: true,

@@ -19,6 +19,7 @@ import { resolveUser } from './run-as.js';
 import { cannotAppend, cannotEnter } from './run-as-paths.js';
 import { defaultInterpreter, resolveScript } from './resolve-script.js';
 import { shellSplit } from './shell-split.js';
+import { filterEnvSetting } from './filter-env.js';
 import { scriptEntry } from './script-entry.js';
 import { parseDuration, parseSize } from './units.js';
 import { MIN_PROFILE_MS, MAX_PROFILE_MS } from './profile-limits.js';
@@ -41,6 +42,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1; // setTimeout's bound: Node sets a longer dela
  * @property {string[]} node_args  the interpreter's own options (with --enable-source-maps for source_map_support)
  * @property {boolean} source_map_support
  * @property {Record<string,string>} env  env merged with env_<name> for `--env <name>` (and PORT from `port`)
+ * @property {import('./filter-env.js').FilterEnv} filter_env  variables of the caller's environment the workers do not get
  * @property {string} instance_var
  * @property {string|null} increment_var  variable each instance gets incremented by its instance number
  * @property {boolean} autorestart
@@ -182,6 +184,8 @@ export function normalizeApp(raw, index, ctx) {
   if (incrementVar && env[incrementVar] !== undefined && !/^-?\d+$/.test(env[incrementVar])) {
     report('increment_var', `${incrementVar} is "${env[incrementVar]}" in env, not a whole number to increment; set env.${incrementVar} to a number such as 3000`);
   }
+  const filterEnv = filterEnvSetting(get('filter_env'));
+  if (filterEnv === true && ctx.pm2) warn('filter_env', 'true: the workers get none of the variables of the shell that runs `super start` (the intent of PM2\'s key; PM2 7 itself passes them all), only the app\'s env and the daemon\'s own environment');
   const cron = get('cron_restart') ?? null;
   if (cron !== null) {
     const bad = checkCron(cron);
@@ -267,6 +271,7 @@ export function normalizeApp(raw, index, ctx) {
     node_args: nodeArgs,
     source_map_support: sourceMaps,
     env,
+    filter_env: filterEnv,
     instance_var: get('instance_var') ?? 'NODE_APP_INSTANCE',
     increment_var: incrementVar,
     autorestart: get('autorestart') ?? true,

@@ -25,7 +25,7 @@ export const PM2_APP_KEYS = Object.freeze({
   script: { names: ['cmd', 'command', 'exec'] },
   name: {},
   name_prefix: { only: "PM2's CLI naming" },
-  filter_env: { only: "PM2's filtering of its own environment; superd passes the environment of `super start` on, then the app's env" },
+  filter_env: {},
   namespace: {},
   install_url: { only: "PM2's module install" },
   cwd: {},

@@ -38,6 +38,7 @@ test('minimal.yml: every default', async () => {
       node_args: [],
       source_map_support: false,
       env: {},
+      filter_env: false,
       instance_var: 'NODE_APP_INSTANCE',
       increment_var: null,
       autorestart: true,
@@ -148,6 +149,7 @@ test('full.yml: every key, with --env production and 4 CPUs', async () => {
     node_args: ['--max-old-space-size=512', '--enable-source-maps'],
     source_map_support: true,
     env: { NODE_ENV: 'production', PORT: '8080', DEBUG: 'false', EMPTY: '' },
+    filter_env: ['AWS_', 'SECRET'],
     instance_var: 'INSTANCE_ID',
     increment_var: 'PORT',
     autorestart: false,
@@ -212,7 +214,7 @@ test('full.yml: every key, with --env production and 4 CPUs', async () => {
     { script: tool.script, args: tool.args, interpreter: tool.interpreter, exec_mode: tool.exec_mode, ready_on: tool.ready_on,
       stop_exit_codes: tool.stop_exit_codes, watch: tool.watch, env: tool.env, source: tool.source },
     { script: '/bin/sh', args: ['-c', 'exit 0'], interpreter: 'none', exec_mode: 'fork', ready_on: 'spawn',
-      stop_exit_codes: [0, 2], watch: [dir.replace(/\/$/, '')], env: {}, source: { file: at('full.yml'), line: 80 } },
+      stop_exit_codes: [0, 2], watch: [dir.replace(/\/$/, '')], env: {}, source: { file: at('full.yml'), line: 81 } },
   );
   assert.deepEqual(JSON.parse(JSON.stringify(eco)), eco, 'the result is plain JSON');
 });

@@ -37,7 +37,7 @@ const NOT_COMPARED = {
   deploy: 'pm2 deploy, never run by pm2 start',
   pm2: 'the app list under another name: covered by the corpus',
   name_prefix: "PM2's CLI naming",
-  filter_env: 'filters the environment of pm2 start; compared env keys are the file\'s own',
+  filter_env: 'filters the environment of the pm2 start shell: test/pm2/filter-env-oracle.test.js compares it',
   append_env_to_name: 'needs --env; test/config/pm2-reading.test.js covers it',
   post_update: "PM2's dashboard",
 };

@@ -12,6 +12,7 @@ import { heldPorts } from '../process/index.js';
 import { AppLogs } from '../../logs/app-logs.js';
 import { resolveLogSettings } from '../../config/log-settings.js';
 import { keptCount } from '../../config/autoscale.js';
+import { filteredCallerEnv } from '../../config/filter-env.js';
 import { WorkerLogReports, reopenWorkerLogs } from './worker-logs.js';
 import { appStatus, isRunning, WORKER_STATES as S } from '../states.js';
 
@@ -123,7 +124,7 @@ export class App {
   /** The environment of the worker in slot i, running `c`. */
   workerEnv(i, c = this.config) {
     // PWD is the worker's directory, as a shell (and PM2) sets it, unless the app's env says.
-    const base = { ...this.clientEnv, PWD: c.cwd, ...c.env };
+    const base = { ...filteredCallerEnv(this.clientEnv, c.filter_env), PWD: c.cwd, ...c.env };
     return {
       ...base,
       // increment_var (PM2): instance i gets the variable's value + i (PORT 3000, 3001, ...)

@@ -42,13 +42,17 @@ export async function startHaproxy(t, dir, lines) {
   return { socket, api, get log() { return log; }, kill };
 }
 
-/** GET / through `agent` (false: a new connection); {status, pid} of the hello app's answer, or {error}. */
+/** GET / through `agent` (false: a new connection); {status, pid} of the hello app's answer (and the start of any other's body), or {error}. */
 export function get(agent, port) {
   return new Promise((resolve) => {
     const req = http.get({ host: '127.0.0.1', port, path: '/', agent, timeout: 5000 }, (res) => {
       let body = '';
       res.on('data', (d) => (body += d));
-      res.on('end', () => resolve({ status: res.statusCode, pid: Number(/\(pid (\d+)\)/.exec(body)?.[1]) }));
+      res.on('end', () => {
+        const pid = Number(/\(pid (\d+)\)/.exec(body)?.[1]);
+        // who refused, when one did: HAProxy's page or the daemon's, in a failing test's message
+        resolve(res.statusCode === 200 ? { status: res.statusCode, pid } : { status: res.statusCode, pid, body: body.replace(/\s+/g, ' ').slice(0, 120) });
+      });
     });
     req.on('timeout', () => req.destroy(new Error('timeout')));
     req.on('error', (/** @type {NodeJS.ErrnoException} */ err) => resolve({ error: err.code ?? err.message }));
@@ -97,8 +101,8 @@ export async function serversState(lb, backend) {
 
 /**
  * HAProxy config lines (after `global`) for an HTTP frontend on 127.0.0.1:`front` to the
- * backend `apps`: round-robin, checked on GET /health, no retries nor redispatch (a failed
- * request is counted, not hidden).
+ * backend `apps`: round-robin, checked on GET /health (a check may take 2 s), no retries nor
+ * redispatch (a failed request is counted, not hidden).
  * @param {number} front
  * @param {string} defaultServer  the `default-server` settings (check inter ...)
  * @param {string[]} servers  `server NAME ADDRESS ...` lines
@@ -108,6 +112,10 @@ export function balancerConfig(front, defaultServer, servers) {
     'defaults',
     '    mode http',
     '    timeout connect 2s', '    timeout client 30s', '    timeout server 30s',
+    // Without it a check times out after `inter` (300 ms in some tests): on a busy machine a
+    // healthy host answers /health later than that, and two such checks took it DOWN while
+    // the other host was drained (503 for every request). A dead host still fails at once.
+    '    timeout check 2s',
     '    retries 0',
     'frontend web', `    bind 127.0.0.1:${front}`, '    default_backend apps',
     'backend apps',

@@ -32,7 +32,7 @@ test('super deploy: each host drained, reloaded and ready again in turn; 0 faile
   const results = await traffic.stop();
   const failed = results.filter((x) => x.error || x.status !== 200);
   t.diagnostic(`${results.length} requests during and after the deploy, ${failed.length} failed`);
-  assert.deepEqual(failed, [], 'no request failed');
+  assert.deepEqual(failed, [], `no request failed; HAProxy said:\n${f.lb.log.slice(-4000)}`);
   const replaced = new Set();
   for (const h of f.hosts) {
     const now = await h.pids();

@@ -193,6 +193,7 @@ test('HAProxy checking /readyz: a host whose workers all shed (overload:) leaves
   fs.writeFileSync(file, [
     'global', '    log stdout format raw local0 info',
     'defaults', '    mode http', '    log global', '    timeout connect 2s', '    timeout client 30s', '    timeout server 30s',
+    '    timeout check 2s', // a slow answer on a busy machine is not a DOWN (helpers/haproxy.js balancerConfig)
     'frontend web', `    bind 127.0.0.1:${front}`, '    default_backend apps',
     'backend apps', '    balance roundrobin',
     '    option httpchk GET /readyz?app=shed', '    http-check expect status 200',

@@ -20,6 +20,7 @@ import { cannotAppend, cannotEnter } from './run-as-paths.js';
 import { defaultInterpreter, resolveScript } from './resolve-script.js';
 import { shellSplit } from './shell-split.js';
 import { filterEnvSetting } from './filter-env.js';
+import { watchOptions } from './watch-options.js';
 import { scriptEntry } from './script-entry.js';
 import { parseDuration, parseSize } from './units.js';
 import { MIN_PROFILE_MS, MAX_PROFILE_MS } from './profile-limits.js';
@@ -71,6 +72,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1; // setTimeout's bound: Node sets a longer dela
  * @property {string[]} watch  absolute paths; [] = off
  * @property {string[]} ignore_watch
  * @property {number} watch_delay  ms
+ * @property {import('./watch-options.js').WatchOptions|null} watch_options  chokidar's options the file sets (ms), or null
  * @property {number|null} max_memory_restart  bytes
  * @property {string|null} out_file  absolute path, null = default
  * @property {string|null} error_file  absolute path, null = default
@@ -240,6 +242,10 @@ export function normalizeApp(raw, index, ctx) {
   // side), any other server that holds its port stops first (lib/master/apps/app.js downFirst).
   const surge = reloadSurge(get, report);
 
+  const underWatchOptions = (sub) => [...at('watch_options'), sub];
+  const watchOpts = watchOptions(get('watch_options'), (sub, m) => problems.add(underWatchOptions(sub), m),
+    (sub, m) => ctx.warnings?.push(`${problems.where(underWatchOptions(sub), 'key')}${problems.label(underWatchOptions(sub))}: ${m}`));
+
   const base = cwd ?? ctx.baseDir;
   const filePath = (key) => (typeof get(key) === 'string' ? path.resolve(base, get(key)) : null);
   // PM2's combined log: superd writes both streams to it when neither has its own file.
@@ -296,8 +302,9 @@ export function normalizeApp(raw, index, ctx) {
     // A PM2 file's cluster app that listens: its reload waits for the replacement's listen.
     reload_ready_on: ctx.pm2 && readyOn === 'spawn' && get('ready_on') === undefined && execMode === 'cluster' ? 'listen' : null,
     watch: watchList(get('watch'), base),
-    ignore_watch: [].concat(get('ignore_watch') ?? []),
+    ignore_watch: [...[].concat(get('ignore_watch') ?? []), ...watchOpts.ignored],
     watch_delay: ms('watch_delay', 1000),
+    watch_options: watchOpts.options,
     max_memory_restart: bytes('max_memory_restart'),
     out_file: filePath('out_file') ?? combined,
     error_file: filePath('error_file') ?? combined,

@@ -60,7 +60,7 @@ export const PM2_APP_KEYS = Object.freeze({
   watch_delay: { number: true },
   watch: {},
   ignore_watch: {},
-  watch_options: { only: "superd's watcher has its own options (watch, ignore_watch, watch_delay)" },
+  watch_options: {},
   min_uptime: { number: true },
   max_restarts: { number: true },
   execute_command: { only: 'PM2 internal' },

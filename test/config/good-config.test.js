@@ -64,6 +64,7 @@ test('minimal.yml: every default', async () => {
       watch: [],
       ignore_watch: [],
       watch_delay: 1000,
+      watch_options: null,
       max_memory_restart: null,
       out_file: null,
       error_file: null,
@@ -175,6 +176,7 @@ test('full.yml: every key, with --env production and 4 CPUs', async () => {
     watch: [at('api/src'), at('common')],
     ignore_watch: ['node_modules'],
     watch_delay: 500,
+    watch_options: { usePolling: true, interval: 1000 },
     max_memory_restart: 300 * 1024 ** 2,
     out_file: at('api/logs/out.log'),
     error_file: null,
@@ -214,7 +216,7 @@ test('full.yml: every key, with --env production and 4 CPUs', async () => {
     { script: tool.script, args: tool.args, interpreter: tool.interpreter, exec_mode: tool.exec_mode, ready_on: tool.ready_on,
       stop_exit_codes: tool.stop_exit_codes, watch: tool.watch, env: tool.env, source: tool.source },
     { script: '/bin/sh', args: ['-c', 'exit 0'], interpreter: 'none', exec_mode: 'fork', ready_on: 'spawn',
-      stop_exit_codes: [0, 2], watch: [dir.replace(/\/$/, '')], env: {}, source: { file: at('full.yml'), line: 81 } },
+      stop_exit_codes: [0, 2], watch: [dir.replace(/\/$/, '')], env: {}, source: { file: at('full.yml'), line: 82 } },
   );
   assert.deepEqual(JSON.parse(JSON.stringify(eco)), eco, 'the result is plain JSON');
 });

@@ -1,8 +1,9 @@
 // Watch mode: a burst of changes gives one reload, named in daemon.log; ignore_watch adds
 // to the defaults (node_modules, .git, *.log) instead of replacing them (PM2 #5016);
-// `super watch` and `super start --watch`; a large tree is scanned off the daemon's loop
-// (in the watch thread, as its ready event says). One daemon for the file: each
-// test adds its own app, in its own directory (the one it watches), and deletes it at its end.
+// `super watch` and `super start --watch`; PM2's watch_options (polling, depth); a large
+// tree is scanned off the daemon's loop (in the watch thread, as its ready event says). One
+// daemon for the file: each test adds its own app, in its own directory (the one it
+// watches), and deletes it at its end.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -224,6 +225,52 @@ test('a tree of thousands of files is scanned off the daemon\'s event loop', asy
   assert.ok(ready.count < 8500, `node_modules was not scanned (${ready.count} paths)`);
   assert.ok(Number.isInteger(ready.thread) && ready.thread > 0, `scanned off the daemon's main thread: thread ${ready.thread}`);
   assert.equal((await httpGet(port)).status, 200, 'the app still answers');
+});
+
+/** The inode numbers (hex, as /proc prints them) the daemon holds inotify watches on. */
+function inotifyInodes(pid) {
+  const inodes = new Set();
+  for (const fd of fs.readdirSync(`/proc/${pid}/fd`)) {
+    let target;
+    try {
+      target = fs.readlinkSync(`/proc/${pid}/fd/${fd}`);
+    } catch {
+      continue; // closed meanwhile
+    }
+    if (target !== 'anon_inode:inotify') continue;
+    const info = fs.readFileSync(`/proc/${pid}/fdinfo/${fd}`, 'utf8');
+    for (const m of info.matchAll(/^inotify wd:\S+ ino:([0-9a-f]+)/gm)) inodes.add(m[1]);
+  }
+  return inodes;
+}
+
+test('watch_options (PM2\'s key): usePolling watches by polling, no inotify watch; depth and ignored leave changes out', async (t) => {
+  // Side by side: an app watched by change events (its directory holds an inotify watch:
+  // what the check below looks for is there to find) and one with usePolling (none).
+  const evented = await watchedApp(t, 'evented', '', '200ms');
+  const polled = await watchedApp(t, 'polled', '    watch_options: { usePolling: true, interval: 100ms }\n', '200ms');
+  const shallow = await watchedApp(t, 'shallow', '    watch_options: { depth: 0, ignored: ["*.tmp"] }\n', '200ms');
+  for (const a of [evented, polled, shallow]) await box.start(a.eco);
+  const ev = await events(box, t);
+  for (const name of ['evented', 'polled', 'shallow']) await watchReady(box, ev, name);
+  const ino = (dir) => fs.statSync(dir).ino.toString(16);
+  const watched = inotifyInodes(box.daemonPid());
+  assert.ok(watched.has(ino(evented.dir)), 'the evented app\'s directory has an inotify watch');
+  assert.ok(!watched.has(ino(polled.dir)) && !watched.has(ino(path.join(polled.dir, 'src'))), 'the polled app\'s tree has none');
+
+  // Polling sees a change all the same.
+  polled.write('src/a.js', '// changed\n');
+  const reload = await ev.waitFor(watchEv('polled', 'reload'), 'the polled app\'s reload');
+  assert.deepEqual(reload.files, [path.join(polled.dir, 'src', 'a.js')]);
+
+  // depth 0: src/a.js is one level down; *.tmp is ignored. The marker's reload names only it.
+  shallow.write('src/a.js', '// deeper than depth 0\n');
+  shallow.write('scratch.tmp', 'x');
+  shallow.write('marker.js', 'x');
+  const shallowReload = await ev.waitFor(watchEv('shallow', 'reload'), 'the shallow app\'s reload');
+  assert.deepEqual(shallowReload.files, [path.join(shallow.dir, 'marker.js')]);
+  const d = await describeJson(box, 'shallow');
+  assert.deepEqual([d.config.watch_options, d.config.ignore_watch], [{ depth: 0 }, ['*.tmp']]);
 });
 
 test('ignore patterns (unit)', () => {

@@ -3,7 +3,8 @@
 // daemon is the cluster primary: every connection passes through its loop). The daemon
 // gets one message per burst of changes, never one per file.
 //
-//   daemon -> thread  {op: 'watch', app, paths, ignore, files, delay}   (re)start watching an app
+//   daemon -> thread  {op: 'watch', app, paths, ignore, files, delay, options}   (re)start watching an app
+//                     (options: the app's watch_options, lib/config/watch-options.js)
 //                     {op: 'unwatch', app}
 //   thread -> daemon  {app, ready: true, count, thread}                 initial scan done (thread: this
 //                                                                        thread's threadId, never the daemon's 0)
@@ -36,7 +37,7 @@ parentPort.on('message', (m) => {
   });
 });
 
-async function start({ app, paths, ignore, files, delay }) {
+async function start({ app, paths, ignore, files, delay, options = {} }) {
   await stop(app);
   // Links resolved where they are named, as chokidar will name what is under them.
   const roots = await Promise.all(paths.map(realpath));
@@ -56,7 +57,8 @@ async function start({ app, paths, ignore, files, delay }) {
     }
     return true;
   };
-  const watcher = watch(roots, { ignoreInitial: true, ignored, persistent: true, followSymlinks: false });
+  // The file's options first (polling, awaitWriteFinish, depth...), then what superd fixes.
+  const watcher = watch(roots, { ...options, ignoreInitial: true, ignored, persistent: true, followSymlinks: false });
   /** @type {{watcher: typeof watcher, timer: NodeJS.Timeout|null, changed: Set<string>, count: number}} */
   const w = { watcher, timer: null, changed: new Set(), count: 0 };
   watchers.set(app, w);

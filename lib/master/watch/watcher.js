@@ -89,7 +89,7 @@ export class WatchManager {
       return;
     }
     const c = app.config;
-    const spec = { paths: c.watch, ignore: c.ignore_watch, files: [app.logs.out, app.logs.err, this.home], delay: c.watch_delay };
+    const spec = { paths: c.watch, ignore: c.ignore_watch, files: [app.logs.out, app.logs.err, this.home], delay: c.watch_delay, options: c.watch_options ?? {} };
     const key = JSON.stringify(spec);
     if (current === key) return;
     this.watching.set(name, key);

@@ -7,6 +7,8 @@ import { parseDuration } from './units.js';
 
 /** Polling each file faster than chokidar's own default only burns CPU. */
 const MIN_POLL_MS = 100;
+/** setTimeout's bound: Node sets a longer delay to 1 ms. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 /** The least awaitWriteFinish.pollInterval: a size checked faster is no steadier. */
 const MIN_WRITE_POLL_MS = 10;
 /** Accepted with a warning: superd sets them (or they mean nothing here). */
@@ -38,6 +40,7 @@ export function watchOptions(v, report, warn) {
     const out = parseDuration(written);
     if (out === undefined) report(key, `must be a duration like 100ms or 1s (got ${written})`);
     else if (out < least) report(key, `must be at least ${least}ms (got ${written})`);
+    else if (out > MAX_TIMER_MS) report(key, `${written} is longer than ${MAX_TIMER_MS} ms (about 24.8 days), the longest timer Node can set`);
     return out;
   };
   if (o.usePolling !== undefined) options.usePolling = o.usePolling;

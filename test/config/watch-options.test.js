@@ -47,9 +47,11 @@ test('watch_options: chokidar\'s options in ms, ignored added to ignore_watch, w
   assert.deepEqual(app('watch_options: { awaitWriteFinish: true, followSymlinks: false }').apps[0].watch_options, { awaitWriteFinish: true });
 });
 
-test('watch_options: a typo gets a suggestion, a poll faster than 100 ms and a negative depth are refused', () => {
+test('watch_options: a typo gets a suggestion, a poll faster than 100 ms, a wait longer than a timer and a negative depth are refused', () => {
   assert.deepEqual(problems(() => app('watch_options: { usePoling: true }')), [`${file}:4:22: apps[0].watch_options.usePoling: unknown key; did you mean "usePolling"?`]);
   assert.deepEqual(problems(() => app('watch_options: { usePolling: true, interval: 10 }')), [`${file}:4:50: apps[0].watch_options.interval: must be at least 100ms (got 10)`]);
+  const [long] = problems(() => app('watch_options: { awaitWriteFinish: { stabilityThreshold: 1000h } }'));
+  assert.match(long, /apps\[0\]\.watch_options\.awaitWriteFinish: 1000h is longer than 2147483647 ms/);
   const [depth] = problems(() => app('watch_options: { depth: -1 }'));
   assert.match(depth, /apps\[0\]\.watch_options\.depth: .*0 to 1000/);
 });

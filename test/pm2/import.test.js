@@ -296,6 +296,14 @@ test('import and super start read PM2\'s keys from one table: the same reason fo
   assert.deepEqual(notes, only.map((k) => `api: ${k}: left out: ${PM2_ONLY.app[k]}`));
 });
 
+test('filter_env and watch_options are carried over as written: superd honours them now', () => {
+  const { app, notes } = mapApp({
+    name: 'api', script: 'a.js', filter_env: ['AWS_', 'SECRET'], watch: ['src'], watch_options: { usePolling: true, interval: 1000 },
+  }, { baseDir: '/srv', outDir: '/srv' });
+  assert.deepEqual([app.filter_env, app.watch_options], [['AWS_', 'SECRET'], { usePolling: true, interval: 1000 }]);
+  assert.deepEqual(notes, []);
+});
+
 test('instances: max and -1 are kept as written; a dump, which keeps only the count, gets a note', () => {
   for (const spec of ['max', -1, '-1', 0, 3]) {
     const { app } = mapApp({ name: 'api', script: 'a.js', instances: spec }, { baseDir: '/srv', outDir: '/srv' });

@@ -15,7 +15,7 @@ export const DEFAULTS = Object.freeze({
   filter_env: false, instance_var: 'NODE_APP_INSTANCE', increment_var: null, autorestart: true, autostart: true, cron_restart: null,
   namespace: 'default', uid: null, gid: null, allow_privileged_ports: false, share_port: false, stop_exit_codes: [], min_uptime: 1000, max_restarts: 16, restart_delay: 0,
   exp_backoff_restart_delay: 0, kill_timeout: 1600, kill_signal: 'SIGINT', listen_timeout: 8000, wait_ready: false,
-  ready_on: 'listen', reload_ready_on: null, watch: [], ignore_watch: [], watch_delay: 1000, watch_options: null, max_memory_restart: null, merge_logs: true,
+  ready_on: 'listen', reload_ready_on: null, watch: [], ignore_watch: [], watch_delay: 1000, watch_options: null, max_memory_restart: null, max_requests: null, max_requests_jitter: 0, merge_logs: true,
   log_date_format: null, log_type: 'raw', disable_logs: false, time: false, log_max_size: null, log_retain: null,
   log_rotate: null, log_retain_days: null, cpu_affinity: null, reload_parallel: 1, probation: 250,
   reload_strategy: 'rolling', max_surge: '100%', max_unavailable: 0, retire_interval: null, drain_timeout: 10000, shutdown_delay: 0,

@@ -74,6 +74,8 @@ const MAX_TIMER_MS = 2 ** 31 - 1; // setTimeout's bound: Node sets a longer dela
  * @property {number} watch_delay  ms
  * @property {import('./watch-options.js').WatchOptions|null} watch_options  chokidar's options the file sets (ms), or null
  * @property {number|null} max_memory_restart  bytes
+ * @property {number|null} max_requests  HTTP requests a worker answers before it is replaced (ready-first)
+ * @property {number} max_requests_jitter  each worker's limit is raised by a random 0 to this many
  * @property {string|null} out_file  absolute path, null = default
  * @property {string|null} error_file  absolute path, null = default
  * @property {boolean} merge_logs
@@ -242,6 +244,13 @@ export function normalizeApp(raw, index, ctx) {
   // side), any other server that holds its port stops first (lib/master/apps/app.js downFirst).
   const surge = reloadSurge(get, report);
 
+  const maxRequests = get('max_requests') ?? null;
+  if (maxRequests !== null) {
+    // The agent counts the requests and reports them: a Node app whose agent reports.
+    if (interpreter !== 'node') report('max_requests', `needs superd's agent to count the requests: a Node app (interpreter is ${interpreter === 'none' ? 'none' : interpreterSpec ?? interpreter})`);
+    else if (get('metrics_interval') !== undefined && parseDuration(get('metrics_interval')) === 0) report('max_requests', 'needs the agent\'s reports, and metrics_interval: 0 turns them off; remove one of the two');
+  } else if (get('max_requests_jitter')) report('max_requests_jitter', 'needs max_requests (e.g. max_requests: 10000)');
+
   const underWatchOptions = (sub) => [...at('watch_options'), sub];
   const watchOpts = watchOptions(get('watch_options'), (sub, m) => problems.add(underWatchOptions(sub), m),
     (sub, m) => ctx.warnings?.push(`${problems.where(underWatchOptions(sub), 'key')}${problems.label(underWatchOptions(sub))}: ${m}`));
@@ -306,6 +315,8 @@ export function normalizeApp(raw, index, ctx) {
     watch_delay: ms('watch_delay', 1000),
     watch_options: watchOpts.options,
     max_memory_restart: bytes('max_memory_restart'),
+    max_requests: maxRequests,
+    max_requests_jitter: get('max_requests_jitter') ?? 0,
     out_file: filePath('out_file') ?? combined,
     error_file: filePath('error_file') ?? combined,
     // PM2 merges by default only what it runs as one process (Common.verifyConfs).

@@ -66,6 +66,8 @@ test('minimal.yml: every default', async () => {
       watch_delay: 1000,
       watch_options: null,
       max_memory_restart: null,
+      max_requests: null,
+      max_requests_jitter: 0,
       out_file: null,
       error_file: null,
       merge_logs: true,
@@ -178,6 +180,8 @@ test('full.yml: every key, with --env production and 4 CPUs', async () => {
     watch_delay: 500,
     watch_options: { usePolling: true, interval: 1000 },
     max_memory_restart: 300 * 1024 ** 2,
+    max_requests: 10000,
+    max_requests_jitter: 500,
     out_file: at('api/logs/out.log'),
     error_file: null,
     merge_logs: false,
@@ -216,7 +220,7 @@ test('full.yml: every key, with --env production and 4 CPUs', async () => {
     { script: tool.script, args: tool.args, interpreter: tool.interpreter, exec_mode: tool.exec_mode, ready_on: tool.ready_on,
       stop_exit_codes: tool.stop_exit_codes, watch: tool.watch, env: tool.env, source: tool.source },
     { script: '/bin/sh', args: ['-c', 'exit 0'], interpreter: 'none', exec_mode: 'fork', ready_on: 'spawn',
-      stop_exit_codes: [0, 2], watch: [dir.replace(/\/$/, '')], env: {}, source: { file: at('full.yml'), line: 82 } },
+      stop_exit_codes: [0, 2], watch: [dir.replace(/\/$/, '')], env: {}, source: { file: at('full.yml'), line: 84 } },
   );
   assert.deepEqual(JSON.parse(JSON.stringify(eco)), eco, 'the result is plain JSON');
 });

@@ -20,6 +20,18 @@ test('health rules: memory over the limit -> replace; at or under -> nothing', (
   assert.equal(decideHealthAction({ ...base, cost: null, config: { ...base.config, max_memory_restart: 1 } }), null, 'no sample yet');
 });
 
+test('health rules: max_requests answered -> replace; its jitter raises each worker\'s limit by 0 to jitter', () => {
+  const cfg = { ...base.config, max_requests: 100 };
+  assert.equal(decideHealthAction({ ...base, config: cfg, answered: 99 }), null);
+  const d = decideHealthAction({ ...base, config: cfg, answered: 100 });
+  assert.deepEqual([d.action, d.rule, d.reason], ['replace', 'max_requests', 'answered 100 requests (max_requests: 100 for this worker)']);
+  const jittered = { ...cfg, max_requests_jitter: 10 };
+  assert.equal(decideHealthAction({ ...base, config: jittered, answered: 100, jitterDraw: 0 }).action, 'replace', 'the lowest draw: the limit itself');
+  assert.equal(decideHealthAction({ ...base, config: jittered, answered: 109, jitterDraw: 0.99 }), null, 'the highest draw: 110');
+  assert.equal(decideHealthAction({ ...base, config: jittered, answered: 110, jitterDraw: 0.99 }).reason, 'answered 110 requests (max_requests: 110 for this worker)');
+  assert.equal(decideHealthAction({ ...base, config: jittered, answered: 1e6, jitterDraw: 0.5, cost: { memory: 200 * M } }).action, 'replace');
+});
+
 test('health rules: a ping unanswered longer than unresponsive_timeout (and 3 intervals) -> kill', () => {
   const cfg = { ...base.config, unresponsive_timeout: 5000 };
   assert.equal(decideHealthAction({ ...base, config: cfg, now: 15000 }), null, 'exactly the timeout is not over it');

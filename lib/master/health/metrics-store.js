@@ -93,6 +93,8 @@ export class WorkerRecord {
     this.costAt = null;
     this.history = { cpu: new Ring(), memory: new Ring(), loop: new Ring() };
     this.acting = null; // 'replacing' | 'killed' while an action on this worker runs
+    this.answeredRequests = 0; // HTTP requests this worker answered (its reports summed): max_requests
+    this.jitterDraw = Math.random(); // where in max_requests_jitter this worker's limit falls, drawn once
     // Worst loop delay of the reports between two samples: a worker may report more often
     // than the daemon samples, and a spike must not be overwritten before anyone sees it.
     this.window = null; // {p99, max} of reports since the last sample
@@ -115,6 +117,7 @@ export class WorkerRecord {
     this.agentAt = now;
     this.own = data.cpu_us && typeof data.rss === 'number' ? { user: data.cpu_us.user, system: data.cpu_us.system, rss: data.rss, at: now } : null;
     this.counters.httpRequests += count(data.http?.requests);
+    this.answeredRequests += count(data.http?.requests);
     this.counters.httpMicros += count(data.http?.sum_us);
     this.counters.shedRequests += count(data.overload?.shed);
     if (typeof data.elu === 'number') {

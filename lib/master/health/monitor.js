@@ -1,6 +1,6 @@
 // The daemon's health monitor: follows every worker process, keeps what its agent reports
 // and what /proc says it costs, samples once per `metrics.interval`, acts on
-// max_memory_restart / unresponsive_timeout (health-rules.js), and pushes a snapshot to
+// max_memory_restart / max_requests / unresponsive_timeout (health-rules.js), and pushes a snapshot to
 // control connections subscribed to the "metrics" topic.
 //
 //   agent (worker) --IPC {cmd:'super:metrics'}--> WorkerProcess 'metrics' --> WorkerRecord
@@ -11,7 +11,7 @@
 // At rest it costs (nearly) nothing per idle worker: while nobody is subscribed to
 // "metrics" it samples /proc only for apps with max_memory_restart, pings (asks for a
 // report) only the agents of apps with unresponsive_timeout, and agents report only when
-// asked. `ls`, describe and a scrape ask every agent for a fresh report (bounded wait).
+// asked (or once per interval for apps with max_requests, profile_on_stall or autoscale). `ls`, describe and a scrape ask every agent for a fresh report (bounded wait).
 // While someone is subscribed, every worker is sampled and every agent reports once per
 // interval (told by WATCH), as fresh as the interval says.
 //
@@ -102,9 +102,9 @@ export class Monitor {
       const recs = [...this.records.values()];
       for (const rec of recs) {
         // profile_on_stall decides from the loop p99 of each report, autoscale from each
-        // report's figures: their agents always report.
+        // report's figures, max_requests from their request counts: their agents always report.
         const config = watched ? null : this.reader.config(rec.app);
-        const watch = watched || Boolean(config?.profile_on_stall || config?.autoscale);
+        const watch = watched || Boolean(config?.profile_on_stall || config?.autoscale || config?.max_requests);
         if (rec.watched !== watch && rec.proc.watchReports(watch)) rec.watched = watch;
       }
       await this.#sample(watched ? recs : recs.filter((r) => this.reader.config(r.app)?.max_memory_restart));
@@ -252,6 +252,8 @@ export class Monitor {
       config,
       interval: rec.proc.reportInterval,
       now,
+      answered: rec.answeredRequests,
+      jitterDraw: rec.jitterDraw,
     });
     if (!decision) return;
     const who = { app: rec.app, slot: rec.slot, pid: rec.pid };
@@ -264,7 +266,7 @@ export class Monitor {
     if (this.reader.busy(rec.app)) return; // a reload/restart is changing the app: judge again next sample
     rec.acting = 'replacing';
     this.log.warn({ ...who, cost: rec.cost }, `${rec.app}#${rec.slot} ${decision.reason}; replacing it (ready-first)`);
-    Promise.resolve().then(() => this.replaceSlot(rec.app, rec.slot, `max_memory_restart: ${decision.reason}`)).then(
+    Promise.resolve().then(() => this.replaceSlot(rec.app, rec.slot, `${decision.rule}: ${decision.reason}`)).then(
       (r) => {
         if (r) return this.log.info({ ...who, new_pid: r.pid }, `${rec.app}#${rec.slot} replaced (${decision.reason})`);
         rec.acting = null; // the app was busy (a reload, a stop): judged again next sample

@@ -19,7 +19,7 @@ function get(agent, port) {
       res.on('end', () => resolve(res.statusCode === 200 ? { pid: Number(/pid=(\d+)/.exec(body)?.[1]) } : { error: `status ${res.statusCode}` }));
     });
     req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', (err) => resolve({ error: err.code ?? err.message }));
+    req.on('error', (/** @type {NodeJS.ErrnoException} */ err) => resolve({ error: err.code ?? err.message }));
   });
 }
 

@@ -1,7 +1,7 @@
 // The daemon's health monitor: follows every worker process, keeps what its agent reports
 // and what /proc says it costs, samples once per `metrics.interval`, acts on
-// max_memory_restart / max_requests / unresponsive_timeout (health-rules.js), and pushes a snapshot to
-// control connections subscribed to the "metrics" topic.
+// max_memory_restart / max_requests / unresponsive_timeout (health-rules.js), and pushes a
+// snapshot to control connections subscribed to the "metrics" topic.
 //
 //   agent (worker) --IPC {cmd:'super:metrics'}--> WorkerProcess 'metrics' --> WorkerRecord
 //   timer (interval) --> ProcessSampler (the report's CPU/RSS, or /proc; chunked) --> WorkerRecord.onSample
@@ -11,7 +11,8 @@
 // At rest it costs (nearly) nothing per idle worker: while nobody is subscribed to
 // "metrics" it samples /proc only for apps with max_memory_restart, pings (asks for a
 // report) only the agents of apps with unresponsive_timeout, and agents report only when
-// asked (or once per interval for apps with max_requests, profile_on_stall or autoscale). `ls`, describe and a scrape ask every agent for a fresh report (bounded wait).
+// asked (or once per interval for apps with max_requests, profile_on_stall or autoscale).
+// `ls`, describe and a scrape ask every agent for a fresh report (bounded wait).
 // While someone is subscribed, every worker is sampled and every agent reports once per
 // interval (told by WATCH), as fresh as the interval says.
 //

@@ -54,6 +54,7 @@ test('max_requests: each worker that answered its requests is replaced ready-fir
   };
   await Promise.all([loop(), loop()]);
   assert.ok(retired(), `both first workers retired after ${results.length} requests; steps: ${JSON.stringify(steps.slice(-6))}`);
+  t.diagnostic(`${results.length} requests, ${results.filter((r) => r.error).length} failed`);
   assert.deepEqual(results.filter((r) => r.error), [], `no failed request of ${results.length}`);
 
   for (const pid of first) {

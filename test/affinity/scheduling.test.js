@@ -11,6 +11,7 @@ import { ALLOWED, ALL, masksOf } from '../helpers/cpus.js';
 import { request } from '../helpers/requests.js';
 import { eventually } from '../helpers/wait.js';
 import { reusePortSupport } from '../../lib/connection-path-choice.js';
+import { fdTargets } from '../helpers/proc-fds.js';
 
 /** Pids (among `pids`) holding an IPv4 listening socket of 127.0.0.1:port (there are `sockets` of them) as an open fd. */
 function listenHolders(port, pids, sockets = 1) {
@@ -21,13 +22,7 @@ function listenHolders(port, pids, sockets = 1) {
     if (f[1]?.endsWith(`:${hexPort}`) && f[3] === '0A') inodes.add(`socket:[${f[9]}]`);
   }
   assert.equal(inodes.size, sockets, `${sockets} listening socket(s) on port ${port}`);
-  return pids.filter((pid) => fs.readdirSync(`/proc/${pid}/fd`).some((fd) => {
-    try {
-      return inodes.has(fs.readlinkSync(`/proc/${pid}/fd/${fd}`));
-    } catch {
-      return false;
-    }
-  }));
+  return pids.filter((pid) => fdTargets(pid).some((d) => inodes.has(d.target)));
 }
 
 async function startWeb(t, scheduling) {

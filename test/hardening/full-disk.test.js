@@ -15,6 +15,7 @@ import { performance } from 'node:perf_hooks';
 import { tmpfsSandbox, freePort, httpGet, watchEvents, lsJson } from '../helpers/harness.js';
 import { deleteAtEnd } from '../helpers/file-daemon.js';
 import { eventually } from '../helpers/wait.js';
+import { fdTargets } from '../helpers/proc-fds.js';
 
 const LS_BOUND_MS = 1000;
 // daemon.log ends on a page boundary when the disk fills (see fillAfterLogPage), so every
@@ -130,17 +131,7 @@ test('a full SUPER_HOME: ls answers within 1 s, apps serve, daemon-log lines are
 
 /** Descriptors of `pid` open on a deleted file under `dir`. */
 function deletedFilesHeld(pid, dir) {
-  const held = [];
-  for (const fd of fs.readdirSync(`/proc/${pid}/fd`)) {
-    let target;
-    try {
-      target = fs.readlinkSync(`/proc/${pid}/fd/${fd}`);
-    } catch {
-      continue; // closed meanwhile
-    }
-    if (target.startsWith(dir) && target.endsWith(' (deleted)')) held.push(target);
-  }
-  return held;
+  return fdTargets(pid).map((d) => d.target).filter((target) => target.startsWith(dir) && target.endsWith(' (deleted)'));
 }
 
 test('a heap snapshot that fills the disk fails, and the worker keeps no descriptor to the deleted .partial', { skip: notRoot, timeout: 60000 }, async (t) => {

@@ -17,6 +17,7 @@ import { unprivilegedPortStart } from '../../lib/master/process/listen-permissio
 import { MAX_SERVERS_PER_WORKER } from '../../lib/master/process/listen-guard.js';
 import { eventually } from '../helpers/wait.js';
 import { reusePortSupport } from '../../lib/connection-path-choice.js';
+import { fdTargets } from '../helpers/proc-fds.js';
 
 const notRoot = process.getuid?.() !== 0 && 'needs root: creates a user and runs an app as it';
 
@@ -123,7 +124,7 @@ test('a uid app listens only where its user may', { skip: notRoot, timeout: 1200
       assert.equal((await box.cli(['stop', 'own'])).code, 0);
       assert.equal(fs.existsSync(sock), false, 'the socket is gone with its server');
       const pid = box.daemonPid();
-      const held = fs.readdirSync(`/proc/${pid}/fd`).map((fd) => { try { return fs.readlinkSync(`/proc/${pid}/fd/${fd}`); } catch { return ''; } });
+      const held = fdTargets(pid).map((d) => d.target);
       assert.ok(!held.includes(userDir), 'the directory descriptor is closed');
     });
   }

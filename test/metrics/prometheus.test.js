@@ -11,6 +11,7 @@ import { watchMetrics } from '../helpers/metrics.js';
 import { request, killDaemon, resurrect } from '../helpers/requests.js';
 import { renderPrometheus } from '../../lib/master/health/prometheus-text.js';
 import { loadEcosystemText } from '../../lib/config/index.js';
+import { fdTargets } from '../helpers/proc-fds.js';
 
 const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
 const SAMPLE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{((?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\[\\"n])*",?)*)\})? (-?(?:\d+(?:\.\d+)?(?:e[+-]?\d+)?|NaN|\+Inf|-Inf))$/;
@@ -203,12 +204,8 @@ test('save / resurrect keep the metrics settings: the endpoint is back after a d
  */
 function listeningSockets(pid) {
   const inodes = new Set();
-  for (const fd of fs.readdirSync(`/proc/${pid}/fd`)) {
-    let link = '';
-    try {
-      link = fs.readlinkSync(`/proc/${pid}/fd/${fd}`);
-    } catch {} // closed meanwhile
-    const m = /^socket:\[(\d+)\]$/.exec(link);
+  for (const { target } of fdTargets(pid)) {
+    const m = /^socket:\[(\d+)\]$/.exec(target);
     if (m) inodes.add(m[1]);
   }
   const found = [];

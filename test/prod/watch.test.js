@@ -12,6 +12,7 @@ import http from 'node:http';
 import { freePort, httpGet, lsJson, describeJson, FIXTURES } from '../helpers/harness.js';
 import { fileSandbox, deleteAtEnd } from '../helpers/file-daemon.js';
 import { makeIgnore, DEFAULT_IGNORE } from '../../lib/master/watch/watch-ignore.js';
+import { fdTargets } from '../helpers/proc-fds.js';
 
 /** Subscribes to watch and worker events; waitFor(pred) over everything seen so far. */
 async function events(box, t) {
@@ -230,13 +231,7 @@ test('a tree of thousands of files is scanned off the daemon\'s event loop', asy
 /** The inode numbers (hex, as /proc prints them) the daemon holds inotify watches on. */
 function inotifyInodes(pid) {
   const inodes = new Set();
-  for (const fd of fs.readdirSync(`/proc/${pid}/fd`)) {
-    let target;
-    try {
-      target = fs.readlinkSync(`/proc/${pid}/fd/${fd}`);
-    } catch {
-      continue; // closed meanwhile
-    }
+  for (const { fd, target } of fdTargets(pid)) {
     if (target !== 'anon_inode:inotify') continue;
     const info = fs.readFileSync(`/proc/${pid}/fdinfo/${fd}`, 'utf8');
     for (const m of info.matchAll(/^inotify wd:\S+ ino:([0-9a-f]+)/gm)) inodes.add(m[1]);

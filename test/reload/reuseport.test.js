@@ -23,6 +23,7 @@ import { startLoad, answeredBy } from '../helpers/load.js';
 import { eventually } from '../helpers/wait.js';
 import { reusePortSupport } from '../../lib/connection-path-choice.js';
 import { writeDump, readDump, parseDump, dumpPath } from '../../lib/master/saved/dump.js';
+import { fdTargets } from '../helpers/proc-fds.js';
 
 const support = reusePortSupport();
 const needsReusePort = !support.ok && support.why;
@@ -35,13 +36,7 @@ function listeners(port, pids) {
     const f = line.trim().split(/\s+/);
     if (f[1]?.endsWith(`:${hexPort}`) && f[3] === '0A') inodes.add(`socket:[${f[9]}]`);
   }
-  const holders = (pid) => fs.readdirSync(`/proc/${pid}/fd`).map((fd) => {
-    try {
-      return fs.readlinkSync(`/proc/${pid}/fd/${fd}`);
-    } catch {
-      return '';
-    }
-  }).filter((l) => inodes.has(l));
+  const holders = (pid) => fdTargets(pid).map((d) => d.target).filter((l) => inodes.has(l));
   return { count: inodes.size, held: new Map(pids.map((pid) => [pid, holders(pid)])) };
 }
 

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import crypto from 'node:crypto';
+import { fdTargets } from '../helpers/proc-fds.js';
 
 /**
  * Sends one websocket upgrade request; resolves {status, headers} (101 when let in, the
@@ -35,11 +36,9 @@ export function upgrade(port, { token, origin, localAddress, ca, host = '127.0.0
 /** Local ports `pid` listens on over TCP (from /proc: its socket inodes in LISTEN state). */
 export function tcpListenPorts(pid) {
   const inodes = new Set();
-  for (const fd of fs.readdirSync(`/proc/${pid}/fd`)) {
-    try {
-      const m = /^socket:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/${pid}/fd/${fd}`));
-      if (m) inodes.add(m[1]);
-    } catch {}
+  for (const { target } of fdTargets(pid)) {
+    const m = /^socket:\[(\d+)\]$/.exec(target);
+    if (m) inodes.add(m[1]);
   }
   const ports = [];
   for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {

@@ -24,17 +24,26 @@ function waitFor(emitter, event, pred, ms, what) {
   });
 }
 
-test('events flow only while wanted; a daemon that goes away is shown down, then back up', async (t) => {
+/**
+ * A daemon running one idle app with `metrics.interval` = interval, and a HostLink to it,
+ * connected (closed when `t` ends); onEvent hears every event the link emits from its start.
+ */
+async function linkedDaemon(t, interval, onEvent) {
   const box = await sandbox(t);
   box.fixture('idle.js');
-  const eco = box.write('eco.yml', 'metrics: { interval: 200ms }\napps:\n  - name: quiet\n    script: idle.js\n    ready_on: spawn\n');
+  const eco = box.write('eco.yml', `metrics: { interval: ${interval} }\napps:\n  - name: quiet\n    script: idle.js\n    ready_on: spawn\n`);
   await box.start(eco);
   const link = new HostLink({ name: 'local', home: box.home });
   t.after(() => link.close());
-  const events = [];
-  link.on('event', (m) => events.push(m.event));
+  link.on('event', onEvent);
   link.start();
   await waitFor(link, 'state', () => link.state === 'up', 5000, 'connection');
+  return { box, eco, link };
+}
+
+test('events flow only while wanted; a daemon that goes away is shown down, then back up', async (t) => {
+  const events = [];
+  const { box, eco, link } = await linkedDaemon(t, '200ms', (m) => events.push(m.event));
 
   // Connected, no page: five metrics intervals pass with nothing sent.
   await new Promise((r) => setTimeout(r, 1000));
@@ -62,17 +71,9 @@ test('events flow only while wanted; a daemon that goes away is shown down, then
 });
 
 test('each deploy record is pushed as it is set: three set back to back reach the link, in order', async (t) => {
-  const box = await sandbox(t);
-  box.fixture('idle.js');
-  // metrics once a minute: a record can only come by its own event
-  const eco = box.write('eco.yml', 'metrics: { interval: 60s }\napps:\n  - name: quiet\n    script: idle.js\n    ready_on: spawn\n');
-  await box.start(eco);
-  const link = new HostLink({ name: 'local', home: box.home });
-  t.after(() => link.close());
   const steps = [];
-  link.on('event', (m) => { if (m.event === 'deploy') steps.push(`${m.data.version} ${m.data.state} ${m.data.step}`); });
-  link.start();
-  await waitFor(link, 'state', () => link.state === 'up', 5000, 'connection');
+  // metrics once a minute: a record can only come by its own event
+  const { box, link } = await linkedDaemon(t, '60s', (m) => { if (m.event === 'deploy') steps.push(`${m.data.version} ${m.data.state} ${m.data.step}`); });
   link.want(true);
   await waitFor(link, 'tail', () => true, 5000, 'the subscription');
   const client = await box.client();

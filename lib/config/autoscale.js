@@ -5,14 +5,13 @@
 // bound and back, forever).
 import { resolveInstances } from './instances.js';
 import { instancesProblem } from './work-limits.js';
-import { parseDuration } from './units.js';
+import { parseDuration, tooLongForTimer } from './units.js';
 import { SCALE_FIGURES } from '../scale-figures.js';
 import { deepFreeze } from './deep-freeze.js';
 
 const DEFAULT_UP = { elu: 0.8, for: '10s' };
 const DEFAULT_DOWN = { elu: 0.3, for: '2m' };
 const DEFAULT_COOLDOWN = '30s';
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * @typedef {{elu: number|null, loop_delay: number|null, inflight: number|null, for: number}} ScaleRule  ms
@@ -106,7 +105,8 @@ function scaleRule(rule, defaultFor, report) {
 
 function duration(v, report) {
   const ms = parseDuration(v);
+  const tooLong = ms === undefined ? null : tooLongForTimer(v, ms);
   if (ms === undefined) report(`must be a duration like 500ms, 10s or 2m (got ${v})`);
-  else if (ms > MAX_TIMER_MS) report(`${v} is longer than ${MAX_TIMER_MS} ms (about 24.8 days), the longest timer Node can set; use a shorter duration`);
+  else if (tooLong) report(tooLong);
   return ms ?? 0;
 }

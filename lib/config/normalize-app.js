@@ -22,11 +22,10 @@ import { shellSplit } from './shell-split.js';
 import { filterEnvSetting } from './filter-env.js';
 import { watchOptions } from './watch-options.js';
 import { scriptEntry } from './script-entry.js';
-import { parseDuration, parseSize } from './units.js';
+import { parseDuration, parseSize, tooLongForTimer } from './units.js';
 import { MIN_PROFILE_MS, MAX_PROFILE_MS } from './profile-limits.js';
 
 const SIGNALS = Object.keys(os.constants.signals);
-const MAX_TIMER_MS = 2 ** 31 - 1; // setTimeout's bound: Node sets a longer delay to 1 ms
 
 /**
  * @typedef {object} App
@@ -142,9 +141,9 @@ export function normalizeApp(raw, index, ctx) {
     const v = get(key);
     if (v === undefined || v === null) return fallback;
     const out = parse(v);
+    const tooLong = out !== undefined && parse === parseDuration ? tooLongForTimer(v, out) : null;
     if (out === undefined) report(key, `must be ${expected} (got ${v}); use a finite value`);
-    // Every duration ends up in a timer, and Node turns a longer one into 1 ms.
-    else if (parse === parseDuration && out > MAX_TIMER_MS) report(key, `${v} is longer than ${MAX_TIMER_MS} ms (about 24.8 days), the longest timer Node can set; use a shorter duration`);
+    else if (tooLong) report(key, tooLong);
     return out ?? fallback;
   }
 

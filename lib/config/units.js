@@ -13,6 +13,18 @@ const MS_PER = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 // Binary units, as PM2's max_memory_restart: 1K = 1024 bytes.
 const BYTES_PER = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3, t: 1024 ** 4 };
 
+/** setTimeout's bound: Node sets a longer delay to 1 ms (and warns). */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * The problem with a duration written `written` that is `ms` long, when no timer can wait
+ * that long (every duration of the file ends up in one); null when it fits.
+ * @param {unknown} written  @param {number} ms
+ */
+export function tooLongForTimer(written, ms) {
+  return ms > MAX_TIMER_MS ? `${written} is longer than ${MAX_TIMER_MS} ms (about 24.8 days), the longest timer Node can set; use a shorter duration` : null;
+}
+
 /**
  * Parse a duration into milliseconds.
  * @param {unknown} v  a finite number >= 0 (milliseconds) or a string like `500ms`, `5s`, `1.5s`, `2m`, `1h`, `250`

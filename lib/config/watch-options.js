@@ -3,12 +3,10 @@
 // the patterns of `ignored` (added to ignore_watch). What superd fixes itself is not
 // taken: links inside a watched tree are never followed (a link to /usr took the daemon
 // to 1.5 GB), changes before the first scan are not reloads, and paths stay absolute.
-import { parseDuration } from './units.js';
+import { parseDuration, tooLongForTimer } from './units.js';
 
 /** Polling each file faster than chokidar's own default only burns CPU. */
 const MIN_POLL_MS = 100;
-/** setTimeout's bound: Node sets a longer delay to 1 ms. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 /** The least awaitWriteFinish.pollInterval: a size checked faster is no steadier. */
 const MIN_WRITE_POLL_MS = 10;
 /** Accepted with a warning: superd sets them (or they mean nothing here). */
@@ -38,9 +36,10 @@ export function watchOptions(v, report, warn) {
   const options = {};
   const ms = (key, written, least) => {
     const out = parseDuration(written);
+    const tooLong = out === undefined ? null : tooLongForTimer(written, out);
     if (out === undefined) report(key, `must be a duration like 100ms or 1s (got ${written})`);
     else if (out < least) report(key, `must be at least ${least}ms (got ${written})`);
-    else if (out > MAX_TIMER_MS) report(key, `${written} is longer than ${MAX_TIMER_MS} ms (about 24.8 days), the longest timer Node can set`);
+    else if (tooLong) report(key, tooLong);
     return out;
   };
   if (o.usePolling !== undefined) options.usePolling = o.usePolling;

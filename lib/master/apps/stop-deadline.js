@@ -4,12 +4,12 @@
 // sets the bound. A fixed bound would fire before systemd's TimeoutStopSec (the saved apps'
 // largest drain_timeout + kill_timeout + 10 s, lib/ctl/systemd-unit.js) for slow apps.
 import { stopTime } from '../../stop-time.js';
+// setTimeout fires at once beyond it (and warns): a huge kill_timeout must not do that.
+import { MAX_TIMER_MS } from '../../config/units.js';
 
 /** Added to the slowest stop: exits and log flushes after SIGKILL; under the unit's 10 s. */
 export const STOP_MARGIN_MS = 5000;
 
-// setTimeout fires at once beyond this (and warns): a huge kill_timeout must not do that.
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** @typedef {Parameters<typeof stopTime>[0]} StopTimes  the stop times of an app's config */
 

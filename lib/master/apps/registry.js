@@ -38,6 +38,13 @@ const BUSY_WAIT_MS = 30_000;
 const BUSY_POLL_MS = 50; // a guard only: every busy mark is #withBusy's, which leaves a promise to wait on
 export const inheritable = (env) => Object.fromEntries(Object.entries(env).filter(([k]) => !NODE_IPC_VARS.has(k)));
 
+/**
+ * Where an app started from a file comes from, for its later reloads to re-read: the file,
+ * its --env block, and (a PM2 file's relative paths) the directory `super start` ran in.
+ * @param {string} file  @param {string|undefined} env  @param {string|undefined} cwd
+ */
+export const fileSource = (file, env, cwd) => (cwd === undefined ? { file, env } : { file, env, cwd });
+
 export class AppRegistry extends EventEmitter {
   #apps = new Map(); // name -> App, in registration order
 
@@ -91,7 +98,7 @@ export class AppRegistry extends EventEmitter {
     // A JS/TS file runs with the caller's environment (lib/config/js-config.js).
     // cwd: where `super start` ran, where a PM2 file's relative paths start (kept for rereads).
     const eco = await loadEcosystemOffThread(file, this.#settings.loadOptions({ env, only, startDir: cwd, callerEnv: clientEnv }));
-    const source = cwd === undefined ? { file, env } : { file, env, cwd };
+    const source = fileSource(file, env, cwd);
     const envOf = (config) => (keepEnv && this.#apps.has(config.name) ? undefined : clientEnv);
     const result = await this.startConfigs(eco.apps.map((config) => ({ config, clientEnv: envOf(config), source, autostart: config.autostart })), eco.daemon, file, beforeStart, { rollback });
     result.warnings.unshift(...eco.warnings);

@@ -4,6 +4,7 @@
 // `super reload|restart <file>`): every one is reloaded or restarted with the file's config.
 // The registry sets the apps' source for the reload and puts it back if the reload is
 // refused (AppRegistry#reload overrides).
+import { fileSource } from '../apps/index.js';
 
 /**
  * After `start <file> --env <name>`: the running apps whose config that env changes are
@@ -12,7 +13,7 @@
  */
 export async function applyEnvToRunning(registry, { file, env, cwd, changed, progress }) {
   if (env === undefined || !changed.length) return null;
-  return registry.reload(changed.map((c) => c.name), { progress, overrides: { source: cwd === undefined ? { file, env } : { file, env, cwd } } });
+  return registry.reload(changed.map((c) => c.name), { progress, overrides: { source: fileSource(file, env, cwd) } });
 }
 
 /**
@@ -26,7 +27,7 @@ export async function applyEnvToRunning(registry, { file, env, cwd, changed, pro
  */
 export async function refreshRunning(registry, { file, env, cwd, then }, result, progress) {
   if (!result.running.length) return then === 'reload' ? { reloaded: [] } : { restarted: [] };
-  const source = cwd === undefined ? { file, env } : { file, env, cwd };
+  const source = fileSource(file, env, cwd);
   if (then === 'reload') return { reloaded: (await registry.reload(result.running, { progress, overrides: { source } })).apps };
   const restart = await registry.restart(result.running, { source });
   return { restarted: restart.apps, failed: [...result.failed, ...restart.failed], warnings: [...result.warnings, ...restart.warnings] };

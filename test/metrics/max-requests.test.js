@@ -4,24 +4,12 @@
 // refusals: test/metrics/units.test.js and below.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import path from 'node:path';
 import { sandbox, freePort, lsJson, FIXTURES } from '../helpers/harness.js';
 import { problems } from '../helpers/config-problems.js';
+import { startLoad, answeredBy } from '../helpers/load.js';
+import { eventually } from '../helpers/wait.js';
 import { loadEcosystemText } from '../../lib/config/index.js';
-
-/** GET / (a new connection: each worker gets its share under reuseport too): the pid that answered, or the failure. */
-function get(agent, port) {
-  return new Promise((resolve) => {
-    const req = http.get({ host: '127.0.0.1', port, path: '/', agent, timeout: 10000 }, (res) => {
-      let body = '';
-      res.on('data', (d) => (body += d));
-      res.on('end', () => resolve(res.statusCode === 200 ? { pid: Number(/pid=(\d+)/.exec(body)?.[1]) } : { error: `status ${res.statusCode}` }));
-    });
-    req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', (/** @type {NodeJS.ErrnoException} */ err) => resolve({ error: err.code ?? err.message }));
-  });
-}
 
 test('max_requests: each worker that answered its requests is replaced ready-first; no request fails', async (t) => {
   const box = await sandbox(t);
@@ -43,19 +31,18 @@ test('max_requests: each worker that answered its requests is replaced ready-fir
   await client.request('subscribe', { topics: ['reload'] });
   const first = (await lsJson(box)).apps[0].workers.map((w) => w.pid);
 
-  // Two clients until both first workers are replaced (bounded: 20,000 requests).
-  const results = [];
+  // Two connections, a new one per request (each worker gets its share under reuseport too),
+  // until both first workers are retired (bounded: 20,000 requests, 60 s).
+  const answers = answeredBy();
+  const load = startLoad({ port, connections: 2, keepAlive: false, maxRequests: 20000, observer: answers.observer });
+  t.after(() => load.stop());
   const retired = () => first.every((pid) => steps.some((s) => s.step === 'retired' && s.pid === pid));
-  const loop = async () => {
-    while (!retired() && results.length < 20000) {
-      results.push(await get(false, port));
-      await new Promise((r) => setTimeout(r, 2));
-    }
-  };
-  await Promise.all([loop(), loop()]);
-  assert.ok(retired(), `both first workers retired after ${results.length} requests; steps: ${JSON.stringify(steps.slice(-6))}`);
-  t.diagnostic(`${results.length} requests, ${results.filter((r) => r.error).length} failed`);
-  assert.deepEqual(results.filter((r) => r.error), [], `no failed request of ${results.length}`);
+  await eventually(() => retired() || load.stats.sent >= 20000, { timeout: 60000, what: 'both first workers retired', last: () => JSON.stringify(steps.slice(-6)) });
+  const res = await load.stop();
+  t.diagnostic(`${res.sent} requests, ${res.failed + res.non2xx} failed; answers by pid ${JSON.stringify(Object.fromEntries(answers.pids))}`);
+  assert.ok(retired(), `both first workers retired after ${res.sent} requests; steps: ${JSON.stringify(steps.slice(-6))}`);
+  assert.equal(res.failed, 0, `failed requests: ${JSON.stringify(res.errors)}`);
+  assert.equal(res.non2xx, 0, JSON.stringify(res.statuses));
 
   for (const pid of first) {
     const ready = steps.find((s) => s.step === 'ready' && s.oldPid === pid);
@@ -63,7 +50,7 @@ test('max_requests: each worker that answered its requests is replaced ready-fir
     const [, answered] = /^max_requests: answered (\d+) requests \(max_requests: 40 for this worker\)$/.exec(ready.reason) ?? [];
     assert.ok(Number(answered) >= 40, `${pid}: ${ready.reason}`);
     // It answered them: its requests, as the clients saw them, are at least the limit.
-    assert.ok(results.filter((r) => r.pid === pid).length >= 40, `${pid} answered its 40 requests before it was replaced`);
+    assert.ok((answers.pids.get(pid) ?? 0) >= 40, `${pid} answered its 40 requests before it was replaced`);
   }
   const now = (await lsJson(box)).apps[0].workers;
   assert.equal(now.length, 2);
@@ -73,7 +60,8 @@ test('max_requests: each worker that answered its requests is replaced ready-fir
 test('max_requests: a Node app only, with its agent\'s reports; max_requests_jitter needs it', () => {
   const file = path.join(FIXTURES, 'apps', 'eco.yml');
   const app = (keys) => loadEcosystemText(`apps:\n  - name: a\n    script: http-server.js\n${keys.map((k) => `    ${k}\n`).join('')}`, file, { cpus: 2 });
-  assert.deepEqual([app(['max_requests: 10000', 'max_requests_jitter: 500']).apps[0].max_requests, app(['max_requests: 10000', 'max_requests_jitter: 500']).apps[0].max_requests_jitter], [10000, 500]);
+  const set = app(['max_requests: 10000', 'max_requests_jitter: 500']).apps[0];
+  assert.deepEqual([set.max_requests, set.max_requests_jitter], [10000, 500]);
   const none = problems(() => app(['max_requests: 100', 'interpreter: none'])); // (the script is refused too: it is not executable)
   assert.ok(none.some((p) => p.endsWith('apps[0].max_requests: needs superd\'s agent to count the requests: a Node app (interpreter is none)')), none.join('\n'));
   assert.match(problems(() => app(['max_requests: 100', 'metrics_interval: 0']))[0], /apps\[0\]\.max_requests: needs the agent's reports, and metrics_interval: 0 turns them off/);
